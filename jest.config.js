@@ -1,0 +1,35 @@
+/**
+ * Three tiers, told apart by file name: `*.unit.test.ts` (pure, no I/O), `*.int.test.ts`
+ * (real broker, registry and database) and `*.e2e.test.ts` (the whole stack over HTTP).
+ */
+const base = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
+  moduleNameMapper: {
+    '^@loan/(contracts|runtime|provider)$': '<rootDir>/libs/$1/src',
+    '^@loan/(gateway|applications|enrichment|scoring|notifier|janitor)$': '<rootDir>/services/$1/src',
+    '^@loan/sandbox$': '<rootDir>/sandbox/src',
+  },
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  rootDir: __dirname,
+};
+
+module.exports = {
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/**/*.unit.test.ts'] },
+    {
+      ...base,
+      displayName: 'int',
+      testMatch: ['<rootDir>/**/*.int.test.ts'],
+      globalSetup: '<rootDir>/testing/global-setup.js',
+      testTimeout: 60_000,
+    },
+    {
+      ...base,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/**/*.e2e.test.ts'],
+      globalSetup: '<rootDir>/testing/global-setup.js',
+      testTimeout: 120_000,
+    },
+  ],
+};

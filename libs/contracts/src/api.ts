@@ -1,0 +1,172 @@
+import { z } from 'zod';
+import { Decision } from './decision';
+import { ApplicationStatus, Bvn, EnrichmentStatus, Uuid } from './primitives';
+
+/**
+ * Bounds the spec leaves open ("not shown"), chosen for Nigerian consumer and SME lending:
+ * loans up to ₦100m, tenors up to 60 months, monthly rates up to 100%.
+ */
+export const Limits = {
+  maxAmount: 100_000_000,
+  maxTenor: 60,
+  maxInterestRate: 100,
+  maxIdempotencyKey: 255,
+  maxPurpose: 500,
+  maxBodyBytes: 16 * 1024,
+} as const;
+
+const name = (field: string) =>
+  z
+    .string({ error: `${field} is required and must be a string` })
+    .trim()
+    .min(2, `${field} must be between 2 and 100 characters`)
+    .max(100, `${field} must be between 2 and 100 characters`);
+
+/** Body of `POST /api/applications/initiate` (spec section 2). */
+export const InitiateRequest = z.object({
+  firstName: name('firstName'),
+  lastName: name('lastName'),
+  email: z.email({ error: 'email must be a valid e-mail address' }),
+  phone: z
+    .string({ error: 'phone must be a string' })
+    .min(10, 'phone must be between 10 and 15 characters')
+    .max(15, 'phone must be between 10 and 15 characters')
+    .optional(),
+  bvn: z.string({ error: 'bvn must be a string' }).pipe(Bvn).optional(),
+  amount: z
+    .number({ error: 'amount is required and must be a number' })
+    .positive('amount must be a positive number of Naira')
+    .max(Limits.maxAmount, `amount must not exceed ${Limits.maxAmount}`),
+  tenor: z
+    .number({ error: 'tenor is required and must be a number' })
+    .int('tenor must be a positive integer number of months')
+    .positive('tenor must be a positive integer number of months')
+    .max(Limits.maxTenor, `tenor must not exceed ${Limits.maxTenor} months`),
+  interestRate: z
+    .number({ error: 'interestRate is required and must be a number' })
+    .positive('interestRate must be a positive monthly percentage')
+    .max(Limits.maxInterestRate, `interestRate must not exceed ${Limits.maxInterestRate}`),
+  purpose: z
+    .string({ error: 'purpose must be a string' })
+    .max(Limits.maxPurpose, `purpose must be at most ${Limits.maxPurpose} characters`)
+    .optional(),
+  idempotencyKey: z
+    .string({ error: 'idempotencyKey is required and must be a string' })
+    .min(1, 'idempotencyKey must not be empty')
+    .max(Limits.maxIdempotencyKey, `idempotencyKey must be at most ${Limits.maxIdempotencyKey} characters`),
+});
+export type InitiateRequest = z.infer<typeof InitiateRequest>;
+
+export const InitiateResponse = z.object({
+  applicationId: Uuid,
+  applicantId: Uuid,
+  widgetUrl: z.url(),
+  status: z.literal('PENDING_LINKING'),
+  resumed: z.boolean(),
+});
+export type InitiateResponse = z.infer<typeof InitiateResponse>;
+
+export const FinalizeLinkingResponse = z.object({
+  applicationId: Uuid,
+  status: z.literal('LINKED'),
+  message: z.string(),
+});
+
+export const AnalyzeResponse = z.object({
+  applicationId: Uuid,
+  status: z.literal('PROCESSING'),
+  message: z.string(),
+});
+
+/**
+ * Body of `POST /api/applications/:id/link-account` (not shown in the spec): optionally the
+ * service account id to re-link, as reported by `account.enrichment_failed`.
+ */
+export const LinkAccountRequest = z
+  .object({ accountId: Uuid.optional() })
+  .optional()
+  .transform((v) => v ?? {});
+
+export const LinkAccountResponse = z.object({
+  applicationId: Uuid,
+  accountId: Uuid.nullable(),
+  widgetUrl: z.url(),
+  status: ApplicationStatus,
+  message: z.string(),
+});
+export type LinkAccountResponse = z.infer<typeof LinkAccountResponse>;
+
+export const AccountView = z.object({
+  accountId: Uuid,
+  providerAccountId: z.string(),
+  institution: z.string(),
+  accountNumber: z.string(),
+  enrichmentStatus: EnrichmentStatus,
+  linkedAt: z.string(),
+});
+
+/** `GET /api/applications/:id`: for lenders that poll when a webhook went missing. */
+export const ApplicationView = z.object({
+  applicationId: Uuid,
+  applicantId: Uuid,
+  status: ApplicationStatus,
+  applicant: z.object({ firstName: z.string(), lastName: z.string(), email: z.string() }),
+  loan: z.object({
+    amount: z.number(),
+    tenor: z.number(),
+    interestRate: z.number(),
+    purpose: z.string().nullable(),
+  }),
+  linkingLocked: z.boolean(),
+  accounts: z.array(AccountView),
+  decision: Decision.nullable(),
+  failureReason: z.string().nullable(),
+  abandonReason: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type ApplicationView = z.infer<typeof ApplicationView>;
+
+/** Every error response (spec section 7). */
+export const ErrorBody = z.object({
+  statusCode: z.number().int(),
+  message: z.string(),
+  error: z.string(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export const StatusNames: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+export function errorBody(statusCode: number, message: string): ErrorBody {
+  return { statusCode, message, error: StatusNames[statusCode] ?? 'Error' };
+}
+
+/** Admin API of the local contract (DESIGN.md). */
+export const CreateClientRequest = z.object({
+  name: z.string().trim().min(1, 'name is required').max(200, 'name must be at most 200 characters'),
+  webhookUrl: z.url({ error: 'webhookUrl must be a URL' }).optional(),
+  providerSecretKey: z.string().min(1, 'providerSecretKey must not be empty').max(500).optional(),
+});
+export const UpdateClientRequest = z.object({
+  webhookUrl: z.url({ error: 'webhookUrl must be a URL' }).nullable().optional(),
+  providerSecretKey: z.string().min(1, 'providerSecretKey must not be empty').max(500).nullable().optional(),
+});
+export const CreateClientResponse = z.object({
+  clientId: z.string(),
+  apiKey: z.string(),
+  webhookSecret: z.string(),
+});

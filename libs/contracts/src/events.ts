@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { Decision } from './decision';
+import { AbandonReason, IsoTimestamp, Uuid } from './primitives';
+
+/** Data of each public event, field for field as spec section 6 lists them. */
+export const EventData = {
+  'account.linked': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    accountId: Uuid,
+    institution: z.string(),
+    accountNumber: z.string(),
+  }),
+  'account.enrichment_ready': z.object({
+    accountId: Uuid,
+    providerAccountId: z.string(),
+    applicantId: Uuid,
+    applicationId: Uuid,
+    message: z.string(),
+  }),
+  'application.ready_for_analysis': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    accountCount: z.number().int(),
+    message: z.string(),
+  }),
+  'account.enrichment_failed': z.object({
+    accountId: Uuid,
+    providerAccountId: z.string(),
+    applicantId: Uuid,
+    reason: z.literal('enrichment_timeout'),
+    message: z.string(),
+  }),
+  'application.failed': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    status: z.literal('FAILED'),
+    reason: z.string(),
+  }),
+  'application.abandoned': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    reason: AbandonReason,
+    message: z.string(),
+  }),
+  'application.decision': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    status: z.literal('COMPLETED'),
+    score: z.number(),
+    decision: Decision,
+  }),
+} as const;
+
+export type EventName = keyof typeof EventData;
+export const EventNames = Object.keys(EventData) as EventName[];
+export type EventDataOf<E extends EventName> = z.infer<(typeof EventData)[E]>;
+
+const envelopeOf = <E extends EventName>(event: E) =>
+  z.object({
+    /** Stable id of the event: the same on every redelivery, for receivers to deduplicate. */
+    id: Uuid,
+    event: z.literal(event),
+    data: EventData[event],
+    timestamp: IsoTimestamp,
+  });
+
+/** The webhook body: the spec's envelope plus the event id. */
+export const WebhookEnvelope = z.discriminatedUnion(
+  'event',
+  EventNames.map((e) => envelopeOf(e)) as unknown as [
+    ReturnType<typeof envelopeOf<'account.linked'>>,
+    ...ReturnType<typeof envelopeOf<EventName>>[],
+  ],
+);
+export type WebhookEnvelope = {
+  [E in EventName]: { id: string; event: E; data: EventDataOf<E>; timestamp: string };
+}[EventName];
+
+/**
+ * A record of `loan.events.v1`: the webhook envelope plus the owning client's id (whom the
+ * notifier delivers to; analysts split by lender) and the application it concerns (the
+ * partition key, and the unit of delivery order).
+ */
+export const PublicEventRecord = z.discriminatedUnion(
+  'event',
+  EventNames.map((e) =>
+    envelopeOf(e).extend({ clientId: z.string(), applicationId: Uuid }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+);
+export type PublicEventRecord = WebhookEnvelope & { clientId: string; applicationId: string };
+
+/** Builds a public event record; the id and timestamp are given so that replays are stable. */
+export function buildEvent<E extends EventName>(args: {
+  id: string;
+  event: E;
+  clientId: string;
+  applicationId: string;
+  data: EventDataOf<E>;
+  at: Date;
+}): PublicEventRecord {
+  const data = EventData[args.event].parse(args.data);
+  return {
+    id: args.id,
+    event: args.event,
+    clientId: args.clientId,
+    applicationId: args.applicationId,
+    data,
+    timestamp: args.at.toISOString(),
+  } as PublicEventRecord;
+}
+
+/** Strips what is internal to the topic and gives the exact webhook body. */
+export function toWebhookBody(record: PublicEventRecord): WebhookEnvelope {
+  return {
+    id: record.id,
+    event: record.event,
+    data: record.data,
+    timestamp: record.timestamp,
+  } as WebhookEnvelope;
+}

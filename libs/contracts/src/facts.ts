@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { SealedSecret } from './commands';
+import { Decision } from './decision';
+import { EnrichedAccount } from './enrichment';
+import { AbandonReason, ApplicationStatus, IsoTimestamp, LoanTerms, Uuid } from './primitives';
+
+/**
+ * A provider webhook, verified by the gateway and passed on as a fact. `ref` is what we gave
+ * the provider as `meta.ref` when starting the link: the application id.
+ */
+export const ProviderCallback = z.object({
+  /** The provider's event id when it sends one, else a digest of the body: for deduplication. */
+  callbackId: z.string(),
+  kind: z.enum([
+    'account_connected',
+    'account_updated',
+    'account_reauthorized',
+    'income_ready',
+    'statement_insights_ready',
+    'other',
+  ]),
+  providerEvent: z.string(),
+  providerAccountId: z.string(),
+  ref: z.string().nullable(),
+  receivedAt: IsoTimestamp,
+  /** The provider's `data` object, as received. */
+  payload: z.record(z.string(), z.unknown()),
+});
+export type ProviderCallback = z.infer<typeof ProviderCallback>;
+
+/** Current state of a client account, keyed by clientId on a compacted topic. */
+export const ClientChanged = z.object({
+  clientId: z.string(),
+  name: z.string(),
+  webhookUrl: z.string().nullable(),
+  /** Secrets that sign webhooks, newest first; the older ones stay valid until `validUntil`. */
+  webhookSecrets: z.array(z.object({ secret: SealedSecret, validUntil: IsoTimestamp.nullable() })),
+  providerSecretKey: SealedSecret.nullable(),
+  version: z.number().int(),
+  changedAt: IsoTimestamp,
+});
+export type ClientChanged = z.infer<typeof ClientChanged>;
+
+const factBase = {
+  factId: Uuid,
+  clientId: z.string(),
+  applicationId: Uuid,
+  at: IsoTimestamp,
+};
+
+/** Facts the applications service publishes for the other services (past tense). */
+export const ApplicationFact = z.discriminatedUnion('type', [
+  z.object({ ...factBase, type: z.literal('ApplicationOpened'), applicantId: Uuid }),
+  z.object({
+    ...factBase,
+    type: z.literal('AccountLinked'),
+    applicantId: Uuid,
+    accountId: Uuid,
+    providerAccountId: z.string(),
+    institution: z.string(),
+    accountNumber: z.string(),
+    providerKey: SealedSecret,
+  }),
+  z.object({
+    ...factBase,
+    type: z.literal('EnrichmentRestartRequested'),
+    applicantId: Uuid,
+    accountId: Uuid,
+    providerAccountId: z.string(),
+    providerKey: SealedSecret,
+  }),
+  z.object({ ...factBase, type: z.literal('LinkingFinalized'), applicantId: Uuid }),
+  z.object({
+    ...factBase,
+    type: z.literal('AnalysisRequested'),
+    applicantId: Uuid,
+    analysisId: Uuid,
+    applicant: z.object({
+      firstName: z.string(),
+      lastName: z.string(),
+      /** Sealed: a BVN never travels in plain text. */
+      bvn: SealedSecret.nullable(),
+    }),
+    loan: LoanTerms,
+    accountIds: z.array(Uuid),
+  }),
+  z.object({
+    ...factBase,
+    type: z.literal('ApplicationClosed'),
+    applicantId: Uuid,
+    status: ApplicationStatus,
+    /** Set when the application was abandoned: `no_analyze` means its bank data must go. */
+    abandonReason: AbandonReason.nullable(),
+  }),
+  z.object({ ...factBase, type: z.literal('ApplicationResumed'), applicantId: Uuid }),
+]);
+export type ApplicationFact = z.infer<typeof ApplicationFact>;
+export type ApplicationFactType = ApplicationFact['type'];
+
+/** What the enrichment service reports about an account. */
+export const EnrichmentResult = z.discriminatedUnion('type', [
+  z.object({
+    ...factBase,
+    type: z.literal('AccountEnriched'),
+    applicantId: Uuid,
+    accountId: Uuid,
+    providerAccountId: z.string(),
+    /** Incremented on every restart, so a stale result is recognised. */
+    attempt: z.number().int(),
+    profile: EnrichedAccount,
+  }),
+  z.object({
+    ...factBase,
+    type: z.literal('EnrichmentTimedOut'),
+    applicantId: Uuid,
+    accountId: Uuid,
+    providerAccountId: z.string(),
+    attempt: z.number().int(),
+  }),
+  z.object({
+    ...factBase,
+    type: z.literal('BankDataScrubbed'),
+    accountIds: z.array(Uuid),
+  }),
+]);
+export type EnrichmentResult = z.infer<typeof EnrichmentResult>;
+
+/** What the scoring service reports about an analysis. */
+export const ScoringResult = z.discriminatedUnion('type', [
+  z.object({
+    ...factBase,
+    type: z.literal('ApplicationScored'),
+    applicantId: Uuid,
+    analysisId: Uuid,
+    decision: Decision,
+  }),
+  z.object({
+    ...factBase,
+    type: z.literal('ScoringFailed'),
+    applicantId: Uuid,
+    analysisId: Uuid,
+    reason: z.string(),
+  }),
+]);
+export type ScoringResult = z.infer<typeof ScoringResult>;
+
+/** The kinds of deadline the janitor watches (spec section 8). */
+export const DeadlineKind = z.enum(['no_link', 'no_analyze', 'enrichment_timeout']);
+export type DeadlineKind = z.infer<typeof DeadlineKind>;
+
+/** A deadline passed: the owner checks its own state and acts (or ignores a stale one). */
+export const DeadlinePassed = z.object({
+  deadlineId: z.string(),
+  kind: DeadlineKind,
+  clientId: z.string(),
+  applicationId: Uuid,
+  accountId: Uuid.nullable(),
+  /** For enrichment timeouts: the enrichment attempt the deadline was set for. */
+  attempt: z.number().int().nullable(),
+  /** When the period started (creation or resume, first link, enrichment start). */
+  since: IsoTimestamp,
+  dueAt: IsoTimestamp,
+  firedAt: IsoTimestamp,
+});
+export type DeadlinePassed = z.infer<typeof DeadlinePassed>;

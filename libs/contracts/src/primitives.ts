@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/** Identifier minted by the service (applications, applicants, accounts, events). */
+export const Uuid = z.uuid();
+
+/** ISO 8601 UTC timestamp with milliseconds, as `Date.prototype.toISOString` writes it. */
+export const IsoTimestamp = z.iso.datetime({ precision: 3 });
+
+/**
+ * Bank Verification Number: the 11-digit identity number every Nigerian bank customer has.
+ * No checksum is published, so only the shape is checked.
+ */
+export const Bvn = z.string().regex(/^\d{11}$/, 'must be exactly 11 digits');
+
+/**
+ * Lifecycle of a loan application (spec section 3).
+ * COMPLETED, FAILED and ABANDONED are terminal for re-linking.
+ */
+export const ApplicationStatus = z.enum([
+  'PENDING_LINKING',
+  'LINKED',
+  'PROCESSING',
+  'COMPLETED',
+  'FAILED',
+  'ABANDONED',
+]);
+export type ApplicationStatus = z.infer<typeof ApplicationStatus>;
+
+/** Enrichment status of one linked account. The spec shows PENDING; the rest are ours. */
+export const EnrichmentStatus = z.enum(['PENDING', 'READY', 'FAILED']);
+export type EnrichmentStatus = z.infer<typeof EnrichmentStatus>;
+
+export const AbandonReason = z.enum(['no_link', 'no_analyze']);
+export type AbandonReason = z.infer<typeof AbandonReason>;
+
+/** Loan terms the lender asks for at initiate. Amounts are whole Naira. */
+export const LoanTerms = z.object({
+  amount: z.number(),
+  tenor: z.number().int(),
+  interestRate: z.number(),
+  purpose: z.string().optional(),
+});
+export type LoanTerms = z.infer<typeof LoanTerms>;

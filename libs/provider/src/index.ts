@@ -1,0 +1,2 @@
+export * from './mono';
+export * from './types';

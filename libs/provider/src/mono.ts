@@ -1,0 +1,211 @@
+import axios, { AxiosError, type AxiosInstance, type AxiosRequestConfig } from 'axios';
+import CircuitBreaker from 'opossum';
+import { ServiceError, type Logger } from '@loan/runtime';
+import type {
+  AccountLinkingProvider,
+  InitiateLinkInput,
+  InsightsRecord,
+  ProviderAccount,
+  ProviderIncome,
+  ProviderTransaction,
+} from './types';
+
+/** A failed provider call; 4xx are the caller's fault and never retried. */
+export class ProviderError extends ServiceError {
+  readonly status: number | null;
+  constructor(message: string, options: { status: number | null; retriable: boolean; cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProviderError';
+    this.status = options.status;
+  }
+}
+
+export interface MonoClientOptions {
+  /** `https://api.withmono.com` for the real provider, the sandbox's origin locally. */
+  baseUrl: string;
+  logger: Logger;
+  timeoutMs?: number;
+  /** Attempts per call on 5xx, 429, timeouts and network errors (never on other 4xx). */
+  retries?: number;
+  retryBaseMs?: number;
+  breaker?: { errorThresholdPercentage?: number; resetTimeoutMs?: number; volumeThreshold?: number };
+  /** Called when the breaker opens, half-opens or closes (for metrics). */
+  onBreakerState?: (state: 'open' | 'half_open' | 'closed') => void;
+}
+
+interface MonoEnvelope<T> {
+  status: string;
+  message?: string;
+  data: T;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function toProviderError(error: unknown): ProviderError {
+  if (error instanceof ProviderError) return error;
+  if (error instanceof AxiosError) {
+    const status = error.response?.status ?? null;
+    const body = error.response?.data as { message?: string } | undefined;
+    const retriable = status === null || status >= 500 || status === 429;
+    return new ProviderError(`Provider call failed${status ? ` with ${status}` : ''}: ${body?.message ?? error.message}`, {
+      status,
+      retriable,
+      cause: error,
+    });
+  }
+  if (error instanceof Error && /breaker is open/i.test(error.message)) {
+    return new ProviderError('Provider circuit breaker is open', { status: null, retriable: true, cause: error });
+  }
+  return new ProviderError(`Provider call failed: ${String((error as Error)?.message ?? error)}`, {
+    status: null,
+    retriable: true,
+    cause: error,
+  });
+}
+
+/**
+ * Client of Mono's REST API (the sandbox speaks the same API). Every call goes through one
+ * circuit breaker per client; 5xx, 429 and timeouts are retried with exponential backoff, other
+ * 4xx are not. The secret key is the lender's own, passed per call.
+ */
+export function createMonoClient(options: MonoClientOptions): AccountLinkingProvider & { breaker: CircuitBreaker } {
+  const http: AxiosInstance = axios.create({
+    baseURL: options.baseUrl,
+    timeout: options.timeoutMs ?? 10_000,
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    maxRedirects: 0,
+  });
+  const retries = options.retries ?? 3;
+  const retryBaseMs = options.retryBaseMs ?? 250;
+  const logger = options.logger.child({ component: 'mono-client' });
+
+  const breaker = new CircuitBreaker(
+    async (config: AxiosRequestConfig) => {
+      try {
+        return (await http.request(config)).data as unknown;
+      } catch (error) {
+        throw toProviderError(error);
+      }
+    },
+    {
+      timeout: false,
+      errorThresholdPercentage: options.breaker?.errorThresholdPercentage ?? 50,
+      resetTimeout: options.breaker?.resetTimeoutMs ?? 10_000,
+      volumeThreshold: options.breaker?.volumeThreshold ?? 5,
+      // A 4xx is an answer, not an outage: it must not open the breaker.
+      errorFilter: (error: ProviderError) => error instanceof ProviderError && !error.retriable,
+    },
+  );
+  breaker.on('open', () => {
+    logger.warn('provider circuit breaker opened');
+    options.onBreakerState?.('open');
+  });
+  breaker.on('halfOpen', () => options.onBreakerState?.('half_open'));
+  breaker.on('close', () => {
+    logger.info('provider circuit breaker closed');
+    options.onBreakerState?.('closed');
+  });
+
+  async function call<T>(secretKey: string, config: AxiosRequestConfig): Promise<T> {
+    const request = { ...config, headers: { ...(config.headers ?? {}), 'mono-sec-key': secretKey } };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await breaker.fire(request)) as T;
+      } catch (raw) {
+        const error = toProviderError(raw);
+        const open = breaker.opened;
+        if (!error.retriable || open || attempt >= retries) throw error;
+        await sleep(retryBaseMs * 2 ** attempt);
+      }
+    }
+  }
+
+  return {
+    breaker,
+
+    async initiateLink(secretKey: string, input: InitiateLinkInput) {
+      const body: Record<string, unknown> = {
+        customer: { name: input.customerName, email: input.customerEmail },
+        meta: { ref: input.ref },
+        scope: input.reauthAccountId ? 'reauth' : 'auth',
+        redirect_url: input.redirectUrl,
+      };
+      if (input.reauthAccountId) body.account = input.reauthAccountId;
+      const res = await call<MonoEnvelope<{ mono_url: string }>>(secretKey, {
+        method: 'POST',
+        url: '/v2/accounts/initiate',
+        data: body,
+      });
+      if (!res?.data?.mono_url) throw new ProviderError('Provider answered without a widget address', { status: null, retriable: true });
+      return { widgetUrl: res.data.mono_url };
+    },
+
+    async getAccount(secretKey: string, accountId: string): Promise<ProviderAccount> {
+      const res = await call<MonoEnvelope<{ account: Record<string, unknown> & { institution?: Record<string, unknown> } }>>(
+        secretKey,
+        { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}` },
+      );
+      const account = res.data.account;
+      const institution = account.institution ?? {};
+      return {
+        id: String(account.id ?? account._id ?? accountId),
+        holderName: String(account.name ?? ''),
+        accountNumber: String(account.account_number ?? ''),
+        currency: String(account.currency ?? 'NGN'),
+        type: String(account.type ?? ''),
+        balanceKobo: Number(account.balance ?? 0),
+        bvnLast4: account.bvn == null ? null : String(account.bvn).slice(-4),
+        institution: {
+          name: String(institution.name ?? 'Unknown bank'),
+          bankCode: institution.bank_code == null ? null : String(institution.bank_code),
+          type: String(institution.type ?? ''),
+        },
+      };
+    },
+
+    async getTransactions(secretKey: string, accountId: string): Promise<ProviderTransaction[]> {
+      const res = await call<MonoEnvelope<ProviderTransaction[]>>(secretKey, {
+        method: 'GET',
+        url: `/v2/accounts/${encodeURIComponent(accountId)}/transactions`,
+        params: { paginate: false },
+      });
+      return res.data ?? [];
+    },
+
+    async startIncomeAnalysis(secretKey: string, accountId: string, periodMonths: number) {
+      await call(secretKey, {
+        method: 'GET',
+        url: `/v2/accounts/${encodeURIComponent(accountId)}/income`,
+        params: { period: periodMonths },
+      });
+    },
+
+    async getLatestIncome(secretKey: string, accountId: string): Promise<ProviderIncome | null> {
+      const res = await call<MonoEnvelope<ProviderIncome[] | ProviderIncome | null>>(secretKey, {
+        method: 'GET',
+        url: `/v2/accounts/${encodeURIComponent(accountId)}/income-records`,
+      });
+      const data = res.data;
+      if (Array.isArray(data)) return data[data.length - 1] ?? null;
+      return data ?? null;
+    },
+
+    async startStatementInsights(secretKey: string, accountId: string) {
+      const res = await call<MonoEnvelope<{ jobId: string }>>(secretKey, {
+        method: 'GET',
+        url: `/v2/accounts/${encodeURIComponent(accountId)}/statement/insights`,
+      });
+      if (!res?.data?.jobId) throw new ProviderError('Provider answered without an insights job id', { status: null, retriable: true });
+      return { jobId: res.data.jobId };
+    },
+
+    async getInsightsRecord(secretKey: string, jobId: string): Promise<InsightsRecord> {
+      const res = await call<MonoEnvelope<Record<string, unknown>>>(secretKey, {
+        method: 'GET',
+        url: `/v2/enrichments/record/${encodeURIComponent(jobId)}`,
+      });
+      if (res.status === 'processing') return { status: 'processing' };
+      return { status: 'finished', result: res.data };
+    },
+  };
+}

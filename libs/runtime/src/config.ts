@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { parseDuration } from './duration';
+
+/** A zod type for a duration given as text (`10s`, `24h`), parsed into milliseconds. */
+export const durationMs = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      try {
+        return parseDuration(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** Settings every service has. */
+export const baseConfigShape = {
+  SERVICE_NAME: z.string().describe('Name used in logs, metrics and the Kafka client id'),
+  KAFKA_BROKERS: z
+    .string()
+    .default('127.0.0.1:9092')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .describe('Comma-separated Kafka bootstrap servers'),
+  KAFKA_SSL: bool(false).describe('Use TLS to reach the brokers'),
+  KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional().describe('SASL mechanism'),
+  KAFKA_SASL_USERNAME: z.string().optional().describe('SASL user name'),
+  KAFKA_SASL_PASSWORD: z.string().optional().describe('SASL password'),
+  KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().positive().default(6).describe('Partitions of topics the service creates'),
+  KAFKA_REPLICATION_FACTOR: z.coerce.number().int().positive().default(1).describe('Replication factor of created topics'),
+  KAFKA_TOPIC_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]*$/)
+    .default('')
+    .describe('Prefix of every topic and consumer group (empty in production; isolates test runs)'),
+  SCHEMA_REGISTRY_URL: z
+    .string()
+    .default('http://127.0.0.1:8081/apis/ccompat/v7')
+    .describe('Confluent-compatible schema registry base URL'),
+  MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/').describe('MongoDB connection string'),
+  MONGO_DB: z.string().optional().describe('Database name; defaults to loan_<service>'),
+  HTTP_HOST: z.string().default('127.0.0.1').describe('Address the HTTP server binds'),
+  HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(0).describe('Port of the health/metrics (or API) server'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level'),
+  DATA_KEY: z
+    .string()
+    .default('local-development-data-key-change-me')
+    .describe('Secret that seals provider keys and webhook secrets at rest and on Kafka'),
+  SHUTDOWN_TIMEOUT: durationMs('15s').describe('How long in-flight work may take to finish on SIGTERM'),
+};
+
+export type BaseConfig = z.infer<z.ZodObject<typeof baseConfigShape>>;
+
+/**
+ * Parses the environment once at start-up with the service's schema, and freezes the result.
+ * Throws one error naming every bad setting.
+ */
+export function loadConfig<S extends z.ZodRawShape>(
+  shape: S,
+  env: Record<string, string | undefined> = process.env,
+): Readonly<z.infer<z.ZodObject<S>>> {
+  const result = z.object(shape).safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return Object.freeze(result.data) as Readonly<z.infer<z.ZodObject<S>>>;
+}
+
+export { bool as booleanSetting };

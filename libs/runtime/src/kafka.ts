@@ -1,0 +1,322 @@
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { deadLetterTopicFor, schemaForTopic, subjectFor } from '@loan/contracts';
+import { z } from 'zod';
+import {
+  Kafka,
+  logLevel,
+  type Admin,
+  type Consumer,
+  type IHeaders,
+  type KafkaConfig,
+  type LogEntry,
+  type Producer,
+} from 'kafkajs';
+import type { Logger } from './logger';
+import type { Metrics } from './metrics';
+import { isRetriable } from './errors';
+
+export interface KafkaSettings {
+  brokers: string[];
+  clientId: string;
+  ssl?: boolean;
+  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
+  registryUrl: string;
+  partitions: number;
+  replicationFactor: number;
+  /** Value schema of a topic; the contracts' by default. */
+  schemaOf?: (topic: string) => z.ZodType;
+  /**
+   * Prefix of every topic and consumer group this bus touches (empty in production). Lets
+   * test suites share one broker without seeing each other's messages; handlers and schemas
+   * see the plain names.
+   */
+  namespace?: string;
+}
+
+/** A message as handlers see it: decoded and validated against the topic's schema. */
+export interface InboundMessage<T = unknown> {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: T;
+  headers: Record<string, string>;
+  timestamp: string;
+}
+
+export interface OutboundMessage {
+  key: string;
+  value: unknown;
+  headers?: Record<string, string>;
+}
+
+const KAFKA_TO_PINO: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+function headersToRecord(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined) continue;
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) out[name] = first.toString();
+  }
+  return out;
+}
+
+/**
+ * Encodes and decodes values through the schema registry (Confluent wire format). The JSON
+ * Schema of each subject is derived from the zod schema in libs/contracts and registered on
+ * first use with BACKWARD compatibility.
+ */
+export function createCodec(registryUrl: string, schemaOf: (topic: string) => z.ZodType = schemaForTopic) {
+  const registry = new SchemaRegistry(
+    { host: registryUrl, retry: { retries: 5, initialRetryTimeInSecs: 0.2 } },
+    // zod validates before encoding; ajv here only needs to accept what zod accepted.
+    { [SchemaType.JSON]: { strict: false, validateFormats: false, allErrors: false } },
+  );
+  const ids = new Map<string, Promise<number>>();
+
+  function schemaId(topic: string): Promise<number> {
+    const subject = subjectFor(topic);
+    let id = ids.get(subject);
+    if (!id) {
+      id = registry
+        .register(
+          {
+            type: SchemaType.JSON,
+            schema: JSON.stringify(z.toJSONSchema(schemaOf(topic), { target: 'draft-7', unrepresentable: 'any' })),
+          },
+          { subject },
+        )
+        .then((r) => r.id);
+      id.catch(() => ids.delete(subject));
+      ids.set(subject, id);
+    }
+    return id;
+  }
+
+  return {
+    registry,
+    schemaId,
+    async encode(topic: string, value: unknown): Promise<Buffer> {
+      const parsed = schemaOf(topic).parse(value);
+      return registry.encode(await schemaId(topic), parsed);
+    },
+    /** Decodes and validates; throws on a message that is not what the topic promises. */
+    async decode(topic: string, buffer: Buffer): Promise<unknown> {
+      const raw: unknown = await registry.decode(buffer);
+      return schemaOf(topic).parse(raw);
+    },
+  };
+}
+export type Codec = ReturnType<typeof createCodec>;
+
+/**
+ * Kafka plumbing of one service: an idempotent producer that encodes through the registry,
+ * consumers that decode, validate and dead-letter poison messages, and topic creation.
+ */
+export function createKafkaBus(options: { settings: KafkaSettings; logger: Logger; metrics: Metrics }) {
+  const { settings, metrics } = options;
+  const logger = options.logger.child({ component: 'kafka' });
+  const config: KafkaConfig = {
+    clientId: settings.clientId,
+    brokers: settings.brokers,
+    ssl: settings.ssl,
+    sasl: settings.sasl as KafkaConfig['sasl'],
+    connectionTimeout: 3_000,
+    retry: { initialRetryTime: 100, retries: 8 },
+    logLevel: logLevel.WARN,
+    logCreator:
+      () =>
+      ({ level, log }: LogEntry) => {
+        const { message, ...extra } = log;
+        logger[KAFKA_TO_PINO[level] ?? 'info'](extra, message);
+      },
+  };
+  const kafka = new Kafka(config);
+  const ns = settings.namespace ?? '';
+  const real = (topic: string) => `${ns}${topic}`;
+  const logical = (topic: string) => (ns && topic.startsWith(ns) ? topic.slice(ns.length) : topic);
+  const codec = createCodec(settings.registryUrl, settings.schemaOf);
+  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const admin: Admin = kafka.admin();
+  const consumers: Consumer[] = [];
+  let producerConnected = false;
+  const lagTimers: NodeJS.Timeout[] = [];
+
+  async function connect(): Promise<void> {
+    await Promise.all([producer.connect(), admin.connect()]);
+    producerConnected = true;
+  }
+
+  /** Creates the topics that are missing (existing ones are left as they are). */
+  async function ensureTopics(topics: string[], overrides: { partitions?: number; compacted?: boolean } = {}) {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.map(real).filter((t) => !existing.has(t));
+    if (missing.length === 0) return;
+    await admin
+      .createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({
+          topic,
+          numPartitions: overrides.partitions ?? settings.partitions,
+          replicationFactor: settings.replicationFactor,
+          configEntries: overrides.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
+        })),
+      })
+      .catch((error: Error) => {
+        // Another replica may have created it in the meantime.
+        if (!/already exists/i.test(error.message)) throw error;
+      });
+  }
+
+  async function publish(topic: string, messages: OutboundMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const encoded = await Promise.all(
+      messages.map(async (m) => ({ key: m.key, value: await codec.encode(topic, m.value), headers: m.headers })),
+    );
+    await producer.send({ topic: real(topic), messages: encoded });
+    metrics.published.inc({ topic }, messages.length);
+  }
+
+  async function deadLetter(
+    topic: string,
+    message: { key: Buffer | null; value: Buffer | null; headers?: IHeaders; offset: string },
+    partition: number,
+    error: unknown,
+  ) {
+    await producer.send({
+      topic: real(deadLetterTopicFor(topic)),
+      messages: [
+        {
+          key: message.key,
+          value: message.value,
+          headers: {
+            ...(message.headers ?? {}),
+            'x-dead-letter-reason': String((error as Error)?.message ?? error).slice(0, 2_000),
+            'x-dead-letter-topic': topic,
+            'x-dead-letter-partition': String(partition),
+            'x-dead-letter-offset': message.offset,
+          },
+        },
+      ],
+    });
+    metrics.handlerFailures.inc({ topic, kind: 'dead_lettered' });
+  }
+
+  /**
+   * Subscribes a handler. Each message is decoded and validated; one that cannot be is poison:
+   * it goes to `<topic>.dlq` and the consumer moves on. A handler error that is retriable is
+   * thrown back so kafkajs redelivers the message; one that is not is dead-lettered too.
+   */
+  async function consume(args: {
+    groupId: string;
+    topics: string[];
+    fromBeginning?: boolean;
+    partitionsConsumedConcurrently?: number;
+    handle: (message: InboundMessage) => Promise<void>;
+  }): Promise<Consumer> {
+    const consumer = kafka.consumer({
+      groupId: `${ns}${args.groupId}`,
+      sessionTimeout: 15_000,
+      heartbeatInterval: 1_000,
+      rebalanceTimeout: 20_000,
+      maxWaitTimeInMs: 250,
+      retry: { initialRetryTime: 200, retries: 10 },
+      allowAutoTopicCreation: false,
+    });
+    consumers.push(consumer);
+    await ensureTopics(args.topics.map(deadLetterTopicFor));
+    await consumer.connect();
+    await consumer.subscribe({ topics: args.topics.map(real), fromBeginning: args.fromBeginning ?? true });
+    await consumer.run({
+      partitionsConsumedConcurrently: args.partitionsConsumedConcurrently ?? 3,
+      eachMessage: async ({ topic: realTopic, partition, message, heartbeat }) => {
+        const topic = logical(realTopic);
+        const started = process.hrtime.bigint();
+        const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+        let value: unknown;
+        try {
+          if (!message.value) throw new Error('Message has no value');
+          value = await codec.decode(topic, message.value);
+        } catch (error) {
+          logger.error({ err: error, topic, partition, offset: message.offset }, 'poison message dead-lettered');
+          await deadLetter(topic, message, partition, error);
+          metrics.handlerDuration.observe({ topic, outcome: 'poison' }, seconds());
+          return;
+        }
+        try {
+          await args.handle({
+            topic,
+            partition,
+            offset: message.offset,
+            key: message.key?.toString() ?? null,
+            value,
+            headers: headersToRecord(message.headers),
+            timestamp: message.timestamp,
+          });
+          metrics.handlerDuration.observe({ topic, outcome: 'ok' }, seconds());
+        } catch (error) {
+          metrics.handlerDuration.observe({ topic, outcome: 'error' }, seconds());
+          if (isRetriable(error)) {
+            metrics.handlerFailures.inc({ topic, kind: 'retried' });
+            logger.warn({ err: error, topic, partition, offset: message.offset }, 'handler failed; will retry');
+            await heartbeat().catch(() => undefined);
+            throw error;
+          }
+          logger.error({ err: error, topic, partition, offset: message.offset }, 'handler failed for good; dead-lettered');
+          await deadLetter(topic, message, partition, error);
+        }
+      },
+    });
+    watchLag(`${ns}${args.groupId}`, args.topics.map(real));
+    return consumer;
+  }
+
+  function watchLag(groupId: string, topics: string[]) {
+    const timer = setInterval(() => {
+      void (async () => {
+        for (const topic of topics) {
+          const [ends, committed] = await Promise.all([
+            admin.fetchTopicOffsets(topic),
+            admin.fetchOffsets({ groupId, topics: [topic] }),
+          ]);
+          const done = new Map(committed[0]?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? []);
+          for (const p of ends) {
+            const at = done.get(p.partition) ?? -1;
+            const lag = at < 0 ? Number(p.high) - Number(p.low) : Number(p.high) - at;
+            metrics.consumerLag.set({ topic, partition: String(p.partition) }, Math.max(0, lag));
+          }
+        }
+      })().catch(() => undefined);
+    }, 10_000);
+    timer.unref();
+    lagTimers.push(timer);
+  }
+
+  async function disconnect(): Promise<void> {
+    lagTimers.forEach(clearInterval);
+    await Promise.allSettled(consumers.map((c) => c.disconnect()));
+    if (producerConnected) await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+    producerConnected = false;
+  }
+
+  return {
+    kafka,
+    codec,
+    admin,
+    connect,
+    ensureTopics,
+    publish,
+    consume,
+    disconnect,
+    isConnected: () => producerConnected,
+    /** The broker's name of a topic (with the namespace). */
+    topicName: real,
+  };
+}
+export type KafkaBus = ReturnType<typeof createKafkaBus>;

@@ -1,0 +1,29 @@
+import mongoose, { type Connection } from 'mongoose';
+import type { Logger } from './logger';
+
+/**
+ * Opens the service's own connection (not mongoose's global one, so several services can share
+ * a test process). Only the subset of MongoDB that FerretDB also speaks is used: single-document
+ * atomic updates, unique indexes, no transactions, no change streams.
+ */
+export async function connectMongo(options: { url: string; dbName: string; logger: Logger }): Promise<Connection> {
+  const connection = mongoose.createConnection(options.url, {
+    dbName: options.dbName,
+    serverSelectionTimeoutMS: 10_000,
+    maxPoolSize: 20,
+    autoIndex: true,
+  });
+  connection.on('disconnected', () => options.logger.warn({ component: 'mongo' }, 'database disconnected'));
+  connection.on('reconnected', () => options.logger.info({ component: 'mongo' }, 'database reconnected'));
+  await connection.asPromise();
+  return connection;
+}
+
+/** Builds the indexes of every model of a connection, before the service takes work. */
+export async function syncIndexes(connection: Connection): Promise<void> {
+  for (const model of Object.values(connection.models)) await model.init();
+}
+
+/** True when an error is MongoDB's duplicate-key error (a unique index refused a write). */
+export const isDuplicateKey = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: number }).code === 11000;

@@ -1,0 +1,94 @@
+import { Schema, type Model } from 'mongoose';
+import type { KafkaBus } from './kafka';
+import type { Logger } from './logger';
+
+/**
+ * A message waiting to be published, stored inside the document whose change caused it, in
+ * the same single-document write: the state change and the intent to publish are atomic, so a
+ * crash between the database write and the publish loses nothing.
+ */
+export interface OutboxEntry {
+  id: string;
+  topic: string;
+  key: string;
+  value: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Fields to add to a schema that carries an outbox. */
+export const outboxFields = {
+  outbox: {
+    type: [new Schema({ id: String, topic: String, key: String, value: Schema.Types.Mixed, headers: Schema.Types.Mixed }, { _id: false })],
+    default: [],
+  },
+  outboxPending: { type: Boolean, default: false, index: true },
+};
+
+export interface OutboxDocument {
+  _id: unknown;
+  outbox: OutboxEntry[];
+  outboxPending: boolean;
+}
+
+/**
+ * Publishes the outboxes of one collection: right after each write (`flush`), and on a timer
+ * for anything a crashed process left behind (`sweep`). Entries are published in order and
+ * removed only once the broker acknowledged them; a duplicate after a crash carries the same
+ * event id, which consumers deduplicate.
+ */
+export function createOutboxRelay(options: {
+  bus: Pick<KafkaBus, 'publish'>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  model: Model<any>;
+  logger: Logger;
+  sweepEveryMs?: number;
+}) {
+  const { bus, model } = options;
+  const logger = options.logger.child({ component: 'outbox', collection: model.collection.name });
+  let timer: NodeJS.Timeout | null = null;
+  let sweeping = false;
+
+  async function publishEntries(docId: unknown, entries: OutboxEntry[]) {
+    if (entries.length === 0) return;
+    for (const entry of entries) {
+      await bus.publish(entry.topic, [{ key: entry.key, value: entry.value, headers: entry.headers }]);
+    }
+    const ids = entries.map((e) => e.id);
+    await model.updateOne({ _id: docId } as never, { $pull: { outbox: { id: { $in: ids } } } } as never);
+    await model.updateOne({ _id: docId, outbox: { $size: 0 } } as never, { $set: { outboxPending: false } } as never);
+  }
+
+  /** Publishes what the given document holds in its outbox. */
+  async function flush(docId: unknown): Promise<void> {
+    const doc = await model.findById(docId, { outbox: 1 }).lean<OutboxDocument>();
+    if (doc) await publishEntries(doc._id, doc.outbox ?? []);
+  }
+
+  async function sweep(): Promise<number> {
+    if (sweeping) return 0;
+    sweeping = true;
+    try {
+      const docs = await model.find({ outboxPending: true } as never, { outbox: 1 }).limit(500).lean<OutboxDocument[]>();
+      for (const doc of docs) await publishEntries(doc._id, doc.outbox ?? []);
+      return docs.length;
+    } finally {
+      sweeping = false;
+    }
+  }
+
+  return {
+    flush,
+    sweep,
+    start() {
+      timer = setInterval(() => {
+        sweep().catch((error) => logger.warn({ err: error }, 'outbox sweep failed'));
+      }, options.sweepEveryMs ?? 2_000);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+    },
+  };
+}
+export type OutboxRelay = ReturnType<typeof createOutboxRelay>;

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { Schema } from 'mongoose';
+import { deadLetterTopicFor } from '@loan/contracts';
+import { createKafkaBus, type InboundMessage } from './kafka';
+import { createLogger } from './logger';
+import { createMetrics } from './metrics';
+import { connectMongo, isDuplicateKey, syncIndexes } from './mongo';
+import { uniqueName, waitFor } from '../../../testing/helpers';
+
+const Greeting = z.object({ id: z.string(), text: z.string().min(1), count: z.number().int() });
+const logger = createLogger('runtime-test', 'silent');
+const registryUrl = process.env.SCHEMA_REGISTRY_URL!;
+
+function newBus(topicPrefix: string) {
+  return createKafkaBus({
+    logger,
+    metrics: createMetrics('runtime-test'),
+    settings: {
+      brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+      clientId: uniqueName('runtime-test'),
+      registryUrl,
+      partitions: 4,
+      replicationFactor: 1,
+      schemaOf: (topic) => {
+        if (topic.startsWith(topicPrefix)) return Greeting;
+        throw new Error(`no schema for ${topic}`);
+      },
+    },
+  });
+}
+
+describe('shared runtime against the real broker, registry and database', () => {
+  const buses: ReturnType<typeof newBus>[] = [];
+  afterAll(async () => {
+    await Promise.all(buses.map((b) => b.disconnect()));
+  });
+
+  it('when an event is produced through the registry codec, then it is consumed decoded and its schema is in the registry', async () => {
+    const topic = uniqueName('test.greetings');
+    const bus = newBus(topic);
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic]);
+    const seen: InboundMessage[] = [];
+    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push(m) });
+    const value = { id: randomUUID(), text: 'ẹ n lẹ', count: 3 };
+    await bus.publish(topic, [{ key: 'k1', value }]);
+    const got = await waitFor(() => seen[0], { what: 'the message' });
+    expect(got.value).toEqual(value);
+    expect(got.key).toBe('k1');
+
+    const res = await fetch(`${registryUrl}/subjects/${topic}-value/versions/latest`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { schema: string; schemaType?: string };
+    expect(JSON.parse(body.schema).properties.text).toBeDefined();
+    expect(body.schemaType).toBe('JSON');
+  });
+
+  it('when a message is not what the topic promises, then it is dead-lettered and the consumer moves on', async () => {
+    const topic = uniqueName('test.poison');
+    const bus = newBus(topic);
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic, deadLetterTopicFor(topic)]);
+    const seen: unknown[] = [];
+    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push(m.value) });
+    const producer = bus.kafka.producer();
+    await producer.connect();
+    await producer.send({ topic, messages: [{ key: 'bad', value: Buffer.from('not registry framed') }] });
+    await producer.disconnect();
+    await bus.publish(topic, [{ key: 'good', value: { id: '1', text: 'after the poison', count: 1 } }]);
+    await waitFor(() => seen.length === 1, { what: 'the good message' });
+
+    const dead: { key: string; reason: string }[] = [];
+    const dlq = bus.kafka.consumer({ groupId: uniqueName('dlq') });
+    await dlq.connect();
+    await dlq.subscribe({ topic: deadLetterTopicFor(topic), fromBeginning: true });
+    await dlq.run({
+      eachMessage: async ({ message }) => {
+        dead.push({ key: message.key!.toString(), reason: message.headers!['x-dead-letter-reason']!.toString() });
+      },
+    });
+    await waitFor(() => dead.length === 1, { what: 'the dead letter' });
+    await dlq.disconnect();
+    expect(dead[0]!.key).toBe('bad');
+    expect(seen).toEqual([{ id: '1', text: 'after the poison', count: 1 }]);
+  });
+
+  it('when two consumers share a group, then the partitions are split between them and each message is handled once', async () => {
+    const topic = uniqueName('test.shared');
+    const groupId = uniqueName('g');
+    const a = newBus(topic);
+    const b = newBus(topic);
+    buses.push(a, b);
+    await Promise.all([a.connect(), b.connect()]);
+    await a.ensureTopics([topic]);
+    const byConsumer: Record<'a' | 'b', Set<number>> = { a: new Set(), b: new Set() };
+    const ids: string[] = [];
+    await a.consume({ groupId, topics: [topic], handle: async (m) => void (byConsumer.a.add(m.partition), ids.push((m.value as { id: string }).id)) });
+    await b.consume({ groupId, topics: [topic], handle: async (m) => void (byConsumer.b.add(m.partition), ids.push((m.value as { id: string }).id)) });
+    // Both members must be in the group before the messages go out.
+    await waitFor(async () => {
+      const d = await a.admin.describeGroups([groupId]);
+      return d.groups[0]?.state === 'Stable' && d.groups[0].members.length === 2;
+    }, { what: 'a stable group of two' });
+    const messages = Array.from({ length: 40 }, (_, i) => ({ key: `key-${i}`, value: { id: String(i), text: 'x', count: i } }));
+    await a.publish(topic, messages);
+    await waitFor(() => ids.length >= 40, { what: 'all 40 messages' });
+    expect(new Set(ids).size).toBe(40);
+    expect(ids).toHaveLength(40);
+    expect(byConsumer.a.size).toBeGreaterThan(0);
+    expect(byConsumer.b.size).toBeGreaterThan(0);
+    for (const p of byConsumer.a) expect(byConsumer.b.has(p)).toBe(false);
+  });
+
+  it('when a document is written twice with the same unique key, then the database refuses the second', async () => {
+    const db = await connectMongo({ url: process.env.MONGO_URL!, dbName: uniqueName('runtime_test').replace(/-/g, '_'), logger });
+    try {
+      const model = db.model('Thing', new Schema({ key: { type: String, unique: true }, n: Number }));
+      await syncIndexes(db);
+      await model.create({ key: 'a', n: 1 });
+      const read = await model.findOne({ key: 'a' }).lean<{ n: number }>();
+      expect(read?.n).toBe(1);
+      const second = await model.create({ key: 'a', n: 2 }).then(() => null, (e: unknown) => e);
+      expect(isDuplicateKey(second)).toBe(true);
+      expect(await model.countDocuments({ key: 'a' })).toBe(1);
+    } finally {
+      await db.dropDatabase();
+      await db.close();
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import type { Connection } from 'mongoose';
+import type { BaseConfig } from './config';
+import { createKafkaBus, type KafkaBus } from './kafka';
+import { createLifecycle, type Lifecycle } from './lifecycle';
+import { createLogger, type Logger } from './logger';
+import { createMetrics, type Metrics } from './metrics';
+import { connectMongo } from './mongo';
+import { createSealer, type Sealer } from './seal';
+
+/** What every service is built on: its logger, metrics, Kafka bus, database and shutdown. */
+export interface ServiceRuntime {
+  config: BaseConfig;
+  logger: Logger;
+  metrics: Metrics;
+  bus: KafkaBus;
+  db: Connection;
+  sealer: Sealer;
+  lifecycle: Lifecycle;
+  checks: Record<string, () => boolean>;
+}
+
+/**
+ * Connects a service to Kafka and its database. Connections close last on shutdown (stoppers
+ * registered later by the service, such as consumers and HTTP, run first).
+ */
+export async function createServiceRuntime(config: BaseConfig, overrides: { logger?: Logger } = {}): Promise<ServiceRuntime> {
+  const logger = overrides.logger ?? createLogger(config.SERVICE_NAME, config.LOG_LEVEL);
+  const metrics = createMetrics(config.SERVICE_NAME);
+  const lifecycle = createLifecycle({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT });
+  const bus = createKafkaBus({
+    logger,
+    metrics,
+    settings: {
+      brokers: config.KAFKA_BROKERS,
+      clientId: config.SERVICE_NAME,
+      ssl: config.KAFKA_SSL,
+      sasl:
+        config.KAFKA_SASL_MECHANISM && config.KAFKA_SASL_USERNAME
+          ? { mechanism: config.KAFKA_SASL_MECHANISM, username: config.KAFKA_SASL_USERNAME, password: config.KAFKA_SASL_PASSWORD ?? '' }
+          : undefined,
+      registryUrl: config.SCHEMA_REGISTRY_URL,
+      namespace: config.KAFKA_TOPIC_NAMESPACE,
+      partitions: config.KAFKA_TOPIC_PARTITIONS,
+      replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+    },
+  });
+  const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB ?? `loan_${config.SERVICE_NAME}`, logger });
+  lifecycle.onStop('database', () => db.close());
+  await bus.connect();
+  lifecycle.onStop('kafka', () => bus.disconnect());
+  return {
+    config,
+    logger,
+    metrics,
+    bus,
+    db,
+    sealer: createSealer(config.DATA_KEY),
+    lifecycle,
+    checks: {
+      kafka: () => bus.isConnected(),
+      database: () => db.readyState === 1,
+    },
+  };
+}

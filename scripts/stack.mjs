@@ -1,0 +1,126 @@
+// Starts the sandbox and the six services as child processes, waits for each to be ready and
+// prints one READY line; on SIGINT/SIGTERM stops them and the infrastructure.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, createWriteStream } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const logDir = process.env.LOAN_STACK_LOGS ?? path.join(root, '.infra', 'logs');
+mkdirSync(logDir, { recursive: true });
+
+const host = '127.0.0.1';
+const gatewayPort = Number(process.env.GATEWAY_PORT ?? 8080);
+const sandboxPort = Number(process.env.SANDBOX_PORT ?? 8090);
+const gatewayUrl = `http://${host}:${gatewayPort}`;
+const sandboxUrl = process.env.SANDBOX_PUBLIC_URL ?? `http://${host}:${sandboxPort}`;
+const webhookSecret = process.env.PROVIDER_WEBHOOK_SECRET ?? 'sandbox-webhook-secret';
+const allowPrivate = process.env.ALLOW_PRIVATE_WEBHOOK_URLS ?? 'true';
+
+const common = {
+  ...process.env,
+  HTTP_HOST: host,
+  PROVIDER_WEBHOOK_SECRET: webhookSecret,
+  PROVIDER_BASE_URL: process.env.PROVIDER_BASE_URL ?? sandboxUrl,
+  BUREAU_BASE_URL: process.env.BUREAU_BASE_URL ?? sandboxUrl,
+  ALLOW_PRIVATE_WEBHOOK_URLS: allowPrivate,
+};
+
+/** Each process: its entry point, its health port and its own settings. */
+const processes = [
+  {
+    name: 'sandbox',
+    entry: 'sandbox/dist/start.js',
+    port: sandboxPort,
+    health: '/sandbox/health',
+    env: {
+      SANDBOX_PORT: String(sandboxPort),
+      SANDBOX_HOST: host,
+      SANDBOX_PUBLIC_URL: sandboxUrl,
+      PROVIDER_WEBHOOK_URL: `${gatewayUrl}/provider/webhooks/mono`,
+      SANDBOX_SESSION_TTL: process.env.SANDBOX_SESSION_TTL ?? process.env.NO_LINK_TTL ?? '24h',
+    },
+  },
+  { name: 'applications', entry: 'services/applications/dist/start.js', port: 8101, env: {} },
+  { name: 'enrichment', entry: 'services/enrichment/dist/start.js', port: 8102, env: {} },
+  { name: 'scoring', entry: 'services/scoring/dist/start.js', port: 8103, env: {} },
+  { name: 'notifier', entry: 'services/notifier/dist/start.js', port: 8104, env: {} },
+  { name: 'janitor', entry: 'services/janitor/dist/start.js', port: 8105, env: {} },
+  { name: 'gateway', entry: 'services/gateway/dist/start.js', port: gatewayPort, env: { GATEWAY_PORT: String(gatewayPort) } },
+];
+
+const children = [];
+let stopping = false;
+
+function startProcess(p) {
+  const out = createWriteStream(path.join(logDir, `${p.name}.log`), { flags: 'a' });
+  const child = spawn(process.execPath, [path.join(root, p.entry)], {
+    cwd: root,
+    env: { ...common, SERVICE_NAME: p.name, HTTP_PORT: String(p.port), ...p.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.pipe(out);
+  child.stderr.pipe(out);
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`${p.name} exited (${signal ?? code}); see ${path.join(logDir, `${p.name}.log`)}`);
+      void stopAll(1);
+    }
+  });
+  children.push({ p, child });
+}
+
+async function waitReady(p, timeoutMs = 120_000) {
+  const url = `http://${host}:${p.port}${p.health ?? '/readyz'}`;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${p.name} was not ready within ${timeoutMs / 1000}s; see ${path.join(logDir, `${p.name}.log`)}`);
+}
+
+async function stopAll(code) {
+  if (stopping) return;
+  stopping = true;
+  for (const { child } of children.reverse()) child.kill('SIGTERM');
+  await Promise.all(
+    children.map(
+      ({ child }) =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null) return resolve();
+          const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+          child.on('exit', () => {
+            clearTimeout(t);
+            resolve();
+          });
+        }),
+    ),
+  );
+  if (process.env.LOAN_STACK_KEEP_INFRA !== '1') {
+    try {
+      execFileSync('bash', [path.join(root, 'scripts', 'infra'), 'stop'], { stdio: 'inherit' });
+    } catch {
+      // already stopped
+    }
+  }
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+
+try {
+  for (const p of processes) startProcess(p);
+  await Promise.all(processes.map((p) => waitReady(p)));
+  console.log(`READY gateway=${gatewayUrl}`);
+  console.log(`sandbox=${sandboxUrl} admin-token=${process.env.ADMIN_TOKEN ?? 'local-admin-token'} logs=${logDir}`);
+} catch (error) {
+  console.error(String(error?.message ?? error));
+  await stopAll(1);
+}

@@ -1,0 +1,20 @@
+import { baseConfigShape, loadConfig } from '@loan/runtime';
+import { z } from 'zod';
+
+export const configShape = {
+  ...baseConfigShape,
+  SERVICE_NAME: z.string().default('applications').describe('Service name'),
+  PROVIDER_BASE_URL: z
+    .string()
+    .default('http://127.0.0.1:8090')
+    .describe('Base URL of the account-linking provider API (https://api.withmono.com, or the sandbox)'),
+  PROVIDER_REDIRECT_URL: z
+    .string()
+    .default('http://127.0.0.1:8080/linked')
+    .describe('Where the provider widget sends the applicant when linking ends'),
+  PROVIDER_TIMEOUT: z.string().default('10s').describe('Timeout of one provider call'),
+  COMMAND_CONCURRENCY: z.coerce.number().int().positive().default(6).describe('Partitions handled concurrently'),
+};
+
+export type ApplicationsConfig = ReturnType<typeof loadApplicationsConfig>;
+export const loadApplicationsConfig = (env: Record<string, string | undefined> = process.env) => loadConfig(configShape, env);

@@ -1,0 +1,50 @@
+import { Schema, type Connection } from 'mongoose';
+import { outboxFields } from '@loan/runtime';
+
+const accountSchema = new Schema(
+  {
+    accountId: { type: String, required: true },
+    providerAccountId: { type: String, required: true },
+    institution: String,
+    accountNumber: String,
+    holderName: String,
+    enrichmentStatus: { type: String, required: true },
+    linkedAt: Date,
+    enrichedAt: Date,
+  },
+  { _id: false },
+);
+
+/** One document per application, applicant and linked accounts embedded: every change is a single atomic write. */
+export const applicationSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    rev: { type: Number, required: true },
+    clientId: { type: String, required: true, index: true },
+    applicantId: { type: String, required: true, index: true },
+    idempotencyKey: { type: String, required: true, unique: true },
+    status: { type: String, required: true, index: true },
+    applicant: { firstName: String, lastName: String, email: String, phone: String, bvnSealed: String },
+    loan: { amount: Number, tenor: Number, interestRate: Number, purpose: String },
+    providerKeySealed: String,
+    widgetUrl: String,
+    linkWindowStart: Date,
+    linkingLocked: Boolean,
+    readyAnnounced: Boolean,
+    firstLinkedAt: Date,
+    accounts: { type: [accountSchema], default: [] },
+    analysis: { type: new Schema({ analysisId: String, requestedAt: Date }, { _id: false }), default: null },
+    decision: { type: Schema.Types.Mixed, default: null },
+    failureReason: String,
+    abandonReason: String,
+    handled: { type: [String], default: [] },
+    createdAt: Date,
+    updatedAt: Date,
+    ...outboxFields,
+  },
+  { versionKey: false, collection: 'applications', minimize: false },
+);
+applicationSchema.index({ 'accounts.providerAccountId': 1 });
+
+export const applicationModel = (db: Connection) => db.model('Application', applicationSchema);
+export type ApplicationModel = ReturnType<typeof applicationModel>;

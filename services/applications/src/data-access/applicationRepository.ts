@@ -1,0 +1,100 @@
+import type { OutboxEntry } from '@loan/runtime';
+import type { Application } from '../domain/application';
+import type { ApplicationModel } from './applicationModel';
+
+export interface Stored {
+  state: Application;
+  rev: number;
+}
+
+type Doc = Record<string, unknown> & { _id: string; rev: number };
+
+function toState(doc: Doc): Application {
+  const d = doc as unknown as Application & { _id: string };
+  return {
+    applicationId: doc._id,
+    clientId: d.clientId,
+    applicantId: d.applicantId,
+    idempotencyKey: d.idempotencyKey,
+    status: d.status,
+    applicant: {
+      firstName: d.applicant.firstName,
+      lastName: d.applicant.lastName,
+      email: d.applicant.email,
+      phone: d.applicant.phone ?? null,
+      bvnSealed: d.applicant.bvnSealed ?? null,
+    },
+    loan: {
+      amount: d.loan.amount,
+      tenor: d.loan.tenor,
+      interestRate: d.loan.interestRate,
+      purpose: d.loan.purpose ?? null,
+    },
+    providerKeySealed: d.providerKeySealed,
+    widgetUrl: d.widgetUrl,
+    linkWindowStart: new Date(d.linkWindowStart),
+    linkingLocked: Boolean(d.linkingLocked),
+    readyAnnounced: Boolean(d.readyAnnounced),
+    firstLinkedAt: d.firstLinkedAt ? new Date(d.firstLinkedAt) : null,
+    accounts: (d.accounts ?? []).map((a) => ({
+      ...a,
+      linkedAt: new Date(a.linkedAt),
+      enrichedAt: a.enrichedAt ? new Date(a.enrichedAt) : null,
+    })),
+    analysis: d.analysis ? { analysisId: d.analysis.analysisId, requestedAt: new Date(d.analysis.requestedAt) } : null,
+    decision: d.decision ?? null,
+    failureReason: d.failureReason ?? null,
+    abandonReason: d.abandonReason ?? null,
+    handled: d.handled ?? [],
+    createdAt: new Date(d.createdAt),
+    updatedAt: new Date(d.updatedAt),
+  };
+}
+
+function toFields(state: Application): Record<string, unknown> {
+  const { applicationId: _id, ...rest } = state;
+  return rest;
+}
+
+/** Loads and stores applications with optimistic concurrency (a revision number per document). */
+export function createApplicationRepository(model: ApplicationModel) {
+  return {
+    async get(applicationId: string): Promise<Stored | null> {
+      const doc = await model.findById(applicationId, { outbox: 0 }).lean<Doc>();
+      return doc ? { state: toState(doc), rev: doc.rev } : null;
+    },
+
+    async getByKey(idempotencyKey: string): Promise<Stored | null> {
+      const doc = await model.findOne({ idempotencyKey }, { outbox: 0 }).lean<Doc>();
+      return doc ? { state: toState(doc), rev: doc.rev } : null;
+    },
+
+    async findByProviderAccount(providerAccountId: string): Promise<Stored | null> {
+      const doc = await model.findOne({ 'accounts.providerAccountId': providerAccountId }, { outbox: 0 }).lean<Doc>();
+      return doc ? { state: toState(doc), rev: doc.rev } : null;
+    },
+
+    /** Inserts a new application; a duplicate idempotencyKey makes this throw (code 11000). */
+    async insert(state: Application, outbox: OutboxEntry[]): Promise<void> {
+      await model.create({
+        _id: state.applicationId,
+        rev: 1,
+        ...toFields(state),
+        outbox,
+        outboxPending: outbox.length > 0,
+      });
+    },
+
+    /** Writes the new state if nobody changed the document since `rev`; false on a conflict. */
+    async replace(state: Application, rev: number, outbox: OutboxEntry[]): Promise<boolean> {
+      const update: Record<string, unknown> = { $set: { ...toFields(state), rev: rev + 1 } };
+      if (outbox.length > 0) {
+        (update.$set as Record<string, unknown>).outboxPending = true;
+        update.$push = { outbox: { $each: outbox } };
+      }
+      const res = await model.updateOne({ _id: state.applicationId, rev }, update);
+      return res.modifiedCount === 1;
+    },
+  };
+}
+export type ApplicationRepository = ReturnType<typeof createApplicationRepository>;

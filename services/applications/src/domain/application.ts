@@ -1,0 +1,83 @@
+import type {
+  AbandonReason,
+  ApplicationFact,
+  ApplicationStatus,
+  CommandErrorCode,
+  Decision,
+  EnrichmentStatus,
+  EventDataOf,
+  EventName,
+} from '@loan/contracts';
+
+/** A bank account the applicant linked through the provider's widget. */
+export interface LinkedAccount {
+  accountId: string;
+  /** The provider's id of the account (Mono's account id). */
+  providerAccountId: string;
+  institution: string;
+  accountNumber: string;
+  holderName: string;
+  enrichmentStatus: EnrichmentStatus;
+  linkedAt: Date;
+  enrichedAt: Date | null;
+}
+
+/** A loan application and its applicant, as the applications service keeps them. */
+export interface Application {
+  applicationId: string;
+  clientId: string;
+  applicantId: string;
+  /** Client-chosen key that makes initiate safe to retry; unique across all clients. */
+  idempotencyKey: string;
+  status: ApplicationStatus;
+  applicant: { firstName: string; lastName: string; email: string; phone: string | null; bvnSealed: string | null };
+  loan: { amount: number; tenor: number; interestRate: number; purpose: string | null };
+  /** The lender's provider key, sealed, as given at initiate (or the last resume / re-link). */
+  providerKeySealed: string;
+  widgetUrl: string;
+  /** Start of the current 24-hour window to link an account (creation or last resume). */
+  linkWindowStart: Date;
+  /** Set by finalize-linking: no new accounts after it. */
+  linkingLocked: boolean;
+  readyAnnounced: boolean;
+  firstLinkedAt: Date | null;
+  accounts: LinkedAccount[];
+  analysis: { analysisId: string; requestedAt: Date } | null;
+  decision: Decision | null;
+  failureReason: string | null;
+  abandonReason: AbandonReason | null;
+  /** Provider callbacks and results already applied, so a redelivery changes nothing. */
+  handled: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What a decision asks to publish: public events and facts for the other services. */
+export type Effect =
+  | { kind: 'event'; event: EventName; data: unknown }
+  | { kind: 'fact'; fact: DistributiveOmit<ApplicationFact, 'factId' | 'clientId' | 'applicationId' | 'at'> };
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export const event = <E extends EventName>(name: E, data: EventDataOf<E>): Effect => ({ kind: 'event', event: name, data });
+export const fact = (f: Extract<Effect, { kind: 'fact' }>['fact']): Effect => ({ kind: 'fact', fact: f });
+
+/** A rejected command: a code the edge maps to an HTTP status, and a message for people. */
+export interface Rejection {
+  ok: false;
+  code: CommandErrorCode;
+  message: string;
+}
+export interface Accepted<R = Record<string, unknown>> {
+  ok: true;
+  state: Application;
+  effects: Effect[];
+  result: R;
+}
+export type Outcome<R = Record<string, unknown>> = Accepted<R> | Rejection;
+
+export const reject = (code: CommandErrorCode, message: string): Rejection => ({ ok: false, code, message });
+
+/** Keeps at most this many handled ids per application (older ones can no longer recur). */
+export const MAX_HANDLED = 200;
+export const remember = (handled: string[], id: string): string[] => [...handled, id].slice(-MAX_HANDLED);

@@ -1,0 +1,51 @@
+import type { DeadlinePassed } from '@loan/contracts';
+import { type Application, type Effect, event, fact } from '../application';
+import { transition } from '../stateMachine';
+
+const MESSAGES = {
+  no_link: 'No bank account was linked within the allowed time; the widget address has expired. Initiate a fresh application.',
+  no_analyze:
+    'Analyze was not called within the allowed time after account linking; bank data has been scrubbed. Initiate a fresh application.',
+} as const;
+
+/**
+ * A deadline the janitor saw pass. It counts only if it is the deadline of the current period
+ * (a resume or a link since then makes it stale) and the application still has not acted.
+ */
+export function expireDeadline(
+  state: Application,
+  deadline: DeadlinePassed,
+  now: Date,
+): { state: Application; effects: Effect[] } | null {
+  if (deadline.kind === 'enrichment_timeout') return null;
+  const since = deadline.kind === 'no_link' ? state.linkWindowStart : state.firstLinkedAt;
+  if (!since || since.toISOString() !== deadline.since) return null;
+  if (deadline.kind === 'no_link' && state.accounts.length > 0) return null;
+  const next = transition(state.status, deadline.kind === 'no_link' ? 'cleanup_no_link' : 'cleanup_no_analyze');
+  if (!next) return null;
+  const reason = deadline.kind;
+  const abandoned: Application = {
+    ...state,
+    status: next,
+    abandonReason: reason,
+    updatedAt: now,
+    // Abandonment scrubs the applicant's bank data; what remains answers the status.
+    accounts: [],
+    linkingLocked: false,
+    readyAnnounced: false,
+    firstLinkedAt: null,
+    applicant: { ...state.applicant, bvnSealed: null },
+  };
+  return {
+    state: abandoned,
+    effects: [
+      event('application.abandoned', {
+        applicationId: state.applicationId,
+        applicantId: state.applicantId,
+        reason,
+        message: MESSAGES[reason],
+      }),
+      fact({ type: 'ApplicationClosed', applicantId: state.applicantId, status: next, abandonReason: reason }),
+    ],
+  };
+}

@@ -1,0 +1,336 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Topics,
+  buildEvent,
+  type ApplicationCommand,
+  type CommandReply,
+  type DeadlinePassed,
+  type EnrichmentResult,
+  type EventName,
+  type ProviderCallback,
+  type ScoringResult,
+} from '@loan/contracts';
+import type { AccountLinkingProvider } from '@loan/provider';
+import {
+  ServiceError,
+  createOpsApp,
+  createOutboxRelay,
+  ensureContractTopics,
+  isDuplicateKey,
+  listen,
+  syncIndexes,
+  type Clock,
+  type InboundMessage,
+  type OutboxEntry,
+  type ServiceRuntime,
+} from '@loan/runtime';
+import type { ApplicationsConfig } from './config';
+import { applicationModel } from './data-access/applicationModel';
+import { createApplicationRepository } from './data-access/applicationRepository';
+import type { Application, Effect, Outcome } from './domain/application';
+import { analyzeApplication } from './domain/analyzeApplication/decide';
+import { expireDeadline } from './domain/expireDeadline/decide';
+import { finalizeLinking } from './domain/finalizeLinking/decide';
+import { decideExistingKey, openApplication, resumeApplication } from './domain/initiateApplication/decide';
+import { accountsToRelink, checkRelink, relinkAccount } from './domain/linkAccount/decide';
+import { recordAccountLink } from './domain/recordAccountLink/decide';
+import { recordEnrichment } from './domain/recordEnrichment/decide';
+import { recordScoring } from './domain/recordScoring/decide';
+import { toView } from './domain/view';
+
+const MAX_CONFLICT_RETRIES = 10;
+
+type Change = { state: Application; effects: Effect[] } | null;
+type Answer =
+  | { ok: true; result: Record<string, unknown> }
+  | { ok: false; code: Extract<CommandReply, { ok: false }>['code']; message: string };
+
+/**
+ * The applications service: owns applicants, applications, linked accounts and idempotency
+ * keys; answers the gateway's commands and turns provider callbacks, enrichment and scoring
+ * results and passed deadlines into state changes and events.
+ */
+export function createApplicationsService(deps: {
+  runtime: ServiceRuntime;
+  config: ApplicationsConfig;
+  provider: AccountLinkingProvider;
+  clock: Clock;
+}) {
+  const { runtime, config, provider, clock } = deps;
+  const { bus, logger, sealer } = runtime;
+  const model = applicationModel(runtime.db);
+  const repo = createApplicationRepository(model);
+  const relay = createOutboxRelay({ bus, model, logger });
+  let http: Awaited<ReturnType<typeof listen>> | null = null;
+
+  function toOutbox(state: Application, effects: Effect[], now: Date, correlationId?: string): OutboxEntry[] {
+    const headers = correlationId ? { 'x-correlation-id': correlationId } : undefined;
+    return effects.map((effect) => {
+      const id = randomUUID();
+      if (effect.kind === 'event') {
+        return {
+          id,
+          topic: Topics.events,
+          key: state.applicationId,
+          headers,
+          value: buildEvent({
+            id,
+            event: effect.event as EventName,
+            clientId: state.clientId,
+            applicationId: state.applicationId,
+            data: effect.data as never,
+            at: now,
+          }),
+        };
+      }
+      return {
+        id,
+        topic: Topics.applicationFacts,
+        key: state.applicationId,
+        headers,
+        value: { ...effect.fact, factId: id, clientId: state.clientId, applicationId: state.applicationId, at: now.toISOString() },
+      };
+    });
+  }
+
+  /**
+   * Load, decide, persist (state and outbox in one write), publish. A concurrent change makes
+   * the write miss; the decision is then taken again on the fresh state.
+   */
+  async function mutate(
+    applicationId: string,
+    decide: (state: Application, now: Date) => Change,
+    correlationId?: string,
+  ): Promise<Application | null> {
+    for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
+      const stored = await repo.get(applicationId);
+      if (!stored) return null;
+      const now = clock.now();
+      const change = decide(stored.state, now);
+      if (!change) return stored.state;
+      if (await repo.replace(change.state, stored.rev, toOutbox(change.state, change.effects, now, correlationId))) {
+        await relay.flush(applicationId);
+        return change.state;
+      }
+    }
+    throw new ServiceError(`Application ${applicationId} kept changing under us`, { retriable: true });
+  }
+
+  const openKey = (sealed: string) => sealer.open(sealed);
+
+  function notFound(): Answer {
+    return { ok: false, code: 'NOT_FOUND', message: 'Application not found' };
+  }
+
+  async function loadOwned(applicationId: string, clientId: string) {
+    const stored = await repo.get(applicationId);
+    return stored && stored.state.clientId === clientId ? stored : null;
+  }
+
+  /** Asks the provider for a widget address; an outage is an answer the lender can retry. */
+  async function widgetFor(state: Pick<Application, 'applicationId' | 'applicant'>, sealedKey: string, reauthAccountId?: string) {
+    const { widgetUrl } = await provider.initiateLink(openKey(sealedKey), {
+      ref: state.applicationId,
+      customerName: `${state.applicant.firstName} ${state.applicant.lastName}`,
+      customerEmail: state.applicant.email,
+      redirectUrl: config.PROVIDER_REDIRECT_URL,
+      reauthAccountId,
+    });
+    return widgetUrl;
+  }
+
+  /** Applies a decision that produced an outcome for a command, retrying on write conflicts. */
+  async function commandMutation(
+    applicationId: string,
+    clientId: string,
+    correlationId: string,
+    decide: (state: Application, now: Date) => Outcome,
+  ): Promise<Answer> {
+    for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
+      const stored = await loadOwned(applicationId, clientId);
+      if (!stored) return notFound();
+      const now = clock.now();
+      const outcome = decide(stored.state, now);
+      if (!outcome.ok) return { ok: false, code: outcome.code, message: outcome.message };
+      if (outcome.effects.length === 0 && outcome.state === stored.state) return { ok: true, result: outcome.result };
+      const outbox = toOutbox(outcome.state, outcome.effects, now, correlationId);
+      if (await repo.replace(outcome.state, stored.rev, outbox)) {
+        await relay.flush(applicationId);
+        return { ok: true, result: outcome.result };
+      }
+    }
+    throw new ServiceError(`Application ${applicationId} kept changing under us`, { retriable: true });
+  }
+
+  async function initiate(cmd: Extract<ApplicationCommand, { type: 'InitiateApplication' }>) {
+    const { request } = cmd;
+    for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
+      const existing = await repo.getByKey(request.idempotencyKey);
+      const now = clock.now();
+      if (existing) {
+        const check = decideExistingKey(existing.state, cmd.clientId);
+        if ('ok' in check) return { ok: false as const, code: check.code, message: check.message };
+        const widgetUrl = await widgetFor(existing.state, cmd.providerKey);
+        const outcome = resumeApplication(existing.state, { widgetUrl, providerKeySealed: cmd.providerKey, now });
+        if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
+        const outbox = toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
+        if (await repo.replace(outcome.state, existing.rev, outbox)) {
+          await relay.flush(outcome.state.applicationId);
+          return { ok: true as const, result: outcome.result };
+        }
+        continue;
+      }
+      const applicationId = randomUUID();
+      const applicant = { firstName: request.firstName, lastName: request.lastName, email: request.email };
+      const widgetUrl = await widgetFor({ applicationId, applicant: applicant as Application['applicant'] }, cmd.providerKey);
+      const outcome = openApplication({
+        applicationId,
+        applicantId: randomUUID(),
+        clientId: cmd.clientId,
+        request,
+        bvnSealed: request.bvn ? sealer.seal(request.bvn) : null,
+        providerKeySealed: cmd.providerKey,
+        widgetUrl,
+        now,
+      });
+      if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
+      try {
+        await repo.insert(outcome.state, toOutbox(outcome.state, outcome.effects, now, cmd.correlationId));
+      } catch (error) {
+        if (isDuplicateKey(error)) continue; // another replica won the race: resume theirs
+        throw error;
+      }
+      await relay.flush(applicationId);
+      return { ok: true as const, result: outcome.result };
+    }
+    throw new ServiceError('Initiate kept conflicting', { retriable: true });
+  }
+
+  async function relink(cmd: Extract<ApplicationCommand, { type: 'RelinkAccount' }>) {
+    const stored = await loadOwned(cmd.applicationId, cmd.clientId);
+    if (!stored) return notFound();
+    const refused = checkRelink(stored.state, cmd.accountId);
+    if (refused && !refused.ok) return { ok: false as const, code: refused.code, message: refused.message };
+    const [only] = cmd.accountId ? accountsToRelink(stored.state, cmd.accountId) : [];
+    const widgetUrl = await widgetFor(stored.state, cmd.providerKey, only?.providerAccountId);
+    return commandMutation(cmd.applicationId, cmd.clientId, cmd.correlationId, (state, now) =>
+      relinkAccount(state, { accountId: cmd.accountId, widgetUrl, providerKeySealed: cmd.providerKey, now }),
+    );
+  }
+
+  async function execute(cmd: ApplicationCommand): Promise<Answer> {
+    switch (cmd.type) {
+      case 'InitiateApplication':
+        return initiate(cmd);
+      case 'FinalizeLinking':
+        return commandMutation(cmd.applicationId, cmd.clientId, cmd.correlationId, finalizeLinking);
+      case 'AnalyzeApplication':
+        return commandMutation(cmd.applicationId, cmd.clientId, cmd.correlationId, (state, now) =>
+          analyzeApplication(state, { analysisId: randomUUID(), now }),
+        );
+      case 'RelinkAccount':
+        return relink(cmd);
+      case 'GetApplication': {
+        const stored = await loadOwned(cmd.applicationId, cmd.clientId);
+        return stored ? { ok: true, result: toView(stored.state) } : notFound();
+      }
+    }
+  }
+
+  async function onCommand(message: InboundMessage) {
+    const cmd = message.value as ApplicationCommand;
+    let answer: Answer;
+    try {
+      answer = await execute(cmd);
+    } catch (error) {
+      const retriable = (error as ServiceError).retriable;
+      if (!(error instanceof ServiceError) || (error as Error).name !== 'ProviderError') throw error;
+      logger.warn({ err: error, command: cmd.type, retriable }, 'provider call failed while handling a command');
+      answer = {
+        ok: false,
+        code: 'PROVIDER_UNAVAILABLE',
+        message: 'The account-linking provider could not be reached; retry the request',
+      };
+    }
+    const reply = { commandId: cmd.commandId, ...answer } as CommandReply;
+    // The reply is a courtesy to the waiting gateway; the state change is already durable.
+    await bus
+      .publish(cmd.replyTo, [{ key: cmd.commandId, value: reply }])
+      .catch((error) => logger.warn({ err: error, replyTo: cmd.replyTo }, 'reply could not be sent'));
+  }
+
+  async function onProviderCallback(message: InboundMessage) {
+    const callback = message.value as ProviderCallback;
+    if (callback.kind !== 'account_connected' || !callback.ref) return;
+    const stored = await repo.get(callback.ref);
+    if (!stored) {
+      logger.warn({ ref: callback.ref }, 'provider linked an account for an unknown application; ignored');
+      return;
+    }
+    if (stored.state.accounts.some((a) => a.providerAccountId === callback.providerAccountId)) return;
+    const account = await provider.getAccount(openKey(stored.state.providerKeySealed), callback.providerAccountId);
+    const accountId = randomUUID();
+    await mutate(
+      callback.ref,
+      (state, now) => {
+        const outcome = recordAccountLink(state, { callbackId: callback.callbackId, accountId, account, now });
+        if (outcome.kind === 'duplicate') return null;
+        if (outcome.kind === 'refused') {
+          logger.warn(
+            { applicationId: state.applicationId, providerAccountId: account.id, reason: outcome.reason },
+            'account link refused',
+          );
+          return { state: outcome.state, effects: [] };
+        }
+        return { state: outcome.state, effects: outcome.effects };
+      },
+      message.headers['x-correlation-id'],
+    );
+  }
+
+  async function onEnrichmentResult(message: InboundMessage) {
+    const result = message.value as EnrichmentResult;
+    await mutate(result.applicationId, (state, now) => recordEnrichment(state, result, now));
+  }
+
+  async function onScoringResult(message: InboundMessage) {
+    const result = message.value as ScoringResult;
+    await mutate(result.applicationId, (state, now) => recordScoring(state, result, now));
+  }
+
+  async function onDeadline(message: InboundMessage) {
+    const deadline = message.value as DeadlinePassed;
+    if (deadline.kind === 'enrichment_timeout') return;
+    await mutate(deadline.applicationId, (state, now) => expireDeadline(state, deadline, now));
+  }
+
+  const handlers: Record<string, (m: InboundMessage) => Promise<void>> = {
+    [Topics.applicationCommands]: onCommand,
+    [Topics.providerCallbacks]: onProviderCallback,
+    [Topics.enrichmentResults]: onEnrichmentResult,
+    [Topics.scoringResults]: onScoringResult,
+    [Topics.deadlines]: onDeadline,
+  };
+
+  return {
+    repo,
+    model,
+    async start() {
+      await syncIndexes(runtime.db);
+      await ensureContractTopics(bus);
+      relay.start();
+      runtime.lifecycle.onStop('outbox', () => relay.stop());
+      await bus.consume({
+        groupId: 'applications',
+        topics: Object.keys(handlers),
+        partitionsConsumedConcurrently: config.COMMAND_CONCURRENCY,
+        handle: async (message) => handlers[message.topic]?.(message),
+      });
+      http = await listen(createOpsApp({ metrics: runtime.metrics, checks: runtime.checks }), config.HTTP_HOST, config.HTTP_PORT);
+      runtime.lifecycle.onStop('http', () => http?.close());
+      logger.info({ url: http.url }, 'applications service started');
+      return { url: http.url };
+    },
+    stop: () => runtime.lifecycle.stop(),
+  };
+}

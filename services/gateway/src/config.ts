@@ -1,0 +1,33 @@
+import { baseConfigShape, booleanSetting, durationMs, loadConfig } from '@loan/runtime';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+
+export const configShape = {
+  ...baseConfigShape,
+  SERVICE_NAME: z.string().default('gateway').describe('Service name'),
+  GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe('Port of the public API'),
+  GATEWAY_INSTANCE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .default(() => randomUUID().replace(/-/g, '').slice(0, 16))
+    .describe('Identity of this replica; names its reply topic'),
+  ADMIN_TOKEN: z.string().min(8).default('local-admin-token').describe('Token of the admin API (x-admin-token)'),
+  PROVIDER_WEBHOOK_SECRET: z
+    .string()
+    .min(8)
+    .default('sandbox-webhook-secret')
+    .describe('Secret the provider sends in mono-webhook-secret'),
+  REPLY_TIMEOUT: durationMs('10s').describe('How long a request waits for the applications service'),
+  RATE_LIMIT_INITIATE: z.coerce.number().int().positive().default(20).describe('initiate requests per window per client'),
+  RATE_LIMIT_ANALYZE: z.coerce.number().int().positive().default(30).describe('analyze requests per window per client'),
+  RATE_LIMIT_GLOBAL: z.coerce.number().int().positive().default(60).describe('Other API requests per window per IP'),
+  RATE_LIMIT_WINDOW: durationMs('60s').describe('Length of a rate-limit window'),
+  RATE_LIMITS_ENABLED: booleanSetting(true).describe('Set false to lift the limits (benchmarks)'),
+  TRUST_PROXY: booleanSetting(false).describe('Take the client IP from X-Forwarded-For (behind a load balancer)'),
+  API_KEY_CACHE_TTL: durationMs('5s').describe('How long a verified API key is cached in memory'),
+  WEBHOOK_SECRET_OVERLAP: durationMs('24h').describe('How long the previous webhook secret keeps signing after a rotation'),
+};
+
+export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
+export const loadGatewayConfig = (env: Record<string, string | undefined> = process.env) =>
+  loadConfig(configShape, env);

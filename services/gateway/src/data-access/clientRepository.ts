@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { Topics, type ClientChanged } from '@loan/contracts';
+import type { OutboxRelay, Sealer } from '@loan/runtime';
+import type { ClientModel } from './clientModel';
+
+export interface ClientRecord {
+  clientId: string;
+  name: string;
+  apiKeyHash: string;
+  webhookUrl: string | null;
+  webhookSecrets: { secret: string; validUntil: Date | null }[];
+  providerSecretKey: string | null;
+  version: number;
+}
+
+type Doc = Omit<ClientRecord, 'clientId'> & { _id: string };
+const toRecord = (doc: Doc): ClientRecord => ({
+  clientId: doc._id,
+  name: doc.name,
+  apiKeyHash: doc.apiKeyHash,
+  webhookUrl: doc.webhookUrl ?? null,
+  webhookSecrets: (doc.webhookSecrets ?? []).map((s) => ({ secret: s.secret, validUntil: s.validUntil ?? null })),
+  providerSecretKey: doc.providerSecretKey ?? null,
+  version: doc.version,
+});
+
+/** The fact other services project: the client as it now is (secrets stay sealed). */
+function changed(record: ClientRecord, now: Date): ClientChanged {
+  return {
+    clientId: record.clientId,
+    name: record.name,
+    webhookUrl: record.webhookUrl,
+    webhookSecrets: record.webhookSecrets.map((s) => ({
+      secret: s.secret,
+      validUntil: s.validUntil ? s.validUntil.toISOString() : null,
+    })),
+    providerSecretKey: record.providerSecretKey,
+    version: record.version,
+    changedAt: now.toISOString(),
+  };
+}
+
+/** Client accounts; every change publishes the client's new state through the outbox. */
+export function createClientRepository(deps: { model: ClientModel; relay: OutboxRelay; sealer: Sealer }) {
+  const { model, relay } = deps;
+
+  const entry = (record: ClientRecord, now: Date) => ({
+    id: randomUUID(),
+    topic: Topics.clients,
+    key: record.clientId,
+    value: changed(record, now),
+  });
+
+  return {
+    async findByKeyHash(apiKeyHash: string): Promise<ClientRecord | null> {
+      const doc = await model.findOne({ apiKeyHash }, { outbox: 0 }).lean<Doc>();
+      return doc ? toRecord(doc) : null;
+    },
+
+    async get(clientId: string): Promise<ClientRecord | null> {
+      const doc = await model.findById(clientId, { outbox: 0 }).lean<Doc>();
+      return doc ? toRecord(doc) : null;
+    },
+
+    async create(record: ClientRecord, now: Date): Promise<void> {
+      await model.create({
+        _id: record.clientId,
+        ...record,
+        createdAt: now,
+        updatedAt: now,
+        outbox: [entry(record, now)],
+        outboxPending: true,
+      });
+      await relay.flush(record.clientId);
+    },
+
+    /** Applies a change if the client is still at `record.version - 1`; false on a conflict. */
+    async update(record: ClientRecord, now: Date): Promise<boolean> {
+      const { clientId, ...fields } = record;
+      const res = await model.updateOne(
+        { _id: clientId, version: record.version - 1 },
+        { $set: { ...fields, updatedAt: now, outboxPending: true }, $push: { outbox: entry(record, now) } },
+      );
+      if (res.modifiedCount !== 1) return false;
+      await relay.flush(clientId);
+      return true;
+    },
+  };
+}
+export type ClientRepository = ReturnType<typeof createClientRepository>;

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Topics,
+  replyTopicFor,
+  type ApplicationCommand,
+  type CommandReply,
+} from '@loan/contracts';
+import type { KafkaBus, Logger } from '@loan/runtime';
+
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type CommandInput = DistributiveOmit<ApplicationCommand, 'commandId' | 'replyTo' | 'issuedAt'>;
+
+export class ReplyTimeoutError extends Error {
+  constructor(readonly commandId: string) {
+    super(`No reply to command ${commandId} in time`);
+    this.name = 'ReplyTimeoutError';
+  }
+}
+
+/**
+ * Request/reply over Kafka: a command goes to the applications service, keyed so that what
+ * must be serialised is (initiate by idempotencyKey, the rest by applicationId); the reply
+ * comes back on this replica's own topic, which only it reads.
+ */
+export function createCommandBus(deps: { bus: KafkaBus; instanceId: string; timeoutMs: number; logger: Logger }) {
+  const { bus, timeoutMs } = deps;
+  const replyTo = replyTopicFor(deps.instanceId);
+  const pending = new Map<string, { resolve: (reply: CommandReply) => void; timer: NodeJS.Timeout }>();
+
+  async function start() {
+    await bus.ensureTopics([replyTo], { partitions: 1 });
+    await bus.consume({
+      groupId: `gateway-replies-${deps.instanceId}`,
+      topics: [replyTo],
+      fromBeginning: true,
+      partitionsConsumedConcurrently: 1,
+      handle: async (message) => {
+        const reply = message.value as CommandReply;
+        const waiter = pending.get(reply.commandId);
+        if (!waiter) return; // the request already timed out
+        clearTimeout(waiter.timer);
+        pending.delete(reply.commandId);
+        waiter.resolve(reply);
+      },
+    });
+  }
+
+  /** Removes this replica's reply topic on a clean shutdown. */
+  async function stop() {
+    for (const [, waiter] of pending) clearTimeout(waiter.timer);
+    pending.clear();
+    await bus.admin.deleteTopics({ topics: [bus.topicName(replyTo)], timeout: 5_000 }).catch(() => undefined);
+  }
+
+  function send(input: CommandInput): Promise<CommandReply> {
+    const commandId = randomUUID();
+    const command = { ...input, commandId, replyTo, issuedAt: new Date().toISOString() } as ApplicationCommand;
+    const key = command.type === 'InitiateApplication' ? `key:${command.request.idempotencyKey}` : command.applicationId;
+    return new Promise<CommandReply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pending.delete(commandId);
+        reject(new ReplyTimeoutError(commandId));
+      }, timeoutMs);
+      pending.set(commandId, { resolve, timer });
+      bus
+        .publish(Topics.applicationCommands, [{ key, value: command, headers: { 'x-correlation-id': input.correlationId } }])
+        .catch((error: unknown) => {
+          clearTimeout(timer);
+          pending.delete(commandId);
+          reject(error);
+        });
+    });
+  }
+
+  return { start, stop, send, replyTo };
+}
+export type CommandBus = ReturnType<typeof createCommandBus>;

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { Router } from 'express';
+import { CreateClientRequest, UpdateClientRequest } from '@loan/contracts';
+import type { Clock, Sealer } from '@loan/runtime';
+import { z } from 'zod';
+import { HttpError } from '../../domain/errors';
+import { hashApiKey, newApiKey, newWebhookSecret } from '../../domain/keys';
+import type { ClientRecord, ClientRepository } from '../../data-access/clientRepository';
+import { requireJson, route, validate } from './support';
+
+const RotateSecretRequest = z
+  .object({ overlapSeconds: z.number().int().min(0).max(7 * 86_400).optional() })
+  .optional()
+  .transform((v) => v ?? {});
+
+/**
+ * Admin API of the local contract: create a client, change its webhook URL or provider key,
+ * rotate its API key or webhook secret. Keys are shown once and stored hashed; secrets sealed.
+ */
+export function adminRoutes(deps: {
+  clients: ClientRepository;
+  sealer: Sealer;
+  clock: Clock;
+  webhookSecretOverlapMs: number;
+  onKeyChange: () => void;
+}) {
+  const { clients, sealer, clock } = deps;
+  const router = Router();
+
+  async function load(id: string | string[] | undefined): Promise<ClientRecord> {
+    const client = typeof id === 'string' ? await clients.get(id) : null;
+    if (!client) throw new HttpError(404, 'Client not found');
+    return client;
+  }
+
+  async function save(next: ClientRecord) {
+    if (!(await clients.update(next, clock.now()))) {
+      throw new HttpError(409, 'The client was changed concurrently; retry');
+    }
+  }
+
+  router.post(
+    '/clients',
+    requireJson(),
+    route(async (req, res) => {
+      const body = validate(CreateClientRequest, req.body ?? {});
+      const apiKey = newApiKey();
+      const webhookSecret = newWebhookSecret();
+      const record: ClientRecord = {
+        clientId: randomUUID(),
+        name: body.name,
+        apiKeyHash: hashApiKey(apiKey),
+        webhookUrl: body.webhookUrl ?? null,
+        webhookSecrets: [{ secret: sealer.seal(webhookSecret), validUntil: null }],
+        providerSecretKey: body.providerSecretKey ? sealer.seal(body.providerSecretKey) : null,
+        version: 1,
+      };
+      await clients.create(record, clock.now());
+      res.status(201).json({ clientId: record.clientId, apiKey, webhookSecret });
+    }),
+  );
+
+  router.get(
+    '/clients/:id',
+    route(async (req, res) => {
+      const client = await load(req.params.id);
+      res.json({
+        clientId: client.clientId,
+        name: client.name,
+        webhookUrl: client.webhookUrl,
+        providerKeyConfigured: client.providerSecretKey !== null,
+        version: client.version,
+      });
+    }),
+  );
+
+  router.patch(
+    '/clients/:id',
+    requireJson(),
+    route(async (req, res) => {
+      const body = validate(UpdateClientRequest, req.body ?? {});
+      const client = await load(req.params.id);
+      const next: ClientRecord = { ...client, version: client.version + 1 };
+      if (body.webhookUrl !== undefined) next.webhookUrl = body.webhookUrl;
+      if (body.providerSecretKey !== undefined) {
+        next.providerSecretKey = body.providerSecretKey === null ? null : sealer.seal(body.providerSecretKey);
+      }
+      await save(next);
+      deps.onKeyChange();
+      res.json({
+        clientId: next.clientId,
+        name: next.name,
+        webhookUrl: next.webhookUrl,
+        providerKeyConfigured: next.providerSecretKey !== null,
+        version: next.version,
+      });
+    }),
+  );
+
+  router.post(
+    '/clients/:id/rotate-key',
+    route(async (req, res) => {
+      const client = await load(req.params.id);
+      const apiKey = newApiKey();
+      await save({ ...client, apiKeyHash: hashApiKey(apiKey), version: client.version + 1 });
+      deps.onKeyChange();
+      res.json({ clientId: client.clientId, apiKey });
+    }),
+  );
+
+  router.post(
+    '/clients/:id/rotate-webhook-secret',
+    route(async (req, res) => {
+      const body = validate(RotateSecretRequest, req.body && Object.keys(req.body).length > 0 ? req.body : undefined);
+      const client = await load(req.params.id);
+      const now = clock.now();
+      const overlapMs = body.overlapSeconds !== undefined ? body.overlapSeconds * 1000 : deps.webhookSecretOverlapMs;
+      const validUntil = new Date(now.getTime() + overlapMs);
+      const webhookSecret = newWebhookSecret();
+      const previous = client.webhookSecrets
+        .filter((s) => s.validUntil === null || s.validUntil > now)
+        .map((s) => ({ secret: s.secret, validUntil: s.validUntil && s.validUntil < validUntil ? s.validUntil : validUntil }));
+      await save({
+        ...client,
+        webhookSecrets: [{ secret: sealer.seal(webhookSecret), validUntil: null }, ...previous].slice(0, 3),
+        version: client.version + 1,
+      });
+      res.json({ clientId: client.clientId, webhookSecret, previousSecretValidUntil: validUntil.toISOString() });
+    }),
+  );
+
+  return router;
+}

@@ -1,0 +1,47 @@
+import express, { type Express, type RequestHandler } from 'express';
+import { Limits } from '@loan/contracts';
+import { httpMetrics, mountOps, type Metrics, type ReadinessCheck } from '@loan/runtime';
+import { buildOpenApi, docsPage } from './openapi';
+import { correlation, errorHandler, notFoundHandler } from './support';
+import type { Logger } from '@loan/runtime';
+
+/** Assembles the gateway's HTTP app: ops endpoints, the lender API, admin and provider webhooks. */
+export function createHttpApp(deps: {
+  metrics: Metrics;
+  checks: Record<string, ReadinessCheck>;
+  logger: Logger;
+  trustProxy: boolean;
+  api: express.Router;
+  admin: express.Router;
+  adminGuard: RequestHandler;
+  providerWebhooks: express.Router;
+  publicUrl: () => string;
+}): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy);
+  app.use(httpMetrics(deps.metrics));
+  app.use(correlation());
+  mountOps(app, { metrics: deps.metrics, checks: deps.checks });
+  app.use(
+    express.json({
+      limit: Limits.maxBodyBytes,
+      strict: true,
+      verify: (req, _res, buf) => {
+        (req as unknown as { rawBody: Buffer }).rawBody = buf;
+      },
+    }),
+  );
+  app.get('/api/openapi.json', (_req, res) => {
+    res.json(buildOpenApi(deps.publicUrl()));
+  });
+  app.get('/api/docs', (_req, res) => {
+    res.type('html').send(docsPage(buildOpenApi(deps.publicUrl())));
+  });
+  app.use('/api/applications', deps.api);
+  app.use('/admin', deps.adminGuard, deps.admin);
+  app.use('/provider/webhooks', deps.providerWebhooks);
+  app.use(notFoundHandler());
+  app.use(errorHandler(deps.logger));
+  return app;
+}

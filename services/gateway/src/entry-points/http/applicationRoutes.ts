@@ -1,0 +1,103 @@
+import { Router, type RequestHandler, type Response } from 'express';
+import { InitiateRequest, LinkAccountRequest, Uuid, type CommandReply } from '@loan/contracts';
+import { HttpError, STATUS_OF } from '../../domain/errors';
+import { ReplyTimeoutError, type CommandBus, type CommandInput, type DistributiveOmit } from '../../data-access/commandBus';
+import type { ClientRecord } from '../../data-access/clientRepository';
+import { ctx, requireJson, route, validate } from './support';
+
+const PROVIDER_KEY_MISSING =
+  'Account-linking provider API key is not configured on this account; set providerSecretKey on the client account';
+
+/** A path id that is not a UUID names no application: 404, like any unknown id. */
+function applicationIdOf(raw: string | string[] | undefined): string {
+  const parsed = Uuid.safeParse(raw);
+  if (!parsed.success) throw new HttpError(404, 'Application not found');
+  return parsed.data;
+}
+
+function providerKeyOf(client: ClientRecord): string {
+  if (!client.providerSecretKey) throw new HttpError(500, PROVIDER_KEY_MISSING);
+  return client.providerSecretKey;
+}
+
+/** The lender API of spec section 4, plus `GET /api/applications/:id` for polling. */
+export function applicationRoutes(deps: {
+  commands: CommandBus;
+  authenticate: RequestHandler;
+  limit: (kind: 'initiate' | 'analyze' | 'other') => RequestHandler;
+}) {
+  const router = Router();
+  const { commands } = deps;
+
+  async function ask(res: Response, input: DistributiveOmit<CommandInput, 'clientId' | 'correlationId'>) {
+    const { client, correlationId } = ctx(res);
+    let reply: CommandReply;
+    try {
+      reply = await commands.send({ ...input, clientId: client!.clientId, correlationId } as CommandInput);
+    } catch (error) {
+      if (error instanceof ReplyTimeoutError) {
+        throw new HttpError(500, 'The request took too long to process; retry it (initiate with the same idempotencyKey)');
+      }
+      throw error;
+    }
+    if (!reply.ok) throw new HttpError(STATUS_OF[reply.code], reply.message);
+    return reply.result;
+  }
+
+  router.use(deps.authenticate);
+
+  router.post(
+    '/initiate',
+    deps.limit('initiate'),
+    requireJson(),
+    route(async (req, res) => {
+      const request = validate(InitiateRequest, req.body ?? {});
+      const providerKey = providerKeyOf(ctx(res).client!);
+      const result = await ask(res, { type: 'InitiateApplication', request, providerKey });
+      res.status(result.resumed ? 200 : 201).json(result);
+    }),
+  );
+
+  router.get(
+    '/:id',
+    deps.limit('other'),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      res.json(await ask(res, { type: 'GetApplication', applicationId }));
+    }),
+  );
+
+  router.post(
+    '/:id/finalize-linking',
+    deps.limit('other'),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      res.json(await ask(res, { type: 'FinalizeLinking', applicationId }));
+    }),
+  );
+
+  router.post(
+    '/:id/analyze',
+    deps.limit('analyze'),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      res.json(await ask(res, { type: 'AnalyzeApplication', applicationId }));
+    }),
+  );
+
+  router.post(
+    '/:id/link-account',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      const body = validate(LinkAccountRequest, req.body && Object.keys(req.body).length > 0 ? req.body : undefined);
+      const providerKey = providerKeyOf(ctx(res).client!);
+      res.json(
+        await ask(res, { type: 'RelinkAccount', applicationId, accountId: body.accountId ?? null, providerKey }),
+      );
+    }),
+  );
+
+  return router;
+}

@@ -1,0 +1,116 @@
+import type { RequestHandler } from 'express';
+import type { Counter } from 'prom-client';
+import { HttpError } from '../../domain/errors';
+import { hashApiKey, safeEqual } from '../../domain/keys';
+import { limitFor, windowOf } from '../../domain/rateLimit';
+import type { ClientRecord, ClientRepository } from '../../data-access/clientRepository';
+import type { RateWindowModel } from '../../data-access/clientModel';
+import type { Clock } from '@loan/runtime';
+import { isDuplicateKey } from '@loan/runtime';
+import { ctx } from './support';
+
+/**
+ * `x-api-key` on every /api route. Keys are looked up by their SHA-256 (only the hash is
+ * stored) and the stored hash is compared in constant time. Verified keys are cached briefly.
+ */
+export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: number; clock: Clock }): RequestHandler & {
+  forget(): void;
+} {
+  const cache = new Map<string, { client: ClientRecord; until: number }>();
+  const handler = (async (req, res, next) => {
+    try {
+      const key = req.header('x-api-key');
+      if (!key) throw new HttpError(401, 'Missing x-api-key header');
+      const hash = hashApiKey(key);
+      const now = deps.clock.now().getTime();
+      const hit = cache.get(hash);
+      let client = hit && hit.until > now ? hit.client : null;
+      if (!client) {
+        client = await deps.clients.findByKeyHash(hash);
+        if (!client || !safeEqual(client.apiKeyHash, hash)) throw new HttpError(401, 'Invalid API key');
+        if (cache.size > 10_000) cache.clear();
+        cache.set(hash, { client, until: now + deps.cacheTtlMs });
+      }
+      ctx(res).client = client;
+      next();
+    } catch (error) {
+      next(error);
+    }
+  }) as RequestHandler & { forget(): void };
+  handler.forget = () => cache.clear();
+  return handler;
+}
+
+export function adminOnly(token: string): RequestHandler {
+  return (req, _res, next) => {
+    const given = req.header('x-admin-token');
+    if (!given || !safeEqual(given, token)) {
+      next(new HttpError(401, given ? 'Invalid admin token' : 'Missing x-admin-token header'));
+      return;
+    }
+    next();
+  };
+}
+
+export interface RateLimitSettings {
+  enabled: boolean;
+  windowMs: number;
+  initiate: number;
+  analyze: number;
+  global: number;
+}
+
+/**
+ * Fixed 60-second windows counted in the database, so every gateway replica enforces the same
+ * limit. Over the limit: 429 with Retry-After (seconds until the window resets).
+ */
+export function createRateLimiter(deps: { model: RateWindowModel; settings: RateLimitSettings; clock: Clock; rejections: Counter<'bucket'> }) {
+  const { model, settings } = deps;
+
+  async function hit(bucket: string, now: Date) {
+    const window = windowOf(now, settings.windowMs);
+    const id = `${bucket}:${window.start}`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const doc = await model
+          .findOneAndUpdate(
+            { _id: id },
+            { $inc: { count: 1 }, $setOnInsert: { expiresAt: new Date(window.resetsAt + settings.windowMs) } },
+            { upsert: true, new: true },
+          )
+          .lean<{ count: number }>();
+        return { count: doc?.count ?? 1, window };
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error; // two first hits raced on the upsert
+      }
+    }
+    throw new Error('Rate window kept conflicting');
+  }
+
+  return (routeKind: 'initiate' | 'analyze' | 'other'): RequestHandler =>
+    async (req, res, next) => {
+      if (!settings.enabled) return next();
+      try {
+        const clientId = ctx(res).client?.clientId ?? 'anonymous';
+        const { bucket, limit } = limitFor(routeKind, { clientId, ip: req.ip ?? 'unknown' }, settings);
+        const { count, window } = await hit(bucket, deps.clock.now());
+        res.setHeader('X-RateLimit-Limit', String(limit));
+        res.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - count)));
+        res.setHeader('X-RateLimit-Reset', String(Math.ceil(window.resetsAt / 1000)));
+        if (count > limit) {
+          deps.rejections.inc({ bucket: routeKind });
+          throw new HttpError(429, `Rate limit of ${limit} requests per minute exceeded; retry after the window resets`, {
+            'Retry-After': String(window.retryAfterSeconds),
+          });
+        }
+        next();
+      } catch (error) {
+        next(error);
+      }
+    };
+}
+
+/** Periodically removes windows past their end (MongoDB's TTL index does it too where supported). */
+export function pruneRateWindows(model: RateWindowModel, clock: Clock) {
+  return () => model.deleteMany({ expiresAt: { $lt: clock.now() } }).then(() => undefined);
+}

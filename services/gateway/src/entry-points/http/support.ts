@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { errorBody } from '@loan/contracts';
+import type { Logger } from '@loan/runtime';
+import type { z } from 'zod';
+import { HttpError } from '../../domain/errors';
+import type { ClientRecord } from '../../data-access/clientRepository';
+
+/** What the middlewares learn about a request. */
+export interface RequestContext {
+  correlationId: string;
+  client?: ClientRecord;
+}
+
+export const ctx = (res: Response): RequestContext => res.locals as RequestContext;
+
+/** Parses with a zod schema; a failure is a 400 naming each field and its problem. */
+export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const field = issue.path.join('.');
+    if (issue.code === 'invalid_type' && issue.input === undefined && field) return `${field} is required`;
+    return field && !issue.message.startsWith(field) ? `${field}: ${issue.message}` : issue.message;
+  });
+  throw new HttpError(400, [...new Set(problems)].join('; '));
+}
+
+/** Lets async handlers throw; express 5 forwards rejected promises to the error handler. */
+export const route =
+  (handler: (req: Request, res: Response) => Promise<void>): RequestHandler =>
+  (req, res, next) =>
+    handler(req, res).catch(next);
+
+export function correlation(): RequestHandler {
+  return (req, res, next) => {
+    const given = req.header('x-correlation-id');
+    const id = given && /^[\w.:-]{1,100}$/.test(given) ? given : randomUUID();
+    ctx(res).correlationId = id;
+    res.setHeader('x-correlation-id', id);
+    next();
+  };
+}
+
+/** Every error leaves in the spec's shape `{statusCode, message, error}`; never a stack. */
+export function errorHandler(logger: Logger) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    let status = 500;
+    let message = 'Internal server error';
+    const e = error as { type?: string; status?: number; statusCode?: number; message?: string };
+    if (error instanceof HttpError) {
+      status = error.statusCode;
+      message = error.message;
+      for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    } else if (e?.type === 'entity.parse.failed') {
+      status = 400;
+      message = 'Request body is not valid JSON';
+    } else if (e?.type === 'entity.too.large') {
+      status = 413;
+      message = 'Request body is too large';
+    } else if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
+      status = 415;
+      message = 'Unsupported request body encoding';
+    } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+      status = e.status;
+      message = e.message ?? 'Bad request';
+    }
+    if (status >= 500) {
+      logger.error({ err: error, method: req.method, path: req.path, correlationId: ctx(res).correlationId }, 'request failed');
+    }
+    if (res.headersSent) return;
+    res.status(status).json(errorBody(status, message));
+  };
+}
+
+export function notFoundHandler(): RequestHandler {
+  return (req, res) => {
+    res.status(404).json(errorBody(404, `Cannot ${req.method} ${req.path}`));
+  };
+}
+
+/** Bodies must be JSON when there is one. */
+export function requireJson(): RequestHandler {
+  return (req, _res, next) => {
+    const length = Number(req.header('content-length') ?? 0);
+    const chunked = req.header('transfer-encoding') !== undefined;
+    if ((length > 0 || chunked) && !req.is('application/json')) {
+      next(new HttpError(415, 'Content-Type must be application/json'));
+      return;
+    }
+    next();
+  };
+}

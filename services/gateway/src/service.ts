@@ -1,0 +1,112 @@
+import { Counter } from 'prom-client';
+import {
+  createOutboxRelay,
+  ensureContractTopics,
+  listen,
+  syncIndexes,
+  type Clock,
+  type ServiceRuntime,
+} from '@loan/runtime';
+import type { GatewayConfig } from './config';
+import { clientModel, rateWindowModel } from './data-access/clientModel';
+import { createClientRepository } from './data-access/clientRepository';
+import { createCommandBus } from './data-access/commandBus';
+import { adminRoutes } from './entry-points/http/adminRoutes';
+import { createHttpApp } from './entry-points/http/app';
+import { applicationRoutes } from './entry-points/http/applicationRoutes';
+import { adminOnly, authenticate, createRateLimiter, pruneRateWindows } from './entry-points/http/guards';
+import { providerWebhookRoutes } from './entry-points/http/providerWebhookRoutes';
+
+/**
+ * The gateway: the HTTP edge. Authenticates, rate-limits and validates, turns requests into
+ * commands for the applications service and waits for the reply; takes the provider's
+ * webhooks; serves the admin API of client accounts.
+ */
+export function createGatewayService(deps: { runtime: ServiceRuntime; config: GatewayConfig; clock: Clock }) {
+  const { runtime, config, clock } = deps;
+  const { bus, logger, metrics, sealer } = runtime;
+  const clients = clientModel(runtime.db);
+  const windows = rateWindowModel(runtime.db);
+  const relay = createOutboxRelay({ bus, model: clients, logger });
+  const clientRepo = createClientRepository({ model: clients, relay, sealer });
+  const commands = createCommandBus({ bus, instanceId: config.GATEWAY_INSTANCE_ID, timeoutMs: config.REPLY_TIMEOUT, logger });
+  const rateRejections = new Counter({
+    name: 'gateway_rate_limit_rejections_total',
+    help: 'Requests refused with 429, by limit',
+    labelNames: ['bucket'] as const,
+    registers: [metrics.registry],
+  });
+  const providerWebhooks = new Counter({
+    name: 'gateway_provider_webhooks_total',
+    help: 'Provider webhooks by outcome (accepted, rejected, invalid)',
+    labelNames: ['outcome'] as const,
+    registers: [metrics.registry],
+  });
+  const auth = authenticate({ clients: clientRepo, cacheTtlMs: config.API_KEY_CACHE_TTL, clock });
+  const limiter = createRateLimiter({
+    model: windows,
+    clock,
+    rejections: rateRejections,
+    settings: {
+      enabled: config.RATE_LIMITS_ENABLED,
+      windowMs: config.RATE_LIMIT_WINDOW,
+      initiate: config.RATE_LIMIT_INITIATE,
+      analyze: config.RATE_LIMIT_ANALYZE,
+      global: config.RATE_LIMIT_GLOBAL,
+    },
+  });
+  let url = `http://${config.HTTP_HOST}:${config.GATEWAY_PORT}`;
+  let ready = false;
+
+  const app = createHttpApp({
+    metrics,
+    logger,
+    checks: { ...runtime.checks, replies: () => ready },
+    trustProxy: config.TRUST_PROXY,
+    api: applicationRoutes({ commands, authenticate: auth, limit: limiter }),
+    adminGuard: adminOnly(config.ADMIN_TOKEN),
+    admin: adminRoutes({
+      clients: clientRepo,
+      sealer,
+      clock,
+      webhookSecretOverlapMs: config.WEBHOOK_SECRET_OVERLAP,
+      onKeyChange: () => auth.forget(),
+    }),
+    providerWebhooks: providerWebhookRoutes({
+      bus,
+      secret: config.PROVIDER_WEBHOOK_SECRET,
+      clock,
+      logger,
+      received: providerWebhooks,
+    }),
+    publicUrl: () => url,
+  });
+
+  return {
+    app,
+    clients: clientRepo,
+    async start() {
+      await syncIndexes(runtime.db);
+      await ensureContractTopics(bus);
+      await commands.start();
+      runtime.lifecycle.onStop('reply topic', () => commands.stop());
+      relay.start();
+      runtime.lifecycle.onStop('outbox', () => relay.stop());
+      const prune = setInterval(() => {
+        pruneRateWindows(windows, clock)().catch(() => undefined);
+      }, 60_000);
+      prune.unref();
+      runtime.lifecycle.onStop('prune', () => clearInterval(prune));
+      const http = await listen(app, config.HTTP_HOST, config.GATEWAY_PORT);
+      url = http.url;
+      ready = true;
+      runtime.lifecycle.onStop('http', async () => {
+        ready = false;
+        await http.close();
+      });
+      logger.info({ url }, 'gateway started');
+      return { url };
+    },
+    stop: () => runtime.lifecycle.stop(),
+  };
+}

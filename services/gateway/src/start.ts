@@ -1,0 +1,16 @@
+import { createLogger, createServiceRuntime, systemClock } from '@loan/runtime';
+import { loadGatewayConfig } from './config';
+import { createGatewayService } from './service';
+
+async function main() {
+  const config = loadGatewayConfig();
+  const logger = createLogger(config.SERVICE_NAME, config.LOG_LEVEL);
+  const runtime = await createServiceRuntime(config, { logger });
+  runtime.lifecycle.installSignalHandlers();
+  await createGatewayService({ runtime, config, clock: systemClock }).start();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { baseConfigShape, loadConfig, type BaseConfig } from '@loan/runtime';
+
+/** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => T | undefined | false | null | Promise<T | undefined | false | null>,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false && value !== null) return value as T;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out waiting for ${options.what ?? 'condition'}${lastError ? `: ${String(lastError)}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
+  }
+}
+
+export const uniqueName = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+/** Configuration of a service under test: the local infrastructure, its own database. */
+export function testConfig<T extends Record<string, unknown> = BaseConfig>(
+  service: string,
+  overrides: Record<string, string> = {},
+  shape: Record<string, import('zod').ZodType> = baseConfigShape,
+): T {
+  return loadConfig(shape as typeof baseConfigShape, {
+    ...process.env,
+    SERVICE_NAME: service,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    HTTP_PORT: '0',
+    ...overrides,
+  }) as unknown as T;
+}
