@@ -22,14 +22,14 @@ module.exports = {
       displayName: 'int',
       testMatch: ['<rootDir>/**/*.int.test.ts'],
       globalSetup: '<rootDir>/testing/global-setup.js',
-      testTimeout: 60_000,
+      setupFilesAfterEnv: ['<rootDir>/testing/long-timeout.js'],
     },
     {
       ...base,
       displayName: 'e2e',
       testMatch: ['<rootDir>/**/*.e2e.test.ts'],
       globalSetup: '<rootDir>/testing/global-setup.js',
-      testTimeout: 120_000,
+      setupFilesAfterEnv: ['<rootDir>/testing/long-timeout.js'],
     },
   ],
 };
