@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import { Decision, type DeadlinePassed } from '@loan/contracts';
+import type { Application } from './application';
+import { analyzeApplication } from './analyzeApplication/decide';
+import { expireDeadline } from './expireDeadline/decide';
+import { finalizeLinking } from './finalizeLinking/decide';
+import { decideExistingKey, openApplication, resumeApplication } from './initiateApplication/decide';
+import { relinkAccount } from './linkAccount/decide';
+import { recordAccountLink } from './recordAccountLink/decide';
+import { recordEnrichment } from './recordEnrichment/decide';
+import { recordScoring } from './recordScoring/decide';
+
+const t0 = new Date('2026-11-01T08:00:00.000Z');
+const later = (ms: number) => new Date(t0.getTime() + ms);
+
+function opened(): Application {
+  const outcome = openApplication({
+    applicationId: randomUUID(),
+    applicantId: randomUUID(),
+    clientId: 'client-a',
+    request: {
+      firstName: 'Adaeze',
+      lastName: 'Okafor',
+      email: 'ada@example.com',
+      amount: 500_000,
+      tenor: 12,
+      interestRate: 5,
+      idempotencyKey: 'key-1',
+    },
+    bvnSealed: null,
+    providerKeySealed: 'sealed-key',
+    widgetUrl: 'http://sandbox/widget/1',
+    now: t0,
+  });
+  if (!outcome.ok) throw new Error('open failed');
+  return outcome.state;
+}
+
+const providerAccount = (id: string) => ({
+  id,
+  holderName: 'ADAEZE OKAFOR',
+  accountNumber: '0123456785',
+  currency: 'NGN',
+  type: 'SAVINGS',
+  balanceKobo: 100,
+  bvnLast4: null,
+  institution: { name: 'GTBank', bankCode: '058', type: 'PERSONAL_BANKING' },
+});
+
+function linked(state = opened(), providerId = 'mono-1') {
+  const outcome = recordAccountLink(state, { callbackId: `cb-${providerId}`, accountId: randomUUID(), account: providerAccount(providerId), now: later(1000) });
+  if (outcome.kind !== 'linked') throw new Error('link failed');
+  return outcome;
+}
+
+function enriched(state: Application, accountId: string) {
+  const change = recordEnrichment(
+    state,
+    { type: 'AccountEnriched', factId: randomUUID(), clientId: state.clientId, applicationId: state.applicationId, applicantId: state.applicantId, accountId, providerAccountId: 'x', attempt: 1, at: later(2000).toISOString(), profile: {} as never },
+    later(2000),
+  );
+  if (!change) throw new Error('enrichment not recorded');
+  return change;
+}
+
+describe('initiate', () => {
+  it('when the key is new, then the application is PENDING_LINKING, not resumed, and an ApplicationOpened fact is produced', () => {
+    const state = opened();
+    expect(state.status).toBe('PENDING_LINKING');
+    expect(state.linkWindowStart).toEqual(t0);
+  });
+
+  it('when the key belongs to another client, then it is refused as owned by another account', () => {
+    expect(decideExistingKey(opened(), 'client-b')).toMatchObject({ ok: false, code: 'KEY_OWNED_BY_OTHER_CLIENT' });
+  });
+
+  it.each(['LINKED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const)('when the application is %s, then the key is in use (409)', (status) => {
+    expect(decideExistingKey({ ...opened(), status }, 'client-a')).toMatchObject({ ok: false, code: 'KEY_IN_USE' });
+  });
+
+  it('when an ABANDONED application is resumed, then it is PENDING_LINKING with a fresh widget and a new link window', () => {
+    const abandoned = { ...opened(), status: 'ABANDONED' as const, abandonReason: 'no_link' as const };
+    expect(decideExistingKey(abandoned, 'client-a')).toEqual({ action: 'resume' });
+    const outcome = resumeApplication(abandoned, { widgetUrl: 'http://sandbox/widget/2', providerKeySealed: 'k', now: later(5000) });
+    expect(outcome).toMatchObject({ ok: true, result: { resumed: true, status: 'PENDING_LINKING', widgetUrl: 'http://sandbox/widget/2' } });
+    if (outcome.ok) {
+      expect(outcome.state.status).toBe('PENDING_LINKING');
+      expect(outcome.state.linkWindowStart).toEqual(later(5000));
+      expect(outcome.state.abandonReason).toBeNull();
+    }
+  });
+});
+
+describe('linking and finalize', () => {
+  it('when the first account links, then the application is LINKED and account.linked goes out before the internal fact', () => {
+    const { state, effects } = linked();
+    expect(state.status).toBe('LINKED');
+    expect(state.firstLinkedAt).toEqual(later(1000));
+    expect(effects.map((e) => (e.kind === 'event' ? e.event : e.fact.type))).toEqual(['account.linked', 'AccountLinked']);
+  });
+
+  it('when the same provider account is reported twice, then it is one account and no second event', () => {
+    const first = linked();
+    const again = recordAccountLink(first.state, { callbackId: 'cb-other', accountId: randomUUID(), account: providerAccount('mono-1'), now: later(3000) });
+    expect(again.kind).toBe('duplicate');
+  });
+
+  it('when finalize is called before any account, then the spec message names the status', () => {
+    expect(finalizeLinking(opened(), t0)).toEqual({
+      ok: false,
+      code: 'INVALID_STATE',
+      message: 'Cannot finalize linking for application with status: PENDING_LINKING',
+    });
+  });
+
+  it('when finalize is called and every account is already enriched, then ready_for_analysis goes out at once, exactly once', () => {
+    const l = linked();
+    const e = enriched(l.state, l.accountId);
+    expect(e.effects).toHaveLength(0);
+    const f = finalizeLinking(e.state, later(3000));
+    expect(f.ok && f.effects.filter((x) => x.kind === 'event').map((x) => x.kind === 'event' && x.event)).toEqual(['application.ready_for_analysis']);
+    if (!f.ok) throw new Error();
+    const again = finalizeLinking(f.state, later(4000));
+    expect(again.ok && again.effects).toEqual([]);
+  });
+
+  it('when enrichment completes after finalize, then ready_for_analysis goes out with the account count', () => {
+    const first = linked();
+    const second = linked(first.state, 'mono-2');
+    const f = finalizeLinking(second.state, later(2000));
+    if (!f.ok) throw new Error();
+    expect(f.effects.some((x) => x.kind === 'event')).toBe(false);
+    const one = enriched(f.state, first.accountId);
+    expect(one.effects).toHaveLength(0);
+    const both = enriched(one.state, second.accountId);
+    expect(both.effects).toEqual([
+      expect.objectContaining({ kind: 'event', event: 'application.ready_for_analysis', data: expect.objectContaining({ accountCount: 2 }) }),
+    ]);
+  });
+
+  it('when an account links after finalize, then it is refused', () => {
+    const l = linked();
+    const f = finalizeLinking(l.state, later(2000));
+    if (!f.ok) throw new Error();
+    const late = recordAccountLink(f.state, { callbackId: 'cb-late', accountId: randomUUID(), account: providerAccount('mono-9'), now: later(3000) });
+    expect(late).toMatchObject({ kind: 'refused', reason: 'linking was finalized' });
+  });
+});
+
+describe('analyze and scoring', () => {
+  function ready() {
+    const l = linked();
+    const f = finalizeLinking(enriched(l.state, l.accountId).state, later(3000));
+    if (!f.ok) throw new Error();
+    return f.state;
+  }
+
+  it('when analyze comes before ready_for_analysis, then it is a 400-class refusal', () => {
+    const l = linked();
+    expect(analyzeApplication(l.state, { analysisId: randomUUID(), now: later(2000) })).toMatchObject({ ok: false, code: 'NO_ACCOUNTS' });
+    expect(analyzeApplication(opened(), { analysisId: randomUUID(), now: t0 })).toMatchObject({ ok: false, code: 'NO_ACCOUNTS' });
+  });
+
+  it('when analyze comes after ready, then the application is PROCESSING and an AnalysisRequested fact carries the terms', () => {
+    const outcome = analyzeApplication(ready(), { analysisId: 'a-1', now: later(4000) });
+    expect(outcome).toMatchObject({ ok: true, state: { status: 'PROCESSING' }, result: { status: 'PROCESSING' } });
+    expect(outcome.ok && outcome.effects[0]).toMatchObject({ kind: 'fact', fact: { type: 'AnalysisRequested', analysisId: 'a-1', loan: { amount: 500_000, tenor: 12, interestRate: 5 } } });
+  });
+
+  it('when the scoring result arrives, then the application is COMPLETED and application.decision carries the score', () => {
+    const outcome = analyzeApplication(ready(), { analysisId: 'a-1', now: later(4000) });
+    if (!outcome.ok) throw new Error();
+    const decision = { score: 700 } as Decision;
+    const base = { factId: randomUUID(), clientId: 'client-a', applicationId: outcome.state.applicationId, applicantId: outcome.state.applicantId, at: later(5000).toISOString(), analysisId: 'a-1' };
+    const done = recordScoring(outcome.state, { ...base, type: 'ApplicationScored', decision }, later(5000));
+    expect(done?.state.status).toBe('COMPLETED');
+    expect(done?.effects[0]).toMatchObject({ kind: 'event', event: 'application.decision', data: { status: 'COMPLETED', score: 700 } });
+    const stale = recordScoring(outcome.state, { ...base, analysisId: 'other', type: 'ScoringFailed', reason: 'x' }, later(5000));
+    expect(stale).toBeNull();
+    const failed = recordScoring(outcome.state, { ...base, type: 'ScoringFailed', reason: 'no enriched accounts' }, later(5000));
+    expect(failed?.state.status).toBe('FAILED');
+    expect(failed?.effects[0]).toMatchObject({ event: 'application.failed', data: { status: 'FAILED', reason: 'no enriched accounts' } });
+  });
+});
+
+describe('deadlines and re-linking', () => {
+  const deadline = (state: Application, kind: DeadlinePassed['kind'], since: Date): DeadlinePassed => ({
+    deadlineId: `${kind}:${state.applicationId}`,
+    kind,
+    clientId: state.clientId,
+    applicationId: state.applicationId,
+    accountId: null,
+    attempt: null,
+    since: since.toISOString(),
+    dueAt: later(10_000).toISOString(),
+    firedAt: later(10_000).toISOString(),
+  });
+
+  it('when no_link passes with no account linked, then the application is ABANDONED with reason no_link', () => {
+    const state = opened();
+    const change = expireDeadline(state, deadline(state, 'no_link', t0), later(10_000));
+    expect(change?.state.status).toBe('ABANDONED');
+    expect(change?.effects[0]).toMatchObject({ event: 'application.abandoned', data: { reason: 'no_link' } });
+  });
+
+  it('when no_link passes for an older window (the application was resumed since), then nothing happens', () => {
+    const state = { ...opened(), linkWindowStart: later(5000) };
+    expect(expireDeadline(state, deadline(state, 'no_link', t0), later(10_000))).toBeNull();
+  });
+
+  it('when no_link passes but an account was linked, then nothing happens', () => {
+    const { state } = linked();
+    expect(expireDeadline(state, deadline(state, 'no_link', t0), later(10_000))).toBeNull();
+  });
+
+  it('when no_analyze passes, then the application is ABANDONED and its bank data scrubbed', () => {
+    const { state } = linked();
+    const change = expireDeadline(state, deadline(state, 'no_analyze', later(1000)), later(10_000));
+    expect(change?.state).toMatchObject({ status: 'ABANDONED', abandonReason: 'no_analyze', accounts: [] });
+    expect(change?.effects[1]).toMatchObject({ kind: 'fact', fact: { type: 'ApplicationClosed', abandonReason: 'no_analyze' } });
+  });
+
+  it('when link-account names an account, then its enrichment restarts and the widget is fresh', () => {
+    const l = linked();
+    const outcome = relinkAccount(l.state, { accountId: l.accountId, widgetUrl: 'http://sandbox/widget/re', providerKeySealed: 'k', now: later(2000) });
+    expect(outcome).toMatchObject({ ok: true, result: { widgetUrl: 'http://sandbox/widget/re', accountId: l.accountId } });
+    expect(outcome.ok && outcome.effects[0]).toMatchObject({ kind: 'fact', fact: { type: 'EnrichmentRestartRequested', accountId: l.accountId } });
+  });
+
+  it.each(['COMPLETED', 'FAILED', 'ABANDONED'] as const)('when link-account is called on a %s application, then it is refused', (status) => {
+    const outcome = relinkAccount({ ...opened(), status }, { accountId: null, widgetUrl: 'u', providerKeySealed: 'k', now: t0 });
+    expect(outcome).toMatchObject({ ok: false, code: 'INVALID_STATE' });
+  });
+});

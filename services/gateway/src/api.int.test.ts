@@ -1,0 +1,366 @@
+import { randomUUID } from 'node:crypto';
+import { Topics, type EnrichmentResult, type ScoringResult, type DeadlinePassed } from '@loan/contracts';
+import { createKafkaBus, createLogger, createMetrics } from '@loan/runtime';
+import { waitFor } from '../../../testing/helpers';
+import {
+  applicant,
+  call,
+  createClient,
+  startApplications,
+  startGateway,
+  startSandbox,
+  suiteNamespace,
+  type Running,
+} from '../../../testing/stack';
+
+/**
+ * The lender API of spec sections 2-5, 7 and 8 over real HTTP: gateway and applications
+ * service against the real broker, registry and database, with the sandbox provider.
+ */
+const ns = suiteNamespace();
+let gateway: Running;
+let gateway2: Running;
+let applications: Running;
+let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+let lender: Awaited<ReturnType<typeof createClient>>;
+let other: Awaited<ReturnType<typeof createClient>>;
+const bus = createKafkaBus({
+  logger: createLogger('api-test', 'silent'),
+  metrics: createMetrics('api-test'),
+  settings: {
+    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    clientId: 'api-test',
+    registryUrl: process.env.SCHEMA_REGISTRY_URL!,
+    partitions: 3,
+    replicationFactor: 1,
+    namespace: ns,
+  },
+});
+
+const limits = { RATE_LIMIT_INITIATE: '1000', RATE_LIMIT_GLOBAL: '1000', RATE_LIMIT_ANALYZE: '1000' };
+
+beforeAll(async () => {
+  gateway = await startGateway(ns, limits);
+  sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`);
+  applications = await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url });
+  gateway2 = await startGateway(ns, limits);
+  await bus.connect();
+  lender = await createClient(gateway.url);
+  other = await createClient(gateway.url);
+});
+
+afterAll(async () => {
+  await bus.disconnect();
+  for (const s of [gateway2, applications, gateway]) await s?.stop();
+  await sandbox?.stop();
+});
+
+const initiate = (body: unknown, key = lender.apiKey, url = gateway.url) => call(url, key, 'POST', '/api/applications/initiate', body);
+const action = (id: string, what: string, key = lender.apiKey, body?: unknown) => call(gateway.url, key, 'POST', `/api/applications/${id}/${what}`, body);
+const view = (id: string, key = lender.apiKey) => call(gateway.url, key, 'GET', `/api/applications/${id}`);
+
+async function linkAccount(widgetUrl: string, persona = 'salaried') {
+  const res = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ widgetUrl, persona }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { providerAccountId: string };
+}
+
+async function linkedApplication() {
+  const res = await initiate(applicant());
+  expect(res.status).toBe(201);
+  await linkAccount(res.body.widgetUrl);
+  const linked = await waitFor(async () => {
+    const v = await view(res.body.applicationId);
+    return v.body.status === 'LINKED' && v.body.accounts.length === 1 ? v.body : null;
+  }, { what: 'the application to be LINKED' });
+  return { ...res.body, accounts: linked.accounts as { accountId: string; providerAccountId: string }[] };
+}
+
+/** What the enrichment service would report once an account's data is analysed. */
+async function reportEnriched(app: { applicationId: string; applicantId: string }, accountId: string) {
+  const result: EnrichmentResult = {
+    type: 'AccountEnriched',
+    factId: randomUUID(),
+    clientId: lender.clientId,
+    applicationId: app.applicationId,
+    applicantId: app.applicantId,
+    accountId,
+    providerAccountId: 'p',
+    attempt: 1,
+    at: new Date().toISOString(),
+    profile: {
+      accountId,
+      providerAccountId: 'p',
+      institution: 'GTBank',
+      bankCode: '058',
+      accountNumber: '0123456785',
+      holderName: 'CHINEDU OKONKWO',
+      bvnLast4: null,
+      currency: 'NGN',
+      balance: 1000,
+      income: { employer: null, monthlyIncome: 0, annualIncome: 0, totalIncome: 0, regularMonthlyAverage: 0, irregularMonthlyAverage: 0, streams: [], periodMonths: 6 },
+      insights: {
+        startDate: '2026-01-01', endDate: '2026-06-30', transactionDays: 180, transactionCount: 10, openingBalance: 0, closingBalance: 0, averageBalance: 0,
+        debitToCreditRatio: 1, overallCredits: 0, overallDebits: 0, totalRecurringCredits: 0, totalRecurringDebits: 0,
+        redFlags: { immediateLargeWithdrawalPostPayday: false, identicalDebitVsCredit: false, cashDepositsLargerThanSalary: false },
+      },
+      months: [],
+      enrichedAt: new Date().toISOString(),
+    },
+  };
+  await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: result }]);
+}
+
+async function readyApplication() {
+  const app = await linkedApplication();
+  expect((await action(app.applicationId, 'finalize-linking')).status).toBe(200);
+  await reportEnriched(app, app.accounts[0]!.accountId);
+  await waitFor(async () => (await view(app.applicationId)).body.accounts[0].enrichmentStatus === 'READY', { what: 'READY' });
+  return app;
+}
+
+describe('POST /api/applications/initiate', () => {
+  it('when a lender initiates, then it gets ids, a widget address from the provider, PENDING_LINKING and resumed false', async () => {
+    const res = await initiate(applicant());
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      applicationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      applicantId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      widgetUrl: expect.stringContaining(new URL(sandbox.url).origin),
+      status: 'PENDING_LINKING',
+      resumed: false,
+    });
+    const page = await fetch(res.body.widgetUrl);
+    expect(page.status).toBe(200);
+  });
+
+  it('when the same key is sent again while PENDING_LINKING, then the same application is resumed with a fresh widget address', async () => {
+    const body = applicant();
+    const first = await initiate(body);
+    const again = await initiate(body);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ applicationId: first.body.applicationId, applicantId: first.body.applicantId, resumed: true, status: 'PENDING_LINKING' });
+    expect(again.body.widgetUrl).not.toBe(first.body.widgetUrl);
+  });
+
+  it('when ten identical requests arrive at once, across two gateway replicas, then exactly one application exists', async () => {
+    const body = applicant();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => initiate(body, lender.apiKey, i % 2 ? gateway2.url : gateway.url)),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    expect(new Set(results.map((r) => r.body.applicationId)).size).toBe(1);
+    const model = applications.runtime.db.model('Application');
+    expect(await model.countDocuments({ idempotencyKey: body.idempotencyKey })).toBe(1);
+  });
+
+  it('when the key belongs to another lender, then 403', async () => {
+    const body = applicant();
+    await initiate(body);
+    const res = await initiate(body, other.apiKey);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ statusCode: 403, message: expect.stringMatching(/another account/), error: 'Forbidden' });
+  });
+
+  it('when the key belongs to a LINKED application, then 409', async () => {
+    const app = await linkedApplication();
+    const model = applications.runtime.db.model('Application');
+    const doc = await model.findById(app.applicationId).lean<{ idempotencyKey: string }>();
+    const res = await initiate(applicant({ idempotencyKey: doc!.idempotencyKey }));
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ statusCode: 409, error: 'Conflict' });
+  });
+
+  it.each(['firstName', 'lastName', 'email', 'amount', 'tenor', 'interestRate', 'idempotencyKey'])(
+    'when %s is missing, then 400 naming it',
+    async (field) => {
+      const body: Record<string, unknown> = applicant();
+      delete body[field];
+      const res = await initiate(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ statusCode: 400, message: expect.stringContaining(field), error: 'Bad Request' });
+    },
+  );
+
+  it.each([
+    ['an invalid e-mail', { email: 'not-an-email' }, 'email'],
+    ['a fractional tenor', { tenor: 1.5 }, 'tenor'],
+    ['a zero tenor', { tenor: 0 }, 'tenor'],
+    ['a negative amount', { amount: -5 }, 'amount'],
+    ['a string amount', { amount: '300000' }, 'amount'],
+    ['a one-letter first name', { firstName: 'A' }, 'firstName'],
+    ['a 101-letter last name', { lastName: 'x'.repeat(101) }, 'lastName'],
+    ['a 9-character phone', { phone: '080312345' }, 'phone'],
+    ['a 16-character phone', { phone: '0803123456789012' }, 'phone'],
+    ['a 10-digit BVN', { bvn: '2220000000' }, 'bvn'],
+    ['a BVN with letters', { bvn: '2220000000A' }, 'bvn'],
+    ['a negative interest rate', { interestRate: -1 }, 'interestRate'],
+  ])('when the body has %s, then 400 naming the field', async (_what, patch, field) => {
+    const res = await initiate(applicant(patch));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain(field);
+    expect(res.body.error).toBe('Bad Request');
+  });
+
+  it('when the lender has no provider key configured, then 500 saying so', async () => {
+    const bare = await createClient(gateway.url, { providerSecretKey: undefined });
+    const res = await initiate(applicant(), bare.apiKey);
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ statusCode: 500, message: expect.stringMatching(/provider API key is not configured/), error: 'Internal Server Error' });
+  });
+});
+
+describe('errors at the edge', () => {
+  it('when x-api-key is missing or wrong, then 401 in the error shape', async () => {
+    expect((await initiate(applicant(), null as unknown as string)).body).toEqual({ statusCode: 401, message: 'Missing x-api-key header', error: 'Unauthorized' });
+    const wrong = await call(gateway.url, 'lk_wrong', 'GET', `/api/applications/${randomUUID()}`);
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe('Unauthorized');
+  });
+
+  it('when the body is malformed JSON, then 400; the wrong content type, 415; too large, 413', async () => {
+    const bad = await call(gateway.url, lender.apiKey, 'POST', '/api/applications/initiate', '{"firstName": ');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    const res = await fetch(`${gateway.url}/api/applications/initiate`, {
+      method: 'POST',
+      headers: { 'x-api-key': lender.apiKey, 'content-type': 'text/plain' },
+      body: 'hello',
+    });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toMatchObject({ statusCode: 415, error: 'Unsupported Media Type' });
+    const big = await initiate(applicant({ purpose: 'x'.repeat(40_000) }));
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({ statusCode: 413, error: 'Payload Too Large' });
+  });
+
+  it('when a route does not exist, then 404 in the error shape', async () => {
+    const res = await call(gateway.url, lender.apiKey, 'GET', '/api/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ statusCode: 404, error: 'Not Found' });
+  });
+
+  it('when the OpenAPI document is asked for, then it describes every endpoint', async () => {
+    const res = await call(gateway.url, null, 'GET', '/api/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/applications/initiate',
+        '/api/applications/{id}/finalize-linking',
+        '/api/applications/{id}/analyze',
+        '/api/applications/{id}/link-account',
+      ]),
+    );
+    expect((await fetch(`${gateway.url}/api/docs`)).status).toBe(200);
+  });
+});
+
+describe('finalize-linking, analyze, link-account and GET', () => {
+  it.each(['finalize-linking', 'analyze', 'link-account'])(
+    'when %s names an unknown, malformed or another lender\'s application, then 404',
+    async (what) => {
+      expect((await action(randomUUID(), what)).status).toBe(404);
+      expect((await action('not-a-uuid', what)).status).toBe(404);
+      const mine = await initiate(applicant());
+      const theirs = await action(mine.body.applicationId, what, other.apiKey);
+      expect(theirs.status).toBe(404);
+      expect(theirs.body).toEqual({ statusCode: 404, message: 'Application not found', error: 'Not Found' });
+    },
+  );
+
+  it('when finalize comes before any account is linked, then 400 with the spec message', async () => {
+    const res = await initiate(applicant());
+    const fin = await action(res.body.applicationId, 'finalize-linking');
+    expect(fin.status).toBe(400);
+    expect(fin.body).toEqual({ statusCode: 400, message: 'Cannot finalize linking for application with status: PENDING_LINKING', error: 'Bad Request' });
+  });
+
+  it('when analyze comes before any account or before ready_for_analysis, then 400', async () => {
+    const res = await initiate(applicant());
+    expect((await action(res.body.applicationId, 'analyze')).status).toBe(400);
+    const linked = await linkedApplication();
+    const early = await action(linked.applicationId, 'analyze');
+    expect(early.status).toBe(400);
+    expect(early.body.message).toMatch(/ready_for_analysis/);
+  });
+
+  it('when an account links, then GET shows LINKED with the account, and finalize answers LINKED', async () => {
+    const app = await linkedApplication();
+    const v = await view(app.applicationId);
+    expect(v.body).toMatchObject({ status: 'LINKED', applicant: { firstName: 'Chinedu' }, accounts: [{ enrichmentStatus: 'PENDING' }] });
+    const fin = await action(app.applicationId, 'finalize-linking');
+    expect(fin.status).toBe(200);
+    expect(fin.body).toEqual({ applicationId: app.applicationId, status: 'LINKED', message: expect.any(String) });
+  });
+
+  it('when the application is ready, then analyze answers PROCESSING and a second analyze is harmless', async () => {
+    const app = await readyApplication();
+    const res = await action(app.applicationId, 'analyze');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ applicationId: app.applicationId, status: 'PROCESSING', message: expect.any(String) });
+    expect((await action(app.applicationId, 'analyze')).body.status).toBe('PROCESSING');
+    expect((await view(app.applicationId)).body.status).toBe('PROCESSING');
+    const fin = await action(app.applicationId, 'finalize-linking');
+    expect(fin.body.message).toBe('Cannot finalize linking for application with status: PROCESSING');
+  });
+
+  it('when link-account is called, then a fresh widget address comes back and the named account restarts enrichment', async () => {
+    const app = await linkedApplication();
+    const res = await action(app.applicationId, 'link-account', lender.apiKey, { accountId: app.accounts[0]!.accountId });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ applicationId: app.applicationId, accountId: app.accounts[0]!.accountId, widgetUrl: expect.any(String), status: 'LINKED' });
+    const none = await action(app.applicationId, 'link-account');
+    expect(none.status).toBe(200);
+    expect(none.body.widgetUrl).not.toBe(res.body.widgetUrl);
+    const unknownAccount = await action(app.applicationId, 'link-account', lender.apiKey, { accountId: randomUUID() });
+    expect(unknownAccount.status).toBe(404);
+  });
+
+  it('when link-account is called on FAILED or ABANDONED applications, then 400 (COMPLETED: see the end-to-end suite)', async () => {
+    const failed = await readyApplication();
+    await action(failed.applicationId, 'analyze');
+    const analysisOf = async (id: string) =>
+      (await applications.runtime.db.model('Application').findById(id).lean<{ analysis: { analysisId: string } }>())!.analysis.analysisId;
+    const base = (app: { applicationId: string; applicantId: string }) => ({ factId: randomUUID(), clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId, at: new Date().toISOString() });
+    const scored: ScoringResult = { ...base(failed), type: 'ScoringFailed', analysisId: await analysisOf(failed.applicationId), reason: 'no enriched accounts' };
+    await bus.publish(Topics.scoringResults, [{ key: failed.applicationId, value: scored }]);
+    const abandoned = await initiate(applicant());
+    const model = applications.runtime.db.model('Application');
+    const doc = await model.findById(abandoned.body.applicationId).lean<{ linkWindowStart: Date }>();
+    const deadline: DeadlinePassed = {
+      deadlineId: randomUUID(), kind: 'no_link', clientId: lender.clientId, applicationId: abandoned.body.applicationId, accountId: null, attempt: null,
+      since: new Date(doc!.linkWindowStart).toISOString(), dueAt: new Date().toISOString(), firedAt: new Date().toISOString(),
+    };
+    await bus.publish(Topics.deadlines, [{ key: abandoned.body.applicationId, value: deadline }]);
+    await waitFor(async () => (await view(failed.applicationId)).body.status === 'FAILED', { what: 'FAILED' });
+    await waitFor(async () => (await view(abandoned.body.applicationId)).body.status === 'ABANDONED', { what: 'ABANDONED' });
+    for (const id of [failed.applicationId, abandoned.body.applicationId]) {
+      const res = await action(id, 'link-account');
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('Bad Request');
+    }
+    const fin = await action(failed.applicationId, 'finalize-linking');
+    expect(fin.body.message).toBe('Cannot finalize linking for application with status: FAILED');
+  });
+
+  it('when an ABANDONED application is initiated again with its key, then it is PENDING_LINKING again with resumed true', async () => {
+    const body = applicant();
+    const first = await initiate(body);
+    const doc = await applications.runtime.db.model('Application').findById(first.body.applicationId).lean<{ linkWindowStart: Date }>();
+    const deadline: DeadlinePassed = {
+      deadlineId: randomUUID(), kind: 'no_link', clientId: lender.clientId, applicationId: first.body.applicationId, accountId: null, attempt: null,
+      since: new Date(doc!.linkWindowStart).toISOString(), dueAt: new Date().toISOString(), firedAt: new Date().toISOString(),
+    };
+    await bus.publish(Topics.deadlines, [{ key: first.body.applicationId, value: deadline }]);
+    await waitFor(async () => (await view(first.body.applicationId)).body.status === 'ABANDONED', { what: 'ABANDONED' });
+    const again = await initiate(body);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ applicationId: first.body.applicationId, status: 'PENDING_LINKING', resumed: true });
+    expect((await view(first.body.applicationId)).body.status).toBe('PENDING_LINKING');
+  });
+});

@@ -1,0 +1,152 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { createServiceRuntime, createSealer, type ServiceRuntime, systemClock, type Clock } from '@loan/runtime';
+import { createMonoClient } from '@loan/provider';
+
+/**
+ * Starts parts of the real system in this test process, isolated from other suites by a topic
+ * namespace and databases of their own, against the real broker, registry and database.
+ */
+export interface StackOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+}
+
+export function suiteNamespace(): string {
+  return `t${randomUUID().slice(0, 8)}.`;
+}
+
+export function baseEnv(ns: string, service: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    SERVICE_NAME: service,
+    KAFKA_TOPIC_NAMESPACE: ns,
+    KAFKA_TOPIC_PARTITIONS: '3',
+    MONGO_DB: `${ns.replace(/\W/g, '')}_${service}`,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    HTTP_PORT: '0',
+    GATEWAY_PORT: '0',
+    SHUTDOWN_TIMEOUT: '5s',
+    ...extra,
+  };
+}
+
+export interface Running {
+  name: string;
+  url: string;
+  runtime: ServiceRuntime;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+  const { loadGatewayConfig, createGatewayService } = await import('@loan/gateway');
+  const config = loadGatewayConfig(baseEnv(ns, 'gateway', extra));
+  const runtime = await createServiceRuntime(config);
+  const service = createGatewayService({ runtime, config, clock });
+  const { url } = await service.start();
+  return { name: 'gateway', url, runtime, stop: () => service.stop() };
+}
+
+export async function startApplications(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+  const { loadApplicationsConfig, createApplicationsService } = await import('@loan/applications');
+  const config = loadApplicationsConfig(baseEnv(ns, 'applications', extra));
+  const runtime = await createServiceRuntime(config);
+  const provider = createMonoClient({ baseUrl: config.PROVIDER_BASE_URL, logger: runtime.logger, retries: 1, retryBaseMs: 50 });
+  const service = createApplicationsService({ runtime, config, provider, clock });
+  const { url } = await service.start();
+  return { name: 'applications', url, runtime, stop: () => service.stop() };
+}
+
+/** The sandbox provider and bureau, sending its webhooks to the given gateway. */
+export async function startSandbox(webhookUrl: string, extra: Record<string, string> = {}) {
+  const { createSandbox, loadSandboxConfig } = await import('@loan/sandbox');
+  const sandbox = createSandbox(
+    loadSandboxConfig({
+      SANDBOX_PORT: '0',
+      SANDBOX_HOST: '127.0.0.1',
+      PROVIDER_WEBHOOK_URL: webhookUrl,
+      PROVIDER_WEBHOOK_SECRET: 'sandbox-webhook-secret',
+      SANDBOX_JOB_DELAY: '100ms',
+      LOG_LEVEL: 'silent',
+      ...extra,
+    }),
+  );
+  const { url } = await sandbox.start();
+  return { url, stop: () => sandbox.stop(), sandbox };
+}
+
+/** Creates a client account through the admin API. */
+export async function createClient(gatewayUrl: string, body: Record<string, unknown> = {}) {
+  const res = await fetch(`${gatewayUrl}/admin/clients`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-admin-token': 'local-admin-token' },
+    body: JSON.stringify({ name: `Lender ${randomUUID().slice(0, 4)}`, providerSecretKey: 'test_sk_sandbox', ...body }),
+  });
+  if (res.status !== 201) throw new Error(`client creation failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { clientId: string; apiKey: string; webhookSecret: string };
+}
+
+/** A JSON call to the gateway with an API key; returns status, headers and parsed body. */
+export async function call(gatewayUrl: string, apiKey: string | null, method: string, path: string, body?: unknown) {
+  const headers: Record<string, string> = {};
+  if (apiKey !== null) headers['x-api-key'] = apiKey;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${gatewayUrl}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = text;
+  }
+  return { status: res.status, headers: res.headers, body: json };
+}
+
+export const applicant = (overrides: Record<string, unknown> = {}) => ({
+  firstName: 'Chinedu',
+  lastName: 'Okonkwo',
+  email: 'chinedu.okonkwo@example.com',
+  phone: '08031234567',
+  amount: 300_000,
+  tenor: 6,
+  interestRate: 5,
+  purpose: 'Stock for a provisions shop',
+  idempotencyKey: `app-${randomUUID()}`,
+  ...overrides,
+});
+
+/** A webhook receiver that keeps every request, raw body included. */
+export async function startReceiver(answer: (req: IncomingMessage, body: Buffer) => number = () => 200) {
+  const received: { headers: IncomingMessage['headers']; raw: Buffer; body: any; at: number }[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      let body: unknown = null;
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        body = raw.toString('utf8');
+      }
+      received.push({ headers: req.headers, raw, body, at: Date.now() });
+      res.statusCode = answer(req, raw);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    received,
+    events: (name?: string) => received.map((r) => r.body).filter((b) => !name || b?.event === name),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export const testSealer = () => createSealer(process.env.DATA_KEY ?? 'local-development-data-key-change-me');
