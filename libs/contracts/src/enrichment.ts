@@ -11,7 +11,11 @@ export const MonthSummary = z.object({
   debits: z.number(),
   /** Credits recognised as salary (employer payroll narrations, regular amount and day). */
   salaryCredits: z.number(),
-  /** Credits from other sources that are not transfers from the applicant's own accounts. */
+  /**
+   * Every credit that is neither salary nor a transfer from the applicant's own accounts nor a
+   * reversal. Betting payouts and loan disbursements are in it (they have fields of their own
+   * too, and the scorecard takes them out of income).
+   */
   otherIncomeCredits: z.number(),
   /** Deposits to betting platforms (Bet9ja, SportyBet, BetKing, ...). */
   bettingDebits: z.number(),

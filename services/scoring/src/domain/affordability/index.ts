@@ -1,0 +1,16 @@
+export {
+  COUNTER_OFFER_STEP,
+  DSR_CAP,
+  MAX_TENOR_STRETCH,
+  MIN_COUNTER_OFFER_AMOUNT,
+  MIN_COUNTER_OFFER_SHARE,
+  TENOR_OPTIONS,
+  assessAffordability,
+  counterOffer,
+  debtServiceRatio,
+  eligibleTenors,
+  maxPrincipal,
+  monthlyPayment,
+  repaymentCapacity,
+} from './affordability';
+export type { AffordabilityAssessment, LoanAsk } from './affordability';

@@ -1,0 +1,3 @@
+export * from './affordability';
+export * from './scoreApplication';
+export * from './scorecard';

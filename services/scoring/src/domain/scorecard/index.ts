@@ -1,0 +1,13 @@
+export * from './constants';
+export { bureauChecked, summariseBureau } from './bureau';
+export type { BureauSummary } from './bureau';
+export { scoreBandOf, scoreComponents } from './components';
+export type { ScoredComponents, SignalScore } from './components';
+export { deriveFeatures, existingMonthlyDebt } from './features';
+export type { FeatureInput, ScoringAudit, ScoringFeatures, StatementRedFlag } from './features';
+export { checkIdentity, holderNameMatches, nameTokens } from './identity';
+export type { ApplicantIdentity, IdentityCheck, IdentityMismatch, IdentityMismatchReason } from './identity';
+export { applicantMonths, monthOf } from './months';
+export type { ApplicantMonth } from './months';
+export { riskFactorsOf } from './riskFactors';
+export type { CodedRiskFactor, RiskFactorCode } from './riskFactors';
