@@ -60,7 +60,7 @@ export async function startApplications(ns: string, extra: Record<string, string
 
 /** The sandbox provider and bureau, sending its webhooks to the given gateway. */
 export async function startSandbox(webhookUrl: string, extra: Record<string, string> = {}) {
-  const { createSandbox, loadSandboxConfig } = await import('@loan/sandbox');
+  const { createSandbox, loadConfig: loadSandboxConfig } = await import('@loan/sandbox');
   const sandbox = createSandbox(
     loadSandboxConfig({
       SANDBOX_PORT: '0',
@@ -68,7 +68,7 @@ export async function startSandbox(webhookUrl: string, extra: Record<string, str
       PROVIDER_WEBHOOK_URL: webhookUrl,
       PROVIDER_WEBHOOK_SECRET: 'sandbox-webhook-secret',
       SANDBOX_JOB_DELAY: '100ms',
-      LOG_LEVEL: 'silent',
+      SANDBOX_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       ...extra,
     }),
   );

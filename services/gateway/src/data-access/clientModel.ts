@@ -29,7 +29,7 @@ const rateWindowSchema = new Schema(
   {
     _id: { type: String, required: true },
     count: { type: Number, required: true },
-    expiresAt: { type: Date, required: true, index: { expireAfterSeconds: 0 } },
+    expiresAt: { type: Date, required: true, index: true },
   },
   { versionKey: false, collection: 'rate_windows' },
 );
