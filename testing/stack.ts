@@ -150,3 +150,40 @@ export async function startReceiver(answer: (req: IncomingMessage, body: Buffer)
 }
 
 export const testSealer = () => createSealer(process.env.DATA_KEY ?? 'local-development-data-key-change-me');
+
+export async function startEnrichment(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+  const { loadEnrichmentConfig, createEnrichmentService } = await import('@loan/enrichment');
+  const config = loadEnrichmentConfig(baseEnv(ns, 'enrichment', extra));
+  const runtime = await createServiceRuntime(config);
+  const service = createEnrichmentService({ runtime, config, clock });
+  const { url } = await service.start();
+  return { name: 'enrichment', url, runtime, stop: () => service.stop() };
+}
+
+export async function startScoring(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+  const { loadScoringConfig, createScoringService, createHttpBureau } = await import('@loan/scoring');
+  const config = loadScoringConfig(baseEnv(ns, 'scoring', extra));
+  const runtime = await createServiceRuntime(config);
+  const bureau = createHttpBureau({ baseUrl: config.BUREAU_BASE_URL, apiKey: config.BUREAU_API_KEY, timeoutMs: config.BUREAU_TIMEOUT, logger: runtime.logger });
+  const service = createScoringService({ runtime, config, bureau, clock });
+  const { url } = await service.start();
+  return { name: 'scoring', url, runtime, stop: () => service.stop() };
+}
+
+export async function startJanitor(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+  const { loadJanitorConfig, createJanitorService } = await import('@loan/janitor');
+  const config = loadJanitorConfig(baseEnv(ns, 'janitor', extra));
+  const runtime = await createServiceRuntime(config);
+  const service = createJanitorService({ runtime, config, clock });
+  const { url } = await service.start();
+  return { name: 'janitor', url, runtime, stop: () => service.stop() };
+}
+
+export async function startNotifier(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+  const { loadNotifierConfig, createNotifierService } = await import('@loan/notifier');
+  const config = loadNotifierConfig(baseEnv(ns, 'notifier', { ALLOW_PRIVATE_WEBHOOK_URLS: 'true', ...extra }));
+  const runtime = await createServiceRuntime(config);
+  const service = createNotifierService({ runtime, config, clock });
+  const { url } = await service.start();
+  return { name: 'notifier', url, runtime, stop: () => service.stop() };
+}
