@@ -364,3 +364,47 @@ describe('finalize-linking, analyze, link-account and GET', () => {
     expect((await view(first.body.applicationId)).body.status).toBe('PENDING_LINKING');
   });
 });
+
+describe('limits and timeouts shared by replicas', () => {
+  it('when a lender exceeds the initiate limit across two gateway replicas, then the next request is 429 with Retry-After', async () => {
+    // An hour-long window keeps a window boundary from falling between the requests.
+    const settings = { RATE_LIMIT_INITIATE: '3', RATE_LIMIT_GLOBAL: '4', RATE_LIMIT_WINDOW: '1h' };
+    const a = await startGateway(ns, settings);
+    const b = await startGateway(ns, settings);
+    try {
+      const limited = await createClient(a.url);
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await initiate(applicant(), limited.apiKey, i % 2 ? b.url : a.url)).status);
+      const over = await initiate(applicant(), limited.apiKey, b.url);
+      expect(over.status).toBe(429);
+      expect(statuses).toEqual([201, 201, 201]);
+      expect(over.body).toEqual({ statusCode: 429, message: expect.stringMatching(/Rate limit/), error: 'Too Many Requests' });
+      const retryAfter = Number(over.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      // analyze has a limit of its own, so it is not refused by the initiate window
+      expect((await call(a.url, limited.apiKey, 'POST', `/api/applications/${randomUUID()}/analyze`)).status).toBe(404);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+
+  it('when the reply does not come in time, then 500, and the retry with the same key finds the one application', async () => {
+    const impatient = await startGateway(ns, { ...limits, REPLY_TIMEOUT: '1ms' });
+    try {
+      const body = applicant();
+      const first = await initiate(body, lender.apiKey, impatient.url);
+      expect(first.status).toBe(500);
+      expect(first.body).toMatchObject({ statusCode: 500, error: 'Internal Server Error', message: expect.stringMatching(/retry/) });
+      const model = applications.runtime.db.model('Application');
+      await waitFor(async () => (await model.countDocuments({ idempotencyKey: body.idempotencyKey })) === 1, { what: 'the command to be processed' });
+      const retry = await initiate(body);
+      expect(retry.status).toBe(200);
+      expect(retry.body.resumed).toBe(true);
+      expect(await model.countDocuments({ idempotencyKey: body.idempotencyKey })).toBe(1);
+    } finally {
+      await impatient.stop();
+    }
+  });
+});
