@@ -1,0 +1,111 @@
+# syntax=docker/dockerfile:1
+#
+# Images of the six services and the sandbox, from one multi-stage build. Every image holds
+# the whole compiled monorepo (the services share libs/ and one dependency tree, so the
+# layers are shared too) and differs only in the command. Build one with its target:
+#
+#   docker build --target gateway -t loan-analysis/gateway .
+#
+# Targets: gateway, applications, enrichment, scoring, notifier, janitor, sandbox, and
+# runtime (no command: `docker run IMAGE services/<name>/dist/start.js`). The last stage,
+# built when no target is given, is the gateway. See deploy/README.md.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS base
+WORKDIR /app
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+
+# The manifests alone, so that the dependency layers stay cached until one changes.
+# A new workspace needs its package.json listed here and its dist in the runtime stage.
+FROM base AS manifests
+COPY package.json package-lock.json tsconfig.json tsconfig.base.json ./
+COPY libs/contracts/package.json libs/contracts/
+COPY libs/runtime/package.json libs/runtime/
+COPY libs/provider/package.json libs/provider/
+COPY services/gateway/package.json services/gateway/
+COPY services/applications/package.json services/applications/
+COPY services/enrichment/package.json services/enrichment/
+COPY services/scoring/package.json services/scoring/
+COPY services/notifier/package.json services/notifier/
+COPY services/janitor/package.json services/janitor/
+COPY sandbox/package.json sandbox/
+
+# Every dependency, the sources, and the TypeScript build of all workspaces.
+FROM manifests AS build
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts
+COPY libs libs
+COPY services services
+COPY sandbox sandbox
+RUN npx tsc -b \
+ && find libs services sandbox -type f \
+      \( -name '*.d.ts' -o -name '*.d.ts.map' -o -name '*.tsbuildinfo' \) -delete
+
+# Production dependencies only (workspace packages are symlinks into /app).
+FROM manifests AS prod-deps
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts \
+ && rm -rf /root/.npm
+
+# What runs: node_modules, the manifests and the compiled output; owned by root and
+# read-only for the unprivileged `node` user it runs as.
+FROM base AS runtime
+ENV NODE_ENV=production \
+    HTTP_HOST=0.0.0.0 \
+    HTTP_PORT=8080 \
+    SANDBOX_HOST=0.0.0.0
+COPY --from=prod-deps /app/node_modules node_modules
+COPY --from=manifests /app/package.json ./
+COPY --from=build /app/libs/contracts/package.json libs/contracts/
+COPY --from=build /app/libs/contracts/dist libs/contracts/dist
+COPY --from=build /app/libs/runtime/package.json libs/runtime/
+COPY --from=build /app/libs/runtime/dist libs/runtime/dist
+COPY --from=build /app/libs/provider/package.json libs/provider/
+COPY --from=build /app/libs/provider/dist libs/provider/dist
+COPY --from=build /app/services/gateway/package.json services/gateway/
+COPY --from=build /app/services/gateway/dist services/gateway/dist
+COPY --from=build /app/services/applications/package.json services/applications/
+COPY --from=build /app/services/applications/dist services/applications/dist
+COPY --from=build /app/services/enrichment/package.json services/enrichment/
+COPY --from=build /app/services/enrichment/dist services/enrichment/dist
+COPY --from=build /app/services/scoring/package.json services/scoring/
+COPY --from=build /app/services/scoring/dist services/scoring/dist
+COPY --from=build /app/services/notifier/package.json services/notifier/
+COPY --from=build /app/services/notifier/dist services/notifier/dist
+COPY --from=build /app/services/janitor/package.json services/janitor/
+COPY --from=build /app/services/janitor/dist services/janitor/dist
+COPY --from=build /app/sandbox/package.json sandbox/
+COPY --from=build /app/sandbox/dist sandbox/dist
+USER node
+ENTRYPOINT ["node"]
+
+FROM runtime AS applications
+EXPOSE 8080
+CMD ["services/applications/dist/start.js"]
+
+FROM runtime AS enrichment
+EXPOSE 8080
+CMD ["services/enrichment/dist/start.js"]
+
+FROM runtime AS scoring
+EXPOSE 8080
+CMD ["services/scoring/dist/start.js"]
+
+FROM runtime AS notifier
+EXPOSE 8080
+CMD ["services/notifier/dist/start.js"]
+
+FROM runtime AS janitor
+EXPOSE 8080
+CMD ["services/janitor/dist/start.js"]
+
+FROM runtime AS sandbox
+ENV SANDBOX_PORT=8090
+EXPOSE 8090
+CMD ["sandbox/dist/start.js"]
+
+FROM runtime AS gateway
+ENV GATEWAY_PORT=8080
+EXPOSE 8080
+CMD ["services/gateway/dist/start.js"]

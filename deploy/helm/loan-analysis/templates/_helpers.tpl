@@ -1,0 +1,114 @@
+{{/* Name of the chart. */}}
+{{- define "loan.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Fully qualified release name. */}}
+{{- define "loan.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Name of a component's objects: dict "root" $ "name" "gateway". */}}
+{{- define "loan.componentName" -}}
+{{- printf "%s-%s" (include "loan.fullname" .root | trunc 50 | trimSuffix "-") .name -}}
+{{- end -}}
+
+{{- define "loan.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "loan.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: loan-analysis
+{{- end -}}
+
+{{/* Selector labels of a component: dict "root" $ "name" "gateway". */}}
+{{- define "loan.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "loan.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "loan.componentLabels" -}}
+{{ include "loan.labels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "loan.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "loan.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "loan.secretName" -}}
+{{- default (printf "%s-secrets" (include "loan.fullname" .)) .Values.secrets.existingSecret -}}
+{{- end -}}
+
+{{/* Image of a component: dict "root" $ "name" "gateway". */}}
+{{- define "loan.image" -}}
+{{- $img := .root.Values.image -}}
+{{- $repo := printf "%s/%s" $img.repository .name -}}
+{{- if $img.registry -}}{{- $repo = printf "%s/%s" $img.registry $repo -}}{{- end -}}
+{{- printf "%s:%s" $repo (default .root.Chart.AppVersion $img.tag) -}}
+{{- end -}}
+
+{{/* In-cluster URL of a component's HTTP port: dict "root" $ "name" "sandbox". */}}
+{{- define "loan.componentUrl" -}}
+{{- $c := index .root.Values.components .name -}}
+{{- printf "http://%s:%v" (include "loan.componentName" .) $c.port -}}
+{{- end -}}
+
+{{/* Replicas a component may run at most (the HPA maximum, or its fixed count). */}}
+{{- define "loan.maxReplicas" -}}
+{{- if .autoscaling.enabled -}}{{- .autoscaling.maxReplicas -}}{{- else -}}{{- .replicas -}}{{- end -}}
+{{- end -}}
+
+{{/*
+Partitions of a topic: dict "root" $ "topic" <entry of kafka.topics.list>. At least
+kafka.topics.partitions (or the topic's own `partitions`), and at least the largest replica
+count of the enabled services consuming it, so that no consumer replica sits idle.
+*/}}
+{{- define "loan.topicPartitions" -}}
+{{- $root := .root -}}
+{{- $n := int (default $root.Values.kafka.topics.partitions .topic.partitions) -}}
+{{- range .topic.consumers -}}
+{{- $c := index $root.Values.components . -}}
+{{- if not $c -}}{{- fail (printf "kafka.topics.list: %s is consumed by unknown component %s" $.topic.name .) -}}{{- end -}}
+{{- if $c.enabled -}}
+{{- $r := int (include "loan.maxReplicas" $c) -}}
+{{- if gt $r $n -}}{{- $n = $r -}}{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $n -}}
+{{- end -}}
+
+{{/*
+V8 heap limit in MiB: three quarters of the container's memory limit (Mi or Gi), so the
+process fails with a heap error rather than being killed by the kernel.
+*/}}
+{{- define "loan.heapMegabytes" -}}
+{{- $limit := toString (default "512Mi" (.limits).memory) -}}
+{{- $mib := 512 -}}
+{{- if hasSuffix "Gi" $limit -}}{{- $mib = mul (trimSuffix "Gi" $limit | int) 1024 -}}
+{{- else if hasSuffix "Mi" $limit -}}{{- $mib = trimSuffix "Mi" $limit | int -}}
+{{- end -}}
+{{- div (mul $mib 3) 4 -}}
+{{- end -}}
+
+{{/* Topic settings as "key=value key=value" (sorted). */}}
+{{- define "loan.topicConfig" -}}
+{{- $pairs := list -}}
+{{- range $k, $v := . -}}{{- $pairs = append $pairs (printf "%s=%v" $k $v) -}}{{- end -}}
+{{- join " " $pairs -}}
+{{- end -}}
