@@ -125,7 +125,11 @@ export function createMonoClient(options: MonoClientOptions): AccountLinkingProv
 
     async initiateLink(secretKey: string, input: InitiateLinkInput) {
       const body: Record<string, unknown> = {
-        customer: { name: input.customerName, email: input.customerEmail },
+        customer: {
+          name: input.customerName,
+          email: input.customerEmail,
+          ...(input.customerBvn ? { identity: { type: 'bvn', number: input.customerBvn } } : {}),
+        },
         meta: { ref: input.ref },
         scope: input.reauthAccountId ? 'reauth' : 'auth',
         redirect_url: input.redirectUrl,

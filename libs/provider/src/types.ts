@@ -32,6 +32,8 @@ export interface InitiateLinkInput {
   ref: string;
   customerName: string;
   customerEmail: string;
+  /** The applicant's BVN when given: lets the provider match the accounts to the person. */
+  customerBvn?: string;
   redirectUrl: string;
   /** Set to re-link (re-authorise) an account already linked. */
   reauthAccountId?: string;

@@ -153,25 +153,43 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     producerConnected = true;
   }
 
-  /** Creates the topics that are missing (existing ones are left as they are). */
+  /**
+   * Creates the topics that are missing (existing ones are left as they are), then waits until
+   * every partition has a leader: a topic another process is creating at the same moment is
+   * not usable before that.
+   */
   async function ensureTopics(topics: string[], overrides: { partitions?: number; compacted?: boolean } = {}) {
+    const names = topics.map(real);
     const existing = new Set(await admin.listTopics());
-    const missing = topics.map(real).filter((t) => !existing.has(t));
-    if (missing.length === 0) return;
-    await admin
-      .createTopics({
-        waitForLeaders: true,
-        topics: missing.map((topic) => ({
-          topic,
-          numPartitions: overrides.partitions ?? settings.partitions,
-          replicationFactor: settings.replicationFactor,
-          configEntries: overrides.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
-        })),
-      })
-      .catch((error: Error) => {
-        // Another replica may have created it in the meantime.
-        if (!/already exists/i.test(error.message)) throw error;
-      });
+    const missing = names.filter((t) => !existing.has(t));
+    if (missing.length > 0) {
+      await admin
+        .createTopics({
+          waitForLeaders: true,
+          topics: missing.map((topic) => ({
+            topic,
+            numPartitions: overrides.partitions ?? settings.partitions,
+            replicationFactor: settings.replicationFactor,
+            configEntries: overrides.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
+          })),
+        })
+        .catch((error: Error) => {
+          // Another replica may have created it in the meantime.
+          if (!/already exists/i.test(error.message)) throw error;
+        });
+    }
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        const { topics: meta } = await admin.fetchTopicMetadata({ topics: names });
+        const ready = meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+        if (ready) return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+      }
+      if (Date.now() > deadline) throw new Error(`Topics have no leaders yet: ${names.join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   async function publish(topic: string, messages: OutboundMessage[]): Promise<void> {
@@ -230,7 +248,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
       allowAutoTopicCreation: false,
     });
     consumers.push(consumer);
-    await ensureTopics(args.topics.map(deadLetterTopicFor));
+    await ensureTopics([...args.topics, ...args.topics.map(deadLetterTopicFor)]);
     await consumer.connect();
     await consumer.subscribe({ topics: args.topics.map(real), fromBeginning: args.fromBeginning ?? true });
     await consumer.run({

@@ -133,6 +133,7 @@ export function createApplicationsService(deps: {
       ref: state.applicationId,
       customerName: `${state.applicant.firstName} ${state.applicant.lastName}`,
       customerEmail: state.applicant.email,
+      customerBvn: state.applicant.bvnSealed ? sealer.open(state.applicant.bvnSealed) : undefined,
       redirectUrl: config.PROVIDER_REDIRECT_URL,
       reauthAccountId,
     });
@@ -181,14 +182,15 @@ export function createApplicationsService(deps: {
         continue;
       }
       const applicationId = randomUUID();
-      const applicant = { firstName: request.firstName, lastName: request.lastName, email: request.email };
-      const widgetUrl = await widgetFor({ applicationId, applicant: applicant as Application['applicant'] }, cmd.providerKey);
+      const bvnSealed = request.bvn ? sealer.seal(request.bvn) : null;
+      const applicant = { firstName: request.firstName, lastName: request.lastName, email: request.email, phone: null, bvnSealed };
+      const widgetUrl = await widgetFor({ applicationId, applicant }, cmd.providerKey);
       const outcome = openApplication({
         applicationId,
         applicantId: randomUUID(),
         clientId: cmd.clientId,
         request,
-        bvnSealed: request.bvn ? sealer.seal(request.bvn) : null,
+        bvnSealed,
         providerKeySealed: cmd.providerKey,
         widgetUrl,
         now,

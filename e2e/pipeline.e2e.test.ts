@@ -1,0 +1,213 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { chromium } from 'playwright-core';
+import { Decision } from '@loan/contracts';
+import { waitFor } from '../testing/helpers';
+import {
+  applicant,
+  call,
+  createClient,
+  startApplications,
+  startEnrichment,
+  startGateway,
+  startJanitor,
+  startNotifier,
+  startReceiver,
+  startSandbox,
+  startScoring,
+  suiteNamespace,
+  type Running,
+} from '../testing/stack';
+
+/**
+ * The whole system as a lender meets it: every service, the sandbox provider and bureau, the
+ * real broker, registry and database, and a webhook receiver that checks every signature.
+ */
+const ns = suiteNamespace();
+const services: Running[] = [];
+let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let lender: Awaited<ReturnType<typeof createClient>>;
+let gatewayUrl: string;
+
+const timings = {
+  NO_LINK_TTL: '6s',
+  NO_ANALYZE_TTL: '2m',
+  ENRICHMENT_TIMEOUT: '5s',
+  WEBHOOK_RETRY_BASE: '300ms',
+  RATE_LIMITS_ENABLED: 'false',
+};
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  const gateway = await startGateway(ns, timings);
+  gatewayUrl = gateway.url;
+  services.push(gateway);
+  sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`, { SANDBOX_JOB_DELAY: '200ms' });
+  const shared = { ...timings, PROVIDER_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, BUREAU_TIMEOUT: '2s' };
+  services.push(
+    ...(await Promise.all([
+      startApplications(ns, shared),
+      startEnrichment(ns, shared),
+      startScoring(ns, shared),
+      startNotifier(ns, shared),
+      startJanitor(ns, shared),
+    ])),
+  );
+  lender = await createClient(gateway.url, { webhookUrl: `${receiver.url}/hooks` });
+});
+
+afterAll(async () => {
+  for (const s of services.reverse()) await s.stop();
+  await sandbox?.stop();
+  await receiver?.close();
+});
+
+const api = (method: string, path: string, body?: unknown) => call(gatewayUrl, lender.apiKey, method, path, body);
+
+async function link(widgetUrl: string, persona: string, institution?: string) {
+  const res = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ widgetUrl, persona, ...(institution ? { institution } : {}) }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { providerAccountId: string };
+}
+
+const eventsOf = (applicationId: string, name?: string) =>
+  receiver.received
+    .map((r) => r.body)
+    .filter((b) => (b.data?.applicationId === applicationId || b.applicationId === applicationId) && (!name || b.event === name));
+
+function signatureValid(raw: Buffer, signature: string | string[] | undefined): boolean {
+  if (typeof signature !== 'string') return false;
+  const expected = createHmac('sha256', lender.webhookSecret).update(raw).digest();
+  const given = Buffer.from(signature, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+describe('a loan application from initiate to a signed decision', () => {
+  it('when an applicant links two accounts and the lender analyses, then every event arrives signed and in order, ending in a complete decision', async () => {
+    const start = await api('POST', '/api/applications/initiate', applicant({ bvn: '22200000001', amount: 250_000, tenor: 6 }));
+    expect(start.status).toBe(201);
+    const { applicationId, applicantId, widgetUrl } = start.body;
+
+    await link(widgetUrl, 'salaried', 'GTBank');
+    await link(widgetUrl, 'salaried', 'Access Bank');
+    const ready = await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready').length === 2 && eventsOf(applicationId, 'account.enrichment_ready'), {
+      timeoutMs: 60_000,
+      what: 'two account.enrichment_ready events',
+    });
+    const linked = eventsOf(applicationId, 'account.linked');
+    expect(linked).toHaveLength(2);
+    for (const e of linked) {
+      expect(e.data).toEqual({ applicationId, applicantId, accountId: expect.any(String), institution: expect.any(String), accountNumber: expect.stringMatching(/^\d{10}$/) });
+    }
+    // account.linked precedes account.enrichment_ready for the same account
+    const order = receiver.received.map((r) => r.body).filter((b) => b.data?.applicationId === applicationId);
+    for (const r of ready) {
+      const linkedAt = order.findIndex((b) => b.event === 'account.linked' && b.data.accountId === r.data.accountId);
+      const readyAt = order.findIndex((b) => b.event === 'account.enrichment_ready' && b.data.accountId === r.data.accountId);
+      expect(linkedAt).toBeGreaterThanOrEqual(0);
+      expect(linkedAt).toBeLessThan(readyAt);
+      expect(r.data).toMatchObject({ applicantId, applicationId, providerAccountId: expect.any(String), message: expect.any(String) });
+    }
+
+    const fin = await api('POST', `/api/applications/${applicationId}/finalize-linking`);
+    expect(fin.status).toBe(200);
+    const readyEvent = await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], { timeoutMs: 30_000, what: 'ready_for_analysis' });
+    expect(readyEvent.data).toMatchObject({ applicationId, applicantId, accountCount: 2 });
+
+    const analyze = await api('POST', `/api/applications/${applicationId}/analyze`);
+    expect(analyze.status).toBe(200);
+    expect(analyze.body.status).toBe('PROCESSING');
+    const decisionEvent = await waitFor(() => eventsOf(applicationId, 'application.decision')[0], { timeoutMs: 60_000, what: 'application.decision' });
+    expect(decisionEvent.data).toMatchObject({ applicationId, applicantId, status: 'COMPLETED', score: expect.any(Number) });
+    const decision = Decision.parse(decisionEvent.data.decision);
+    expect(decision.applicant_id).toBe(applicantId);
+    expect(decision.score).toBe(decisionEvent.data.score);
+    expect(decision.regulatory_compliance.credit_bureau_checked).toBe(true);
+    expect(decision.regulatory_compliance.identity_verified).toBe(true);
+    expect(decision.score_breakdown.total).toBe(decision.score);
+
+    // Every delivery is signed over the raw body and carries the envelope with millisecond timestamps.
+    const mine = receiver.received.filter((r) => r.body.data?.applicationId === applicationId);
+    expect(mine.length).toBeGreaterThanOrEqual(6);
+    for (const r of mine) {
+      expect(signatureValid(r.raw, r.headers['x-signature'])).toBe(true);
+      expect(r.body).toEqual({ id: expect.any(String), event: expect.any(String), data: expect.any(Object), timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) });
+    }
+    expect(new Set(mine.map((r) => r.body.id)).size).toBe(mine.length);
+
+    const view = await api('GET', `/api/applications/${applicationId}`);
+    expect(view.body).toMatchObject({ status: 'COMPLETED', decision: { score: decision.score } });
+    expect(view.body.accounts.every((a: { enrichmentStatus: string }) => a.enrichmentStatus === 'READY')).toBe(true);
+    const relink = await api('POST', `/api/applications/${applicationId}/link-account`);
+    expect(relink.status).toBe(400);
+    const again = await api('POST', '/api/applications/initiate', { ...applicant(), idempotencyKey: (await keyOf(applicationId)) });
+    expect(again.status).toBe(409);
+  });
+
+  it('when an applicant clicks through the widget in a browser, then account.linked and then account.enrichment_ready arrive', async () => {
+    const start = await api('POST', '/api/applications/initiate', applicant());
+    const { applicationId, widgetUrl } = start.body;
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(widgetUrl);
+      await page.selectOption('#bank', { index: 1 });
+      await page.click('#continue');
+      await page.fill('#username', 'user_good');
+      await page.fill('#password', 'wrong-password');
+      await page.click('#sign-in');
+      expect(await page.textContent('#error')).toBeTruthy();
+      await page.fill('#username', 'user_good');
+      await page.fill('#password', '123456');
+      await page.click('#sign-in');
+      await page.selectOption('#persona', 'salaried');
+      await page.check('#consent');
+      await page.click('#link-account');
+      expect(await page.textContent('#result')).toBe('Account linked');
+    } finally {
+      await browser.close();
+    }
+    await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready').length === 1, { timeoutMs: 60_000, what: 'account.enrichment_ready' });
+    expect(eventsOf(applicationId).map((e) => e.event)).toEqual(['account.linked', 'account.enrichment_ready']);
+  });
+
+  it('when an account\'s enrichment never completes, then account.enrichment_failed arrives, and a re-link restarts it', async () => {
+    const start = await api('POST', '/api/applications/initiate', applicant());
+    const { applicationId, widgetUrl } = start.body;
+    await link(widgetUrl, 'never_completes');
+    const failed = await waitFor(() => receiver.events('account.enrichment_failed').find((e) => eventsOf(applicationId, 'account.linked').some((l) => l.data.accountId === e.data.accountId)), {
+      timeoutMs: 60_000,
+      what: 'account.enrichment_failed',
+    });
+    expect(failed.data).toMatchObject({ accountId: expect.any(String), providerAccountId: expect.any(String), applicantId: start.body.applicantId, reason: 'enrichment_timeout', message: expect.any(String) });
+    const view = await api('GET', `/api/applications/${applicationId}`);
+    expect(view.body.accounts[0].enrichmentStatus).toBe('FAILED');
+    const relink = await api('POST', `/api/applications/${applicationId}/link-account`, { accountId: failed.data.accountId });
+    expect(relink.status).toBe(200);
+    expect(relink.body.widgetUrl).toEqual(expect.any(String));
+    expect((await api('GET', `/api/applications/${applicationId}`)).body.accounts[0].enrichmentStatus).toBe('PENDING');
+  });
+
+  it('when nobody links an account in time, then application.abandoned arrives with reason no_link, and the same key resumes it', async () => {
+    const body = applicant();
+    const start = await api('POST', '/api/applications/initiate', body);
+    const abandoned = await waitFor(() => eventsOf(start.body.applicationId, 'application.abandoned')[0], { timeoutMs: 60_000, what: 'application.abandoned' });
+    expect(abandoned.data).toMatchObject({ applicationId: start.body.applicationId, applicantId: start.body.applicantId, reason: 'no_link', message: expect.any(String) });
+    expect((await api('GET', `/api/applications/${start.body.applicationId}`)).body.status).toBe('ABANDONED');
+    const resumed = await api('POST', '/api/applications/initiate', body);
+    expect(resumed.body).toMatchObject({ applicationId: start.body.applicationId, resumed: true, status: 'PENDING_LINKING' });
+  });
+});
+
+async function keyOf(applicationId: string): Promise<string> {
+  const applications = services.find((s) => s.name === 'applications')!;
+  const doc = await applications.runtime.db.model('Application').findById(applicationId).lean<{ idempotencyKey: string }>();
+  return doc!.idempotencyKey;
+}

@@ -1,0 +1,82 @@
+import type { EnrichedAccount } from '@loan/contracts';
+import { isDuplicateKey, type OutboxEntry } from '@loan/runtime';
+import type { EnrichmentModels } from './models';
+
+export interface StoredBankData {
+  accountId: string;
+  applicationId: string;
+  applicantId: string;
+  clientId: string;
+  attempt: number;
+  profile: EnrichedAccount;
+  storedAt: Date;
+}
+
+/** The applicant's bank data (enriched profiles), and the record of its deletion. */
+export function createBankDataRepository(models: EnrichmentModels) {
+  return {
+    /**
+     * Stores the profile of an account, replacing an older attempt's but never a newer one
+     * (a slow worker of a superseded attempt must not overwrite the current profile).
+     */
+    async put(data: StoredBankData): Promise<boolean> {
+      const { accountId, ...fields } = data;
+      try {
+        const res = await models.bankData.updateOne(
+          { _id: accountId, attempt: { $lte: data.attempt } },
+          { $set: fields },
+          { upsert: true },
+        );
+        return res.modifiedCount + res.upsertedCount > 0 || res.matchedCount > 0;
+      } catch (error) {
+        // A newer attempt's document exists: the upsert collided with it.
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+
+    async get(accountId: string): Promise<StoredBankData | null> {
+      const doc = await models.bankData.findById(accountId).lean<Omit<StoredBankData, 'accountId'> & { _id: string }>();
+      if (!doc) return null;
+      const { _id, ...rest } = doc;
+      return { accountId: _id, ...rest };
+    },
+
+    async deleteAccount(accountId: string): Promise<void> {
+      await models.bankData.deleteOne({ _id: accountId });
+    },
+
+    async deleteApplication(applicationId: string): Promise<number> {
+      const res = await models.bankData.deleteMany({ applicationId });
+      return res.deletedCount ?? 0;
+    },
+
+    /**
+     * Records that an application's bank data was deleted, with the message that says so.
+     * False when it was recorded already (a redelivered fact).
+     */
+    async recordScrub(input: {
+      scrubId: string;
+      applicationId: string;
+      accountIds: string[];
+      at: Date;
+      outbox: OutboxEntry[];
+    }) {
+      try {
+        await models.scrubs.create({
+          _id: input.scrubId,
+          applicationId: input.applicationId,
+          accountIds: input.accountIds,
+          scrubbedAt: input.at,
+          outbox: input.outbox,
+          outboxPending: input.outbox.length > 0,
+        });
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+  };
+}
+export type BankDataRepository = ReturnType<typeof createBankDataRepository>;

@@ -1,0 +1,112 @@
+import type { OutboxEntry } from '@loan/runtime';
+import type { EnrichmentJob, IncomePart, InsightsPart } from '../domain/job';
+import type { EnrichmentModels } from './models';
+
+export interface StoredJob {
+  job: EnrichmentJob;
+  rev: number;
+}
+
+type Doc = Record<string, unknown> & { _id: string; rev: number };
+
+const date = (v: unknown): Date | null => (v ? new Date(v as string | Date) : null);
+
+function toPart(raw: unknown): IncomePart {
+  const p = (raw ?? {}) as Record<string, unknown>;
+  return {
+    status: (p.status as IncomePart['status']) ?? 'NOT_STARTED',
+    startedAt: date(p.startedAt),
+    signalledAt: date(p.signalledAt),
+    doneAt: date(p.doneAt),
+    result: (p.result as Record<string, unknown> | null) ?? null,
+  };
+}
+
+function toJob(doc: Doc): EnrichmentJob {
+  const d = doc as Record<string, unknown>;
+  const insights = (d.insights ?? {}) as Record<string, unknown>;
+  return {
+    accountId: doc._id,
+    applicationId: d.applicationId as string,
+    applicantId: d.applicantId as string,
+    clientId: d.clientId as string,
+    providerAccountId: d.providerAccountId as string,
+    institution: (d.institution as string | null) ?? null,
+    accountNumber: (d.accountNumber as string | null) ?? null,
+    providerKeySealed: d.providerKeySealed as string,
+    attempt: d.attempt as number,
+    since: d.since as string,
+    status: d.status as EnrichmentJob['status'],
+    income: toPart(d.income),
+    insights: { ...toPart(insights), jobId: (insights.jobId as string | null) ?? null } satisfies InsightsPart,
+    nextTryAt: date(d.nextTryAt),
+    failures: (d.failures as number) ?? 0,
+    lastError: (d.lastError as string | null) ?? null,
+    handledFacts: (d.handledFacts as string[]) ?? [],
+    enrichedAt: date(d.enrichedAt),
+    failedAt: date(d.failedAt),
+    closedAt: date(d.closedAt),
+    scrubbedAt: date(d.scrubbedAt),
+    createdAt: new Date(d.createdAt as string),
+    updatedAt: new Date(d.updatedAt as string),
+  };
+}
+
+function toFields(job: EnrichmentJob): Record<string, unknown> {
+  const { accountId: _id, ...rest } = job;
+  return rest;
+}
+
+/** Loads and stores enrichment jobs with optimistic concurrency (a revision number per document). */
+export function createJobRepository(models: EnrichmentModels) {
+  const model = models.jobs;
+  const active = { status: 'PENDING', closedAt: null, scrubbedAt: null };
+  return {
+    async get(accountId: string): Promise<StoredJob | null> {
+      const doc = await model.findById(accountId, { outbox: 0 }).lean<Doc>();
+      return doc ? { job: toJob(doc), rev: doc.rev } : null;
+    },
+
+    /** Inserts a new job; an existing one for the account makes this throw (code 11000). */
+    async insert(job: EnrichmentJob, outbox: OutboxEntry[] = []): Promise<void> {
+      await model.create({ _id: job.accountId, rev: 1, ...toFields(job), outbox, outboxPending: outbox.length > 0 });
+    },
+
+    /** Writes the new state if nobody changed the document since `rev`; false on a conflict. */
+    async replace(job: EnrichmentJob, rev: number, outbox: OutboxEntry[] = []): Promise<boolean> {
+      const update: Record<string, unknown> = { $set: { ...toFields(job), rev: rev + 1 } };
+      if (outbox.length > 0) {
+        (update.$set as Record<string, unknown>).outboxPending = true;
+        update.$push = { outbox: { $each: outbox } };
+      }
+      const res = await model.updateOne({ _id: job.accountId, rev }, update);
+      return res.modifiedCount === 1;
+    },
+
+    /** Pending jobs a worker should look at now. */
+    async findDue(now: Date, limit: number): Promise<StoredJob[]> {
+      const docs = await model
+        .find({ ...active, nextTryAt: { $lte: now } }, { outbox: 0 })
+        .sort({ nextTryAt: 1 })
+        .limit(limit)
+        .lean<Doc[]>();
+      return docs.map((doc) => ({ job: toJob(doc), rev: doc.rev }));
+    },
+
+    /** Ids of the pending jobs of a provider account (the same bank account may be on several applications). */
+    async activeIdsByProviderAccount(providerAccountId: string): Promise<string[]> {
+      const docs = await model.find({ ...active, providerAccountId }, { _id: 1 }).lean<{ _id: string }[]>();
+      return docs.map((d) => d._id);
+    },
+
+    async idsByApplication(applicationId: string): Promise<string[]> {
+      const docs = await model.find({ applicationId }, { _id: 1 }).lean<{ _id: string }[]>();
+      return docs.map((d) => d._id);
+    },
+
+    async countActive(): Promise<number> {
+      return model.countDocuments(active);
+    },
+  };
+}
+export type JobRepository = ReturnType<typeof createJobRepository>;

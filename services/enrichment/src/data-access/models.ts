@@ -1,0 +1,87 @@
+import { Schema, type Connection } from 'mongoose';
+import { outboxFields } from '@loan/runtime';
+
+const partFields = {
+  status: { type: String, required: true },
+  startedAt: { type: Date, default: null },
+  signalledAt: { type: Date, default: null },
+  doneAt: { type: Date, default: null },
+  result: { type: Schema.Types.Mixed, default: null },
+};
+
+/**
+ * One document per linked account (`_id` is our account id): the enrichment's progress, the
+ * provider's raw results and the messages its changes publish, all written at once.
+ */
+export const jobSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    rev: { type: Number, required: true },
+    applicationId: { type: String, required: true, index: true },
+    applicantId: { type: String, required: true },
+    clientId: { type: String, required: true },
+    providerAccountId: { type: String, required: true, index: true },
+    institution: { type: String, default: null },
+    accountNumber: { type: String, default: null },
+    providerKeySealed: { type: String, required: true },
+    attempt: { type: Number, required: true },
+    since: { type: String, required: true },
+    status: { type: String, required: true },
+    income: { type: new Schema(partFields, { _id: false }), required: true },
+    insights: {
+      type: new Schema({ ...partFields, jobId: { type: String, default: null } }, { _id: false }),
+      required: true,
+    },
+    nextTryAt: { type: Date, default: null },
+    failures: { type: Number, default: 0 },
+    lastError: { type: String, default: null },
+    handledFacts: { type: [String], default: [] },
+    enrichedAt: { type: Date, default: null },
+    failedAt: { type: Date, default: null },
+    closedAt: { type: Date, default: null },
+    scrubbedAt: { type: Date, default: null },
+    createdAt: Date,
+    updatedAt: Date,
+    ...outboxFields,
+  },
+  { versionKey: false, collection: 'enrichment_jobs', minimize: false },
+);
+jobSchema.index({ status: 1, nextTryAt: 1 });
+
+/**
+ * The applicant's bank data: the enriched profile of one account (`_id` is our account id).
+ * Deleted when the application is abandoned without analysis.
+ */
+export const bankDataSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    applicationId: { type: String, required: true, index: true },
+    applicantId: { type: String, required: true },
+    clientId: { type: String, required: true },
+    attempt: { type: Number, required: true },
+    profile: { type: Schema.Types.Mixed, required: true },
+    storedAt: Date,
+  },
+  { versionKey: false, collection: 'bank_data', minimize: false },
+);
+
+/** One document per scrub of an application's bank data (`_id` is the closing fact's id), with its outbox. */
+export const scrubSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    applicationId: { type: String, required: true, index: true },
+    accountIds: { type: [String], default: [] },
+    scrubbedAt: Date,
+    ...outboxFields,
+  },
+  { versionKey: false, collection: 'bank_data_scrubs' },
+);
+
+export function enrichmentModels(db: Connection) {
+  return {
+    jobs: db.model('EnrichmentJob', jobSchema),
+    bankData: db.model('BankData', bankDataSchema),
+    scrubs: db.model('BankDataScrub', scrubSchema),
+  };
+}
+export type EnrichmentModels = ReturnType<typeof enrichmentModels>;

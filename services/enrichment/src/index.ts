@@ -1,0 +1,3 @@
+export * from './config';
+export * from './service';
+export { buildEnrichedAccount, type EnrichmentInputs } from './domain/buildEnrichedAccount/buildEnrichedAccount';

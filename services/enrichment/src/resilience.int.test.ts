@@ -1,0 +1,110 @@
+import { waitFor } from '../../../testing/helpers';
+import { startHarness, type Harness } from './__tests__/harness';
+import type { EnrichmentService } from './service';
+
+const gauge = async (service: EnrichmentService) => (await service.metrics.breaker.get()).values[0]?.value;
+
+describe('enrichment when the provider fails', () => {
+  let h: Harness;
+  let service: EnrichmentService;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    service = await h.startEnrichment();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it('when the provider answers a burst of 5xx, then the breaker opens, closes again, and the account still ends enriched once', async () => {
+    const linked = await h.linkAccount({ persona: 'salaried', publish: false });
+    const armed = await fetch(`${h.sandboxUrl}/sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 503, count: 10 }),
+    });
+    expect(armed.status).toBe(200);
+    await h.publishFact(linked);
+
+    await waitFor(async () => (await gauge(service)) === 2, { what: 'the breaker to open' });
+    const pending = await h.job(linked.accountId);
+    expect(pending).toMatchObject({ status: 'PENDING' });
+    expect(pending!.failures).toBeGreaterThan(0);
+    expect(pending!.lastError).toMatch(/503|breaker/i);
+
+    await waitFor(() => h.eventsOf('account.enrichment_ready', linked.accountId)[0], {
+      what: 'enrichment_ready',
+      timeoutMs: 45_000,
+    });
+    expect(await gauge(service)).toBe(0);
+    await h.settled(service);
+    expect(h.eventsOf('account.enrichment_ready', linked.accountId)).toHaveLength(1);
+    expect(h.resultsOf('AccountEnriched', linked.accountId)).toHaveLength(1);
+    const failed = (await service.metrics.providerCalls.get()).values.filter((v) => v.labels.outcome === 'failed');
+    expect(failed.reduce((s, v) => s + v.value, 0)).toBeGreaterThan(0);
+    const left = (await (await fetch(`${h.sandboxUrl}/sandbox/faults/reset`, { method: 'POST' })).json()) as {
+      armed: { provider: unknown };
+    };
+    expect(left.armed.provider).toBeNull();
+  });
+});
+
+describe('enrichment when its process stops mid-way', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    // Provider jobs take long enough to stop the process while they run.
+    h = await startHarness({ jobDelay: '3s' });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it('when the process stops while the provider works and a fresh one starts on the same database, then the account still ends enriched once', async () => {
+    const first = await h.startEnrichment();
+    const linked = await h.linkAccount({ persona: 'salaried' });
+    await waitFor(
+      async () => {
+        const job = await h.job(linked.accountId);
+        return job?.income.status === 'STARTED' && job.insights.status === 'STARTED';
+      },
+      { what: 'both provider jobs started' },
+    );
+    await first.stop();
+
+    // The provider finishes and its webhooks are taken in while no enrichment process runs.
+    const results = () =>
+      h.webhooks.filter(
+        (w) => w.accountId === linked.providerAccountId && /account_income|statement_insights/.test(w.event),
+      );
+    await waitFor(() => results().length >= 2, { what: 'the result webhooks' });
+    expect((await h.job(linked.accountId))?.status).toBe('PENDING');
+
+    const second = await h.startEnrichment();
+    await waitFor(() => h.eventsOf('account.enrichment_ready', linked.accountId)[0], { what: 'enrichment_ready' });
+    await h.settled(second);
+    expect(h.eventsOf('account.enrichment_ready', linked.accountId)).toHaveLength(1);
+    expect(h.resultsOf('AccountEnriched', linked.accountId)).toHaveLength(1);
+    expect(await h.job(linked.accountId)).toMatchObject({ status: 'READY', attempt: 1 });
+    await second.stop();
+  });
+
+  it('when the process stops before the provider could be reached, then a fresh one starts the provider jobs from the database', async () => {
+    // The first process cannot reach the provider: its jobs stay pending, none started.
+    const first = await h.startEnrichment({ PROVIDER_BASE_URL: 'http://127.0.0.1:9', ENRICHMENT_RETRY_BASE: '5s' });
+    const linked = await h.linkAccount({ persona: 'gig' });
+    await waitFor(async () => ((await h.job(linked.accountId))?.failures ?? 0) > 0, { what: 'a failed attempt' });
+    await first.stop();
+    const job = await h.job(linked.accountId);
+    expect(job).toMatchObject({ status: 'PENDING' });
+    expect(job!.income.status).toBe('NOT_STARTED');
+
+    const second = await h.startEnrichment();
+    await waitFor(() => h.eventsOf('account.enrichment_ready', linked.accountId)[0], {
+      what: 'enrichment_ready',
+      timeoutMs: 30_000,
+    });
+    await h.settled(second);
+    expect(h.eventsOf('account.enrichment_ready', linked.accountId)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,17 @@
+import { createLogger, createServiceRuntime, systemClock } from '@loan/runtime';
+import { loadEnrichmentConfig } from './config';
+import { createEnrichmentService } from './service';
+
+async function main() {
+  const config = loadEnrichmentConfig();
+  const logger = createLogger(config.SERVICE_NAME, config.LOG_LEVEL);
+  const runtime = await createServiceRuntime(config, { logger });
+  runtime.lifecycle.installSignalHandlers();
+  const service = createEnrichmentService({ runtime, config, clock: systemClock });
+  await service.start();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,405 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Topics,
+  buildEvent,
+  type ApplicationFact,
+  type DeadlinePassed,
+  type EventName,
+  type ProviderCallback,
+} from '@loan/contracts';
+import type { AccountLinkingProvider } from '@loan/provider';
+import { ServiceError, isDuplicateKey, type Clock, type Logger, type OutboxEntry, type Sealer } from '@loan/runtime';
+import type { BankDataRepository } from './data-access/bankDataRepository';
+import type { JobRepository } from './data-access/jobRepository';
+import type { OutboxRelay } from './data-access/outboxRelay';
+import {
+  type Pacing,
+  type PartOutcome,
+  applyStep,
+  bothDone,
+  claimJob,
+  isFreshIncome,
+  nextTry,
+  planStep,
+  recordFailure,
+  signalPart,
+} from './domain/advanceEnrichment/decide';
+import { buildEnrichedAccount } from './domain/buildEnrichedAccount/buildEnrichedAccount';
+import { looksLikeIncome } from './domain/buildEnrichedAccount/providerResults';
+import { completeJob } from './domain/completeEnrichment/decide';
+import { expireJob } from './domain/expireEnrichment/decide';
+import { type Change, type Effect, type EnrichmentJob, type EnrichmentPart, isActive } from './domain/job';
+import { closeJob, mustScrub } from './domain/scrubBankData/decide';
+import { openJob, restartJob } from './domain/startEnrichment/decide';
+import type { KeyedLock } from './keyedLock';
+import type { EnrichmentMetrics } from './metrics';
+
+const MAX_CONFLICT_RETRIES = 10;
+
+type Fact<T extends ApplicationFact['type']> = Extract<ApplicationFact, { type: T }>;
+
+export interface WorkflowDeps {
+  jobs: JobRepository;
+  bankData: BankDataRepository;
+  jobRelay: Pick<OutboxRelay, 'flush'>;
+  scrubRelay: Pick<OutboxRelay, 'flush'>;
+  provider: AccountLinkingProvider;
+  sealer: Sealer;
+  clock: Clock;
+  logger: Logger;
+  metrics: EnrichmentMetrics;
+  pacing: Pacing;
+  leaseMs: number;
+  incomePeriodMonths: number;
+  /** Serialises the changes of one job within the process (shared with the job outbox relay). */
+  lock: KeyedLock;
+  /** Asks for work on an account soon (the worker). */
+  kick: (accountId: string) => void;
+}
+
+const message = (error: unknown): string => String((error as Error)?.message ?? error).slice(0, 500);
+
+/**
+ * The use cases of the enrichment service: each loads the account's job, takes a pure
+ * decision, writes the job with its outbox in one document write and publishes. Provider
+ * calls happen outside the decisions; their answers are applied to the freshest state.
+ */
+export function createEnrichmentWorkflow(deps: WorkflowDeps) {
+  const { jobs, bankData, provider, clock, logger, metrics, pacing } = deps;
+  const leaseFrom = (now: Date) => new Date(now.getTime() + deps.leaseMs);
+
+  function toOutbox(job: EnrichmentJob, effects: Effect[], now: Date): OutboxEntry[] {
+    return effects.map((effect) => {
+      const id = randomUUID();
+      if (effect.kind === 'event') {
+        return {
+          id,
+          topic: Topics.events,
+          key: job.applicationId,
+          value: buildEvent({
+            id,
+            event: effect.event as EventName,
+            clientId: job.clientId,
+            applicationId: job.applicationId,
+            data: effect.data as never,
+            at: now,
+          }),
+        };
+      }
+      return {
+        id,
+        topic: Topics.enrichmentResults,
+        key: job.applicationId,
+        value: {
+          ...effect.result,
+          factId: id,
+          clientId: job.clientId,
+          applicationId: job.applicationId,
+          at: now.toISOString(),
+        },
+      };
+    });
+  }
+
+  /**
+   * Load, decide, persist (state and outbox in one write), publish. A concurrent change makes
+   * the write miss; the decision is then taken again on the fresh state. Returns the state
+   * written, or null when the decision changed nothing.
+   */
+  async function mutate(
+    accountId: string,
+    decide: (job: EnrichmentJob, now: Date) => Change | EnrichmentJob | null,
+  ): Promise<EnrichmentJob | null> {
+    for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
+      const written = await deps.lock(accountId, async () => {
+        const stored = await jobs.get(accountId);
+        if (!stored) return { job: null, outbox: false };
+        const now = clock.now();
+        const decided = decide(stored.job, now);
+        if (!decided) return { job: null, outbox: false };
+        const change: Change = 'effects' in decided ? decided : { job: decided, effects: [] };
+        const outbox = toOutbox(change.job, change.effects, now);
+        if (!(await jobs.replace(change.job, stored.rev, outbox))) return null;
+        return { job: change.job, outbox: outbox.length > 0 };
+      });
+      if (!written) continue; // another replica changed the job: decide again on its state
+      if (written.outbox) await deps.jobRelay.flush(accountId);
+      return written.job;
+    }
+    throw new ServiceError(`Enrichment of account ${accountId} kept changing under us`, { retriable: true });
+  }
+
+  async function onAccountLinked(fact: Fact<'AccountLinked'>) {
+    const existing = await jobs.get(fact.accountId);
+    const now = clock.now();
+    const job = openJob(existing?.job ?? null, fact, { now, leaseUntil: leaseFrom(now) });
+    if (!job) return;
+    try {
+      await jobs.insert(job);
+    } catch (error) {
+      if (isDuplicateKey(error)) return; // a redelivery raced us: the job exists
+      throw error;
+    }
+    metrics.jobs.inc({ outcome: 'started' });
+    logger.info({ accountId: job.accountId, applicationId: job.applicationId }, 'enrichment started');
+    deps.kick(job.accountId);
+  }
+
+  async function onRestartRequested(fact: Fact<'EnrichmentRestartRequested'>) {
+    const existing = await jobs.get(fact.accountId);
+    if (!existing) {
+      const now = clock.now();
+      const job = restartJob(null, fact, { now, leaseUntil: leaseFrom(now) });
+      if (!job) return;
+      try {
+        await jobs.insert(job);
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        return onRestartRequested(fact);
+      }
+      metrics.jobs.inc({ outcome: 'started' });
+      deps.kick(job.accountId);
+      return;
+    }
+    const restarted = await mutate(fact.accountId, (job, now) =>
+      restartJob(job, fact, { now, leaseUntil: leaseFrom(now) }),
+    );
+    if (!restarted) return;
+    metrics.jobs.inc({ outcome: 'restarted' });
+    logger.info({ accountId: restarted.accountId, attempt: restarted.attempt }, 'enrichment restarted');
+    deps.kick(restarted.accountId);
+  }
+
+  async function onApplicationClosed(fact: Fact<'ApplicationClosed'>) {
+    const accountIds = await jobs.idsByApplication(fact.applicationId);
+    for (const accountId of accountIds) {
+      const closed = await mutate(accountId, (job, now) => closeJob(job, fact, now));
+      if (closed) metrics.jobs.inc({ outcome: closed.scrubbedAt ? 'scrubbed' : 'closed' });
+    }
+    if (!mustScrub(fact)) return;
+    // The jobs are marked first, so that no worker stores a profile after the delete.
+    const deleted = await bankData.deleteApplication(fact.applicationId);
+    const now = clock.now();
+    const id = randomUUID();
+    const outbox: OutboxEntry[] = [
+      {
+        id,
+        topic: Topics.enrichmentResults,
+        key: fact.applicationId,
+        value: {
+          type: 'BankDataScrubbed',
+          factId: id,
+          clientId: fact.clientId,
+          applicationId: fact.applicationId,
+          at: now.toISOString(),
+          accountIds,
+        },
+      },
+    ];
+    await bankData.recordScrub({
+      scrubId: fact.factId,
+      applicationId: fact.applicationId,
+      accountIds,
+      at: now,
+      outbox,
+    });
+    await deps.scrubRelay.flush(fact.factId);
+    logger.info(
+      { applicationId: fact.applicationId, accounts: accountIds.length, profiles: deleted },
+      'bank data scrubbed',
+    );
+  }
+
+  async function onApplicationFact(fact: ApplicationFact) {
+    switch (fact.type) {
+      case 'AccountLinked':
+        return onAccountLinked(fact);
+      case 'EnrichmentRestartRequested':
+        return onRestartRequested(fact);
+      case 'ApplicationClosed':
+        return onApplicationClosed(fact);
+      default:
+        return;
+    }
+  }
+
+  const PART_OF: Partial<Record<ProviderCallback['kind'], EnrichmentPart>> = {
+    income_ready: 'income',
+    statement_insights_ready: 'insights',
+  };
+
+  /** A provider webhook: the part it announces is fetched now rather than at the next poll. */
+  async function onProviderCallback(callback: ProviderCallback) {
+    const part = PART_OF[callback.kind];
+    if (!part) return;
+    const accountIds = await jobs.activeIdsByProviderAccount(callback.providerAccountId);
+    for (const accountId of accountIds) {
+      await mutate(accountId, (job, now) => signalPart(job, { part, at: now, leaseUntil: leaseFrom(now) }));
+      deps.kick(accountId);
+    }
+  }
+
+  async function onDeadline(deadline: DeadlinePassed) {
+    if (deadline.kind !== 'enrichment_timeout' || !deadline.accountId) return;
+    const failed = await mutate(deadline.accountId, (job, now) => expireJob(job, deadline, now));
+    if (!failed) return;
+    metrics.jobs.inc({ outcome: 'timed_out' });
+    logger.warn({ accountId: failed.accountId, attempt: failed.attempt }, 'enrichment timed out');
+  }
+
+  async function callProvider<T>(call: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      const value = await fn();
+      metrics.providerCalls.inc({ call, outcome: 'ok' });
+      return value;
+    } catch (error) {
+      metrics.providerCalls.inc({ call, outcome: 'failed' });
+      throw error;
+    }
+  }
+
+  async function requestPart(
+    job: EnrichmentJob,
+    key: string,
+    part: EnrichmentPart,
+    kind: 'start' | 'fetch',
+  ): Promise<PartOutcome> {
+    try {
+      if (kind === 'start' && part === 'income') {
+        await callProvider('start_income', () =>
+          provider.startIncomeAnalysis(key, job.providerAccountId, deps.incomePeriodMonths),
+        );
+        return { part, kind: 'started', at: clock.now() };
+      }
+      if (kind === 'start') {
+        const { jobId } = await callProvider('start_insights', () =>
+          provider.startStatementInsights(key, job.providerAccountId),
+        );
+        return { part: 'insights', kind: 'started', jobId, at: clock.now() };
+      }
+      if (part === 'income') {
+        const record = await callProvider('get_income', () => provider.getLatestIncome(key, job.providerAccountId));
+        if (record && looksLikeIncome(record) && isFreshIncome(record, job.income.startedAt)) {
+          return { part, kind: 'done', result: record, at: clock.now() };
+        }
+        return { part, kind: 'not_ready' };
+      }
+      const record = await callProvider('get_insights', () =>
+        provider.getInsightsRecord(key, job.insights.jobId ?? ''),
+      );
+      if (record.status === 'finished') return { part, kind: 'done', result: record.result, at: clock.now() };
+      return { part, kind: 'not_ready' };
+    } catch (error) {
+      return { part, kind: 'failed', error: message(error) };
+    }
+  }
+
+  /**
+   * Reads the account and its statement and stores the enriched profile, then marks the job
+   * READY with its messages. The profile is stored first: a crash in between leaves the job
+   * pending, and the next run stores the same profile again.
+   */
+  async function finish(job: EnrichmentJob, key: string) {
+    const attempt = job.attempt;
+    let profile;
+    try {
+      const account = await callProvider('get_account', () => provider.getAccount(key, job.providerAccountId));
+      const transactions = await callProvider('get_transactions', () =>
+        provider.getTransactions(key, job.providerAccountId),
+      );
+      profile = buildEnrichedAccount({
+        accountId: job.accountId,
+        providerAccountId: job.providerAccountId,
+        linked: { institution: job.institution, accountNumber: job.accountNumber },
+        account,
+        transactions,
+        income: job.income.result,
+        insights: job.insights.result,
+        periodMonths: deps.incomePeriodMonths,
+        now: clock.now(),
+      });
+    } catch (error) {
+      logger.warn({ err: error, accountId: job.accountId }, 'could not read the account to finish its enrichment');
+      await mutate(job.accountId, (j, now) => recordFailure(j, { attempt, error: message(error), now, pacing }));
+      return;
+    }
+    await bankData.put({
+      accountId: job.accountId,
+      applicationId: job.applicationId,
+      applicantId: job.applicantId,
+      clientId: job.clientId,
+      attempt,
+      profile,
+      storedAt: clock.now(),
+    });
+    const done = await mutate(job.accountId, (j, now) => completeJob(j, { attempt, profile, now }));
+    if (done) {
+      metrics.jobs.inc({ outcome: 'enriched' });
+      metrics.duration.observe(Math.max(0, (done.enrichedAt!.getTime() - Date.parse(done.since)) / 1000));
+      logger.info({ accountId: done.accountId, attempt }, 'account enriched');
+      return;
+    }
+    // Someone else decided first. If the application was scrubbed meanwhile, the profile just
+    // stored must go too.
+    const now = await jobs.get(job.accountId);
+    if (!now || now.job.scrubbedAt) await bankData.deleteAccount(job.accountId);
+  }
+
+  /**
+   * One run of the work on a pending enrichment: start the provider jobs not started yet,
+   * fetch the results that are due, and finish when both are in. Whatever fails is retried
+   * after a backoff; the job stays pending in the database meanwhile.
+   */
+  async function advance(accountId: string) {
+    const stored = await jobs.get(accountId);
+    if (!stored || !isActive(stored.job)) return;
+    let job = stored.job;
+    const attempt = job.attempt;
+    const key = deps.sealer.open(job.providerKeySealed);
+    const step = planStep(job, clock.now(), pacing);
+    if (step.start.length > 0 || step.fetch.length > 0) {
+      const outcomes = await Promise.all([
+        ...step.start.map((part) => requestPart(job, key, part, 'start')),
+        ...step.fetch.map((part) => requestPart(job, key, part, 'fetch')),
+      ]);
+      for (const o of outcomes) {
+        if (o.kind === 'failed') logger.warn({ accountId, part: o.part, error: o.error }, 'provider call failed');
+      }
+      const applied = await mutate(accountId, (j, now) =>
+        applyStep(j, { attempt, outcomes, now, pacing, holdUntil: leaseFrom(now) }),
+      );
+      if (!applied) return;
+      job = applied;
+      if (outcomes.some((o) => o.kind === 'failed')) return;
+    }
+    if (isActive(job) && job.attempt === attempt && bothDone(job)) {
+      await finish(job, key);
+      return;
+    }
+    // Nothing more to do now: make sure the job is looked at again when it is due.
+    await mutate(accountId, (j, now) => {
+      if (!isActive(j) || j.attempt !== attempt) return null;
+      const due = nextTry(j, now, pacing, false);
+      if (due?.getTime() === j.nextTryAt?.getTime()) return null;
+      return { ...j, nextTryAt: due };
+    });
+  }
+
+  /** Claims the jobs that are due (a restart after a crash, a late webhook, a retry) and works on them. */
+  async function sweep(limit = 50): Promise<number> {
+    const due = await jobs.findDue(clock.now(), limit);
+    let claimed = 0;
+    for (const { job } of due) {
+      const mine = await mutate(job.accountId, (j, now) => claimJob(j, { now, leaseUntil: leaseFrom(now) })).catch(
+        () => null,
+      );
+      if (!mine) continue;
+      claimed += 1;
+      deps.kick(job.accountId);
+    }
+    return claimed;
+  }
+
+  return { onApplicationFact, onProviderCallback, onDeadline, advance, sweep, mutate };
+}
+export type EnrichmentWorkflow = ReturnType<typeof createEnrichmentWorkflow>;

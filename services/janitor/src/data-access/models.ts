@@ -1,0 +1,97 @@
+import { Schema, type Connection } from 'mongoose';
+import { outboxFields } from '@loan/runtime';
+
+/*
+ * Every decision that two writers could race for is an insert under a deterministic `_id`, so
+ * the unique index picks exactly one winner. Conditional updates are not used for that: not
+ * every MongoDB-wire database applies `updateOne({ _id, status: 'ARMED' }, ...)` as an atomic
+ * compare-and-set (FerretDB on SQLite, the local database, lets several writers win).
+ */
+
+/** One document per deadline, keyed by its deterministic id; `status` mirrors its outcome. */
+export const deadlineSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    kind: { type: String, required: true },
+    clientId: { type: String, required: true },
+    applicationId: { type: String, required: true },
+    accountId: { type: String, default: null },
+    attempt: { type: Number, default: null },
+    since: { type: String, required: true },
+    dueAt: { type: Date, required: true },
+    status: { type: String, required: true },
+    armedAt: { type: Date, required: true },
+    firedAt: { type: Date, default: null },
+    cancelledAt: { type: Date, default: null },
+  },
+  { versionKey: false, collection: 'deadlines', minimize: false },
+);
+deadlineSchema.index({ status: 1, dueAt: 1 });
+deadlineSchema.index({ applicationId: 1, kind: 1, status: 1 });
+
+/**
+ * How a deadline ended, FIRED or CANCELLED: the first insert wins and the other is refused.
+ * A fired deadline's message travels in the same document (the outbox), so firing and the
+ * intent to publish are one write.
+ */
+export const outcomeSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    outcome: { type: String, required: true },
+    kind: { type: String, required: true },
+    applicationId: { type: String, required: true },
+    decidedAt: { type: Date, required: true },
+    ...outboxFields,
+  },
+  { versionKey: false, collection: 'deadline_outcomes', minimize: false },
+);
+outcomeSchema.index({ outboxPending: 1, decidedAt: 1 });
+
+/**
+ * The right to publish a fired deadline's message in one lease period after the replica that
+ * fired it ran out of time: `<deadlineId>:<period>`, one winner per period.
+ */
+export const publishLeaseSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    takenAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'deadline_publish_leases' },
+);
+
+const accountSchema = new Schema(
+  {
+    accountId: { type: String, required: true },
+    starts: { type: [String], default: [] },
+    enriched: { type: new Schema({ at: String, attempt: Number }, { _id: false }), default: null },
+  },
+  { _id: false },
+);
+
+/**
+ * Versions of an application's timeline, `<applicationId>:<rev>`: writing revision n + 1 is an
+ * insert, so of two writers that read revision n only one succeeds. Older versions are pruned.
+ */
+export const timelineSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    applicationId: { type: String, required: true },
+    rev: { type: Number, required: true },
+    clientId: { type: String, required: true },
+    linkWindowStart: { type: String, default: null },
+    firstLinkedAt: { type: String, default: null },
+    analysisRequestedAt: { type: String, default: null },
+    closedAt: { type: String, default: null },
+    accounts: { type: [accountSchema], default: [] },
+  },
+  { versionKey: false, collection: 'timelines', minimize: false },
+);
+timelineSchema.index({ applicationId: 1, rev: -1 });
+
+export const janitorModels = (db: Connection) => ({
+  deadlines: db.model('Deadline', deadlineSchema),
+  outcomes: db.model('DeadlineOutcome', outcomeSchema),
+  leases: db.model('DeadlinePublishLease', publishLeaseSchema),
+  timelines: db.model('Timeline', timelineSchema),
+});
+export type JanitorModels = ReturnType<typeof janitorModels>;

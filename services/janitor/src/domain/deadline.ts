@@ -1,0 +1,50 @@
+import type { DeadlineKind } from '@loan/contracts';
+
+export type { DeadlineKind };
+
+/**
+ * ARMED: waiting for its due time. CANCELLED: what it waited for happened (an account was
+ * linked, analyze was called, enrichment completed, the application closed) or a newer period
+ * replaced it. FIRED: its due time passed and `DeadlinePassed` was published for the owner.
+ * CANCELLED and FIRED are final: a deadline is never armed again.
+ */
+export type DeadlineStatus = 'ARMED' | 'CANCELLED' | 'FIRED';
+
+/** How long each kind of deadline runs, in milliseconds, from its `since`. */
+export type DeadlineTtls = Record<DeadlineKind, number>;
+
+/**
+ * A timeout the janitor watches on behalf of an owner (spec sections 3 and 8):
+ * - `no_link`: 24 hours from creation or resume without a linked account (owner: applications);
+ * - `no_analyze`: 7 days from the first linked account without analyze (owner: applications);
+ * - `enrichment_timeout`: 20 minutes of one account in enrichment (owner: enrichment).
+ */
+export interface Deadline {
+  /** Deterministic, so that a redelivered fact arms the same deadline rather than a second one. */
+  deadlineId: string;
+  kind: DeadlineKind;
+  clientId: string;
+  applicationId: string;
+  /** Set for enrichment timeouts only. */
+  accountId: string | null;
+  /** The enrichment attempt (1 for the first link, one more per restart); enrichment timeouts only. */
+  attempt: number | null;
+  /**
+   * Start of the period, exactly as the fact that started it wrote it: the owner compares it
+   * with its own record to tell the current period from a stale one.
+   */
+  since: string;
+  dueAt: Date;
+}
+
+/** The deterministic id of a deadline: kind, what it watches (application or account), start. */
+export const deadlineIdOf = (kind: DeadlineKind, subjectId: string, since: string): string =>
+  `${kind}:${subjectId}:${since}`;
+
+/** When a deadline of this kind that started at `since` is due. */
+export const dueAtOf = (kind: DeadlineKind, since: string, ttls: DeadlineTtls): Date =>
+  new Date(Date.parse(since) + ttls[kind]);
+
+/** True once the due time is reached. */
+export const isDue = (deadline: Pick<Deadline, 'dueAt'>, now: Date): boolean =>
+  deadline.dueAt.getTime() <= now.getTime();

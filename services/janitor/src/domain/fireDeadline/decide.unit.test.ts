@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { DeadlinePassed } from '@loan/contracts';
+import { type Deadline, deadlineIdOf, dueAtOf, isDue } from '../deadline';
+import { fireDeadline } from './decide';
+
+const since = '2026-11-01T08:00:00.000Z';
+const ttls = { no_link: 86_400_000, no_analyze: 604_800_000, enrichment_timeout: 1_200_000 };
+
+function deadline(overrides: Partial<Deadline> = {}): Deadline {
+  const applicationId = randomUUID();
+  return {
+    deadlineId: deadlineIdOf('no_link', applicationId, since),
+    kind: 'no_link',
+    clientId: 'client-a',
+    applicationId,
+    accountId: null,
+    attempt: null,
+    since,
+    dueAt: dueAtOf('no_link', since, ttls),
+    ...overrides,
+  };
+}
+
+describe('due time', () => {
+  it('when a deadline starts, then it is due its kind of time later: 24 hours, 7 days or 20 minutes', () => {
+    expect(dueAtOf('no_link', since, ttls).toISOString()).toBe('2026-11-02T08:00:00.000Z');
+    expect(dueAtOf('no_analyze', since, ttls).toISOString()).toBe('2026-11-08T08:00:00.000Z');
+    expect(dueAtOf('enrichment_timeout', since, ttls).toISOString()).toBe('2026-11-01T08:20:00.000Z');
+  });
+
+  it('when the due time is reached, then the deadline is due, and not a millisecond before', () => {
+    const d = deadline();
+    expect(isDue(d, new Date(d.dueAt.getTime() - 1))).toBe(false);
+    expect(isDue(d, d.dueAt)).toBe(true);
+    expect(isDue(d, new Date(d.dueAt.getTime() + 60_000))).toBe(true);
+  });
+
+  it('when the same period is armed twice, then it has the same id', () => {
+    const accountId = randomUUID();
+    expect(deadlineIdOf('enrichment_timeout', accountId, since)).toBe(deadlineIdOf('enrichment_timeout', accountId, since));
+    expect(deadlineIdOf('enrichment_timeout', accountId, since)).toBe(`enrichment_timeout:${accountId}:${since}`);
+  });
+});
+
+describe('firing a deadline', () => {
+  it('when it is not due yet, then nothing is fired', () => {
+    const d = deadline();
+    expect(fireDeadline(d, new Date(d.dueAt.getTime() - 1))).toBeNull();
+  });
+
+  it('when it is due, then the message carries the period start verbatim for the owner to compare, and the contract accepts it', () => {
+    const accountId = randomUUID();
+    const d = deadline({
+      kind: 'enrichment_timeout',
+      accountId,
+      attempt: 2,
+      deadlineId: deadlineIdOf('enrichment_timeout', accountId, since),
+      dueAt: dueAtOf('enrichment_timeout', since, ttls),
+    });
+    const now = new Date('2026-11-01T08:20:00.250Z');
+    const message = fireDeadline(d, now);
+    expect(message).toEqual({
+      deadlineId: d.deadlineId,
+      kind: 'enrichment_timeout',
+      clientId: 'client-a',
+      applicationId: d.applicationId,
+      accountId,
+      attempt: 2,
+      since,
+      dueAt: '2026-11-01T08:20:00.000Z',
+      firedAt: '2026-11-01T08:20:00.250Z',
+    });
+    expect(DeadlinePassed.safeParse(message).success).toBe(true);
+  });
+});

@@ -1,0 +1,38 @@
+/**
+ * Enrichment of one linked account as the janitor follows it: every start (the link, then
+ * each restart through link-account) and the newest completion reported.
+ */
+export interface AccountEnrichment {
+  accountId: string;
+  /** Start of each enrichment attempt, oldest first; attempt n started at `starts[n - 1]`. */
+  starts: string[];
+  /** The newest completed enrichment the enrichment service reported. */
+  enriched: { at: string; attempt: number } | null;
+}
+
+/**
+ * The janitor's projection of one application: the moments that start and stop its deadlines,
+ * as the `at` strings of the facts that carried them (owners compare them verbatim).
+ */
+export interface Timeline {
+  applicationId: string;
+  clientId: string;
+  /** Start of the current 24-hour window to link an account: creation or the last resume. */
+  linkWindowStart: string | null;
+  /** The first account linked in the current window: start of the 7-day window to analyze. */
+  firstLinkedAt: string | null;
+  analysisRequestedAt: string | null;
+  /** The application reached COMPLETED, FAILED or ABANDONED; a resume opens a new window after it. */
+  closedAt: string | null;
+  accounts: AccountEnrichment[];
+}
+
+export const emptyTimeline = (applicationId: string, clientId: string): Timeline => ({
+  applicationId,
+  clientId,
+  linkWindowStart: null,
+  firstLinkedAt: null,
+  analysisRequestedAt: null,
+  closedAt: null,
+  accounts: [],
+});

@@ -1,0 +1,159 @@
+import type { ApplicationFact, EnrichmentResult } from '@loan/contracts';
+import { type Deadline, type DeadlineKind, type DeadlineTtls, deadlineIdOf, dueAtOf } from '../deadline';
+import { type AccountEnrichment, type Timeline, emptyTimeline } from '../timeline';
+
+/** The facts that start or stop deadlines: the applications service's and enrichment's. */
+export type TrackedFact = ApplicationFact | EnrichmentResult;
+
+/**
+ * Armed deadlines of one kind to cancel: those of the application (and account, when given)
+ * whose period started before `sinceBefore` or at the latest at `sinceAtMost`.
+ */
+export interface CancelDeadlines {
+  kind: DeadlineKind;
+  applicationId: string;
+  accountId?: string;
+  sinceBefore?: string;
+  sinceAtMost?: string;
+  /** Only attempts up to this one (a result of attempt n says nothing about attempt n + 1). */
+  attemptAtMost?: number;
+}
+
+/** What a fact changes: the new timeline, deadlines to arm, armed deadlines to cancel. */
+export interface DeadlinePlan {
+  timeline: Timeline;
+  arm: Deadline[];
+  cancel: CancelDeadlines[];
+}
+
+const ALL_KINDS: readonly DeadlineKind[] = ['no_link', 'no_analyze', 'enrichment_timeout'];
+
+// The `at` strings are ISO 8601 UTC with milliseconds, so they compare as text.
+const later = (a: string | null, b: string): string => (a !== null && a > b ? a : b);
+
+function withStart(accounts: AccountEnrichment[], accountId: string, at: string): AccountEnrichment[] {
+  const existing = accounts.find((a) => a.accountId === accountId);
+  if (!existing) return [...accounts, { accountId, starts: [at], enriched: null }];
+  if (existing.starts.includes(at)) return accounts;
+  const starts = [...existing.starts, at].sort();
+  return accounts.map((a) => (a === existing ? { ...a, starts } : a));
+}
+
+function withEnriched(accounts: AccountEnrichment[], accountId: string, at: string, attempt: number): AccountEnrichment[] {
+  const existing = accounts.find((a) => a.accountId === accountId);
+  if (!existing) return [...accounts, { accountId, starts: [], enriched: { at, attempt } }];
+  const known = existing.enriched;
+  if (known && (known.attempt > attempt || (known.attempt === attempt && known.at >= at))) return accounts;
+  return accounts.map((a) => (a === existing ? { ...a, enriched: { at, attempt } } : a));
+}
+
+/**
+ * Folds a fact into the timeline; null when the fact does not concern deadlines. A fact from
+ * before the application closed (a late redelivery) changes nothing.
+ */
+export function applyFact(timeline: Timeline, fact: TrackedFact): Timeline | null {
+  const stale = timeline.closedAt !== null && fact.at <= timeline.closedAt;
+  switch (fact.type) {
+    case 'ApplicationOpened':
+    case 'ApplicationResumed': {
+      if (stale || (timeline.linkWindowStart !== null && fact.at <= timeline.linkWindowStart)) return timeline;
+      // A new window: whatever was linked and analysed before it belongs to the closed period.
+      return { ...timeline, linkWindowStart: fact.at, firstLinkedAt: null, analysisRequestedAt: null };
+    }
+    case 'AccountLinked': {
+      if (stale) return timeline;
+      const inWindow = timeline.linkWindowStart === null || fact.at >= timeline.linkWindowStart;
+      return {
+        ...timeline,
+        firstLinkedAt: timeline.firstLinkedAt ?? (inWindow ? fact.at : null),
+        accounts: withStart(timeline.accounts, fact.accountId, fact.at),
+      };
+    }
+    case 'EnrichmentRestartRequested':
+      if (stale) return timeline;
+      return { ...timeline, accounts: withStart(timeline.accounts, fact.accountId, fact.at) };
+    case 'AccountEnriched':
+      return { ...timeline, accounts: withEnriched(timeline.accounts, fact.accountId, fact.at, fact.attempt) };
+    case 'AnalysisRequested':
+      if (stale) return timeline;
+      return { ...timeline, analysisRequestedAt: later(timeline.analysisRequestedAt, fact.at) };
+    case 'ApplicationClosed':
+      return { ...timeline, closedAt: later(timeline.closedAt, fact.at) };
+    case 'LinkingFinalized':
+    case 'EnrichmentTimedOut':
+    case 'BankDataScrubbed':
+      return null;
+  }
+}
+
+/**
+ * The deadlines a timeline calls for, for the application and one of its accounts: the
+ * current ones armed, the ones overtaken cancelled. It depends only on the timeline, so
+ * applying it again (a redelivered fact, a retry after a conflict) changes nothing more.
+ */
+export function planDeadlines(timeline: Timeline, accountId: string | null, ttls: DeadlineTtls): Omit<DeadlinePlan, 'timeline'> {
+  const { applicationId, clientId, linkWindowStart, firstLinkedAt, analysisRequestedAt, closedAt } = timeline;
+  const arm: Deadline[] = [];
+  const cancel: CancelDeadlines[] = [];
+  const open = (since: string) => closedAt === null || since > closedAt;
+  const deadline = (kind: DeadlineKind, since: string, account: { accountId: string; attempt: number } | null): Deadline => ({
+    deadlineId: deadlineIdOf(kind, account?.accountId ?? applicationId, since),
+    kind,
+    clientId,
+    applicationId,
+    accountId: account?.accountId ?? null,
+    attempt: account?.attempt ?? null,
+    since,
+    dueAt: dueAtOf(kind, since, ttls),
+  });
+
+  if (linkWindowStart !== null) {
+    cancel.push({ kind: 'no_link', applicationId, sinceBefore: linkWindowStart });
+    if (firstLinkedAt === null && open(linkWindowStart)) arm.push(deadline('no_link', linkWindowStart, null));
+  }
+  if (firstLinkedAt !== null) {
+    cancel.push({ kind: 'no_link', applicationId, sinceAtMost: firstLinkedAt });
+    cancel.push({ kind: 'no_analyze', applicationId, sinceBefore: firstLinkedAt });
+    if (analysisRequestedAt === null && open(firstLinkedAt)) arm.push(deadline('no_analyze', firstLinkedAt, null));
+  }
+  if (analysisRequestedAt !== null) cancel.push({ kind: 'no_analyze', applicationId, sinceAtMost: analysisRequestedAt });
+
+  const account = accountId ? timeline.accounts.find((a) => a.accountId === accountId) : undefined;
+  if (account) {
+    const latest = account.starts.at(-1);
+    const { enriched } = account;
+    if (latest !== undefined) {
+      const attempt = account.starts.length;
+      cancel.push({ kind: 'enrichment_timeout', applicationId, accountId: account.accountId, sinceBefore: latest });
+      const done = enriched !== null && enriched.attempt >= attempt && enriched.at >= latest;
+      if (!done && open(latest)) arm.push(deadline('enrichment_timeout', latest, { accountId: account.accountId, attempt }));
+    }
+    if (enriched !== null) {
+      cancel.push({
+        kind: 'enrichment_timeout',
+        applicationId,
+        accountId: account.accountId,
+        sinceAtMost: enriched.at,
+        attemptAtMost: enriched.attempt,
+      });
+    }
+  }
+
+  if (closedAt !== null) {
+    for (const kind of ALL_KINDS) cancel.push({ kind, applicationId, sinceAtMost: closedAt });
+  }
+  return { arm, cancel };
+}
+
+/**
+ * What one fact does to the deadlines of its application: arm no_link on creation or resume,
+ * swap it for no_analyze on the first link of the window, arm (and re-arm on restart) the
+ * enrichment timeout of each account, cancel on analyze, enrichment and closing.
+ * Null when the fact concerns no deadline.
+ */
+export function trackFact(current: Timeline | null, fact: TrackedFact, ttls: DeadlineTtls): DeadlinePlan | null {
+  const timeline = applyFact(current ?? emptyTimeline(fact.applicationId, fact.clientId), fact);
+  if (!timeline) return null;
+  const accountId = 'accountId' in fact ? fact.accountId : null;
+  return { timeline, ...planDeadlines(timeline, accountId, ttls) };
+}

@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { factsOf } from '../../__fixtures__/facts';
+import type { Deadline, DeadlineStatus, DeadlineTtls } from '../deadline';
+import type { Timeline } from '../timeline';
+import { type CancelDeadlines, type TrackedFact, trackFact } from './decide';
+
+const HOUR = 3_600_000;
+const ttls: DeadlineTtls = { no_link: 24 * HOUR, no_analyze: 7 * 24 * HOUR, enrichment_timeout: 20 * 60_000 };
+const t0 = new Date('2026-11-01T08:00:00.000Z');
+const at = (ms: number) => new Date(t0.getTime() + ms).toISOString();
+
+type Stored = Deadline & { status: DeadlineStatus };
+
+const matches = (spec: CancelDeadlines, d: Stored) =>
+  d.status === 'ARMED' &&
+  d.kind === spec.kind &&
+  d.applicationId === spec.applicationId &&
+  (spec.accountId === undefined || d.accountId === spec.accountId) &&
+  (spec.sinceBefore === undefined || d.since < spec.sinceBefore) &&
+  (spec.sinceAtMost === undefined || d.since <= spec.sinceAtMost) &&
+  (spec.attemptAtMost === undefined || (d.attempt ?? 0) <= spec.attemptAtMost);
+
+/**
+ * Plays facts through the decision and keeps the deadlines the way the database does: arming
+ * never touches an existing id, cancelling only touches armed deadlines.
+ */
+function play(facts: TrackedFact[], start: { timeline: Timeline | null; deadlines?: Map<string, Stored> } = { timeline: null }) {
+  let timeline = start.timeline;
+  const deadlines = start.deadlines ?? new Map<string, Stored>();
+  for (const fact of facts) {
+    const plan = trackFact(timeline, fact, ttls);
+    if (!plan) continue;
+    for (const spec of plan.cancel) {
+      for (const d of deadlines.values()) if (matches(spec, d)) d.status = 'CANCELLED';
+    }
+    for (const d of plan.arm) if (!deadlines.has(d.deadlineId)) deadlines.set(d.deadlineId, { ...d, status: 'ARMED' });
+    timeline = plan.timeline;
+  }
+  const list = [...deadlines.values()];
+  return {
+    timeline,
+    deadlines,
+    armed: list.filter((d) => d.status === 'ARMED'),
+    statusOf: (kind: string, since: string, accountId?: string) =>
+      list.find((d) => d.kind === kind && d.since === since && (accountId === undefined || d.accountId === accountId))?.status,
+  };
+}
+
+describe('arming and cancelling deadlines from facts', () => {
+  it('when an application is opened, then no_link is armed from the `at` of the fact and due 24 hours later', () => {
+    const app = factsOf();
+    const { armed } = play([app.opened(at(0))]);
+    expect(armed).toEqual([
+      {
+        deadlineId: `no_link:${app.applicationId}:${at(0)}`,
+        kind: 'no_link',
+        clientId: app.clientId,
+        applicationId: app.applicationId,
+        accountId: null,
+        attempt: null,
+        since: at(0),
+        dueAt: new Date(at(24 * HOUR)),
+        status: 'ARMED',
+      },
+    ]);
+  });
+
+  it('when the application is resumed, then no_link is armed from the resume and the older one is cancelled', () => {
+    const app = factsOf();
+    const { armed, statusOf } = play([app.opened(at(0)), app.resumed(at(5 * HOUR))]);
+    expect(armed.map((d) => [d.kind, d.since])).toEqual([['no_link', at(5 * HOUR)]]);
+    expect(statusOf('no_link', at(0))).toBe('CANCELLED');
+  });
+
+  it('when the first account is linked, then no_link is cancelled and no_analyze and its enrichment timeout are armed from the link', () => {
+    const app = factsOf();
+    const accountId = randomUUID();
+    const { armed, statusOf } = play([app.opened(at(0)), app.linked(accountId, at(HOUR))]);
+    expect(statusOf('no_link', at(0))).toBe('CANCELLED');
+    expect(armed.map((d) => [d.kind, d.since, d.accountId, d.attempt, d.dueAt.toISOString()])).toEqual([
+      ['no_analyze', at(HOUR), null, null, at(HOUR + 7 * 24 * HOUR)],
+      ['enrichment_timeout', at(HOUR), accountId, 1, at(HOUR + 20 * 60_000)],
+    ]);
+    expect(armed[1]!.deadlineId).toBe(`enrichment_timeout:${accountId}:${at(HOUR)}`);
+  });
+
+  it('when more accounts are linked, then no_analyze keeps the first link as its start and each account gets its own timeout', () => {
+    const app = factsOf();
+    const [a, b] = [randomUUID(), randomUUID()];
+    const { armed } = play([app.opened(at(0)), app.linked(a, at(HOUR)), app.linked(b, at(2 * HOUR))]);
+    expect(armed.filter((d) => d.kind === 'no_analyze').map((d) => d.since)).toEqual([at(HOUR)]);
+    expect(armed.filter((d) => d.kind === 'enrichment_timeout').map((d) => [d.accountId, d.since])).toEqual([
+      [a, at(HOUR)],
+      [b, at(2 * HOUR)],
+    ]);
+  });
+
+  it('when enrichment is restarted, then the account timeout is armed again from the restart as the next attempt and the older one is cancelled', () => {
+    const app = factsOf();
+    const accountId = randomUUID();
+    const { armed, statusOf } = play([app.opened(at(0)), app.linked(accountId, at(HOUR)), app.restarted(accountId, at(2 * HOUR))]);
+    expect(statusOf('enrichment_timeout', at(HOUR))).toBe('CANCELLED');
+    expect(armed.filter((d) => d.kind === 'enrichment_timeout').map((d) => [d.since, d.attempt])).toEqual([[at(2 * HOUR), 2]]);
+  });
+
+  it('when an account is enriched, then its timeout is cancelled and the other accounts keep theirs', () => {
+    const app = factsOf();
+    const [a, b] = [randomUUID(), randomUUID()];
+    const { armed, statusOf } = play([
+      app.opened(at(0)),
+      app.linked(a, at(HOUR)),
+      app.linked(b, at(HOUR + 1)),
+      app.enriched(a, 1, at(HOUR + 60_000)),
+    ]);
+    expect(statusOf('enrichment_timeout', at(HOUR), a)).toBe('CANCELLED');
+    expect(armed.filter((d) => d.kind === 'enrichment_timeout').map((d) => d.accountId)).toEqual([b]);
+  });
+
+  it('when the enrichment result is handled before the link it belongs to, then the link arms no timeout for that account', () => {
+    const app = factsOf();
+    const accountId = randomUUID();
+    const { armed } = play([app.opened(at(0)), app.enriched(accountId, 1, at(HOUR + 60_000)), app.linked(accountId, at(HOUR))]);
+    expect(armed.map((d) => d.kind)).toEqual(['no_analyze']);
+  });
+
+  it('when the result of an earlier attempt arrives after a restart, then the timeout of the restart stays armed', () => {
+    const app = factsOf();
+    const accountId = randomUUID();
+    const { armed } = play([
+      app.opened(at(0)),
+      app.linked(accountId, at(HOUR)),
+      app.restarted(accountId, at(2 * HOUR)),
+      app.enriched(accountId, 1, at(2 * HOUR + 1_000)),
+    ]);
+    expect(armed.filter((d) => d.kind === 'enrichment_timeout').map((d) => [d.since, d.attempt])).toEqual([[at(2 * HOUR), 2]]);
+  });
+
+  it('when analyze is requested, then no_analyze is cancelled and a later restart does not arm it again', () => {
+    const app = factsOf();
+    const accountId = randomUUID();
+    const { armed, statusOf } = play([
+      app.opened(at(0)),
+      app.linked(accountId, at(HOUR)),
+      app.enriched(accountId, 1, at(HOUR + 60_000)),
+      app.finalized(at(2 * HOUR)),
+      app.analysisRequested(at(3 * HOUR), [accountId]),
+      app.restarted(accountId, at(4 * HOUR)),
+    ]);
+    expect(statusOf('no_analyze', at(HOUR))).toBe('CANCELLED');
+    expect(armed.map((d) => [d.kind, d.since])).toEqual([['enrichment_timeout', at(4 * HOUR)]]);
+  });
+
+  it('when the application closes, then every armed deadline of it is cancelled and facts from before the closing arm nothing', () => {
+    const app = factsOf();
+    const [a, b] = [randomUUID(), randomUUID()];
+    const played = play([app.opened(at(0)), app.linked(a, at(HOUR)), app.linked(b, at(2 * HOUR)), app.closed(at(3 * HOUR), 'FAILED')]);
+    expect(played.armed).toEqual([]);
+    expect([...played.deadlines.values()].every((d) => d.status === 'CANCELLED')).toBe(true);
+    const replayed = play([app.opened(at(0)), app.linked(a, at(HOUR)), app.restarted(b, at(2 * HOUR + 1))], played);
+    expect(replayed.armed).toEqual([]);
+    expect(replayed.deadlines.size).toBe(played.deadlines.size);
+  });
+
+  it('when an abandoned application is resumed, then a new window starts: no_link from the resume, then no_analyze from its first link', () => {
+    const app = factsOf();
+    const [a, b] = [randomUUID(), randomUUID()];
+    const resumed = play([
+      app.opened(at(0)),
+      app.linked(a, at(HOUR)),
+      app.closed(at(200 * HOUR), 'ABANDONED', 'no_analyze'),
+      app.resumed(at(201 * HOUR)),
+    ]);
+    expect(resumed.statusOf('no_analyze', at(HOUR))).toBe('CANCELLED');
+    expect(resumed.armed.map((d) => [d.kind, d.since])).toEqual([['no_link', at(201 * HOUR)]]);
+
+    const relinked = play([app.linked(b, at(202 * HOUR))], resumed);
+    expect(relinked.statusOf('no_link', at(201 * HOUR))).toBe('CANCELLED');
+    expect(relinked.armed.map((d) => [d.kind, d.since])).toEqual([
+      ['no_analyze', at(202 * HOUR)],
+      ['enrichment_timeout', at(202 * HOUR)],
+    ]);
+  });
+
+  it('when every fact is delivered twice, then the deadlines are the same as when delivered once', () => {
+    const app = factsOf();
+    const [a, b] = [randomUUID(), randomUUID()];
+    const facts = [
+      app.opened(at(0)),
+      app.resumed(at(HOUR)),
+      app.linked(a, at(2 * HOUR)),
+      app.linked(b, at(3 * HOUR)),
+      app.restarted(b, at(4 * HOUR)),
+      app.enriched(a, 1, at(5 * HOUR)),
+    ];
+    const once = play(facts);
+    const twice = play(facts.flatMap((f) => [f, f]));
+    const replayed = play(facts, { timeline: once.timeline, deadlines: new Map([...once.deadlines].map(([k, v]) => [k, { ...v }])) });
+    expect([...twice.deadlines.values()]).toEqual([...once.deadlines.values()]);
+    expect([...replayed.deadlines.values()]).toEqual([...once.deadlines.values()]);
+    expect(twice.timeline).toEqual(once.timeline);
+  });
+
+  it('when a fact does not start or stop a deadline, then there is nothing to do', () => {
+    const app = factsOf();
+    const accountId = randomUUID();
+    expect(trackFact(null, app.finalized(at(0)), ttls)).toBeNull();
+    expect(trackFact(null, app.timedOut(accountId, 1, at(0)), ttls)).toBeNull();
+    expect(trackFact(null, app.scrubbed([accountId], at(0)), ttls)).toBeNull();
+  });
+});

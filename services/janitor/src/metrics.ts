@@ -1,0 +1,52 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { DeadlineRepository } from './data-access/deadlineRepository';
+import type { DeadlineKind } from './domain/deadline';
+
+const KINDS: readonly DeadlineKind[] = ['no_link', 'no_analyze', 'enrichment_timeout'];
+
+/** The janitor's own metrics, on the service's registry. */
+export function createJanitorMetrics(registry: Registry, deadlines: Pick<DeadlineRepository, 'countArmed' | 'countUnpublished'>) {
+  const armed = new Counter({
+    name: 'janitor_deadlines_armed_total',
+    help: 'Deadlines armed, by kind',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const fired = new Counter({
+    name: 'janitor_deadlines_fired_total',
+    help: 'Deadlines that passed and were fired, by kind',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const cancelled = new Counter({
+    name: 'janitor_deadlines_cancelled_total',
+    help: 'Armed deadlines cancelled before they passed, by kind',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'janitor_deadlines_armed',
+    help: 'Deadlines currently armed (waiting for their due time), by kind',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    // Counted from the database at scrape time: every replica reports the shared total.
+    async collect() {
+      for (const kind of KINDS) this.set({ kind }, await deadlines.countArmed(kind));
+    },
+  });
+  new Gauge({
+    name: 'janitor_deadlines_unpublished',
+    help: 'Deadlines fired but not yet published to the broker',
+    registers: [registry],
+    async collect() {
+      this.set(await deadlines.countUnpublished());
+    },
+  });
+  for (const kind of KINDS) {
+    armed.inc({ kind }, 0);
+    fired.inc({ kind }, 0);
+    cancelled.inc({ kind }, 0);
+  }
+  return { armed, fired, cancelled };
+}
+export type JanitorMetrics = ReturnType<typeof createJanitorMetrics>;

@@ -1,0 +1,76 @@
+import {
+  createOpsApp,
+  createOutboxRelay,
+  listen,
+  syncIndexes,
+  type Clock,
+  type ServiceRuntime,
+} from '@loan/runtime';
+import type { JanitorConfig } from './config';
+import { createDeadlineRepository } from './data-access/deadlineRepository';
+import { janitorModels } from './data-access/models';
+import { createTimelineRepository } from './data-access/timelineRepository';
+import { CONSUMED_TOPICS, prepareTopics } from './data-access/topics';
+import type { DeadlineTtls } from './domain/deadline';
+import { createFactHandler } from './entry-points/consumers/trackFacts';
+import { createScheduler } from './entry-points/scheduler/fireDueDeadlines';
+import { createJanitorMetrics } from './metrics';
+
+/**
+ * The janitor: keeps the deadlines of spec sections 3 and 8 (24 hours to link, 7 days to
+ * analyze, 20 minutes of enrichment) from the facts other services publish, and announces on
+ * `loan.janitor.deadlines` the ones that pass. The owners decide what a passed deadline means.
+ */
+export function createJanitorService(deps: { runtime: ServiceRuntime; config: JanitorConfig; clock: Clock }) {
+  const { runtime, config, clock } = deps;
+  const { bus, logger } = runtime;
+  const models = janitorModels(runtime.db);
+  const deadlines = createDeadlineRepository(models);
+  const timelines = createTimelineRepository(models);
+  const metrics = createJanitorMetrics(runtime.metrics.registry, deadlines);
+  const ttls: DeadlineTtls = {
+    no_link: config.NO_LINK_TTL,
+    no_analyze: config.NO_ANALYZE_TTL,
+    enrichment_timeout: config.ENRICHMENT_TIMEOUT,
+  };
+  const relay = createOutboxRelay({ bus, model: models.outcomes, logger });
+  const scheduler = createScheduler({
+    deadlines,
+    relay,
+    clock,
+    metrics,
+    logger,
+    settings: {
+      pollIntervalMs: config.JANITOR_POLL_INTERVAL,
+      batchSize: config.JANITOR_BATCH_SIZE,
+      publishLeaseMs: config.JANITOR_PUBLISH_LEASE,
+    },
+  });
+  const handleFact = createFactHandler({ timelines, deadlines, ttls, clock, metrics, logger });
+  let http: Awaited<ReturnType<typeof listen>> | null = null;
+
+  return {
+    deadlines,
+    timelines,
+    scheduler,
+    async start() {
+      await syncIndexes(runtime.db);
+      await prepareTopics(bus, logger);
+      await bus.consume({
+        groupId: config.CONSUMER_GROUP,
+        topics: [...CONSUMED_TOPICS],
+        partitionsConsumedConcurrently: config.CONSUMER_CONCURRENCY,
+        handle: handleFact,
+      });
+      // Deadlines that passed while no janitor ran fire on the first pass.
+      scheduler.start();
+      runtime.lifecycle.onStop('scheduler', () => scheduler.stop());
+      http = await listen(createOpsApp({ metrics: runtime.metrics, checks: runtime.checks }), config.HTTP_HOST, config.HTTP_PORT);
+      runtime.lifecycle.onStop('http', () => http?.close());
+      logger.info({ url: http.url }, 'janitor service started');
+      return { url: http.url };
+    },
+    stop: () => runtime.lifecycle.stop(),
+  };
+}
+export type JanitorService = ReturnType<typeof createJanitorService>;

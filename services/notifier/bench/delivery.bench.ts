@@ -1,0 +1,207 @@
+/**
+ * Webhook delivery throughput and latency of one notifier, in process, against the local
+ * broker, registry and database, to a receiver on loopback that answers 200 at once.
+ *
+ *   1. steady: BENCH_RATE events/s for BENCH_RATE_SECONDS; event-to-first-attempt latency when
+ *      nothing queues (the event's timestamp to its first POST arriving at the receiver).
+ *   2. burst: BENCH_EVENTS events over BENCH_APPS applications published at once; deliveries
+ *      per second until the last one arrives, and the same latency under the backlog.
+ *
+ * Prints figures only (targets: 500 deliveries/s, p99 < 200 ms). Uses its own topic namespace
+ * and database, removed at the end. Run: `node services/notifier/bench/run.js`.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Topics, buildEvent, type PublicEventRecord } from '@loan/contracts';
+import { createKafkaBus, createLogger, createMetrics, createSealer, createServiceRuntime, systemClock } from '@loan/runtime';
+import { loadNotifierConfig } from '../src/config';
+import { createNotifierService } from '../src/service';
+
+const int = (name: string, fallback: number) => {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function percentiles(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+  const round = (n: number) => Math.round(n * 10) / 10;
+  return { n: sorted.length, p50: round(at(50)), p90: round(at(90)), p99: round(at(99)), max: round(at(100)) };
+}
+
+async function startReceiver() {
+  const firstArrival = new Map<string, number>();
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    req.on('data', () => undefined);
+    req.on('end', () => {
+      requests++;
+      const id = String(req.headers['x-event-id'] ?? '');
+      if (!firstArrival.has(id)) firstArrival.set(id, Date.now());
+      res.writeHead(200).end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    firstArrival,
+    requests: () => requests,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function main() {
+  const id = randomUUID().slice(0, 8);
+  const config = loadNotifierConfig({
+    ...process.env,
+    SERVICE_NAME: 'notifier',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    HTTP_PORT: '0',
+    KAFKA_TOPIC_NAMESPACE: `bench-notifier-${id}.`,
+    MONGO_DB: `bench_notifier_${id}`,
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+  });
+  const rate = int('BENCH_RATE', 100);
+  const rateSeconds = int('BENCH_RATE_SECONDS', 5);
+  const burst = int('BENCH_EVENTS', 2_000);
+  const apps = int('BENCH_APPS', 200);
+  const timeoutMs = int('BENCH_TIMEOUT_SECONDS', 60) * 1000;
+
+  const runtime = await createServiceRuntime(config);
+  const service = createNotifierService({ runtime, config, clock: systemClock });
+  await service.start();
+  const receiver = await startReceiver();
+  const bus = createKafkaBus({
+    logger: createLogger('bench', 'error'),
+    metrics: createMetrics('bench'),
+    settings: {
+      brokers: config.KAFKA_BROKERS,
+      clientId: 'bench-notifier',
+      registryUrl: config.SCHEMA_REGISTRY_URL,
+      namespace: config.KAFKA_TOPIC_NAMESPACE,
+      partitions: config.KAFKA_TOPIC_PARTITIONS,
+      replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+    },
+  });
+  await bus.connect();
+
+  const clientId = `bench-${id}`;
+  const sealer = createSealer(config.DATA_KEY);
+  await bus.publish(Topics.clients, [
+    {
+      key: clientId,
+      value: {
+        clientId,
+        name: 'Bench lender',
+        webhookUrl: receiver.url,
+        webhookSecrets: [{ secret: sealer.seal('whsec_bench'), validUntil: null }],
+        providerSecretKey: null,
+        version: 1,
+        changedAt: new Date().toISOString(),
+      },
+    },
+  ]);
+
+  const event = (applicationId: string): PublicEventRecord =>
+    buildEvent({
+      id: randomUUID(),
+      event: 'application.failed',
+      clientId,
+      applicationId,
+      data: { applicationId, applicantId: applicationId, status: 'FAILED', reason: 'bench' },
+      at: new Date(),
+    });
+  const publish = (records: PublicEventRecord[]) =>
+    bus.publish(
+      Topics.events,
+      records.map((r) => ({ key: r.applicationId, value: r })),
+    );
+  const eventAt = new Map<string, number>();
+  const track = (records: PublicEventRecord[]) => records.forEach((r) => eventAt.set(r.id, Date.parse(r.timestamp)));
+  async function waitAll(ids: string[]) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && ids.some((i) => !receiver.firstArrival.has(i))) await sleep(20);
+    return ids.filter((i) => receiver.firstArrival.has(i)).length;
+  }
+  const latency = (ids: string[]) =>
+    percentiles(ids.filter((i) => receiver.firstArrival.has(i)).map((i) => receiver.firstArrival.get(i)! - eventAt.get(i)!));
+
+  try {
+    const warm = Array.from({ length: 50 }, () => event(randomUUID()));
+    track(warm);
+    await publish(warm);
+    await waitAll(warm.map((r) => r.id));
+
+    const steadyIds: string[] = [];
+    const steadyApps = Array.from({ length: 50 }, () => randomUUID());
+    const tickMs = 100;
+    const perTick = Math.max(1, Math.round((rate * tickMs) / 1000));
+    const start = Date.now();
+    for (let n = 0; Date.now() - start < rateSeconds * 1000; n++) {
+      const batch = Array.from({ length: perTick }, (_, i) => event(steadyApps[(n * perTick + i) % steadyApps.length]!));
+      track(batch);
+      steadyIds.push(...batch.map((r) => r.id));
+      await publish(batch);
+      const next = start + (n + 1) * tickMs;
+      if (next > Date.now()) await sleep(next - Date.now());
+    }
+    const steadyDelivered = await waitAll(steadyIds);
+    const steady = latency(steadyIds);
+
+    const burstApps = Array.from({ length: apps }, () => randomUUID());
+    const burstEvents = Array.from({ length: burst }, (_, i) => event(burstApps[i % apps]!));
+    const t0 = performance.now();
+    const wallStart = Date.now();
+    for (let i = 0; i < burstEvents.length; i += 250) {
+      const slice = burstEvents.slice(i, i + 250);
+      track(slice);
+      await publish(slice);
+    }
+    const publishedMs = performance.now() - t0;
+    const burstIds = burstEvents.map((r) => r.id);
+    const burstDelivered = await waitAll(burstIds);
+    const lastArrival = Math.max(...burstIds.map((i) => receiver.firstArrival.get(i) ?? 0));
+    const drainSeconds = (lastArrival - wallStart) / 1000;
+
+    const lines = [
+      `notifier delivery bench (concurrency ${config.DELIVERY_CONCURRENCY}, poll ${config.DELIVERY_POLL_INTERVAL} ms)`,
+      `steady  ${rate} events/s for ${rateSeconds} s: delivered ${steadyDelivered}/${steadyIds.length}; event-to-first-attempt p50 ${steady.p50} ms, p90 ${steady.p90} ms, p99 ${steady.p99} ms, max ${steady.max} ms`,
+      `burst   ${burst} events over ${apps} applications (published in ${Math.round(publishedMs)} ms): delivered ${burstDelivered}/${burst} in ${drainSeconds.toFixed(2)} s = ${(burstDelivered / drainSeconds).toFixed(0)} deliveries/s`,
+      `burst   event-to-first-attempt ${JSON.stringify(latency(burstIds))} ms`,
+      `receiver requests ${receiver.requests()} for ${eventAt.size} events (duplicates ${receiver.requests() - receiver.firstArrival.size})`,
+      `targets: 500 deliveries/s; p99 event-to-first-attempt < 200 ms`,
+    ];
+    console.log(lines.join('\n'));
+  } finally {
+    await bus.disconnect().catch(() => undefined);
+    await receiver.close();
+    await runtime.db.dropDatabase().catch(() => undefined);
+    await service.stop();
+    const admin = createKafkaBus({
+      logger: createLogger('bench', 'silent'),
+      metrics: createMetrics('bench'),
+      settings: { brokers: config.KAFKA_BROKERS, clientId: 'bench-cleanup', registryUrl: config.SCHEMA_REGISTRY_URL, partitions: 1, replicationFactor: 1 },
+    }).admin;
+    await admin.connect();
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(config.KAFKA_TOPIC_NAMESPACE));
+    await admin.deleteTopics({ topics }).catch(() => undefined);
+    await admin.deleteGroups([`${config.KAFKA_TOPIC_NAMESPACE}${config.CONSUMER_GROUP}`]).catch(() => undefined);
+    await admin.disconnect();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,202 @@
+import type { EventName } from '@loan/contracts';
+import { isDuplicateKey } from '@loan/runtime';
+import type { Delivery, DeliveryStatus, ScheduleEntry } from '../domain/delivery';
+import type { NotifierModels } from './models';
+
+type DeliveryDoc = Omit<Delivery, 'deliveryId'> & { _id: string };
+type EntryDoc = Omit<ScheduleEntry, 'deliveryId'> & { _id: string };
+
+const toDelivery = (doc: DeliveryDoc): Delivery => ({
+  deliveryId: doc._id,
+  eventId: doc.eventId,
+  event: doc.event,
+  clientId: doc.clientId,
+  applicationId: doc.applicationId,
+  body: doc.body,
+  eventAt: new Date(doc.eventAt),
+  partition: doc.partition,
+  seq: doc.seq,
+  status: doc.status,
+  reason: doc.reason ?? null,
+  attempts: (doc.attempts ?? []).map((a) => ({
+    at: new Date(a.at),
+    statusCode: a.statusCode ?? null,
+    error: a.error ?? null,
+    durationMs: a.durationMs,
+  })),
+  round: { attempts: doc.round.attempts, size: doc.round.size },
+  nextAttemptAt: doc.nextAttemptAt ? new Date(doc.nextAttemptAt) : null,
+  version: doc.version,
+  createdAt: new Date(doc.createdAt),
+  updatedAt: new Date(doc.updatedAt),
+  deliveredAt: doc.deliveredAt ? new Date(doc.deliveredAt) : null,
+});
+
+const toEntry = (doc: EntryDoc): ScheduleEntry => ({
+  deliveryId: doc._id,
+  clientId: doc.clientId,
+  applicationId: doc.applicationId,
+  partition: doc.partition,
+  seq: doc.seq,
+  nextAttemptAt: new Date(doc.nextAttemptAt),
+  version: doc.version,
+});
+
+const entryFields = (e: ScheduleEntry) => ({
+  clientId: e.clientId,
+  applicationId: e.applicationId,
+  partition: e.partition,
+  seq: e.seq,
+  nextAttemptAt: e.nextAttemptAt,
+  version: e.version,
+});
+
+/** What changes on a delivery after it was recorded (the event and its body never do). */
+const mutableFields = (d: Delivery) => ({
+  status: d.status,
+  reason: d.reason,
+  attempts: d.attempts,
+  round: d.round,
+  nextAttemptAt: d.nextAttemptAt,
+  version: d.version,
+  updatedAt: d.updatedAt,
+  deliveredAt: d.deliveredAt,
+});
+
+export interface DeliveryQuery {
+  clientId: string;
+  applicationId?: string;
+  eventId?: string;
+  event?: EventName;
+  status?: DeliveryStatus;
+  limit: number;
+  /** The last delivery of the previous page (pages go newest first). */
+  after?: { createdAt: Date; deliveryId: string };
+}
+
+export interface ClaimRecord {
+  claimId: string;
+  deliveryId: string;
+  owner: string;
+  expiresAt: Date;
+}
+
+/**
+ * Deliveries, their schedule and the claims of their attempts. Every hot-path read and write
+ * names one document by `_id`: the only query FerretDB 1.x answers without scanning. A delivery
+ * is written only by the holder of the claim on its current version (or, once settled, by a
+ * redelivery), so plain writes by id are safe where a conditional update would not be atomic.
+ */
+export function createDeliveryRepository(models: NotifierModels) {
+  const { deliveries, schedule, claims } = models;
+
+  async function insertIgnoringDuplicate(insert: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await insert();
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  }
+
+  return {
+    /** Records a new delivery; when this (event, client) is known already, the stored one. */
+    async insert(delivery: Delivery): Promise<{ created: boolean; delivery: Delivery }> {
+      const { deliveryId, ...rest } = delivery;
+      if (await insertIgnoringDuplicate(() => deliveries.create({ _id: deliveryId, ...rest }))) return { created: true, delivery };
+      const existing = await deliveries.findOne({ eventId: delivery.eventId, clientId: delivery.clientId }).lean<DeliveryDoc>();
+      if (!existing) throw new Error(`Delivery of event ${delivery.eventId} was refused as a duplicate but cannot be found`);
+      return { created: false, delivery: toDelivery(existing) };
+    },
+
+    async get(deliveryId: string): Promise<Delivery | null> {
+      const doc = await deliveries.findById(deliveryId).lean<DeliveryDoc>();
+      return doc ? toDelivery(doc) : null;
+    },
+
+    /** Writes what changed; the caller holds the claim on the delivery (or it had settled). */
+    async save(delivery: Delivery): Promise<void> {
+      await deliveries.updateOne({ _id: delivery.deliveryId }, { $set: mutableFields(delivery) });
+    },
+
+    /** One page of a client's deliveries, newest first, and whether more follow. */
+    async list(query: DeliveryQuery): Promise<{ items: Delivery[]; more: boolean }> {
+      const filter: Record<string, unknown> = { clientId: query.clientId };
+      if (query.applicationId) filter.applicationId = query.applicationId;
+      if (query.eventId) filter.eventId = query.eventId;
+      if (query.event) filter.event = query.event;
+      if (query.status) filter.status = query.status;
+      if (query.after) {
+        filter.$or = [
+          { createdAt: { $lt: query.after.createdAt } },
+          { createdAt: query.after.createdAt, _id: { $lt: query.after.deliveryId } },
+        ];
+      }
+      const docs = await deliveries
+        .find(filter)
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(query.limit + 1)
+        .lean<DeliveryDoc[]>();
+      return { items: docs.slice(0, query.limit).map(toDelivery), more: docs.length > query.limit };
+    },
+
+    /** A client's FAILED deliveries recorded since a time, oldest first (the replay order). */
+    async failedSince(clientId: string, since: Date, event?: EventName): Promise<Delivery[]> {
+      const filter: Record<string, unknown> = { clientId, status: 'FAILED', createdAt: { $gte: since } };
+      if (event) filter.event = event;
+      const docs = await deliveries.find(filter).sort({ createdAt: 1, _id: 1 }).lean<DeliveryDoc[]>();
+      return docs.map(toDelivery);
+    },
+
+    /** Every pending delivery (for rebuilding the schedule at start-up). */
+    async pending(): Promise<Delivery[]> {
+      const docs = await deliveries.find({ status: 'PENDING' }).lean<DeliveryDoc[]>();
+      return docs.map(toDelivery);
+    },
+
+    async entries(): Promise<ScheduleEntry[]> {
+      const docs = await schedule.find({}).lean<EntryDoc[]>();
+      return docs.map(toEntry);
+    },
+
+    async getEntry(deliveryId: string): Promise<ScheduleEntry | null> {
+      const doc = await schedule.findById(deliveryId).lean<EntryDoc>();
+      return doc ? toEntry(doc) : null;
+    },
+
+    async countEntries(): Promise<number> {
+      return schedule.countDocuments({});
+    },
+
+    /** Puts a delivery on the schedule unless it is there already. */
+    async addEntry(entry: ScheduleEntry): Promise<boolean> {
+      return insertIgnoringDuplicate(() => schedule.create({ _id: entry.deliveryId, ...entryFields(entry) }));
+    },
+
+    async setEntry(entry: ScheduleEntry): Promise<void> {
+      await schedule.updateOne({ _id: entry.deliveryId }, { $set: entryFields(entry) });
+    },
+
+    async removeEntry(deliveryId: string): Promise<void> {
+      await schedule.deleteOne({ _id: deliveryId });
+    },
+
+    /** Claims an attempt; true for exactly one caller per claim id. */
+    async claim(record: ClaimRecord): Promise<boolean> {
+      return insertIgnoringDuplicate(() =>
+        claims.create({ _id: record.claimId, deliveryId: record.deliveryId, owner: record.owner, expiresAt: record.expiresAt }),
+      );
+    },
+
+    async getClaim(claimId: string): Promise<ClaimRecord | null> {
+      const doc = await claims.findById(claimId).lean<{ _id: string; deliveryId: string; owner: string; expiresAt: Date }>();
+      return doc ? { claimId: doc._id, deliveryId: doc.deliveryId, owner: doc.owner, expiresAt: new Date(doc.expiresAt) } : null;
+    },
+
+    async releaseClaims(claimIds: string[]): Promise<void> {
+      await Promise.all(claimIds.map((id) => claims.deleteOne({ _id: id })));
+    },
+  };
+}
+export type DeliveryRepository = ReturnType<typeof createDeliveryRepository>;

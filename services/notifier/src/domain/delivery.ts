@@ -1,0 +1,111 @@
+import type { EventName } from '@loan/contracts';
+
+/**
+ * Where a delivery stands. PENDING: an attempt is due at `nextAttemptAt` (or one is under way).
+ * DELIVERED: the receiver answered 2xx. FAILED: retries exhausted or the target was refused; not
+ * resent unless the lender asks. SKIPPED: the client has no webhook URL, so nothing was sent.
+ */
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';
+export const DeliveryStatuses = ['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED'] as const;
+
+/** Why a delivery ended without a 2xx, or why it was not sent. */
+export const Reasons = {
+  noWebhookUrl: 'no_webhook_url',
+  noWebhookSecret: 'no_webhook_secret',
+  retriesExhausted: 'retries_exhausted',
+  unknownClient: 'unknown_client',
+  urlRefused: 'url_refused',
+} as const;
+
+/** One POST of the event to the client's webhook URL, as the delivery log shows it. */
+export interface Attempt {
+  at: Date;
+  /** The receiver's status code; null when no answer came (timeout, connection error). */
+  statusCode: number | null;
+  /** What went wrong, when something did; null on a 2xx or a plain non-2xx answer. */
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * A retry round: the attempts made since the delivery was (re)queued, and how many it may make.
+ * The first round allows 1 + WEBHOOK_MAX_RETRIES; a manual redelivery allows one.
+ */
+export interface Round {
+  attempts: number;
+  size: number;
+}
+
+/** The delivery of one public event to the client (lender) that owns it. */
+export interface Delivery {
+  deliveryId: string;
+  eventId: string;
+  event: EventName;
+  clientId: string;
+  applicationId: string;
+  /** The webhook body, byte for byte: every attempt sends and signs exactly this. */
+  body: string;
+  /** When the event was emitted (its `timestamp`). */
+  eventAt: Date;
+  /**
+   * Position of the event in `loan.events.v1`: an application's events share a partition, so
+   * within it the offset is the emission order that deliveries must keep.
+   */
+  partition: number;
+  seq: number;
+  status: DeliveryStatus;
+  reason: string | null;
+  attempts: Attempt[];
+  round: Round;
+  nextAttemptAt: Date | null;
+  /** Incremented on every change: the claim of an attempt names the version it acts on. */
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  deliveredAt: Date | null;
+}
+
+/**
+ * The part of a pending delivery the dispatcher needs to choose what to send next. Kept apart
+ * from the delivery log so that finding due work stays cheap however long the log grows.
+ */
+export interface ScheduleEntry {
+  deliveryId: string;
+  clientId: string;
+  applicationId: string;
+  partition: number;
+  seq: number;
+  nextAttemptAt: Date;
+  version: number;
+}
+
+export const scheduleEntryOf = (d: Delivery): ScheduleEntry => ({
+  deliveryId: d.deliveryId,
+  clientId: d.clientId,
+  applicationId: d.applicationId,
+  partition: d.partition,
+  seq: d.seq,
+  nextAttemptAt: d.nextAttemptAt ?? d.updatedAt,
+  version: d.version,
+});
+
+/** A webhook secret as the notifier holds it: sealed at rest, newest first. */
+export interface EndpointSecret {
+  secret: string;
+  validUntil: Date | null;
+}
+
+/** The notifier's view of a client account: where its webhooks go and what signs them. */
+export interface Endpoint {
+  clientId: string;
+  webhookUrl: string | null;
+  webhookSecrets: EndpointSecret[];
+  version: number;
+}
+
+/** How the retry schedule and the URL rules are set for this deployment. */
+export interface DeliveryPolicy {
+  retryBaseMs: number;
+  maxRetries: number;
+  allowPrivate: boolean;
+}

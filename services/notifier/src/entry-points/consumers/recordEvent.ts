@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import type { PublicEventRecord } from '@loan/contracts';
+import type { Clock, InboundMessage } from '@loan/runtime';
+import type { DeliveryRepository } from '../../data-access/deliveryRepository';
+import { scheduleEntryOf, type DeliveryPolicy } from '../../domain/delivery';
+import { newDelivery } from '../../domain/recordEvent/newDelivery';
+
+/**
+ * `loan.events.v1` → a delivery for the event's client. Recording is idempotent: the delivery
+ * is unique per (event, client), so a redelivered message neither adds a delivery nor causes a
+ * second POST. The schedule entry is (re)put after the delivery, so a crash between the two is
+ * mended when Kafka hands the uncommitted message over again.
+ */
+export function recordEventHandler(deps: {
+  repo: DeliveryRepository;
+  clock: Clock;
+  policy: DeliveryPolicy;
+  onRecorded: () => void;
+}) {
+  return async function onEvent(message: InboundMessage): Promise<void> {
+    const record = message.value as PublicEventRecord;
+    const delivery = newDelivery(record, {
+      deliveryId: randomUUID(),
+      partition: message.partition,
+      offset: message.offset,
+      now: deps.clock.now(),
+      policy: deps.policy,
+    });
+    const stored = await deps.repo.insert(delivery);
+    if (stored.delivery.status === 'PENDING') {
+      await deps.repo.addEntry(scheduleEntryOf(stored.delivery));
+    }
+    deps.onRecorded();
+  };
+}

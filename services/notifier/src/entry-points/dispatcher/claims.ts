@@ -1,0 +1,66 @@
+import type { DeliveryRepository } from '../../data-access/deliveryRepository';
+import { scheduleEntryOf, type Delivery, type ScheduleEntry } from '../../domain/delivery';
+
+/** An attempt this replica holds: the delivery as read after claiming, and the claims to release. */
+export interface Claim {
+  delivery: Delivery;
+  claimIds: string[];
+  expiresAt: Date;
+}
+
+const MAX_TAKEOVERS = 8;
+
+const claimIdOf = (entry: ScheduleEntry, takeover: number) => `${entry.deliveryId}:${entry.version}:${takeover}`;
+
+/**
+ * Claims the next attempt of a scheduled delivery. The claim is the insert of
+ * `<delivery>:<version>:<takeover>`: one replica wins it, the others see a duplicate. A claim
+ * past its expiry belongs to a replica that died mid-attempt; the next takeover number is then
+ * up for claiming. The winner reads the delivery again and goes on only if it is still pending,
+ * due, and at the version the schedule named: anything else means the schedule was stale, and
+ * it is brought back in line with the delivery.
+ */
+export function createClaimer(deps: { repo: DeliveryRepository; owner: string; leaseMs: number }) {
+  const { repo } = deps;
+
+  /** Makes the schedule entry say what the delivery says. */
+  async function realign(entry: ScheduleEntry, delivery: Delivery | null, now: Date): Promise<void> {
+    if (delivery && delivery.status === 'PENDING') {
+      const wanted = scheduleEntryOf(delivery);
+      if (wanted.version !== entry.version || wanted.nextAttemptAt.getTime() !== entry.nextAttemptAt.getTime()) {
+        await repo.setEntry(wanted);
+      }
+      return;
+    }
+    // An entry ahead of its delivery is a redelivery being written: left alone for one lease.
+    const requeueUnderWay = delivery !== null && entry.version > delivery.version;
+    if (requeueUnderWay && now.getTime() < entry.nextAttemptAt.getTime() + deps.leaseMs) return;
+    await repo.removeEntry(entry.deliveryId);
+  }
+
+  return async function claim(entry: ScheduleEntry, now: Date): Promise<Claim | null> {
+    const expiresAt = new Date(now.getTime() + deps.leaseMs);
+    for (let takeover = 0; takeover < MAX_TAKEOVERS; takeover++) {
+      const claimId = claimIdOf(entry, takeover);
+      if (await repo.claim({ claimId, deliveryId: entry.deliveryId, owner: deps.owner, expiresAt })) {
+        const claimIds = Array.from({ length: takeover + 1 }, (_, i) => claimIdOf(entry, i));
+        const delivery = await repo.get(entry.deliveryId);
+        const current =
+          delivery !== null &&
+          delivery.status === 'PENDING' &&
+          delivery.version === entry.version &&
+          (delivery.nextAttemptAt?.getTime() ?? Infinity) <= now.getTime();
+        if (current) return { delivery, claimIds, expiresAt };
+        await realign(entry, delivery, now);
+        await repo.releaseClaims(claimIds);
+        return null;
+      }
+      const held = await repo.getClaim(claimId);
+      // Released: that version was settled and the schedule has moved on since it was read.
+      if (!held) return null;
+      if (held.expiresAt.getTime() > now.getTime()) return null;
+    }
+    return null;
+  };
+}
+export type Claimer = ReturnType<typeof createClaimer>;

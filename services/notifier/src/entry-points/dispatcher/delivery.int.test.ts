@@ -1,0 +1,208 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { toWebhookBody } from '@loan/contracts';
+import { waitFor } from '../../../../../testing/helpers';
+import {
+  createPublisher,
+  startNotifier,
+  startReceiver,
+  suiteSettings,
+  type Publisher,
+  type Receiver,
+  type StartedNotifier,
+} from '../../__tests__/harness';
+import type { Delivery } from '../../domain/delivery';
+
+/** HMAC-SHA256 by an implementation other than ours: openssl, over the bytes as received. */
+function opensslHmac(secret: string, body: Buffer): string {
+  const out = execFileSync('openssl', ['dgst', '-sha256', '-hmac', secret], { input: body }).toString('utf8').trim();
+  return out.slice(out.lastIndexOf(' ') + 1);
+}
+
+describe('webhook delivery over the real broker and database', () => {
+  let notifier: StartedNotifier;
+  let publisher: Publisher;
+  const receivers: Receiver[] = [];
+
+  const receiver = async (...args: Parameters<typeof startReceiver>) => {
+    const r = await startReceiver(...args);
+    receivers.push(r);
+    return r;
+  };
+
+  async function deliveryOf(eventId: string, clientId: string): Promise<Delivery | undefined> {
+    const page = await notifier.service.repo.list({ clientId, eventId, limit: 5 });
+    return page.items[0];
+  }
+
+  const settled = (eventId: string, clientId: string, status: Delivery['status'] = 'DELIVERED') =>
+    waitFor(
+      async () => {
+        const d = await deliveryOf(eventId, clientId);
+        return d && d.status === status ? d : undefined;
+      },
+      { what: `delivery of ${eventId} to be ${status}`, timeoutMs: 30_000 },
+    );
+
+  beforeAll(async () => {
+    notifier = await startNotifier(suiteSettings({ WEBHOOK_TIMEOUT: '1s', DELIVERY_LEASE: '4s' }));
+    publisher = await createPublisher(notifier.config);
+  });
+
+  afterAll(async () => {
+    await Promise.all(receivers.map((r) => r.close()));
+    await publisher?.close();
+    await notifier?.runtime.db.dropDatabase();
+    await notifier?.service.stop();
+  });
+
+  it('when an event is delivered, then its x-signature verifies with openssl over the raw body and the headers name the event', async () => {
+    const hook = await receiver(() => 200);
+    const { clientId, secret } = await publisher.client({ webhookUrl: hook.url });
+    const record = publisher.event({ clientId });
+    await publisher.publish(record);
+
+    const [received] = await waitFor(() => hook.forEvent(record.id).length === 1 && hook.forEvent(record.id), { what: 'the POST' });
+    expect(received!.rawBody.toString('utf8')).toBe(JSON.stringify(toWebhookBody(record)));
+    expect(received!.headers['x-signature']).toBe(opensslHmac(secret, received!.rawBody));
+    expect(received!.headers['x-signature-previous']).toBeUndefined();
+    expect(received!.headers['content-type']).toBe('application/json');
+    expect(received!.headers['x-event-id']).toBe(record.id);
+    expect(received!.headers['x-event-name']).toBe('application.failed');
+
+    const delivery = await settled(record.id, clientId);
+    expect(delivery.attempts).toHaveLength(1);
+    expect(delivery.attempts[0]).toMatchObject({ statusCode: 200, error: null });
+    expect(delivery.nextAttemptAt).toBeNull();
+  });
+
+  it('when the webhook secret is being rotated, then x-signature-previous is signed with the older secret still valid', async () => {
+    const hook = await receiver(() => 204);
+    const { clientId } = await publisher.client({
+      webhookUrl: hook.url,
+      secrets: [
+        { secret: 'whsec_new_one', validUntil: null },
+        { secret: 'whsec_old_one', validUntil: new Date(Date.now() + 3_600_000) },
+      ],
+    });
+    const record = publisher.event({ clientId });
+    await publisher.publish(record);
+
+    const [received] = await waitFor(() => hook.forEvent(record.id).length === 1 && hook.forEvent(record.id), { what: 'the POST' });
+    expect(received!.headers['x-signature']).toBe(opensslHmac('whsec_new_one', received!.rawBody));
+    expect(received!.headers['x-signature-previous']).toBe(opensslHmac('whsec_old_one', received!.rawBody));
+    await settled(record.id, clientId);
+  });
+
+  it('when the receiver is down and comes back, then the event is delivered on a retry', async () => {
+    const hook = await receiver(() => 200);
+    await hook.down();
+    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const record = publisher.event({ clientId });
+    await publisher.publish(record);
+
+    await waitFor(async () => ((await deliveryOf(record.id, clientId))?.attempts.length ?? 0) >= 1, { what: 'a refused attempt' });
+    await hook.up();
+    const delivery = await settled(record.id, clientId);
+
+    const first = delivery.attempts[0]!;
+    const last = delivery.attempts[delivery.attempts.length - 1]!;
+    expect(first.statusCode).toBeNull();
+    expect(first.error).toMatch(/ECONNREFUSED/);
+    expect(last).toMatchObject({ statusCode: 200, error: null });
+    expect(hook.forEvent(record.id).filter((r) => r.status === 200)).toHaveLength(1);
+  });
+
+  it('when the receiver always fails, then it gets exactly 1 + 5 attempts on the backoff schedule and the delivery is FAILED', async () => {
+    const hook = await receiver(() => 500);
+    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const record = publisher.event({ clientId });
+    await publisher.publish(record);
+
+    const delivery = await settled(record.id, clientId, 'FAILED');
+    expect(delivery.reason).toBe('retries_exhausted');
+    expect(delivery.attempts).toHaveLength(6);
+    expect(delivery.attempts.every((a) => a.statusCode === 500)).toBe(true);
+    expect(hook.forEvent(record.id)).toHaveLength(6);
+    const gaps = delivery.attempts.slice(1).map((a, i) => a.at.getTime() - delivery.attempts[i]!.at.getTime());
+    [200, 400, 800, 1_600, 3_200].forEach((wait, i) => expect(gaps[i]).toBeGreaterThanOrEqual(wait));
+    // Settled deliveries leave the schedule: nothing will send it again unless asked.
+    await waitFor(async () => (await notifier.service.repo.getEntry(delivery.deliveryId)) === null, { what: 'the entry to leave the schedule' });
+    expect(hook.forEvent(record.id)).toHaveLength(6);
+    expect(delivery.nextAttemptAt).toBeNull();
+  });
+
+  it('when the receiver answers after the timeout, then that attempt counts as failed and a retry delivers', async () => {
+    const hook = await receiver((_req, nth) => (nth === 1 ? { status: 200, delayMs: 1_600 } : 200));
+    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const record = publisher.event({ clientId });
+    await publisher.publish(record);
+
+    const delivery = await settled(record.id, clientId);
+    expect(delivery.attempts).toHaveLength(2);
+    expect(delivery.attempts[0]).toMatchObject({ statusCode: null, error: 'no answer within 1000 ms' });
+    expect(delivery.attempts[0]!.durationMs).toBeGreaterThanOrEqual(990);
+    expect(delivery.attempts[1]).toMatchObject({ statusCode: 200 });
+  });
+
+  it('when the same Kafka message arrives twice, then there is one delivery and one successful POST', async () => {
+    const hook = await receiver(() => 200);
+    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const record = publisher.event({ clientId });
+    const marker = publisher.event({ clientId, applicationId: record.applicationId, event: 'application.abandoned' });
+    await publisher.publish(record, record);
+    await publisher.publish(record, marker);
+
+    // The marker follows both copies in the same partition: once it is delivered, they were read.
+    await settled(marker.id, clientId);
+    const page = await notifier.service.repo.list({ clientId, eventId: record.id, limit: 10 });
+    expect(page.items).toHaveLength(1);
+    expect(page.items[0]!.status).toBe('DELIVERED');
+    expect(hook.forEvent(record.id)).toHaveLength(1);
+  });
+
+  it('when the client has no webhook URL, then the delivery is SKIPPED with reason no_webhook_url and nothing is sent', async () => {
+    const { clientId } = await publisher.client({ webhookUrl: null });
+    const record = publisher.event({ clientId });
+    await publisher.publish(record);
+
+    const delivery = await settled(record.id, clientId, 'SKIPPED');
+    expect(delivery.reason).toBe('no_webhook_url');
+    expect(delivery.attempts).toHaveLength(0);
+  });
+
+  it('when the first event of an application keeps failing for a while, then its later events wait and all arrive in emission order', async () => {
+    const hook = await receiver(() => 200);
+    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const applicationId = randomUUID();
+    const first = publisher.event({ clientId, applicationId });
+    const second = publisher.event({ clientId, applicationId, event: 'application.abandoned' });
+    const third = publisher.event({ clientId, applicationId });
+    const otherApplication = publisher.event({ clientId });
+    hook.setBehaviour((req, nth) => (req.eventId === first.id && nth <= 2 ? 503 : 200));
+    await publisher.publish(first, second, third);
+    await publisher.publish(otherApplication);
+
+    await settled(third.id, clientId);
+    const delivered = hook.requests.filter((r) => r.status === 200 && r.eventId !== otherApplication.id).map((r) => r.eventId);
+    expect(delivered).toEqual([first.id, second.id, third.id]);
+    expect(hook.forEvent(first.id)).toHaveLength(3);
+    const firstDelivered = hook.forEvent(first.id)[2]!.at;
+    expect(hook.forEvent(second.id)[0]!.at).toBeGreaterThanOrEqual(firstDelivered);
+    // Another application is not held back by this one.
+    const other = await settled(otherApplication.id, clientId);
+    expect(other.attempts[0]!.at.getTime()).toBeLessThan(firstDelivered);
+  });
+
+  it('when client changes arrive out of order, then the endpoint projection keeps the highest version', async () => {
+    const { clientId } = await publisher.client({ webhookUrl: 'https://hooks.lender.ng/v5', version: 5 });
+    await waitFor(async () => (await notifier.service.endpoints.get(clientId))?.version === 5, { what: 'version 5 projected' });
+    const stale = await publisher.client({ clientId, webhookUrl: 'https://hooks.lender.ng/v3', version: 3 });
+    const { endpoints } = notifier.service;
+    expect(await endpoints.apply(stale.change)).toBe(false);
+    const newer = await publisher.client({ clientId, webhookUrl: 'https://hooks.lender.ng/v6', version: 6 });
+    await waitFor(async () => (await endpoints.get(clientId))?.version === 6, { what: 'version 6 projected' });
+    expect(await endpoints.apply(newer.change)).toBe(false);
+    expect((await endpoints.get(clientId))?.webhookUrl).toBe('https://hooks.lender.ng/v6');
+  });
+});

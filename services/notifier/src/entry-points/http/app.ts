@@ -1,0 +1,38 @@
+import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import { errorBody } from '@loan/contracts';
+import { httpMetrics, mountOps, type Logger, type Metrics, type ReadinessCheck } from '@loan/runtime';
+
+/** The notifier's HTTP app: health, readiness and metrics, and the internal delivery log API. */
+export function createHttpApp(deps: {
+  metrics: Metrics;
+  checks: Record<string, ReadinessCheck>;
+  logger: Logger;
+  deliveries: Router;
+}): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(httpMetrics(deps.metrics));
+  mountOps(app, { metrics: deps.metrics, checks: deps.checks });
+  app.use('/internal', express.json({ limit: '16kb', strict: true }), deps.deliveries);
+  app.use((req: Request, res: Response) => {
+    res.status(404).json(errorBody(404, `Cannot ${req.method} ${req.path}`));
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const e = error as { type?: string; status?: number };
+    let status = 500;
+    let message = 'Internal server error';
+    if (e?.type === 'entity.parse.failed') {
+      status = 400;
+      message = 'Request body is not valid JSON';
+    } else if (e?.type === 'entity.too.large') {
+      status = 413;
+      message = 'Request body is too large';
+    } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+      status = e.status;
+      message = (error as Error).message;
+    }
+    if (status >= 500) deps.logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    if (!res.headersSent) res.status(status).json(errorBody(status, message));
+  });
+  return app;
+}

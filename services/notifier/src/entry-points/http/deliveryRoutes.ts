@@ -1,0 +1,166 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { EventNames, errorBody, type EventName } from '@loan/contracts';
+import type { Clock } from '@loan/runtime';
+import { z } from 'zod';
+import type { DeliveryRepository } from '../../data-access/deliveryRepository';
+import { DeliveryStatuses, scheduleEntryOf, type Delivery, type DeliveryPolicy } from '../../domain/delivery';
+import { isReplayable, redeliver, replay, type RequeueError } from '../../domain/requeueDelivery/decide';
+import { toView } from '../../domain/view';
+
+const eventName = z.enum(EventNames as [EventName, ...EventName[]], {
+  error: `event must be one of: ${EventNames.join(', ')}`,
+});
+
+const ListQuery = z.object({
+  applicationId: z.string({ error: 'applicationId must be a string' }).min(1).max(100).optional(),
+  eventId: z.string({ error: 'eventId must be a string' }).min(1).max(100).optional(),
+  event: eventName.optional(),
+  status: z.enum(DeliveryStatuses, { error: `status must be one of: ${DeliveryStatuses.join(', ')}` }).optional(),
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be an integer between 1 and 100')
+    .min(1, 'limit must be an integer between 1 and 100')
+    .max(100, 'limit must be an integer between 1 and 100')
+    .default(20),
+  cursor: z.string({ error: 'cursor must be a string' }).max(500).optional(),
+});
+
+const ReplayRequest = z.object({
+  since: z.iso.datetime({ offset: true, error: 'since is required and must be an ISO 8601 date-time' }),
+  event: eventName.optional(),
+});
+
+/** Expected failures, mapped to HTTP statuses here and nowhere else. */
+const STATUS_OF: Record<RequeueError['code'] | 'INVALID' | 'NO_CLIENT', number> = {
+  INVALID: 400,
+  NO_CLIENT: 401,
+  NOT_FOUND: 404,
+  ALREADY_PENDING: 409,
+};
+
+class ApiError extends Error {
+  constructor(
+    readonly code: keyof typeof STATUS_OF,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const field = issue.path.join('.');
+    return field && !issue.message.startsWith(field) ? `${field}: ${issue.message}` : issue.message;
+  });
+  throw new ApiError('INVALID', [...new Set(problems)].join('; '));
+}
+
+/** Page cursors are opaque to callers: the position of the last delivery of the page. */
+const encodeCursor = (d: Delivery) => Buffer.from(JSON.stringify([d.createdAt.toISOString(), d.deliveryId])).toString('base64url');
+
+function decodeCursor(cursor: string): { createdAt: Date; deliveryId: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
+    const createdAt = new Date(String(at));
+    if (typeof id === 'string' && !Number.isNaN(createdAt.getTime())) return { createdAt, deliveryId: id };
+  } catch {
+    // falls through to the error below
+  }
+  throw new ApiError('INVALID', 'cursor is not valid; use the nextCursor of a previous page');
+}
+
+const route =
+  (handler: (req: Request, res: Response, clientId: string) => Promise<void>): RequestHandler =>
+  async (req, res) => {
+    try {
+      const clientId = req.header('x-client-id');
+      if (!clientId) throw new ApiError('NO_CLIENT', 'Missing x-client-id header');
+      await handler(req, res, clientId);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const status = STATUS_OF[error.code];
+      res.status(status).json(errorBody(status, error.message));
+    }
+  };
+
+const paramId = (req: Request) => String(req.params.id ?? '');
+
+/**
+ * The delivery log API, for the gateway to serve to lenders once it has authenticated them:
+ * it names the caller in `x-client-id`, and every answer is scoped to that client.
+ */
+export function deliveryRoutes(deps: {
+  repo: DeliveryRepository;
+  clock: Clock;
+  policy: DeliveryPolicy;
+  onRequeued: () => void;
+}): Router {
+  const { repo, clock } = deps;
+  const router = Router();
+
+  /** The schedule entry goes first: a crash between the two writes leaves no pending delivery unscheduled. */
+  async function requeue(delivery: Delivery) {
+    const entry = scheduleEntryOf(delivery);
+    if (!(await repo.addEntry(entry))) await repo.setEntry(entry);
+    await repo.save(delivery);
+  }
+
+  router.get(
+    '/deliveries',
+    route(async (req, res, clientId) => {
+      const query = parse(ListQuery, req.query);
+      const page = await repo.list({
+        clientId,
+        applicationId: query.applicationId,
+        eventId: query.eventId,
+        event: query.event,
+        status: query.status,
+        limit: query.limit,
+        after: query.cursor ? decodeCursor(query.cursor) : undefined,
+      });
+      const last = page.items[page.items.length - 1];
+      res.json({ data: page.items.map(toView), nextCursor: page.more && last ? encodeCursor(last) : null });
+    }),
+  );
+
+  router.post(
+    '/deliveries/replay',
+    route(async (req, res, clientId) => {
+      const body = parse(ReplayRequest, req.body ?? {});
+      const now = clock.now();
+      const filter = { since: new Date(body.since), event: body.event };
+      let count = 0;
+      for (const delivery of await repo.failedSince(clientId, filter.since, filter.event)) {
+        if (!isReplayable(delivery, filter)) continue;
+        await requeue(replay(delivery, now, deps.policy));
+        count++;
+      }
+      if (count > 0) deps.onRequeued();
+      res.status(202).json({ count });
+    }),
+  );
+
+  router.get(
+    '/deliveries/:id',
+    route(async (req, res, clientId) => {
+      const delivery = await repo.get(paramId(req));
+      if (!delivery || delivery.clientId !== clientId) throw new ApiError('NOT_FOUND', 'Delivery not found');
+      res.json(toView(delivery));
+    }),
+  );
+
+  router.post(
+    '/deliveries/:id/redeliver',
+    route(async (req, res, clientId) => {
+      const decision = redeliver(await repo.get(paramId(req)), clientId, clock.now());
+      if (!decision.ok) throw new ApiError(decision.code, decision.message);
+      await requeue(decision.delivery);
+      deps.onRequeued();
+      res.status(202).json(toView(decision.delivery));
+    }),
+  );
+
+  return router;
+}

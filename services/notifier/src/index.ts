@@ -1,0 +1,4 @@
+export * from './config';
+export * from './service';
+export { sign, signatureHeaders } from './domain/deliverWebhook/signature';
+export type { DeliveryView } from './domain/view';

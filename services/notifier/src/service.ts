@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Topics } from '@loan/contracts';
+import {
+  createLogger,
+  ensureContractTopics,
+  listen,
+  syncIndexes,
+  type Clock,
+  type InboundMessage,
+  type ServiceRuntime,
+} from '@loan/runtime';
+import type { NotifierConfig } from './config';
+import { createDeliveryRepository } from './data-access/deliveryRepository';
+import { createEndpointRepository } from './data-access/endpointRepository';
+import { notifierModels } from './data-access/models';
+import { createWebhookClient, type WebhookClient } from './data-access/webhookClient';
+import { scheduleEntryOf, type DeliveryPolicy } from './domain/delivery';
+import { projectClientHandler } from './entry-points/consumers/projectClient';
+import { recordEventHandler } from './entry-points/consumers/recordEvent';
+import { createAttemptRunner } from './entry-points/dispatcher/attempt';
+import { createClaimer } from './entry-points/dispatcher/claims';
+import { createDispatcher } from './entry-points/dispatcher/dispatcher';
+import { createHttpApp } from './entry-points/http/app';
+import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
+import { createNotifierMetrics } from './metrics';
+
+/** How long a replica trusts its cached copy of a client's endpoint. */
+const ENDPOINT_CACHE_MS = 1_000;
+
+/**
+ * The notifier: records every public event as a delivery to the client that owns it, POSTs it
+ * signed to the client's webhook URL with durable retries, keeps the delivery log, and serves
+ * that log (with redelivery and replay) to the gateway.
+ */
+export function createNotifierService(deps: {
+  runtime: ServiceRuntime;
+  config: NotifierConfig;
+  clock: Clock;
+  /** The HTTP client for webhooks; the real one unless a test brings its own. */
+  client?: WebhookClient;
+}) {
+  const { runtime, config, clock } = deps;
+  if (config.DELIVERY_LEASE <= config.WEBHOOK_TIMEOUT) {
+    throw new Error('DELIVERY_LEASE must be longer than WEBHOOK_TIMEOUT: a claim must outlast the attempt it covers');
+  }
+  const { bus, sealer } = runtime;
+  const logger = runtime.logger ?? createLogger(config.SERVICE_NAME);
+  const models = notifierModels(runtime.db);
+  const repo = createDeliveryRepository(models);
+  const endpoints = createEndpointRepository({ model: models.endpoints, clock, cacheMs: ENDPOINT_CACHE_MS });
+  const policy: DeliveryPolicy = {
+    retryBaseMs: config.WEBHOOK_RETRY_BASE,
+    maxRetries: config.WEBHOOK_MAX_RETRIES,
+    allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_URLS,
+  };
+  const metrics = createNotifierMetrics(runtime.metrics.registry, () => repo.countEntries());
+  const client = deps.client ?? createWebhookClient({ allowPrivate: policy.allowPrivate, maxSockets: config.DELIVERY_CONCURRENCY });
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const dispatcherLogger = logger.child({ component: 'dispatcher' });
+  let halted = false;
+
+  const dispatcher = createDispatcher({
+    repo,
+    claim: createClaimer({ repo, owner, leaseMs: config.DELIVERY_LEASE }),
+    run: createAttemptRunner({
+      repo,
+      endpoints,
+      client,
+      sealer,
+      clock,
+      policy,
+      timeoutMs: config.WEBHOOK_TIMEOUT,
+      metrics,
+      logger: dispatcherLogger,
+      halted: () => halted,
+    }),
+    clock,
+    logger: dispatcherLogger,
+    concurrency: config.DELIVERY_CONCURRENCY,
+    pollMs: config.DELIVERY_POLL_INTERVAL,
+  });
+
+  const handlers: Record<string, (m: InboundMessage) => Promise<void>> = {
+    [Topics.clients]: projectClientHandler({ endpoints, logger }),
+    [Topics.events]: recordEventHandler({ repo, clock, policy, onRecorded: dispatcher.wake }),
+  };
+
+  let http: Awaited<ReturnType<typeof listen>> | null = null;
+
+  /** Puts back on the schedule any pending delivery missing from it (a crash mid-write). */
+  async function rebuildSchedule(): Promise<number> {
+    let added = 0;
+    for (const delivery of await repo.pending()) {
+      if (await repo.addEntry(scheduleEntryOf(delivery))) added++;
+    }
+    return added;
+  }
+
+  return {
+    repo,
+    endpoints,
+    metrics,
+    owner,
+    wake: dispatcher.wake,
+    async start() {
+      await syncIndexes(runtime.db);
+      await ensureContractTopics(bus);
+      const rescheduled = await rebuildSchedule();
+      if (rescheduled > 0) logger.warn({ rescheduled }, 'pending deliveries were missing from the schedule');
+      dispatcher.start();
+      runtime.lifecycle.onStop('dispatcher', async () => {
+        await dispatcher.stop();
+        client.close();
+      });
+      await bus.consume({
+        groupId: config.CONSUMER_GROUP,
+        topics: Object.keys(handlers),
+        partitionsConsumedConcurrently: config.INGEST_CONCURRENCY,
+        handle: async (message) => handlers[message.topic]?.(message),
+      });
+      const app = createHttpApp({
+        metrics: runtime.metrics,
+        checks: runtime.checks,
+        logger,
+        deliveries: deliveryRoutes({ repo, clock, policy, onRequeued: dispatcher.wake }),
+      });
+      http = await listen(app, config.HTTP_HOST, config.HTTP_PORT);
+      runtime.lifecycle.onStop('http', () => http?.close());
+      logger.info({ url: http.url, owner }, 'notifier service started');
+      return { url: http.url };
+    },
+    /** Graceful: stops taking work, lets attempts under way finish and be recorded, closes. */
+    stop: () => runtime.lifecycle.stop(),
+    /**
+     * Stops at once, as a crash would: attempts under way are abandoned unrecorded and their
+     * claims left to expire, the consumer leaves without finishing, connections drop.
+     */
+    async halt() {
+      halted = true;
+      dispatcher.halt();
+      client.close();
+      http?.server.closeAllConnections();
+      http?.server.close();
+      await runtime.db.close(true).catch(() => undefined);
+      await bus.disconnect().catch(() => undefined);
+    },
+  };
+}
+export type NotifierService = ReturnType<typeof createNotifierService>;

@@ -1,0 +1,17 @@
+import { createLogger, createServiceRuntime, systemClock } from '@loan/runtime';
+import { loadNotifierConfig } from './config';
+import { createNotifierService } from './service';
+
+async function main() {
+  const config = loadNotifierConfig();
+  const logger = createLogger(config.SERVICE_NAME, config.LOG_LEVEL);
+  const runtime = await createServiceRuntime(config, { logger });
+  runtime.lifecycle.installSignalHandlers();
+  const service = createNotifierService({ runtime, config, clock: systemClock });
+  await service.start();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
