@@ -39,7 +39,9 @@ const timings = {
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  const gateway = await startGateway(ns, timings);
+  const notifier = await startNotifier(ns, timings);
+  services.push(notifier);
+  const gateway = await startGateway(ns, { ...timings, NOTIFIER_URL: notifier.url });
   gatewayUrl = gateway.url;
   services.push(gateway);
   sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`, { SANDBOX_JOB_DELAY: '200ms' });
@@ -49,7 +51,6 @@ beforeAll(async () => {
       startApplications(ns, shared),
       startEnrichment(ns, shared),
       startScoring(ns, shared),
-      startNotifier(ns, shared),
       startJanitor(ns, shared),
     ])),
   );
@@ -138,6 +139,11 @@ describe('a loan application from initiate to a signed decision', () => {
       expect(r.body).toEqual({ id: expect.any(String), event: expect.any(String), data: expect.any(Object), timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) });
     }
     expect(new Set(mine.map((r) => r.body.id)).size).toBe(mine.length);
+
+    const log = await api('GET', `/api/webhooks/deliveries?applicationId=${applicationId}`);
+    expect(log.status).toBe(200);
+    const logged = JSON.stringify(log.body);
+    for (const r of mine) expect(logged).toContain(r.body.id);
 
     const view = await api('GET', `/api/applications/${applicationId}`);
     expect(view.body).toMatchObject({ status: 'COMPLETED', decision: { score: decision.score } });

@@ -25,6 +25,10 @@ export const configShape = {
   RATE_LIMITS_ENABLED: booleanSetting(true).describe('Set false to lift the limits (benchmarks)'),
   TRUST_PROXY: booleanSetting(false).describe('Take the client IP from X-Forwarded-For (behind a load balancer)'),
   API_KEY_CACHE_TTL: durationMs('5s').describe('How long a verified API key is cached in memory'),
+  NOTIFIER_URL: z
+    .string()
+    .default('http://127.0.0.1:8104')
+    .describe('Internal address of the notifier, for the delivery log API'),
   WEBHOOK_SECRET_OVERLAP: durationMs('24h').describe('How long the previous webhook secret keeps signing after a rotation'),
 };
 

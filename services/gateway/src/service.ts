@@ -14,6 +14,7 @@ import { createCommandBus } from './data-access/commandBus';
 import { adminRoutes } from './entry-points/http/adminRoutes';
 import { createHttpApp } from './entry-points/http/app';
 import { applicationRoutes } from './entry-points/http/applicationRoutes';
+import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { adminOnly, authenticate, createRateLimiter, pruneRateWindows } from './entry-points/http/guards';
 import { providerWebhookRoutes } from './entry-points/http/providerWebhookRoutes';
 
@@ -64,6 +65,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     checks: { ...runtime.checks, replies: () => ready },
     trustProxy: config.TRUST_PROXY,
     api: applicationRoutes({ commands, authenticate: auth, limit: limiter }),
+    deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, authenticate: auth, limit: limiter }),
     adminGuard: adminOnly(config.ADMIN_TOKEN),
     admin: adminRoutes({
       clients: clientRepo,

@@ -12,6 +12,7 @@ export function createHttpApp(deps: {
   logger: Logger;
   trustProxy: boolean;
   api: express.Router;
+  deliveries: express.Router;
   admin: express.Router;
   adminGuard: RequestHandler;
   providerWebhooks: express.Router;
@@ -39,6 +40,7 @@ export function createHttpApp(deps: {
     res.type('html').send(docsPage(buildOpenApi(deps.publicUrl())));
   });
   app.use('/api/applications', deps.api);
+  app.use('/api/webhooks', deps.deliveries);
   app.use('/admin', deps.adminGuard, deps.admin);
   app.use('/provider/webhooks', deps.providerWebhooks);
   app.use(notFoundHandler());
