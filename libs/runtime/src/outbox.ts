@@ -53,14 +53,14 @@ export function createOutboxRelay(options: {
     for (const entry of entries) {
       await bus.publish(entry.topic, [{ key: entry.key, value: entry.value, headers: entry.headers }]);
     }
-    const ids = entries.map((e) => e.id);
-    await model.updateOne({ _id: docId } as never, { $pull: { outbox: { id: { $in: ids } } } } as never);
-    await model.updateOne({ _id: docId, outbox: { $size: 0 } } as never, { $set: { outboxPending: false } } as never);
+    // `$pullAll` of the entries exactly as stored: FerretDB ignores `$pull` with a condition.
+    await model.collection.updateOne({ _id: docId } as never, { $pullAll: { outbox: entries } } as never);
+    await model.collection.updateOne({ _id: docId, outbox: { $size: 0 } } as never, { $set: { outboxPending: false } });
   }
 
   /** Publishes what the given document holds in its outbox. */
   async function flush(docId: unknown): Promise<void> {
-    const doc = await model.findById(docId, { outbox: 1 }).lean<OutboxDocument>();
+    const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, { projection: { outbox: 1 } });
     if (doc) await publishEntries(doc._id, doc.outbox ?? []);
   }
 
@@ -68,7 +68,9 @@ export function createOutboxRelay(options: {
     if (sweeping) return 0;
     sweeping = true;
     try {
-      const docs = await model.find({ outboxPending: true } as never, { outbox: 1 }).limit(500).lean<OutboxDocument[]>();
+      const docs = await model.collection
+        .find<OutboxDocument>({ outboxPending: true }, { projection: { outbox: 1 }, limit: 500 })
+        .toArray();
       for (const doc of docs) await publishEntries(doc._id, doc.outbox ?? []);
       return docs.length;
     } finally {

@@ -6,6 +6,7 @@ import { createKafkaBus, type InboundMessage } from './kafka';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { connectMongo, isDuplicateKey, syncIndexes } from './mongo';
+import { createOutboxRelay, outboxFields } from './outbox';
 import { uniqueName, waitFor } from '../../../testing/helpers';
 
 const Greeting = z.object({ id: z.string(), text: z.string().min(1), count: z.number().int() });
@@ -125,6 +126,37 @@ describe('shared runtime against the real broker, registry and database', () => 
       const second = await model.create({ key: 'a', n: 2 }).then(() => null, (e: unknown) => e);
       expect(isDuplicateKey(second)).toBe(true);
       expect(await model.countDocuments({ key: 'a' })).toBe(1);
+    } finally {
+      await db.dropDatabase();
+      await db.close();
+    }
+  });
+
+  it('when a document carries outbox entries, then the relay publishes them in order once and empties the outbox; the sweep finds leftovers', async () => {
+    const topic = uniqueName('test.outbox');
+    const bus = newBus(topic);
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic]);
+    const seen: string[] = [];
+    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push((m.value as { id: string }).id) });
+    const db = await connectMongo({ url: process.env.MONGO_URL!, dbName: uniqueName('outbox_test').replace(/-/g, '_'), logger });
+    try {
+      const model = db.model('Doc', new Schema({ _id: String, ...outboxFields }));
+      const relay = createOutboxRelay({ bus, model, logger, sweepEveryMs: 100 });
+      const entry = (id: string) => ({ id, topic, key: 'k', value: { id, text: 'hello', count: 1 } });
+      await model.create({ _id: 'flushed', outbox: [entry('a'), entry('b')], outboxPending: true });
+      await relay.flush('flushed');
+      const after = await model.collection.findOne<{ outbox: unknown[]; outboxPending: boolean }>({ _id: 'flushed' as never });
+      expect(after?.outbox).toEqual([]);
+      expect(after?.outboxPending).toBe(false);
+      // A process that died before publishing leaves the entries; the sweep publishes them.
+      await model.create({ _id: 'left', outbox: [entry('c')], outboxPending: true });
+      relay.start();
+      await waitFor(() => seen.length >= 3, { what: 'three messages' });
+      relay.stop();
+      await relay.sweep();
+      expect(seen).toEqual(['a', 'b', 'c']);
     } finally {
       await db.dropDatabase();
       await db.close();
