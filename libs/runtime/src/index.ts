@@ -3,6 +3,7 @@ export * from './config';
 export * from './duration';
 export * from './errors';
 export * from './http';
+export * from './keyedLock';
 export * from './kafka';
 export * from './lifecycle';
 export * from './logger';

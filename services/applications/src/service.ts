@@ -14,6 +14,7 @@ import type { AccountLinkingProvider } from '@loan/provider';
 import {
   ServiceError,
   createOpsApp,
+  createKeyedLock,
   createOutboxRelay,
   ensureContractTopics,
   isDuplicateKey,
@@ -62,6 +63,8 @@ export function createApplicationsService(deps: {
   const repo = createApplicationRepository(model);
   const relay = createOutboxRelay({ bus, model, logger });
   let http: Awaited<ReturnType<typeof listen>> | null = null;
+  // One change at a time per application (and per idempotency key) within this process.
+  const locked = createKeyedLock();
 
   function toOutbox(state: Application, effects: Effect[], now: Date, correlationId?: string): OutboxEntry[] {
     const headers = correlationId ? { 'x-correlation-id': correlationId } : undefined;
@@ -97,7 +100,15 @@ export function createApplicationsService(deps: {
    * Load, decide, persist (state and outbox in one write), publish. A concurrent change makes
    * the write miss; the decision is then taken again on the fresh state.
    */
-  async function mutate(
+  function mutate(
+    applicationId: string,
+    decide: (state: Application, now: Date) => Change,
+    correlationId?: string,
+  ): Promise<Application | null> {
+    return locked(applicationId, () => mutateNow(applicationId, decide, correlationId));
+  }
+
+  async function mutateNow(
     applicationId: string,
     decide: (state: Application, now: Date) => Change,
     correlationId?: string,
@@ -141,7 +152,16 @@ export function createApplicationsService(deps: {
   }
 
   /** Applies a decision that produced an outcome for a command, retrying on write conflicts. */
-  async function commandMutation(
+  function commandMutation(
+    applicationId: string,
+    clientId: string,
+    correlationId: string,
+    decide: (state: Application, now: Date) => Outcome,
+  ): Promise<Answer> {
+    return locked(applicationId, () => commandMutationNow(applicationId, clientId, correlationId, decide));
+  }
+
+  async function commandMutationNow(
     applicationId: string,
     clientId: string,
     correlationId: string,
@@ -223,7 +243,7 @@ export function createApplicationsService(deps: {
   async function execute(cmd: ApplicationCommand): Promise<Answer> {
     switch (cmd.type) {
       case 'InitiateApplication':
-        return initiate(cmd);
+        return locked(`key:${cmd.request.idempotencyKey}`, () => initiate(cmd));
       case 'FinalizeLinking':
         return commandMutation(cmd.applicationId, cmd.clientId, cmd.correlationId, finalizeLinking);
       case 'AnalyzeApplication':
