@@ -7,8 +7,12 @@ export const configShape = {
   CONSUMER_GROUP: z.string().min(1).default('janitor').describe('Kafka consumer group of the fact consumers'),
   CONSUMER_CONCURRENCY: z.coerce.number().int().positive().default(3).describe('Partitions handled concurrently'),
   NO_LINK_TTL: durationMs('24h').describe('Time an application may wait for its first linked account (spec: 24 hours)'),
-  NO_ANALYZE_TTL: durationMs('7d').describe('Time from the first linked account to analyze before abandonment (spec: 7 days)'),
-  ENRICHMENT_TIMEOUT: durationMs('20m').describe('Time an account may stay in enrichment before it fails (spec: 20 minutes)'),
+  NO_ANALYZE_TTL: durationMs('7d').describe(
+    'Time from the first linked account to analyze before abandonment (spec: 7 days)',
+  ),
+  ENRICHMENT_TIMEOUT: durationMs('20m').describe(
+    'Time an account may stay in enrichment before it fails (spec: 20 minutes)',
+  ),
   JANITOR_POLL_INTERVAL: durationMs('500ms').describe('How often the scheduler looks for deadlines that are due'),
   JANITOR_BATCH_SIZE: z.coerce.number().int().positive().default(100).describe('Deadlines claimed per scheduler pass'),
   JANITOR_PUBLISH_LEASE: durationMs('30s').describe(
@@ -17,4 +21,5 @@ export const configShape = {
 };
 
 export type JanitorConfig = ReturnType<typeof loadJanitorConfig>;
-export const loadJanitorConfig = (env: Record<string, string | undefined> = process.env) => loadConfig(configShape, env);
+export const loadJanitorConfig = (env: Record<string, string | undefined> = process.env) =>
+  loadConfig(configShape, env);

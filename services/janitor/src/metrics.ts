@@ -5,7 +5,10 @@ import type { DeadlineKind } from './domain/deadline';
 const KINDS: readonly DeadlineKind[] = ['no_link', 'no_analyze', 'enrichment_timeout'];
 
 /** The janitor's own metrics, on the service's registry. */
-export function createJanitorMetrics(registry: Registry, deadlines: Pick<DeadlineRepository, 'countArmed' | 'countUnpublished'>) {
+export function createJanitorMetrics(
+  registry: Registry,
+  deadlines: Pick<DeadlineRepository, 'countArmed' | 'countUnpublished'>,
+) {
   const armed = new Counter({
     name: 'janitor_deadlines_armed_total',
     help: 'Deadlines armed, by kind',

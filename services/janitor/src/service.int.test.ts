@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { waitFor } from '../../../testing/helpers';
 import { factsOf } from './__fixtures__/facts';
-import { type Driver, type RunningJanitor, newStage, settle, shiftableClock, startDriver, startJanitor } from './__fixtures__/harness';
+import {
+  type Driver,
+  type RunningJanitor,
+  newStage,
+  settle,
+  shiftableClock,
+  startDriver,
+  startJanitor,
+} from './__fixtures__/harness';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -23,7 +31,9 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
   afterAll(async () => {
     await driver?.stop();
     await janitor?.stop();
-    const db = await mongoose.createConnection(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/', { dbName: stage.database }).asPromise();
+    const db = await mongoose
+      .createConnection(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/', { dbName: stage.database })
+      .asPromise();
     await db.dropDatabase();
     await db.close();
   });
@@ -32,7 +42,8 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
   const deadline = (id: string) => janitor.service.deadlines.get(id);
   const statusOf = async (id: string) => (await deadline(id))?.status;
   const armed = (id: string) => waitFor(async () => (await statusOf(id)) === 'ARMED', { what: `${id} armed` });
-  const cancelled = (id: string) => waitFor(async () => (await statusOf(id)) === 'CANCELLED', { what: `${id} cancelled` });
+  const cancelled = (id: string) =>
+    waitFor(async () => (await statusOf(id)) === 'CANCELLED', { what: `${id} cancelled` });
 
   it('when no account is linked within NO_LINK_TTL, then no_link fires once, keyed by the application, with the creation as since', async () => {
     const app = factsOf();
@@ -47,10 +58,13 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
     expect(await statusOf(id)).toBe('ARMED');
 
     clock.advance(MINUTE);
-    const [passed] = await waitFor(() => {
-      const seen = driver.deadlinesOf(app.applicationId);
-      return seen.length > 0 && seen;
-    }, { what: 'no_link' });
+    const [passed] = await waitFor(
+      () => {
+        const seen = driver.deadlinesOf(app.applicationId);
+        return seen.length > 0 && seen;
+      },
+      { what: 'no_link' },
+    );
     expect(passed).toMatchObject({
       deadlineId: id,
       kind: 'no_link',

@@ -1,11 +1,4 @@
-import {
-  createOpsApp,
-  createOutboxRelay,
-  listen,
-  syncIndexes,
-  type Clock,
-  type ServiceRuntime,
-} from '@loan/runtime';
+import { createOpsApp, createOutboxRelay, listen, syncIndexes, type Clock, type ServiceRuntime } from '@loan/runtime';
 import type { JanitorConfig } from './config';
 import { createDeadlineRepository } from './data-access/deadlineRepository';
 import { janitorModels } from './data-access/models';
@@ -65,7 +58,11 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
       // Deadlines that passed while no janitor ran fire on the first pass.
       scheduler.start();
       runtime.lifecycle.onStop('scheduler', () => scheduler.stop());
-      http = await listen(createOpsApp({ metrics: runtime.metrics, checks: runtime.checks }), config.HTTP_HOST, config.HTTP_PORT);
+      http = await listen(
+        createOpsApp({ metrics: runtime.metrics, checks: runtime.checks }),
+        config.HTTP_HOST,
+        config.HTTP_PORT,
+      );
       runtime.lifecycle.onStop('http', () => http?.close());
       logger.info({ url: http.url }, 'janitor service started');
       return { url: http.url };

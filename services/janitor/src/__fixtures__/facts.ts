@@ -37,7 +37,11 @@ const profile = (accountId: string, at: string): EnrichedAccount => ({
     overallDebits: 1_900_000,
     totalRecurringCredits: 2_100_000,
     totalRecurringDebits: 600_000,
-    redFlags: { immediateLargeWithdrawalPostPayday: false, identicalDebitVsCredit: false, cashDepositsLargerThanSalary: false },
+    redFlags: {
+      immediateLargeWithdrawalPostPayday: false,
+      identicalDebitVsCredit: false,
+      cashDepositsLargerThanSalary: false,
+    },
   },
   months: [],
   enrichedAt: at,
@@ -90,7 +94,11 @@ export function factsOf(app: { applicationId?: string; clientId?: string; applic
       loan: { amount: 500_000, tenor: 12, interestRate: 5 },
       accountIds,
     }),
-    closed: (at: Date | string, status: 'COMPLETED' | 'FAILED' | 'ABANDONED' = 'COMPLETED', abandonReason: 'no_link' | 'no_analyze' | null = null): ApplicationFact => ({
+    closed: (
+      at: Date | string,
+      status: 'COMPLETED' | 'FAILED' | 'ABANDONED' = 'COMPLETED',
+      abandonReason: 'no_link' | 'no_analyze' | null = null,
+    ): ApplicationFact => ({
       ...base(at),
       type: 'ApplicationClosed',
       applicantId,
@@ -112,7 +120,11 @@ export function factsOf(app: { applicationId?: string; clientId?: string; applic
       ...account(accountId),
       attempt,
     }),
-    scrubbed: (accountIds: string[], at: Date | string): EnrichmentResult => ({ ...base(at), type: 'BankDataScrubbed', accountIds }),
+    scrubbed: (accountIds: string[], at: Date | string): EnrichmentResult => ({
+      ...base(at),
+      type: 'BankDataScrubbed',
+      accountIds,
+    }),
   };
 }
 export type FactsOf = ReturnType<typeof factsOf>;

@@ -99,7 +99,9 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
         outboxPending: outbox.length > 0,
       }),
     );
-    const held = won ? { outcome, decidedAt: now } : await outcomes.findById(deadline.deadlineId, { outcome: 1, decidedAt: 1 }).lean<OutcomeDoc>();
+    const held = won
+      ? { outcome, decidedAt: now }
+      : await outcomes.findById(deadline.deadlineId, { outcome: 1, decidedAt: 1 }).lean<OutcomeDoc>();
     if (held) {
       const at = held.outcome === 'FIRED' ? { firedAt: held.decidedAt } : { cancelledAt: held.decidedAt };
       await deadlines.updateOne({ _id: deadline.deadlineId }, { $set: { status: held.outcome, ...at } });
@@ -119,17 +121,24 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
 
     /** Cancels the armed deadlines the spec names; returns how many this call cancelled. */
     async cancel(spec: CancelDeadlines, now: Date): Promise<number> {
-      const armed = await deadlines.find(cancelFilter(spec), { _id: 1, kind: 1, applicationId: 1 }).lean<DeadlineDoc[]>();
+      const armed = await deadlines
+        .find(cancelFilter(spec), { _id: 1, kind: 1, applicationId: 1 })
+        .lean<DeadlineDoc[]>();
       let cancelled = 0;
       for (const doc of armed) {
-        if (await decide({ deadlineId: doc._id, kind: doc.kind, applicationId: doc.applicationId }, 'CANCELLED', now)) cancelled++;
+        if (await decide({ deadlineId: doc._id, kind: doc.kind, applicationId: doc.applicationId }, 'CANCELLED', now))
+          cancelled++;
       }
       return cancelled;
     },
 
     /** Armed deadlines due at `now`, oldest first. */
     async findDue(now: Date, limit: number): Promise<StoredDeadline[]> {
-      const docs = await deadlines.find({ status: 'ARMED', dueAt: { $lte: now } }).sort({ dueAt: 1 }).limit(limit).lean<DeadlineDoc[]>();
+      const docs = await deadlines
+        .find({ status: 'ARMED', dueAt: { $lte: now } })
+        .sort({ dueAt: 1 })
+        .limit(limit)
+        .lean<DeadlineDoc[]>();
       return docs.map(toDeadline);
     },
 
@@ -155,15 +164,6 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
         if (await insertOnce(() => leases.create({ _id: `${doc._id}:${period}`, takenAt: now }))) taken.push(doc._id);
       }
       return taken;
-    },
-
-    /**
-     * Empties the outbox of a fired deadline once its message is on the broker. Its outbox only
-     * ever holds the one message written when it fired, so all of it is done. (Done here as
-     * well as by the relay, whose `$pull` by condition not every MongoDB-wire database applies.)
-     */
-    async markPublished(deadlineId: string): Promise<void> {
-      await outcomes.updateOne({ _id: deadlineId }, { $set: { outbox: [], outboxPending: false } });
     },
 
     async countArmed(kind: DeadlineKind): Promise<number> {

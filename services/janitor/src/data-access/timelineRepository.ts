@@ -27,13 +27,11 @@ function toTimeline(doc: Doc): Timeline {
     firstLinkedAt: doc.firstLinkedAt ?? null,
     analysisRequestedAt: doc.analysisRequestedAt ?? null,
     closedAt: doc.closedAt ?? null,
-    accounts: (doc.accounts ?? []).map(
-      (a): AccountEnrichment => ({
-        accountId: a.accountId,
-        starts: a.starts ?? [],
-        enriched: a.enriched ? { at: a.enriched.at, attempt: a.enriched.attempt } : null,
-      }),
-    ),
+    accounts: (doc.accounts ?? []).map((a): AccountEnrichment => ({
+      accountId: a.accountId,
+      starts: a.starts ?? [],
+      enriched: a.enriched ? { at: a.enriched.at, attempt: a.enriched.attempt } : null,
+    })),
   };
 }
 

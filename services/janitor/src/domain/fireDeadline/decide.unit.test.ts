@@ -37,7 +37,9 @@ describe('due time', () => {
 
   it('when the same period is armed twice, then it has the same id', () => {
     const accountId = randomUUID();
-    expect(deadlineIdOf('enrichment_timeout', accountId, since)).toBe(deadlineIdOf('enrichment_timeout', accountId, since));
+    expect(deadlineIdOf('enrichment_timeout', accountId, since)).toBe(
+      deadlineIdOf('enrichment_timeout', accountId, since),
+    );
     expect(deadlineIdOf('enrichment_timeout', accountId, since)).toBe(`enrichment_timeout:${accountId}:${since}`);
   });
 });

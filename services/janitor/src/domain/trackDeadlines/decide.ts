@@ -39,7 +39,12 @@ function withStart(accounts: AccountEnrichment[], accountId: string, at: string)
   return accounts.map((a) => (a === existing ? { ...a, starts } : a));
 }
 
-function withEnriched(accounts: AccountEnrichment[], accountId: string, at: string, attempt: number): AccountEnrichment[] {
+function withEnriched(
+  accounts: AccountEnrichment[],
+  accountId: string,
+  at: string,
+  attempt: number,
+): AccountEnrichment[] {
   const existing = accounts.find((a) => a.accountId === accountId);
   if (!existing) return [...accounts, { accountId, starts: [], enriched: { at, attempt } }];
   const known = existing.enriched;
@@ -91,12 +96,20 @@ export function applyFact(timeline: Timeline, fact: TrackedFact): Timeline | nul
  * current ones armed, the ones overtaken cancelled. It depends only on the timeline, so
  * applying it again (a redelivered fact, a retry after a conflict) changes nothing more.
  */
-export function planDeadlines(timeline: Timeline, accountId: string | null, ttls: DeadlineTtls): Omit<DeadlinePlan, 'timeline'> {
+export function planDeadlines(
+  timeline: Timeline,
+  accountId: string | null,
+  ttls: DeadlineTtls,
+): Omit<DeadlinePlan, 'timeline'> {
   const { applicationId, clientId, linkWindowStart, firstLinkedAt, analysisRequestedAt, closedAt } = timeline;
   const arm: Deadline[] = [];
   const cancel: CancelDeadlines[] = [];
   const open = (since: string) => closedAt === null || since > closedAt;
-  const deadline = (kind: DeadlineKind, since: string, account: { accountId: string; attempt: number } | null): Deadline => ({
+  const deadline = (
+    kind: DeadlineKind,
+    since: string,
+    account: { accountId: string; attempt: number } | null,
+  ): Deadline => ({
     deadlineId: deadlineIdOf(kind, account?.accountId ?? applicationId, since),
     kind,
     clientId,
@@ -116,7 +129,9 @@ export function planDeadlines(timeline: Timeline, accountId: string | null, ttls
     cancel.push({ kind: 'no_analyze', applicationId, sinceBefore: firstLinkedAt });
     if (analysisRequestedAt === null && open(firstLinkedAt)) arm.push(deadline('no_analyze', firstLinkedAt, null));
   }
-  if (analysisRequestedAt !== null) cancel.push({ kind: 'no_analyze', applicationId, sinceAtMost: analysisRequestedAt });
+  if (analysisRequestedAt !== null) {
+    cancel.push({ kind: 'no_analyze', applicationId, sinceAtMost: analysisRequestedAt });
+  }
 
   const account = accountId ? timeline.accounts.find((a) => a.accountId === accountId) : undefined;
   if (account) {
@@ -126,7 +141,8 @@ export function planDeadlines(timeline: Timeline, accountId: string | null, ttls
       const attempt = account.starts.length;
       cancel.push({ kind: 'enrichment_timeout', applicationId, accountId: account.accountId, sinceBefore: latest });
       const done = enriched !== null && enriched.attempt >= attempt && enriched.at >= latest;
-      if (!done && open(latest)) arm.push(deadline('enrichment_timeout', latest, { accountId: account.accountId, attempt }));
+      if (!done && open(latest))
+        arm.push(deadline('enrichment_timeout', latest, { accountId: account.accountId, attempt }));
     }
     if (enriched !== null) {
       cancel.push({

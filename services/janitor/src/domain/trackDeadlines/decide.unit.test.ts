@@ -24,7 +24,10 @@ const matches = (spec: CancelDeadlines, d: Stored) =>
  * Plays facts through the decision and keeps the deadlines the way the database does: arming
  * never touches an existing id, cancelling only touches armed deadlines.
  */
-function play(facts: TrackedFact[], start: { timeline: Timeline | null; deadlines?: Map<string, Stored> } = { timeline: null }) {
+function play(
+  facts: TrackedFact[],
+  start: { timeline: Timeline | null; deadlines?: Map<string, Stored> } = { timeline: null },
+) {
   let timeline = start.timeline;
   const deadlines = start.deadlines ?? new Map<string, Stored>();
   for (const fact of facts) {
@@ -42,7 +45,8 @@ function play(facts: TrackedFact[], start: { timeline: Timeline | null; deadline
     deadlines,
     armed: list.filter((d) => d.status === 'ARMED'),
     statusOf: (kind: string, since: string, accountId?: string) =>
-      list.find((d) => d.kind === kind && d.since === since && (accountId === undefined || d.accountId === accountId))?.status,
+      list.find((d) => d.kind === kind && d.since === since && (accountId === undefined || d.accountId === accountId))
+        ?.status,
   };
 }
 
@@ -98,9 +102,15 @@ describe('arming and cancelling deadlines from facts', () => {
   it('when enrichment is restarted, then the account timeout is armed again from the restart as the next attempt and the older one is cancelled', () => {
     const app = factsOf();
     const accountId = randomUUID();
-    const { armed, statusOf } = play([app.opened(at(0)), app.linked(accountId, at(HOUR)), app.restarted(accountId, at(2 * HOUR))]);
+    const { armed, statusOf } = play([
+      app.opened(at(0)),
+      app.linked(accountId, at(HOUR)),
+      app.restarted(accountId, at(2 * HOUR)),
+    ]);
     expect(statusOf('enrichment_timeout', at(HOUR))).toBe('CANCELLED');
-    expect(armed.filter((d) => d.kind === 'enrichment_timeout').map((d) => [d.since, d.attempt])).toEqual([[at(2 * HOUR), 2]]);
+    expect(armed.filter((d) => d.kind === 'enrichment_timeout').map((d) => [d.since, d.attempt])).toEqual([
+      [at(2 * HOUR), 2],
+    ]);
   });
 
   it('when an account is enriched, then its timeout is cancelled and the other accounts keep theirs', () => {
@@ -119,7 +129,11 @@ describe('arming and cancelling deadlines from facts', () => {
   it('when the enrichment result is handled before the link it belongs to, then the link arms no timeout for that account', () => {
     const app = factsOf();
     const accountId = randomUUID();
-    const { armed } = play([app.opened(at(0)), app.enriched(accountId, 1, at(HOUR + 60_000)), app.linked(accountId, at(HOUR))]);
+    const { armed } = play([
+      app.opened(at(0)),
+      app.enriched(accountId, 1, at(HOUR + 60_000)),
+      app.linked(accountId, at(HOUR)),
+    ]);
     expect(armed.map((d) => d.kind)).toEqual(['no_analyze']);
   });
 
@@ -132,7 +146,9 @@ describe('arming and cancelling deadlines from facts', () => {
       app.restarted(accountId, at(2 * HOUR)),
       app.enriched(accountId, 1, at(2 * HOUR + 1_000)),
     ]);
-    expect(armed.filter((d) => d.kind === 'enrichment_timeout').map((d) => [d.since, d.attempt])).toEqual([[at(2 * HOUR), 2]]);
+    expect(armed.filter((d) => d.kind === 'enrichment_timeout').map((d) => [d.since, d.attempt])).toEqual([
+      [at(2 * HOUR), 2],
+    ]);
   });
 
   it('when analyze is requested, then no_analyze is cancelled and a later restart does not arm it again', () => {
@@ -153,7 +169,12 @@ describe('arming and cancelling deadlines from facts', () => {
   it('when the application closes, then every armed deadline of it is cancelled and facts from before the closing arm nothing', () => {
     const app = factsOf();
     const [a, b] = [randomUUID(), randomUUID()];
-    const played = play([app.opened(at(0)), app.linked(a, at(HOUR)), app.linked(b, at(2 * HOUR)), app.closed(at(3 * HOUR), 'FAILED')]);
+    const played = play([
+      app.opened(at(0)),
+      app.linked(a, at(HOUR)),
+      app.linked(b, at(2 * HOUR)),
+      app.closed(at(3 * HOUR), 'FAILED'),
+    ]);
     expect(played.armed).toEqual([]);
     expect([...played.deadlines.values()].every((d) => d.status === 'CANCELLED')).toBe(true);
     const replayed = play([app.opened(at(0)), app.linked(a, at(HOUR)), app.restarted(b, at(2 * HOUR + 1))], played);
@@ -194,7 +215,10 @@ describe('arming and cancelling deadlines from facts', () => {
     ];
     const once = play(facts);
     const twice = play(facts.flatMap((f) => [f, f]));
-    const replayed = play(facts, { timeline: once.timeline, deadlines: new Map([...once.deadlines].map(([k, v]) => [k, { ...v }])) });
+    const replayed = play(facts, {
+      timeline: once.timeline,
+      deadlines: new Map([...once.deadlines].map(([k, v]) => [k, { ...v }])),
+    });
     expect([...twice.deadlines.values()]).toEqual([...once.deadlines.values()]);
     expect([...replayed.deadlines.values()]).toEqual([...once.deadlines.values()]);
     expect(twice.timeline).toEqual(once.timeline);

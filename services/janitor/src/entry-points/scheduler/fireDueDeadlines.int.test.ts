@@ -27,7 +27,9 @@ describe('janitor scheduler: replicas, restarts and crashes, against the real br
   async function stageWithDriver(): Promise<{ stage: Stage; driver: Driver }> {
     const stage = newStage();
     cleanups.push(async () => {
-      const db = await mongoose.createConnection(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/', { dbName: stage.database }).asPromise();
+      const db = await mongoose
+        .createConnection(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/', { dbName: stage.database })
+        .asPromise();
       await db.dropDatabase();
       await db.close();
     });
@@ -64,11 +66,14 @@ describe('janitor scheduler: replicas, restarts and crashes, against the real br
     const counts = countById(driver);
     expect(counts.size).toBe(apps.length);
     expect([...counts].filter(([, n]) => n !== 1)).toEqual([]);
-    expect(new Set(driver.seen.map((s) => s.value.applicationId))).toEqual(new Set(apps.map((app) => app.applicationId)));
-    const fired = async (j: RunningJanitor) => (await j.runtime.metrics.registry.getSingleMetricAsString('janitor_deadlines_fired_total'))
-      .split('\n')
-      .filter((line) => line.includes('kind="no_link"'))
-      .map((line) => Number(line.split(' ').at(-1)))[0] ?? 0;
+    expect(new Set(driver.seen.map((s) => s.value.applicationId))).toEqual(
+      new Set(apps.map((app) => app.applicationId)),
+    );
+    const fired = async (j: RunningJanitor) =>
+      (await j.runtime.metrics.registry.getSingleMetricAsString('janitor_deadlines_fired_total'))
+        .split('\n')
+        .filter((line) => line.includes('kind="no_link"'))
+        .map((line) => Number(line.split(' ').at(-1)))[0] ?? 0;
     expect((await fired(a)) + (await fired(b))).toBe(apps.length);
   });
 
@@ -84,9 +89,12 @@ describe('janitor scheduler: replicas, restarts and crashes, against the real br
 
     clock.advance(DAY + 60_000);
     const second = await janitorOn(stage, { clock });
-    const [passed] = await waitFor(() => driver.deadlinesOf(app.applicationId).length > 0 && driver.deadlinesOf(app.applicationId), {
-      what: 'the deadline that passed while down',
-    });
+    const [passed] = await waitFor(
+      () => driver.deadlinesOf(app.applicationId).length > 0 && driver.deadlinesOf(app.applicationId),
+      {
+        what: 'the deadline that passed while down',
+      },
+    );
     expect(passed).toMatchObject({ kind: 'no_link', since: openedAt });
     await settle([second], driver);
     expect(driver.deadlinesOf(app.applicationId)).toHaveLength(1);
@@ -103,10 +111,13 @@ describe('janitor scheduler: replicas, restarts and crashes, against the real br
     await waitFor(async () => (await dying.service.deadlines.get(id))?.status === 'ARMED', { what: 'no_link armed' });
 
     clock.advance(DAY + 1);
-    await waitFor(async () => {
-      const d = await dying.service.deadlines.get(id);
-      return d?.status === 'FIRED' && d.published === false;
-    }, { what: 'fired but not published' });
+    await waitFor(
+      async () => {
+        const d = await dying.service.deadlines.get(id);
+        return d?.status === 'FIRED' && d.published === false;
+      },
+      { what: 'fired but not published' },
+    );
     await dying.stop();
 
     const next = await janitorOn(stage, { clock, env: { JANITOR_PUBLISH_LEASE: '30s' } });
@@ -116,7 +127,9 @@ describe('janitor scheduler: replicas, restarts and crashes, against the real br
 
     clock.advance(30_000);
     await settle([next], driver);
-    expect(driver.deadlinesOf(app.applicationId)).toEqual([expect.objectContaining({ deadlineId: id, since: openedAt })]);
+    expect(driver.deadlinesOf(app.applicationId)).toEqual([
+      expect.objectContaining({ deadlineId: id, since: openedAt }),
+    ]);
     expect((await next.service.deadlines.get(id))?.published).toBe(true);
   });
 });

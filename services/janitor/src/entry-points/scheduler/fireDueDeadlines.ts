@@ -29,7 +29,6 @@ export function createScheduler(deps: {
   async function publish(deadlineId: string): Promise<void> {
     try {
       await relay.flush(deadlineId);
-      await deadlines.markPublished(deadlineId);
     } catch (error) {
       // Still in the outbox: published again once the lease runs out.
       logger.warn({ err: error, deadlineId }, 'deadline fired but not published yet');
@@ -56,7 +55,10 @@ export function createScheduler(deps: {
         const entry = { id: deadline.deadlineId, topic: Topics.deadlines, key: deadline.applicationId, value: message };
         if (!(await deadlines.claim(deadline, entry, now))) continue; // another replica, or a cancellation, came first
         metrics.fired.inc({ kind: deadline.kind });
-        logger.info({ deadlineId: deadline.deadlineId, kind: deadline.kind, applicationId: deadline.applicationId }, 'deadline passed');
+        logger.info(
+          { deadlineId: deadline.deadlineId, kind: deadline.kind, applicationId: deadline.applicationId },
+          'deadline passed',
+        );
         fired++;
         await publish(deadline.deadlineId);
       }
