@@ -56,7 +56,13 @@ function startProcess(p) {
   const out = createWriteStream(path.join(logDir, `${p.name}.log`), { flags: 'a' });
   const child = spawn(process.execPath, [path.join(root, p.entry)], {
     cwd: root,
-    env: { ...common, SERVICE_NAME: p.name, HTTP_PORT: String(p.port), ...p.env },
+    env: {
+      ...common,
+      SERVICE_NAME: p.name,
+      HTTP_PORT: String(p.port),
+      ...(process.env.LOAN_STACK_DB_PREFIX ? { MONGO_DB: `${process.env.LOAN_STACK_DB_PREFIX}${p.name}` } : {}),
+      ...p.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.pipe(out);

@@ -12,9 +12,8 @@ export const MonthSummary = z.object({
   /** Credits recognised as salary (employer payroll narrations, regular amount and day). */
   salaryCredits: z.number(),
   /**
-   * Every credit that is neither salary nor a transfer from the applicant's own accounts nor a
-   * reversal. Betting payouts and loan disbursements are in it (they have fields of their own
-   * too, and the scorecard takes them out of income).
+   * Earned credits besides salary: every credit except salary, transfers from the applicant's
+   * own accounts, betting payouts, loan disbursements and reversals.
    */
   otherIncomeCredits: z.number(),
   /** Deposits to betting platforms (Bet9ja, SportyBet, BetKing, ...). */

@@ -93,7 +93,7 @@ const monthSummary = (month: string, plan: MonthPlan, openingBalance: number): M
     credits,
     debits,
     salaryCredits: p.salary,
-    otherIncomeCredits: p.otherIncome + p.bettingWins + p.loanDisbursements,
+    otherIncomeCredits: p.otherIncome,
     bettingDebits: p.betting,
     bettingCredits: p.bettingWins,
     loanRepayments: p.loanRepayments,

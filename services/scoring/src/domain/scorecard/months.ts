@@ -71,15 +71,11 @@ const EMPTY_MONTH: Omit<ApplicantMonth, 'month'> = {
 };
 
 /**
- * One account's month seen from the applicant. `otherIncomeCredits` counts every credit that
- * is neither salary nor an own transfer, so betting payouts and loan disbursements are in it
- * and are taken out here.
+ * One account's month seen from the applicant. `otherIncomeCredits` already leaves out own
+ * transfers, betting payouts, loan disbursements and reversals (see the contract).
  */
 const fromAccountMonth = (summary: MonthSummary): ApplicantMonth => {
-  const earnedOther = Math.max(
-    0,
-    summary.otherIncomeCredits - summary.bettingCredits - summary.loanDisbursements,
-  );
+  const earnedOther = Math.max(0, summary.otherIncomeCredits);
   const inflow = Math.max(0, summary.credits - summary.ownTransfersIn - summary.loanDisbursements);
   const outflow = Math.max(0, summary.debits - summary.ownTransfersOut);
   return {

@@ -1,0 +1,588 @@
+// Benchmark suite entry point (`npm run bench`, or `node bench/run.mjs [e2e|scaling|gateway|
+// scoring|kafka|notifier ...]`). Starts the real local stack when a benchmark needs it, runs the
+// benchmarks one after the other, prints a table against the targets and writes
+// bench/results/<timestamp>.json and bench/results/latest.json. See bench/README.md.
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { runE2E, STAGE_NAMES, waitForGroups } from './e2e.mjs';
+import { runGateway } from './gateway.mjs';
+import { runKafka } from './kafka.mjs';
+import { hasProjectBench, runNotifier, runProjectBench } from './notifier.mjs';
+import { runScoring } from './scoring.mjs';
+import { spawnService, startStack } from './lib/stack.mjs';
+import { startTap } from './lib/tap.mjs';
+import { envInt, formatTable, infraEnv, log, requireFromRoot, root, round, withTimeout } from './lib/util.mjs';
+
+const ORDER = ['scoring', 'kafka', 'e2e', 'scaling', 'notifier', 'gateway'];
+
+const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = requested.filter((a) => !ORDER.includes(a));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; choose from ${ORDER.join(', ')}`);
+  process.exit(2);
+}
+const selected = requested.length > 0 ? ORDER.filter((n) => requested.includes(n)) : ORDER;
+
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const runKey = Date.now().toString(36);
+// Each benchmark that needs the stack gets a fresh one: topics and consumer groups of its own
+// and, unless BENCH_DB=shared (the usual loan_<service>), databases of its own; all removed after.
+const sharedDb = process.env.BENCH_DB === 'shared';
+const SERVICES = ['gateway', 'applications', 'enrichment', 'scoring', 'notifier', 'janitor'];
+const resultsDir = path.join(root, 'bench', 'results');
+const apps = envInt('BENCH_APPS', 200);
+const concurrency = envInt('BENCH_CONCURRENCY', 20);
+
+const results = {
+  startedAt: new Date().toISOString(),
+  finishedAt: null,
+  benchmarks: selected,
+  machine: {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? null,
+    totalMemBytes: os.totalmem(),
+    totalMemGiB: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    loadAverageAtStart: os.loadavg().map((v) => round(v, 2)),
+  },
+  settings: {
+    apps,
+    concurrency,
+    databases: sharedDb
+      ? 'loan_<service> (shared with npm start)'
+      : `bench${runKey}<n>_<service>, dropped after each benchmark`,
+  },
+  stacks: [],
+  errors: [],
+};
+
+/** The running stack: { label, stack, tap, namespace, dbPrefix }. */
+let current = null;
+let stackCount = 0;
+let finished = false;
+
+function writeResults() {
+  results.finishedAt = new Date().toISOString();
+  results.machine.loadAverageAtEnd = os.loadavg().map((v) => round(v, 2));
+  mkdirSync(resultsDir, { recursive: true });
+  const text = `${JSON.stringify(results, null, 2)}\n`;
+  for (const name of [`${stamp}.json`, 'latest.json']) {
+    const file = path.join(resultsDir, name);
+    writeFileSync(`${file}.tmp`, text);
+    renameSync(`${file}.tmp`, file);
+  }
+  return path.join(resultsDir, `${stamp}.json`);
+}
+
+/** Starts a fresh stack for one benchmark (with a Kafka tap when asked). */
+async function bringUp(label, { withTap = false } = {}) {
+  stackCount += 1;
+  const namespace = `bench${runKey}${stackCount}.`;
+  const dbPrefix = sharedDb ? null : `bench${runKey}${stackCount}_`;
+  const logDir = path.join(root, '.infra', 'logs', `bench-${runKey}`, label);
+  log(`${label}: starting a stack (topics ${namespace}*${dbPrefix ? `, databases ${dbPrefix}*` : ''})`);
+  const t = Date.now();
+  current = { label, stack: null, tap: null, namespace, dbPrefix };
+  try {
+    current.stack = await startStack({ namespace, logDir, dbPrefix });
+  } catch (error) {
+    // A service can fail its first start while the others create the run's topics at the
+    // same moment; once they exist a second start does not meet the race.
+    const reason = String(error?.message ?? error).split('\n')[0];
+    log(`${label}: the stack did not start (${reason}); trying once more`);
+    results.errors.push(`${label}: first stack start failed: ${reason}`);
+    current.stack = await startStack({ namespace, logDir, dbPrefix });
+  }
+  const { stack } = current;
+  results.stacks.push({
+    for: label,
+    mode: stack.mode,
+    secondsToReady: round((Date.now() - t) / 1000),
+    gatewayUrl: stack.gatewayUrl,
+    sandboxUrl: stack.sandboxUrl,
+    processes: stack.processes,
+    notBuilt: stack.missing,
+    namespace,
+    databases: dbPrefix ? `${dbPrefix}<service>` : 'loan_<service>',
+    logDir: path.relative(root, logDir),
+  });
+  log(`${label}: stack ready in ${round((Date.now() - t) / 1000)} s (${stack.mode})`);
+  if (withTap) {
+    current.tap = await startTap({
+      brokers: stack.env.KAFKA_BROKERS.split(','),
+      namespace,
+      groupId: `${namespace}bench-tap`,
+    });
+  }
+  return current;
+}
+
+async function tearDown() {
+  if (!current) return;
+  const { label, stack, tap, namespace, dbPrefix } = current;
+  current = null;
+  if (tap) await withTimeout(tap.stop(), 15_000, 'stopping the Kafka tap').catch(() => undefined);
+  if (stack) {
+    log(`${label}: stopping the stack`);
+    await withTimeout(stack.stop(), 60_000, 'stopping the stack').catch((e) => results.errors.push(String(e.message)));
+    await deleteNamespace(namespace).catch(() => undefined);
+    if (dbPrefix) await dropDatabases(dbPrefix).catch((e) => log(`could not drop the databases: ${e.message}`));
+  }
+}
+
+async function dropDatabases(dbPrefix) {
+  const mongoose = createRequire(path.join(root, 'libs', 'runtime', 'package.json'))('mongoose');
+  const url = process.env.MONGO_URL ?? infraEnv().MONGO_URL ?? 'mongodb://127.0.0.1:27017/';
+  const connection = await mongoose.createConnection(url, { serverSelectionTimeoutMS: 5_000 }).asPromise();
+  try {
+    for (const name of SERVICES) await connection.useDb(`${dbPrefix}${name}`).db.dropDatabase();
+    log(`dropped the databases ${dbPrefix}*`);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Removes the topics and consumer groups of this run from the broker. */
+async function deleteNamespace(namespace) {
+  const { Kafka, logLevel } = requireFromRoot('kafkajs');
+  const brokers = (process.env.KAFKA_BROKERS ?? infraEnv().KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+  const admin = new Kafka({ clientId: 'bench-cleanup', brokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.startsWith(namespace));
+    if (groups.length) await admin.deleteGroups(groups).catch(() => undefined);
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(namespace));
+    if (topics.length) await admin.deleteTopics({ topics, timeout: 20_000 });
+    log(`removed ${topics.length} topics and ${groups.length} consumer groups of ${namespace}`);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function abort(reason, code) {
+  if (finished) return;
+  finished = true;
+  log(`stopping: ${reason}`);
+  results.errors.push(reason);
+  await tearDown();
+  const file = writeResults();
+  console.log(report());
+  console.log(`\nresults: ${path.relative(root, file)} (incomplete)`);
+  process.exit(code);
+}
+
+// Everything stops by itself.
+const maxSeconds = envInt('BENCH_MAX_SECONDS', 540);
+setTimeout(() => void abort(`the whole run exceeded BENCH_MAX_SECONDS=${maxSeconds}`, 3), maxSeconds * 1000).unref();
+process.on('SIGINT', () => void abort('interrupted', 130));
+process.on('SIGTERM', () => void abort('terminated', 143));
+
+const yesNo = (met) => (met === undefined || met === null ? '' : met ? 'yes' : 'NO');
+const ms = (s) => (s && s.n ? `${s.p50} / ${s.p95} / ${s.p99}` : '-');
+
+function report() {
+  const rows = [];
+  const row = (bench, measure, value, target = '', met = null) =>
+    rows.push({ bench, measure, value, target, met: yesNo(met) });
+  const notRun = (bench, r) => row(bench, r?.status ?? 'not run', r?.reason ?? '', '', null);
+
+  const s = results.scoring;
+  if (s) {
+    if (s.status !== 'ok') notRun('scoring', s);
+    else {
+      row(
+        'scoring',
+        'mean / p99 ms per decision (12 months x 3 accounts)',
+        `${s.meanMs} / ${s.p99Ms}`,
+        '<= 20 ms',
+        s.target.met,
+      );
+      row('scoring', 'decisions per second (one core)', s.decisionsPerSecond);
+    }
+  }
+  const k = results.kafka;
+  if (k) {
+    if (k.error) row('kafka', 'failed', k.error);
+    else {
+      const r = (x) => (x?.status === 'ok' ? x.recordsPerSecond : (x?.status ?? '-'));
+      row(
+        'kafka',
+        `ProducerPerformance records/s (${k.records} x ${k.recordSize} B, acks=all)`,
+        r(k.producerPerformance),
+      );
+      row(
+        'kafka',
+        'createKafkaBus records/s (batches), ratio to ProducerPerformance',
+        `${r(k.wrapperBatched)} (${k.ratios?.wrapperToProducerPerformance}x)`,
+      );
+      row(
+        'kafka',
+        'raw kafkajs records/s (batches), ratio to ProducerPerformance',
+        `${r(k.rawKafkajs)} (${k.ratios?.rawKafkajsToProducerPerformance}x)`,
+      );
+      row('kafka', 'createKafkaBus / raw kafkajs', `${k.ratios?.wrapperToRawKafkajs}x`);
+      row('kafka', 'createKafkaBus records/s, one record per publish()', r(k.wrapperSingle));
+    }
+  }
+  const e2eRows = (bench, e) => {
+    if (!e) return;
+    if (e.error) return row(bench, 'failed', e.error);
+    row(
+      bench,
+      `applications per minute (${e.completed}/${e.requested} decided in ${e.secondsToLastDecision} s)`,
+      e.applicationsPerMinute,
+      e.targets.applicationsPerMinute.target,
+      e.targets.applicationsPerMinute.met,
+    );
+    row(
+      bench,
+      'failed / cut off by the time limit / not started',
+      `${e.failed} / ${e.cutOffByTimeLimit} / ${e.notStarted}`,
+      '0',
+      e.failed + e.cutOffByTimeLimit + e.notStarted === 0,
+    );
+    for (const [key, name] of Object.entries(STAGE_NAMES)) {
+      row(
+        bench,
+        `${name} p50 / p95 / p99 ms${e.aloneMs ? ' (one application alone)' : ''}`,
+        `${ms(e.stages[key])}${e.aloneMs?.[key] !== undefined ? ` (${e.aloneMs[key]})` : ''}`,
+      );
+    }
+    for (const [name, p] of Object.entries(e.processes)) {
+      if (['kafka', 'registry', 'ferretdb', 'bench (load generator)'].includes(name) || name.startsWith('sandbox'))
+        continue;
+      row(bench, `peak RSS MiB ${name}`, p.peakRssMiB, '< 200', p.peakRssMiB < 200);
+    }
+    const d = e.duplicates;
+    row(bench, 'same event delivered twice', d.sameEventDeliveredAgain ?? 'n/a (no notifier)', 'reported');
+    row(
+      bench,
+      'applications with two decisions (webhooks / loan.events.v1)',
+      `${d.appsWithTwoDecisionWebhooks ?? 'n/a'} / ${d.appsWithTwoDecisionEvents ?? 'n/a'}`,
+      '0',
+      (d.appsWithTwoDecisionWebhooks ?? 0) + (d.appsWithTwoDecisionEvents ?? 0) === 0,
+    );
+    row(
+      bench,
+      'bad webhook signatures',
+      d.badSignatures ?? 'n/a',
+      '0',
+      d.badSignatures === null ? null : d.badSignatures === 0,
+    );
+    if (d.kafkaRecordsWrittenTwice !== undefined)
+      row(bench, 'Kafka records written more than once (same id)', d.kafkaRecordsWrittenTwice, 'reported');
+  };
+  e2eRows('e2e', results.e2e);
+  const sc = results.scaling;
+  if (sc) {
+    if (sc.error) row('scaling', 'failed', sc.error);
+    else {
+      row(
+        'scaling',
+        'applications per minute, 1 -> 2 replicas of scoring and enrichment',
+        `${sc.singleAppsPerMinute} -> ${sc.scaledAppsPerMinute} (${sc.ratio}x)`,
+        'rises',
+        sc.throughputRose,
+      );
+      row('scaling', 'decided / requested with 2 replicas', `${sc.run?.completed}/${sc.run?.requested}`);
+      row(
+        'scaling',
+        'scored twice / enriched twice / two decisions',
+        `${sc.processedTwice.appsScoredTwice} / ${sc.processedTwice.appsEnrichedTwice} / ${sc.processedTwice.appsWithTwoDecisionEvents}`,
+        '0',
+        sc.nothingProcessedTwice,
+      );
+      row('scaling', 'analyze -> decision p50 / p95 / p99 ms', ms(sc.run?.stages?.analyzeToDecision));
+    }
+  }
+  const n = results.notifier;
+  if (n?.error) row('notifier', 'failed', n.error);
+  const own = n?.ownBench;
+  if (own) {
+    if (own.status !== 'ok')
+      notRun('notifier', {
+        status: own.status,
+        reason: own.reason ?? `${own.command} ${own.timedOut ? 'timed out' : `exited ${own.exitCode}`}`,
+      });
+    else {
+      const st = own.steady.eventToFirstAttemptMs;
+      const bu = own.burst.eventToFirstAttemptMs ?? {};
+      row(
+        'notifier',
+        `deliveries per second, burst of ${own.settings.BENCH_EVENTS} over ${own.settings.BENCH_APPS} applications (${own.command})`,
+        `${own.burst.deliveriesPerSecond} (${own.burst.delivered} delivered)`,
+        '>= 500 (notifier bench)',
+        own.burst.deliveriesPerSecond >= 500,
+      );
+      row(
+        'notifier',
+        `event -> first attempt p50 / p99 ms at ${own.settings.BENCH_RATE}/s`,
+        `${st.p50} / ${st.p99} (${own.steady.delivered} delivered)`,
+        'p99 < 200 ms (notifier bench)',
+        st.p99 !== null && st.p99 < 200,
+      );
+      row('notifier', 'event -> first attempt p50 / p99 ms in the burst', `${bu.p50} / ${bu.p99}`);
+      row('notifier', 'webhook requests beyond one per event', own.duplicates, 'reported');
+    }
+  }
+  const ns = n?.stack;
+  if (ns) {
+    if (ns.status !== 'ok' && ns.status !== 'incomplete') notRun('notifier', ns);
+    else {
+      row(
+        'notifier (stack)',
+        `deliveries per second (burst of ${ns.burst.events} over ${ns.burst.applications} applications)`,
+        `${ns.burst.deliveriesPerSecond} (${ns.burst.delivered}/${ns.burst.events} delivered)`,
+      );
+      row(
+        'notifier (stack)',
+        `event -> first attempt p50 / p99 ms at ${ns.steady.eventsPerSecond}/s`,
+        `${ns.steady.eventToFirstAttemptMs.p50} / ${ns.steady.eventToFirstAttemptMs.p99}`,
+      );
+      row(
+        'notifier (stack)',
+        'event -> first attempt p50 / p99 ms in the burst',
+        `${ns.burst.eventToFirstAttemptMs.p50} / ${ns.burst.eventToFirstAttemptMs.p99}`,
+      );
+      row(
+        'notifier (stack)',
+        'out of order / duplicates / bad signatures',
+        `${ns.burst.outOfOrderPerApplication} / ${ns.duplicateDeliveries} / ${ns.badSignatures}`,
+      );
+    }
+  }
+  const g = results.gateway;
+  if (g) {
+    if (g.error) row('gateway', 'failed', g.error);
+    else {
+      const line = (x) =>
+        !x || x.error
+          ? `failed: ${x?.error ?? 'not run'}`
+          : `${x.requestsPerSecond} req/s, p50 ${x.latencyMs.p50} / p99 ${x.latencyMs.p99} ms${x.non2xx || x.errors ? `, ${x.non2xx} non-2xx, ${x.errors} errors` : ''}`;
+      row('gateway', `baseline express (${g.connections} connections, ${g.durationSeconds} s)`, line(g.baseline));
+      row('gateway', 'POST /api/applications/initiate', line(g.initiate));
+      row('gateway', 'GET /api/applications/:id', line(g.get));
+      row(
+        'gateway',
+        'initiate / baseline',
+        g.initiateToBaseline,
+        g.targets.initiateToBaseline.target,
+        g.targets.initiateToBaseline.met,
+      );
+      row(
+        'gateway',
+        `initiate at ${g.initiateFixedRate?.rate ?? '?'}/s for ${g.initiateFixedRate?.seconds ?? '?'} s`,
+        line(g.initiateFixedRate),
+        g.targets.fixedRateP99.target,
+        g.targets.fixedRateP99.met,
+      );
+    }
+  }
+  let text = `\n${formatTable(rows, ['bench', 'measure', 'value', 'target', 'met'])}\n`;
+  const m = results.machine;
+  text += `\nmachine: ${m.cpus} cpus (${m.cpuModel}), ${m.totalMemGiB} GiB, node ${m.node}; load average ${m.loadAverageAtStart.join(' ')} at start, ${(m.loadAverageAtEnd ?? []).join(' ')} at end`;
+  for (const st of results.stacks) {
+    text += `\nstack for ${st.for}: ${st.mode}; ready in ${st.secondsToReady} s; databases ${st.databases}; logs ${st.logDir}`;
+  }
+  for (const [bench, e] of [
+    ['e2e', results.e2e],
+    ['scaling', results.scaling?.run],
+  ]) {
+    if (!e || e.error) continue;
+    text += `\n\n${bench}: CPU over ${e.wallSeconds} s (% of one core; the machine has ${m.cpus * 100}%)\n`;
+    text += formatTable(
+      Object.entries(e.processes).map(([name, p]) => ({
+        process: name,
+        'cpu %': p.cpuPercentOfOneCore,
+        'cpu s': p.cpuSeconds,
+        'peak RSS MiB': p.peakRssMiB,
+      })),
+      ['process', 'cpu %', 'cpu s', 'peak RSS MiB'],
+    );
+    if (bench === 'e2e') {
+      text += `\n\ne2e: where an application's time goes (median since initiate; hop = difference to the line above)\n`;
+      text += formatTable(
+        e.timeline.map((t) => ({
+          at: t.at,
+          'median ms': t.medianMsSinceInitiate,
+          'p95 ms': t.p95MsSinceInitiate,
+          'hop ms': t.hopMs,
+        })),
+        ['at', 'median ms', 'p95 ms', 'hop ms'],
+      );
+      text += `\n\ne2e: time inside the services' handlers (from their /metrics)\n`;
+      text += formatTable(
+        e.handlers.slice(0, 12).map((h) => ({
+          service: h.service,
+          handler: h.handler,
+          calls: h.calls,
+          'mean ms': h.meanMs,
+          'total s': h.totalSeconds,
+        })),
+        ['service', 'handler', 'calls', 'mean ms', 'total s'],
+      );
+      if (Array.isArray(e.databases) && e.databases.length) {
+        text += `\n\ne2e: databases after the run (outboxPending = documents whose outbox is still unpublished; the sweep query runs every 2 s)\n`;
+        text += formatTable(e.databases, ['service', 'collection', 'documents', 'outboxPending', 'sweepQueryMs']);
+      }
+      if (Object.keys(e.duplicates.kafkaRecordsByKind ?? {}).length) {
+        text += `\n\ne2e: records written to Kafka more than once\n${Object.entries(e.duplicates.kafkaRecordsByKind)
+          .map(([k, v]) => `  ${k}: ${v}`)
+          .join('\n')}`;
+      }
+      if (Object.keys(e.failures).length)
+        text += `\n\ne2e failures:\n${Object.entries(e.failures)
+          .map(([k, v]) => `  ${v} x ${k}`)
+          .join('\n')}`;
+    }
+  }
+  if (results.errors.length) text += `\n\nerrors:\n${results.errors.map((e) => `  ${e}`).join('\n')}`;
+  return text;
+}
+
+async function runScaling({ stack, tap, namespace }, single) {
+  const replicas = [];
+  try {
+    log('scaling: starting a second scoring and a second enrichment process');
+    for (const name of ['scoring', 'enrichment']) {
+      replicas.push(
+        await spawnService({
+          name,
+          entry: `services/${name}/dist/start.js`,
+          env: stack.env,
+          logDir: path.join(root, results.stacks[results.stacks.length - 1].logDir),
+        }),
+      );
+    }
+    const groups = await waitForGroups({
+      brokers: stack.env.KAFKA_BROKERS.split(','),
+      namespace,
+      expect: { scoring: 2, enrichment: 2 },
+    });
+    if (!groups.stable) log(`scaling: consumer groups not stable after 45 s: ${JSON.stringify(groups.groups)}`);
+    const run = await runE2E({
+      stack,
+      tap,
+      apps,
+      concurrency,
+      stageTimeoutMs: 60_000,
+      runTimeoutMs: envInt('BENCH_E2E_TIMEOUT_SECONDS', 40) * 1000,
+      label: 'scaling',
+      warmUp: 1,
+      extraProcesses: replicas.map(({ name, pid, port }) => ({ name: `${name} (replica 2)`, pid, port })),
+    });
+    const ratio = single?.applicationsPerMinute
+      ? round(run.applicationsPerMinute / single.applicationsPerMinute, 2)
+      : null;
+    const processedTwice = {
+      appsScoredTwice: run.duplicates.appsScoredTwice,
+      appsEnrichedTwice: run.duplicates.appsEnrichedTwice,
+      appsWithTwoDecisionEvents: run.duplicates.appsWithTwoDecisionEvents,
+      appsWithTwoDecisionWebhooks: run.duplicates.appsWithTwoDecisionWebhooks,
+      kafkaRecordsWrittenTwice: run.duplicates.kafkaRecordsWrittenTwice,
+    };
+    return {
+      replicas: { scoring: 2, enrichment: 2 },
+      groups: groups.groups,
+      singleAppsPerMinute: single?.applicationsPerMinute ?? null,
+      scaledAppsPerMinute: run.applicationsPerMinute,
+      ratio,
+      throughputRose: ratio === null ? null : ratio > 1.05,
+      nothingProcessedTwice: [
+        processedTwice.appsScoredTwice,
+        processedTwice.appsEnrichedTwice,
+        processedTwice.appsWithTwoDecisionEvents,
+        processedTwice.appsWithTwoDecisionWebhooks,
+      ].every((v) => !v),
+      processedTwice,
+      run,
+    };
+  } finally {
+    await Promise.all(replicas.map((r) => r.stop()));
+  }
+}
+
+async function main() {
+  log(`benchmarks: ${selected.join(', ')}`);
+  const safely = async (name, fn) => {
+    const t = Date.now();
+    try {
+      results[name] = await fn();
+    } catch (error) {
+      log(`${name} failed: ${error?.stack ?? error}`);
+      results[name] = { error: String(error?.message ?? error) };
+    }
+    results[name].loadAverage = os.loadavg().map((v) => round(v, 2));
+    results[name].benchSeconds = round((Date.now() - t) / 1000);
+  };
+  if (selected.includes('scoring')) await safely('scoring', runScoring);
+  if (selected.includes('kafka')) await safely('kafka', runKafka);
+
+  const e2eOptions = {
+    apps,
+    concurrency,
+    stageTimeoutMs: 60_000,
+    runTimeoutMs: envInt('BENCH_E2E_TIMEOUT_SECONDS', 40) * 1000,
+  };
+  // scaling compares against e2e, so it runs e2e first when asked alone
+  if (selected.includes('e2e') || selected.includes('scaling')) {
+    await safely('e2e', async () => {
+      const { stack, tap } = await bringUp('e2e', { withTap: true });
+      try {
+        return await runE2E({ stack, tap, ...e2eOptions, label: 'e2e', warmUp: 2 });
+      } finally {
+        await tearDown();
+      }
+    });
+  }
+  if (selected.includes('scaling')) {
+    await safely('scaling', async () => {
+      const ctx = await bringUp('scaling', { withTap: true });
+      try {
+        return await runScaling(ctx, results.e2e?.error ? null : results.e2e);
+      } finally {
+        await tearDown();
+      }
+    });
+  }
+  if (selected.includes('notifier')) {
+    await safely('notifier', async () => {
+      const out = {};
+      // The notifier's own bench when it has one; the same figures through a running stack
+      // when it has none (or with BENCH_NOTIFIER_STACK=1).
+      if (hasProjectBench()) out.ownBench = await runProjectBench();
+      if (!hasProjectBench() || process.env.BENCH_NOTIFIER_STACK === '1') {
+        const { stack } = await bringUp('notifier');
+        try {
+          out.stack = await runNotifier({ stack });
+        } finally {
+          await tearDown();
+        }
+      }
+      return out;
+    });
+  }
+  if (selected.includes('gateway')) {
+    await safely('gateway', async () => {
+      const { stack } = await bringUp('gateway');
+      try {
+        return await runGateway({ stack, warm: false });
+      } finally {
+        await tearDown();
+      }
+    });
+  }
+  await tearDown();
+  finished = true;
+  const file = writeResults();
+  console.log(report());
+  console.log(`\nresults: ${path.relative(root, file)} and bench/results/latest.json`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => void abort(String(error?.stack ?? error), 1),
+);
