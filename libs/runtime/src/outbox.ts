@@ -84,7 +84,7 @@ export function createOutboxRelay(options: {
     start() {
       timer = setInterval(() => {
         sweep().catch((error) => logger.warn({ err: error }, 'outbox sweep failed'));
-      }, options.sweepEveryMs ?? 2_000);
+      }, options.sweepEveryMs ?? 10_000);
       timer.unref();
     },
     stop() {

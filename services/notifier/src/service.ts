@@ -83,7 +83,7 @@ export function createNotifierService(deps: {
 
   const handlers: Record<string, (m: InboundMessage) => Promise<void>> = {
     [Topics.clients]: projectClientHandler({ endpoints, logger }),
-    [Topics.events]: recordEventHandler({ repo, clock, policy, onRecorded: dispatcher.wake }),
+    [Topics.events]: recordEventHandler({ repo, clock, policy, onRecorded: (entry) => dispatcher.wake(entry) }),
   };
 
   let http: Awaited<ReturnType<typeof listen>> | null = null;
@@ -102,7 +102,6 @@ export function createNotifierService(deps: {
     endpoints,
     metrics,
     owner,
-    wake: dispatcher.wake,
     async start() {
       await syncIndexes(runtime.db);
       await ensureContractTopics(bus);
@@ -123,7 +122,7 @@ export function createNotifierService(deps: {
         metrics: runtime.metrics,
         checks: runtime.checks,
         logger,
-        deliveries: deliveryRoutes({ repo, clock, policy, onRequeued: dispatcher.wake }),
+        deliveries: deliveryRoutes({ repo, clock, policy, onRequeued: (entry) => dispatcher.wake(entry) }),
       });
       http = await listen(app, config.HTTP_HOST, config.HTTP_PORT);
       runtime.lifecycle.onStop('http', () => http?.close());

@@ -8,12 +8,12 @@ interface RawOutboxDocument {
 }
 
 /**
- * Publishes the outboxes of one collection, like the shared runtime's relay, with two
- * differences: published entries are removed with `$pullAll` on the entries exactly as stored
- * (the database we run on locally, FerretDB, ignores `$pull` with a condition, which left
- * every entry in place to be republished by each sweep), and the work on one document is
- * serialised within the process through `lock` (a flush and a sweep do not send the same
- * entries twice, and the removal cannot undo a concurrent state change, see keyedLock.ts).
+ * Publishes the outboxes of one collection, like the shared runtime's relay (published entries
+ * are removed with `$pullAll` of the entries exactly as stored, which FerretDB also honours),
+ * with one difference: the work on a document runs under `lock`, the same lock the service's
+ * own writes of that document take. On FerretDB two updates of one document are not atomic
+ * with each other, so a removal racing a state change could undo it (see keyedLock.ts); the
+ * lock also keeps a flush and a sweep from sending the same entries twice.
  */
 export function createOutboxRelay(options: {
   bus: Pick<KafkaBus, 'publish'>;

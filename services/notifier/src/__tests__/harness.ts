@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import mongoose from 'mongoose';
 import { Topics, buildEvent, type ClientChanged, type EventName, type PublicEventRecord } from '@loan/contracts';
 import { createKafkaBus, createLogger, createMetrics, createSealer, createServiceRuntime, systemClock } from '@loan/runtime';
 import { testConfig } from '../../../../testing/helpers';
@@ -41,6 +42,20 @@ export async function startNotifier(settings: Record<string, string>) {
       }
     }
   }
+}
+
+/**
+ * Stops the notifiers of a suite, then drops its database through a connection of its own:
+ * dropping a database that a running service still reads can bring FerretDB down.
+ */
+export async function stopAndDrop(notifiers: (StartedNotifier | undefined)[]): Promise<void> {
+  const [first] = notifiers.filter((n): n is StartedNotifier => n !== undefined);
+  for (const n of notifiers) await n?.service.stop();
+  if (!first?.config.MONGO_DB) return;
+  const connection = mongoose.createConnection(first.config.MONGO_URL, { dbName: first.config.MONGO_DB });
+  await connection.asPromise();
+  await connection.dropDatabase();
+  await connection.close();
 }
 
 /** Publishes client changes and public events the way the gateway and the other services do. */

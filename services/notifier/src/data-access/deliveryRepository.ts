@@ -194,8 +194,10 @@ export function createDeliveryRepository(models: NotifierModels) {
       return doc ? { claimId: doc._id, deliveryId: doc.deliveryId, owner: doc.owner, expiresAt: new Date(doc.expiresAt) } : null;
     },
 
+    /** Drops claims that served their purpose, in one write. */
     async releaseClaims(claimIds: string[]): Promise<void> {
-      await Promise.all(claimIds.map((id) => claims.deleteOne({ _id: id })));
+      if (claimIds.length === 1) await claims.deleteOne({ _id: claimIds[0] });
+      else if (claimIds.length > 1) await claims.deleteMany({ _id: { $in: claimIds } });
     },
   };
 }

@@ -37,7 +37,8 @@ type Resolution = { ok: true; lookup?: LookupFunction } | { ok: false; result: W
 export function createWebhookClient(options: { allowPrivate: boolean; maxSockets: number }): WebhookClient {
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets, timeout: 4_000 };
   const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
-  const aborter = new AbortController();
+  const underWay = new Set<http.ClientRequest>();
+  let closed = false;
 
   async function resolve(url: URL, started: number): Promise<Resolution> {
     if (options.allowPrivate) return { ok: true };
@@ -87,7 +88,6 @@ export function createWebhookClient(options: { allowPrivate: boolean; maxSockets
           agent: isHttps ? agents.https : agents.http,
           headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
           lookup,
-          signal: aborter.signal,
         },
         (res) => {
           finish({ kind: 'answered', statusCode: res.statusCode ?? 0, durationMs: elapsed() });
@@ -100,6 +100,8 @@ export function createWebhookClient(options: { allowPrivate: boolean; maxSockets
           res.on('error', () => undefined);
         },
       );
+      underWay.add(req);
+      req.on('close', () => underWay.delete(req));
       const timer = setTimeout(() => {
         finish({ kind: 'timeout', durationMs: elapsed(), error: `no answer within ${request.timeoutMs} ms` });
         req.destroy();
@@ -116,13 +118,15 @@ export function createWebhookClient(options: { allowPrivate: boolean; maxSockets
 
   return {
     async post(request) {
+      if (closed) return { kind: 'unreachable', durationMs: 0, error: 'the notifier is shutting down' };
       const started = performance.now();
       const resolution = await resolve(request.url, started);
       if (!resolution.ok) return resolution.result;
       return send(request, resolution.lookup, started, false);
     },
     close() {
-      aborter.abort();
+      closed = true;
+      for (const req of underWay) req.destroy();
       agents.http.destroy();
       agents.https.destroy();
     },

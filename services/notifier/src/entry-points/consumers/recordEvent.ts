@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PublicEventRecord } from '@loan/contracts';
 import type { Clock, InboundMessage } from '@loan/runtime';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
-import { scheduleEntryOf, type DeliveryPolicy } from '../../domain/delivery';
+import { scheduleEntryOf, type DeliveryPolicy, type ScheduleEntry } from '../../domain/delivery';
 import { newDelivery } from '../../domain/recordEvent/newDelivery';
 
 /**
@@ -15,7 +15,8 @@ export function recordEventHandler(deps: {
   repo: DeliveryRepository;
   clock: Clock;
   policy: DeliveryPolicy;
-  onRecorded: () => void;
+  /** Tells the dispatcher of this replica about a delivery now on the schedule. */
+  onRecorded: (entry: ScheduleEntry) => void;
 }) {
   return async function onEvent(message: InboundMessage): Promise<void> {
     const record = message.value as PublicEventRecord;
@@ -27,9 +28,9 @@ export function recordEventHandler(deps: {
       policy: deps.policy,
     });
     const stored = await deps.repo.insert(delivery);
-    if (stored.delivery.status === 'PENDING') {
-      await deps.repo.addEntry(scheduleEntryOf(stored.delivery));
-    }
-    deps.onRecorded();
+    if (stored.delivery.status !== 'PENDING') return;
+    const entry = scheduleEntryOf(stored.delivery);
+    await deps.repo.addEntry(entry);
+    deps.onRecorded(entry);
   };
 }

@@ -4,7 +4,15 @@ import type { EndpointRepository } from '../../data-access/endpointRepository';
 import type { WebhookClient, WebhookResult } from '../../data-access/webhookClient';
 import { afterAttempt, planAttempt, refused, type Step } from '../../domain/deliverWebhook/decide';
 import { signatureHeaders, type SigningSecret } from '../../domain/deliverWebhook/signature';
-import { Reasons, scheduleEntryOf, type Attempt, type Delivery, type DeliveryPolicy, type EndpointSecret } from '../../domain/delivery';
+import {
+  Reasons,
+  scheduleEntryOf,
+  type Attempt,
+  type Delivery,
+  type DeliveryPolicy,
+  type EndpointSecret,
+  type ScheduleEntry,
+} from '../../domain/delivery';
 import type { AttemptOutcome, NotifierMetrics } from '../../metrics';
 import type { Claim } from './claims';
 
@@ -39,7 +47,8 @@ function attemptOf(at: Date, result: Exclude<WebhookResult, { kind: 'refused' }>
 /**
  * One attempt of a claimed delivery: load the client's endpoint, decide, POST the exact stored
  * body with its signatures, then record the attempt and the next step (retry time or settled
- * status) and release the claim.
+ * status). Resolves with the delivery's new schedule entry, or null once it has settled; the
+ * dispatcher releases the claim.
  */
 export function createAttemptRunner(deps: AttemptDeps) {
   const { repo, clock, policy, metrics, logger } = deps;
@@ -88,7 +97,7 @@ export function createAttemptRunner(deps: AttemptDeps) {
     return { step, attempt };
   }
 
-  return async function run(claim: Claim): Promise<void> {
+  return async function run(claim: Claim): Promise<ScheduleEntry | null> {
     const { delivery } = claim;
     const startedAt = clock.now();
     const endpoint = await deps.endpoints.get(delivery.clientId);
@@ -107,7 +116,7 @@ export function createAttemptRunner(deps: AttemptDeps) {
       }
       ({ step, attempt } = await send(delivery, plan.url, secrets, startedAt));
     }
-    if (deps.halted()) return;
+    if (deps.halted()) return scheduleEntryOf(delivery);
 
     const now = clock.now();
     if (now.getTime() > claim.expiresAt.getTime()) {
@@ -115,7 +124,7 @@ export function createAttemptRunner(deps: AttemptDeps) {
       const fresh = await repo.get(delivery.deliveryId);
       if (!fresh || fresh.version !== delivery.version) {
         logger.warn({ deliveryId: delivery.deliveryId }, 'attempt outlived its claim; another replica took over');
-        return;
+        return fresh && fresh.status === 'PENDING' ? scheduleEntryOf(fresh) : null;
       }
     }
     const next: Delivery = {
@@ -130,18 +139,20 @@ export function createAttemptRunner(deps: AttemptDeps) {
       deliveredAt: step.status === 'DELIVERED' ? now : delivery.deliveredAt,
     };
     await repo.save(next);
-    if (next.status === 'PENDING') await repo.setEntry(scheduleEntryOf(next));
-    else {
-      await repo.removeEntry(next.deliveryId);
-      metrics.settled.inc({ status: next.status });
+    if (next.status === 'PENDING') {
+      const entry = scheduleEntryOf(next);
+      await repo.setEntry(entry);
+      return entry;
     }
-    await repo.releaseClaims(claim.claimIds);
+    await repo.removeEntry(next.deliveryId);
+    metrics.settled.inc({ status: next.status });
     if (next.status === 'FAILED' || next.status === 'SKIPPED') {
       logger.info(
         { deliveryId: next.deliveryId, eventId: next.eventId, clientId: next.clientId, status: next.status, reason: next.reason },
         'delivery settled without a 2xx',
       );
     }
+    return null;
   };
 }
 export type AttemptRunner = ReturnType<typeof createAttemptRunner>;

@@ -6,6 +6,7 @@ import {
   createPublisher,
   startNotifier,
   startReceiver,
+  stopAndDrop,
   suiteSettings,
   type Publisher,
   type Receiver,
@@ -52,8 +53,7 @@ describe('webhook delivery over the real broker and database', () => {
   afterAll(async () => {
     await Promise.all(receivers.map((r) => r.close()));
     await publisher?.close();
-    await notifier?.runtime.db.dropDatabase();
-    await notifier?.service.stop();
+    await stopAndDrop([notifier]);
   });
 
   it('when an event is delivered, then its x-signature verifies with openssl over the raw body and the headers name the event', async () => {

@@ -1,29 +1,42 @@
 import type { Clock, Logger } from '@loan/runtime';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
+import type { ScheduleEntry } from '../../domain/delivery';
 import { dueHeads } from '../../domain/orderDeliveries/dueHeads';
 import type { Claim, Claimer } from './claims';
+import { createScheduleView } from './scheduleView';
 
 /**
- * The delivery loop of one replica: reads the schedule, picks the due deliveries that are first
- * of their application, claims them and runs their attempts, up to `concurrency` at a time.
- * It sleeps for the poll interval when there is nothing to do, and is woken early when an
- * event is recorded, a delivery is requeued or an attempt ends.
+ * How stale this replica's picture of the schedule may get while it has work of its own: a
+ * full read costs a scan of every pending delivery (FerretDB 1.x has no index to narrow it).
+ */
+const busyReadIntervalMs = (pollMs: number) => Math.max(10 * pollMs, 5_000);
+
+/**
+ * The delivery loop of one replica: picks the due deliveries that are first of their
+ * application, claims them and runs their attempts, up to `concurrency` at a time. It works
+ * from its own picture of the schedule, read again from the database every poll interval when
+ * it has nothing to do (every few seconds when it has), and is woken early when an event is
+ * recorded, a delivery is requeued or an attempt ends.
  */
 export function createDispatcher(deps: {
   repo: Pick<DeliveryRepository, 'entries' | 'releaseClaims'>;
   claim: Claimer;
-  run: (claim: Claim) => Promise<void>;
+  /** Runs a claimed attempt; resolves with the delivery's schedule entry, or null once it settled. */
+  run: (claim: Claim) => Promise<ScheduleEntry | null>;
   clock: Clock;
   logger: Logger;
   concurrency: number;
   pollMs: number;
 }) {
   const { repo, clock, logger } = deps;
+  const view = createScheduleView();
   const busy = new Set<string>();
   const jobs = new Set<Promise<void>>();
+  const toRelease: string[] = [];
   let active = false;
   let halted = false;
   let dirty = false;
+  let lastRead = 0;
   let wakeUp: (() => void) | null = null;
   let loop: Promise<void> | null = null;
 
@@ -46,7 +59,24 @@ export function createDispatcher(deps: {
     });
   }
 
-  async function start(entry: Parameters<Claimer>[0], now: Date): Promise<boolean> {
+  async function read() {
+    const reading = view.beginRead();
+    try {
+      reading.finish(await repo.entries());
+      lastRead = Date.now();
+    } catch (error) {
+      reading.abandon();
+      throw error;
+    }
+  }
+
+  /** Claims of settled attempts are released in batches, off the path of the next attempt. */
+  async function releaseClaims() {
+    const ids = toRelease.splice(0);
+    if (ids.length > 0) await repo.releaseClaims(ids);
+  }
+
+  async function start(entry: ScheduleEntry, now: Date): Promise<boolean> {
     busy.add(entry.deliveryId);
     let claim: Claim | null = null;
     try {
@@ -56,15 +86,24 @@ export function createDispatcher(deps: {
     }
     if (!claim || !active) {
       busy.delete(entry.deliveryId);
-      if (claim && !halted) await repo.releaseClaims(claim.claimIds).catch(() => undefined);
+      // Held by another replica, or the picture was stale: left alone until the next read.
+      if (!claim) view.heldElsewhere(entry.deliveryId);
+      else if (!halted) toRelease.push(...claim.claimIds);
       return false;
     }
+    const held = claim;
     const job = deps
-      .run(claim)
+      .run(held)
+      .then((next) => {
+        if (next) view.put(next);
+        else view.remove(entry.deliveryId);
+      })
       .catch((error: unknown) => {
         if (!halted) logger.error({ err: error, deliveryId: entry.deliveryId }, 'webhook attempt failed to complete');
+        view.heldElsewhere(entry.deliveryId);
       })
       .finally(() => {
+        toRelease.push(...held.claimIds);
         busy.delete(entry.deliveryId);
         jobs.delete(job);
         wake();
@@ -74,12 +113,17 @@ export function createDispatcher(deps: {
   }
 
   async function cycle(): Promise<number> {
+    if (toRelease.length >= 100 || (busy.size === 0 && toRelease.length > 0)) await releaseClaims();
     const free = deps.concurrency - busy.size;
     if (free <= 0) return 0;
-    const entries = await repo.entries();
     const now = clock.now();
-    const due = dueHeads(entries, now, busy).slice(0, free);
-    const started = await Promise.all(due.map((entry) => start(entry, now)));
+    let due = dueHeads([...view.entries()], now, busy).filter((e) => !view.isHeldElsewhere(e.deliveryId));
+    const sinceRead = Date.now() - lastRead;
+    if (sinceRead >= deps.pollMs && (due.length === 0 || sinceRead >= busyReadIntervalMs(deps.pollMs))) {
+      await read();
+      due = dueHeads([...view.entries()], now, busy).filter((e) => !view.isHeldElsewhere(e.deliveryId));
+    }
+    const started = await Promise.all(due.slice(0, free).map((entry) => start(entry, now)));
     return started.filter(Boolean).length;
   }
 
@@ -94,12 +138,19 @@ export function createDispatcher(deps: {
       }
       if (!active) break;
       if (started > 0 && busy.size < deps.concurrency) continue;
-      if (!dirty) await pause(deps.pollMs);
+      if (dirty) continue;
+      const nextDue = view.nextDueAt();
+      const untilDue = nextDue === null ? deps.pollMs : nextDue - clock.now().getTime();
+      await pause(Math.max(1, Math.min(deps.pollMs, untilDue)));
     }
   }
 
   return {
-    wake,
+    /** Something changed: a delivery was recorded or requeued here (pass its entry), or may have been elsewhere. */
+    wake(entry?: ScheduleEntry) {
+      if (entry) view.put(entry);
+      wake();
+    },
     start() {
       if (active) return;
       active = true;
@@ -111,6 +162,7 @@ export function createDispatcher(deps: {
       wake();
       await loop;
       await Promise.allSettled([...jobs]);
+      await releaseClaims().catch(() => undefined);
     },
     /** Stops at once, leaving attempts under way unrecorded, as a crash would. */
     halt() {
@@ -120,6 +172,7 @@ export function createDispatcher(deps: {
     },
     isHalted: () => halted,
     inFlight: () => busy.size,
+    scheduled: () => view.size(),
   };
 }
 export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -4,6 +4,7 @@ import {
   createPublisher,
   startNotifier,
   startReceiver,
+  stopAndDrop,
   suiteSettings,
   type Publisher,
   type Receiver,
@@ -29,9 +30,7 @@ describe('recovery and replicas over the real broker and database', () => {
     await Promise.all(receivers.splice(0).map((r) => r.close()));
     await publisher?.close();
     publisher = undefined;
-    const [first] = running;
-    await first?.runtime.db.dropDatabase().catch(() => undefined);
-    for (const n of running.splice(0)) await n.service.stop();
+    await stopAndDrop(running.splice(0));
   });
 
   async function start(settings: Record<string, string>) {

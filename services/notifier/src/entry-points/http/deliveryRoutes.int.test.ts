@@ -8,6 +8,7 @@ import {
   createPublisher,
   startNotifier,
   startReceiver,
+  stopAndDrop,
   suiteSettings,
   type Publisher,
   type Receiver,
@@ -83,8 +84,7 @@ describe('the delivery log API, through the gateway, over the real broker and da
     await Promise.all(receivers.map((r) => r.close()));
     await gateway?.close();
     await publisher?.close();
-    await notifier?.runtime.db.dropDatabase();
-    await notifier?.service.stop();
+    await stopAndDrop([notifier]);
   });
 
   it('when a request to the notifier names no client, then it answers 401 in the error shape', async () => {

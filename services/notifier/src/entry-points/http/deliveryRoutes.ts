@@ -3,7 +3,7 @@ import { EventNames, errorBody, type EventName } from '@loan/contracts';
 import type { Clock } from '@loan/runtime';
 import { z } from 'zod';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
-import { DeliveryStatuses, scheduleEntryOf, type Delivery, type DeliveryPolicy } from '../../domain/delivery';
+import { DeliveryStatuses, scheduleEntryOf, type Delivery, type DeliveryPolicy, type ScheduleEntry } from '../../domain/delivery';
 import { isReplayable, redeliver, replay, type RequeueError } from '../../domain/requeueDelivery/decide';
 import { toView } from '../../domain/view';
 
@@ -95,7 +95,8 @@ export function deliveryRoutes(deps: {
   repo: DeliveryRepository;
   clock: Clock;
   policy: DeliveryPolicy;
-  onRequeued: () => void;
+  /** Tells the dispatcher of this replica about a delivery put back on the schedule. */
+  onRequeued: (entry: ScheduleEntry) => void;
 }): Router {
   const { repo, clock } = deps;
   const router = Router();
@@ -105,6 +106,7 @@ export function deliveryRoutes(deps: {
     const entry = scheduleEntryOf(delivery);
     if (!(await repo.addEntry(entry))) await repo.setEntry(entry);
     await repo.save(delivery);
+    deps.onRequeued(entry);
   }
 
   router.get(
@@ -137,7 +139,6 @@ export function deliveryRoutes(deps: {
         await requeue(replay(delivery, now, deps.policy));
         count++;
       }
-      if (count > 0) deps.onRequeued();
       res.status(202).json({ count });
     }),
   );
@@ -157,7 +158,6 @@ export function deliveryRoutes(deps: {
       const decision = redeliver(await repo.get(paramId(req)), clientId, clock.now());
       if (!decision.ok) throw new ApiError(decision.code, decision.message);
       await requeue(decision.delivery);
-      deps.onRequeued();
       res.status(202).json(toView(decision.delivery));
     }),
   );
