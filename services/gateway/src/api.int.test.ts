@@ -408,3 +408,52 @@ describe('limits and timeouts shared by replicas', () => {
     }
   });
 });
+
+describe('provider webhooks', () => {
+  it('when a webhook comes without the right mono-webhook-secret, then it is refused with 401 and nothing is linked', async () => {
+    const res = await initiate(applicant());
+    const body = { event: 'mono.events.account_connected', event_id: randomUUID(), data: { id: 'forged-account', meta: { ref: res.body.applicationId } } };
+    for (const secret of [undefined, 'guessed-secret']) {
+      const forged = await fetch(`${gateway.url}/provider/webhooks/mono`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(secret ? { 'mono-webhook-secret': secret } : {}) },
+        body: JSON.stringify(body),
+      });
+      expect(forged.status).toBe(401);
+      expect(await forged.json()).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
+    }
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(/gateway_provider_webhooks_total\{[^}]*outcome="rejected"[^}]*\} 2/);
+    // A real link afterwards still works, and the forged account never appeared.
+    await linkAccount(res.body.widgetUrl);
+    const v = await waitFor(async () => {
+      const r = await view(res.body.applicationId);
+      return r.body.accounts.length === 1 ? r.body : null;
+    }, { what: 'the real link' });
+    expect(v.accounts[0].providerAccountId).not.toBe('forged-account');
+  });
+
+  it('when the provider sends the same webhook twice, then the account is linked once', async () => {
+    const res = await initiate(applicant());
+    await linkAccount(res.body.widgetUrl);
+    const v = await waitFor(async () => {
+      const r = await view(res.body.applicationId);
+      return r.body.accounts.length === 1 ? r.body : null;
+    }, { what: 'the link' });
+    const again = {
+      event: 'mono.events.account_connected',
+      event_id: randomUUID(),
+      data: { id: v.accounts[0].providerAccountId, meta: { ref: res.body.applicationId, data_status: 'AVAILABLE' } },
+    };
+    const replay = await fetch(`${gateway.url}/provider/webhooks/mono`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'mono-webhook-secret': 'sandbox-webhook-secret' },
+      body: JSON.stringify(again),
+    });
+    expect(replay.status).toBe(200);
+    const marker = await initiate(applicant({ idempotencyKey: `marker-${randomUUID()}` }));
+    await linkAccount(marker.body.widgetUrl);
+    await waitFor(async () => (await view(marker.body.applicationId)).body.accounts.length === 1, { what: 'a later link to be handled' });
+    expect((await view(res.body.applicationId)).body.accounts).toHaveLength(1);
+  });
+});
