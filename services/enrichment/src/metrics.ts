@@ -34,13 +34,24 @@ export function createEnrichmentMetrics(registry: Registry) {
     registers: [registry],
   });
   breaker.set(0);
+  // The name every adapter's breaker shares across services (dashboards and alerts read it).
+  const breakerOpen = new Gauge({
+    name: 'circuit_breaker_open',
+    help: '1 while the circuit breaker of an adapter is open',
+    labelNames: ['adapter'] as const,
+    registers: [registry],
+  });
+  breakerOpen.set({ adapter: 'provider' }, 0);
   return {
     jobs,
     duration,
     breaker,
     providerCalls,
     pending,
-    breakerState: (state: BreakerState) => breaker.set(BREAKER_VALUE[state]),
+    breakerState: (state: BreakerState) => {
+      breaker.set(BREAKER_VALUE[state]);
+      breakerOpen.set({ adapter: 'provider' }, state === 'open' ? 1 : 0);
+    },
   };
 }
 export type EnrichmentMetrics = ReturnType<typeof createEnrichmentMetrics>;
