@@ -37,8 +37,8 @@ const KNOWN_METRICS = [
   'gateway_provider_webhooks_total',
   'scoring_decisions_total',
   'circuit_breaker_open',
-  'notifier_webhook_attempts_total',
-  'notifier_webhook_attempt_duration_seconds',
+  'webhook_attempts_total',
+  'webhook_attempt_duration_seconds',
 ];
 
 const problems = [];
