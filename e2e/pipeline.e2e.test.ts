@@ -44,7 +44,10 @@ beforeAll(async () => {
   const gateway = await startGateway(ns, { ...timings, NOTIFIER_URL: notifier.url });
   gatewayUrl = gateway.url;
   services.push(gateway);
-  sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`, { SANDBOX_JOB_DELAY: '200ms' });
+  sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`, {
+    SANDBOX_JOB_DELAY: '200ms',
+    SANDBOX_SESSION_TTL: timings.NO_LINK_TTL,
+  });
   const shared = { ...timings, PROVIDER_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, BUREAU_TIMEOUT: '2s' };
   services.push(
     ...(await Promise.all([
@@ -150,6 +153,21 @@ describe('a loan application from initiate to a signed decision', () => {
     expect(view.body.accounts.every((a: { enrichmentStatus: string }) => a.enrichmentStatus === 'READY')).toBe(true);
     const relink = await api('POST', `/api/applications/${applicationId}/link-account`);
     expect(relink.status).toBe(400);
+
+    // What an operator scrapes after a full flow.
+    const scrape = async (name: string) => (await fetch(`${services.find((x) => x.name === name)!.url}/metrics`)).text();
+    const gatewayMetrics = await scrape('gateway');
+    expect(gatewayMetrics).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/applications\/initiate"/);
+    expect(gatewayMetrics).toMatch(/gateway_provider_webhooks_total\{[^}]*outcome="accepted"/);
+    for (const name of ['applications', 'enrichment', 'scoring', 'notifier', 'janitor']) {
+      const text = await scrape(name);
+      expect(text).toMatch(/kafka_handler_duration_seconds_count\{[^}]*outcome="ok"/);
+      expect(text).toContain('process_resident_memory_bytes');
+    }
+    expect(await scrape('scoring')).toMatch(new RegExp(`scoring_decisions_total\\{[^}]*decision="${decision.decision}"`));
+    expect(await scrape('notifier')).toMatch(/webhook_attempts_total\{[^}]*outcome="delivered"/);
+    for (const name of ['enrichment', 'scoring']) expect(await scrape(name)).toMatch(/circuit_breaker_open\{[^}]*\} 0/);
+
     const again = await api('POST', '/api/applications/initiate', { ...applicant(), idempotencyKey: (await keyOf(applicationId)) });
     expect(again.status).toBe(409);
   });
@@ -207,8 +225,36 @@ describe('a loan application from initiate to a signed decision', () => {
     const abandoned = await waitFor(() => eventsOf(start.body.applicationId, 'application.abandoned')[0], { timeoutMs: 60_000, what: 'application.abandoned' });
     expect(abandoned.data).toMatchObject({ applicationId: start.body.applicationId, applicantId: start.body.applicantId, reason: 'no_link', message: expect.any(String) });
     expect((await api('GET', `/api/applications/${start.body.applicationId}`)).body.status).toBe('ABANDONED');
+    // The expired widget address no longer links anything.
+    const late = await fetch(`${new URL(start.body.widgetUrl).origin}/sandbox/link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetUrl: start.body.widgetUrl }),
+    });
+    expect(late.status).toBe(410);
     const resumed = await api('POST', '/api/applications/initiate', body);
     expect(resumed.body).toMatchObject({ applicationId: start.body.applicationId, resumed: true, status: 'PENDING_LINKING' });
+    expect(resumed.body.widgetUrl).not.toBe(start.body.widgetUrl);
+  });
+
+  it('when the bureau is down or no BVN is given, then the decision still completes, flagged or unchecked', async () => {
+    const decide = async (patch: Record<string, unknown>) => {
+      const start = await api('POST', '/api/applications/initiate', applicant(patch));
+      const { applicationId } = start.body;
+      await link(start.body.widgetUrl, 'salaried');
+      await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], { timeoutMs: 60_000, what: 'enrichment_ready' });
+      await api('POST', `/api/applications/${applicationId}/finalize-linking`);
+      await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], { timeoutMs: 30_000, what: 'ready' });
+      await api('POST', `/api/applications/${applicationId}/analyze`);
+      const event = await waitFor(() => eventsOf(applicationId, 'application.decision')[0], { timeoutMs: 60_000, what: 'decision' });
+      return Decision.parse(event.data.decision);
+    };
+    const [bureauDown, noBvn] = await Promise.all([decide({ bvn: '22200000005' }), decide({})]);
+    expect(bureauDown.decision).toBe('MANUAL_REVIEW');
+    expect(bureauDown.manual_review_reasons.map((r) => r.code)).toContain('BUREAU_UNAVAILABLE');
+    expect(bureauDown.regulatory_compliance.credit_bureau_checked).toBe(false);
+    expect(noBvn.regulatory_compliance.credit_bureau_checked).toBe(false);
+    expect(noBvn.manual_review_reasons.map((r) => r.code)).not.toContain('BUREAU_UNAVAILABLE');
   });
 });
 

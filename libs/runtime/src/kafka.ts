@@ -160,35 +160,32 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
    */
   async function ensureTopics(topics: string[], overrides: { partitions?: number; compacted?: boolean } = {}) {
     const names = topics.map(real);
-    const existing = new Set(await admin.listTopics());
-    const missing = names.filter((t) => !existing.has(t));
-    if (missing.length > 0) {
-      await admin
-        .createTopics({
-          waitForLeaders: true,
-          topics: missing.map((topic) => ({
-            topic,
-            numPartitions: overrides.partitions ?? settings.partitions,
-            replicationFactor: settings.replicationFactor,
-            configEntries: overrides.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
-          })),
-        })
-        .catch((error: Error) => {
-          // Another replica may have created it in the meantime.
-          if (!/already exists/i.test(error.message)) throw error;
-        });
-    }
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {
+        const existing = new Set(await admin.listTopics());
+        const missing = names.filter((t) => !existing.has(t));
+        if (missing.length > 0) {
+          await admin.createTopics({
+            waitForLeaders: true,
+            topics: missing.map((topic) => ({
+              topic,
+              numPartitions: overrides.partitions ?? settings.partitions,
+              replicationFactor: settings.replicationFactor,
+              configEntries: overrides.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
+            })),
+          });
+        }
         const { topics: meta } = await admin.fetchTopicMetadata({ topics: names });
-        const ready = meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
-        if (ready) return;
+        if (meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
       } catch (error) {
+        // Another process may be creating the same topics, and right after creation a KRaft
+        // broker may still answer that it does not host them: both settle within moments.
         if (Date.now() > deadline) throw error;
+        logger.debug({ err: error }, 'topics not ready yet');
       }
       if (Date.now() > deadline) throw new Error(`Topics have no leaders yet: ${names.join(', ')}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
 
