@@ -1,5 +1,6 @@
 import { Schema, type Model } from 'mongoose';
 import type { KafkaBus } from './kafka';
+import { createKeyedLock, type KeyedLock } from './keyedLock';
 import type { Logger } from './logger';
 
 /**
@@ -42,6 +43,11 @@ export function createOutboxRelay(options: {
   model: Model<any>;
   logger: Logger;
   sweepEveryMs?: number;
+  /**
+   * The lock the owning service takes around its own writes of a document: publishing and
+   * removing entries then never interleaves with a state change of the same document.
+   */
+  lock?: KeyedLock;
 }) {
   const { bus, model } = options;
   const logger = options.logger.child({ component: 'outbox', collection: model.collection.name });
@@ -58,10 +64,14 @@ export function createOutboxRelay(options: {
     await model.collection.updateOne({ _id: docId, outbox: { $size: 0 } } as never, { $set: { outboxPending: false } });
   }
 
+  const locked = options.lock ?? createKeyedLock();
+
   /** Publishes what the given document holds in its outbox. */
-  async function flush(docId: unknown): Promise<void> {
-    const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, { projection: { outbox: 1 } });
-    if (doc) await publishEntries(doc._id, doc.outbox ?? []);
+  function flush(docId: unknown): Promise<void> {
+    return locked(String(docId), async () => {
+      const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, { projection: { outbox: 1 } });
+      if (doc) await publishEntries(doc._id, doc.outbox ?? []);
+    });
   }
 
   async function sweep(): Promise<number> {
@@ -69,9 +79,9 @@ export function createOutboxRelay(options: {
     sweeping = true;
     try {
       const docs = await model.collection
-        .find<OutboxDocument>({ outboxPending: true }, { projection: { outbox: 1 }, limit: 500 })
+        .find<OutboxDocument>({ outboxPending: true }, { projection: { _id: 1 }, limit: 500 })
         .toArray();
-      for (const doc of docs) await publishEntries(doc._id, doc.outbox ?? []);
+      for (const doc of docs) await flush(doc._id);
       return docs.length;
     } finally {
       sweeping = false;

@@ -6,15 +6,15 @@ import {
   syncIndexes,
   type Clock,
   type ServiceRuntime,
+  createKeyedLock,
+  createOutboxRelay,
 } from '@loan/runtime';
 import type { EnrichmentConfig } from './config';
 import { createBankDataRepository } from './data-access/bankDataRepository';
 import { createJobRepository } from './data-access/jobRepository';
 import { enrichmentModels } from './data-access/models';
-import { createOutboxRelay } from './data-access/outboxRelay';
 import { createProvider } from './data-access/provider';
 import { consumerHandlers } from './entry-points/consumers';
-import { createKeyedLock } from './keyedLock';
 import { createEnrichmentMetrics } from './metrics';
 import { createWorker } from './worker';
 import { createEnrichmentWorkflow } from './workflow';

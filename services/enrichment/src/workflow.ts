@@ -11,7 +11,7 @@ import type { AccountLinkingProvider } from '@loan/provider';
 import { ServiceError, isDuplicateKey, type Clock, type Logger, type OutboxEntry, type Sealer } from '@loan/runtime';
 import type { BankDataRepository } from './data-access/bankDataRepository';
 import type { JobRepository } from './data-access/jobRepository';
-import type { OutboxRelay } from './data-access/outboxRelay';
+import type { KeyedLock, OutboxRelay } from '@loan/runtime';
 import {
   type Pacing,
   type PartOutcome,
@@ -31,7 +31,6 @@ import { expireJob } from './domain/expireEnrichment/decide';
 import { type Change, type Effect, type EnrichmentJob, type EnrichmentPart, isActive } from './domain/job';
 import { closeJob, mustScrub } from './domain/scrubBankData/decide';
 import { openJob, restartJob } from './domain/startEnrichment/decide';
-import type { KeyedLock } from './keyedLock';
 import type { EnrichmentMetrics } from './metrics';
 
 const MAX_CONFLICT_RETRIES = 10;
