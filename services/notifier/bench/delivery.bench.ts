@@ -2,10 +2,10 @@
  * Webhook delivery throughput and latency of one notifier, in process, against the local
  * broker, registry and database, to a receiver on loopback that answers 200 at once.
  *
- *   1. steady: BENCH_RATE events/s for BENCH_RATE_SECONDS; event-to-first-attempt latency when
- *      nothing queues (the event's timestamp to its first POST arriving at the receiver).
- *   2. burst: BENCH_EVENTS events over BENCH_APPS applications published at once; deliveries
- *      per second until the last one arrives, and the same latency under the backlog.
+ *   1. steady: NOTIFIER_BENCH_RATE (50) events/s for NOTIFIER_BENCH_RATE_SECONDS (5);
+ *      event-to-first-attempt latency (the event's timestamp to its first POST arriving).
+ *   2. burst: NOTIFIER_BENCH_EVENTS (1,000) events over NOTIFIER_BENCH_APPS (200) applications
+ *      published at once; deliveries per second until the last one arrives, and the latency.
  *
  * Prints figures only (targets: 500 deliveries/s, p99 < 200 ms). Uses its own topic namespace
  * and database, removed at the end. Run: `node services/notifier/bench/run.js`.
@@ -16,7 +16,14 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import mongoose from 'mongoose';
 import { Topics, buildEvent, type PublicEventRecord } from '@loan/contracts';
-import { createKafkaBus, createLogger, createMetrics, createSealer, createServiceRuntime, systemClock } from '@loan/runtime';
+import {
+  createKafkaBus,
+  createLogger,
+  createMetrics,
+  createSealer,
+  createServiceRuntime,
+  systemClock,
+} from '@loan/runtime';
 import { loadNotifierConfig } from '../src/config';
 import { createNotifierService } from '../src/service';
 
@@ -28,7 +35,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function percentiles(values: number[]) {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+  const at = (p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
   const round = (n: number) => Math.round(n * 10) / 10;
   return { n: sorted.length, p50: round(at(50)), p90: round(at(90)), p99: round(at(99)), max: round(at(100)) };
 }
@@ -64,17 +72,17 @@ async function main() {
   const config = loadNotifierConfig({
     ...process.env,
     SERVICE_NAME: 'notifier',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    LOG_LEVEL: process.env.NOTIFIER_BENCH_LOG_LEVEL ?? 'warn',
     HTTP_PORT: '0',
     KAFKA_TOPIC_NAMESPACE: `bench-notifier-${id}.`,
     MONGO_DB: `bench_notifier_${id}`,
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
   });
-  const rate = int('BENCH_RATE', 100);
-  const rateSeconds = int('BENCH_RATE_SECONDS', 5);
-  const burst = int('BENCH_EVENTS', 2_000);
-  const apps = int('BENCH_APPS', 200);
-  const timeoutMs = int('BENCH_TIMEOUT_SECONDS', 45) * 1000;
+  const rate = int('NOTIFIER_BENCH_RATE', 50);
+  const rateSeconds = int('NOTIFIER_BENCH_RATE_SECONDS', 5);
+  const burst = int('NOTIFIER_BENCH_EVENTS', 1_000);
+  const apps = int('NOTIFIER_BENCH_APPS', 200);
+  const timeoutMs = int('NOTIFIER_BENCH_TIMEOUT_SECONDS', 30) * 1000;
 
   const runtime = await createServiceRuntime(config);
   const service = createNotifierService({ runtime, config, clock: systemClock });
@@ -142,7 +150,9 @@ async function main() {
     return ids.filter((i) => receiver.firstArrival.has(i)).length;
   }
   const latency = (ids: string[]) =>
-    percentiles(ids.filter((i) => receiver.firstArrival.has(i)).map((i) => receiver.firstArrival.get(i)! - eventAt.get(i)!));
+    percentiles(
+      ids.filter((i) => receiver.firstArrival.has(i)).map((i) => receiver.firstArrival.get(i)! - eventAt.get(i)!),
+    );
 
   /** Where the time went: mean time of recording an event and of one attempt, from the service's metrics. */
   async function handlerTimes(): Promise<string[]> {
@@ -174,7 +184,9 @@ async function main() {
     const perTick = Math.max(1, Math.round((rate * tickMs) / 1000));
     const start = Date.now();
     for (let n = 0; Date.now() - start < rateSeconds * 1000; n++) {
-      const batch = Array.from({ length: perTick }, (_, i) => event(steadyApps[(n * perTick + i) % steadyApps.length]!));
+      const batch = Array.from({ length: perTick }, (_, i) =>
+        event(steadyApps[(n * perTick + i) % steadyApps.length]!),
+      );
       track(batch);
       steadyIds.push(...batch.map((r) => r.id));
       await publish(batch);
@@ -221,7 +233,13 @@ async function main() {
     const admin = createKafkaBus({
       logger: createLogger('bench', 'silent'),
       metrics: createMetrics('bench'),
-      settings: { brokers: config.KAFKA_BROKERS, clientId: 'bench-cleanup', registryUrl: config.SCHEMA_REGISTRY_URL, partitions: 1, replicationFactor: 1 },
+      settings: {
+        brokers: config.KAFKA_BROKERS,
+        clientId: 'bench-cleanup',
+        registryUrl: config.SCHEMA_REGISTRY_URL,
+        partitions: 1,
+        replicationFactor: 1,
+      },
     }).admin;
     await admin.connect();
     const topics = (await admin.listTopics()).filter((t) => t.startsWith(config.KAFKA_TOPIC_NAMESPACE));

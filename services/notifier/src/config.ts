@@ -40,4 +40,5 @@ export const configShape = {
 };
 
 export type NotifierConfig = ReturnType<typeof loadNotifierConfig>;
-export const loadNotifierConfig = (env: Record<string, string | undefined> = process.env) => loadConfig(configShape, env);
+export const loadNotifierConfig = (env: Record<string, string | undefined> = process.env) =>
+  loadConfig(configShape, env);

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Topics } from '@loan/contracts';
 import {
-  createLogger,
   ensureContractTopics,
   listen,
   syncIndexes,
@@ -44,8 +43,7 @@ export function createNotifierService(deps: {
   if (config.DELIVERY_LEASE <= config.WEBHOOK_TIMEOUT) {
     throw new Error('DELIVERY_LEASE must be longer than WEBHOOK_TIMEOUT: a claim must outlast the attempt it covers');
   }
-  const { bus, sealer } = runtime;
-  const logger = runtime.logger ?? createLogger(config.SERVICE_NAME);
+  const { bus, sealer, logger } = runtime;
   const models = notifierModels(runtime.db);
   const repo = createDeliveryRepository(models);
   const endpoints = createEndpointRepository({ model: models.endpoints, clock, cacheMs: ENDPOINT_CACHE_MS });
@@ -55,7 +53,8 @@ export function createNotifierService(deps: {
     allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_URLS,
   };
   const metrics = createNotifierMetrics(runtime.metrics.registry, () => repo.countEntries());
-  const client = deps.client ?? createWebhookClient({ allowPrivate: policy.allowPrivate, maxSockets: config.DELIVERY_CONCURRENCY });
+  const client =
+    deps.client ?? createWebhookClient({ allowPrivate: policy.allowPrivate, maxSockets: config.DELIVERY_CONCURRENCY });
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const dispatcherLogger = logger.child({ component: 'dispatcher' });
   let halted = false;

@@ -3,7 +3,14 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import mongoose from 'mongoose';
 import { Topics, buildEvent, type ClientChanged, type EventName, type PublicEventRecord } from '@loan/contracts';
-import { createKafkaBus, createLogger, createMetrics, createSealer, createServiceRuntime, systemClock } from '@loan/runtime';
+import {
+  createKafkaBus,
+  createLogger,
+  createMetrics,
+  createSealer,
+  createServiceRuntime,
+  systemClock,
+} from '@loan/runtime';
 import { testConfig } from '../../../../testing/helpers';
 import { configShape, type NotifierConfig } from '../config';
 import { createNotifierService } from '../service';
@@ -89,7 +96,10 @@ export async function createPublisher(config: NotifierConfig) {
         clientId,
         name: `Lender ${clientId}`,
         webhookUrl: args.webhookUrl,
-        webhookSecrets: secrets.map((s) => ({ secret: sealer.seal(s.secret), validUntil: s.validUntil ? s.validUntil.toISOString() : null })),
+        webhookSecrets: secrets.map((s) => ({
+          secret: sealer.seal(s.secret),
+          validUntil: s.validUntil ? s.validUntil.toISOString() : null,
+        })),
         providerSecretKey: null,
         version: args.version ?? 1,
         changedAt: new Date().toISOString(),

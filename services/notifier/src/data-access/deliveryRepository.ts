@@ -104,9 +104,13 @@ export function createDeliveryRepository(models: NotifierModels) {
     /** Records a new delivery; when this (event, client) is known already, the stored one. */
     async insert(delivery: Delivery): Promise<{ created: boolean; delivery: Delivery }> {
       const { deliveryId, ...rest } = delivery;
-      if (await insertIgnoringDuplicate(() => deliveries.create({ _id: deliveryId, ...rest }))) return { created: true, delivery };
-      const existing = await deliveries.findOne({ eventId: delivery.eventId, clientId: delivery.clientId }).lean<DeliveryDoc>();
-      if (!existing) throw new Error(`Delivery of event ${delivery.eventId} was refused as a duplicate but cannot be found`);
+      if (await insertIgnoringDuplicate(() => deliveries.create({ _id: deliveryId, ...rest })))
+        return { created: true, delivery };
+      const existing = await deliveries
+        .findOne({ eventId: delivery.eventId, clientId: delivery.clientId })
+        .lean<DeliveryDoc>();
+      if (!existing)
+        throw new Error(`Delivery of event ${delivery.eventId} was refused as a duplicate but cannot be found`);
       return { created: false, delivery: toDelivery(existing) };
     },
 
@@ -185,13 +189,22 @@ export function createDeliveryRepository(models: NotifierModels) {
     /** Claims an attempt; true for exactly one caller per claim id. */
     async claim(record: ClaimRecord): Promise<boolean> {
       return insertIgnoringDuplicate(() =>
-        claims.create({ _id: record.claimId, deliveryId: record.deliveryId, owner: record.owner, expiresAt: record.expiresAt }),
+        claims.create({
+          _id: record.claimId,
+          deliveryId: record.deliveryId,
+          owner: record.owner,
+          expiresAt: record.expiresAt,
+        }),
       );
     },
 
     async getClaim(claimId: string): Promise<ClaimRecord | null> {
-      const doc = await claims.findById(claimId).lean<{ _id: string; deliveryId: string; owner: string; expiresAt: Date }>();
-      return doc ? { claimId: doc._id, deliveryId: doc.deliveryId, owner: doc.owner, expiresAt: new Date(doc.expiresAt) } : null;
+      const doc = await claims
+        .findById(claimId)
+        .lean<{ _id: string; deliveryId: string; owner: string; expiresAt: Date }>();
+      return doc
+        ? { claimId: doc._id, deliveryId: doc.deliveryId, owner: doc.owner, expiresAt: new Date(doc.expiresAt) }
+        : null;
     },
 
     /** Drops claims that served their purpose, in one write. */

@@ -1,9 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 
-const attemptSchema = new Schema(
-  { at: Date, statusCode: Number, error: String, durationMs: Number },
-  { _id: false },
-);
+const attemptSchema = new Schema({ at: Date, statusCode: Number, error: String, durationMs: Number }, { _id: false });
 
 /**
  * The delivery log: one document per (event, client), attempts embedded. It is also the truth

@@ -41,7 +41,10 @@ describe('the webhook HTTP client against real sockets', () => {
     const server = await serve((_req, res) => res.end());
     try {
       const result = await client(false).post(request(`https://localhost:${server.port}/hook`));
-      expect(result).toEqual({ kind: 'refused', reason: expect.stringMatching(/localhost resolves to .*not a public address/) });
+      expect(result).toEqual({
+        kind: 'refused',
+        reason: expect.stringMatching(/localhost resolves to .*not a public address/),
+      });
       const literal = await client(false).post(request(`https://127.0.0.1:${server.port}/hook`));
       expect(literal).toEqual({ kind: 'refused', reason: 'the webhook host 127.0.0.1 is not a public address' });
       expect(server.hits()).toBe(0);

@@ -35,7 +35,12 @@ type Resolution = { ok: true; lookup?: LookupFunction } | { ok: false; result: W
  * a second resolution cannot swap in another (DNS rebinding).
  */
 export function createWebhookClient(options: { allowPrivate: boolean; maxSockets: number }): WebhookClient {
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets, timeout: 4_000 };
+  const agentOptions = {
+    keepAlive: true,
+    maxSockets: options.maxSockets,
+    maxFreeSockets: options.maxSockets,
+    timeout: 4_000,
+  };
   const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
   const underWay = new Set<http.ClientRequest>();
   let closed = false;
@@ -53,7 +58,10 @@ export function createWebhookClient(options: { allowPrivate: boolean; maxSockets
       addresses = await dnsLookup(host, { all: true, verbatim: true });
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);
-      return { ok: false, result: { kind: 'unreachable', durationMs, error: `cannot resolve ${host}: ${(error as Error).message}` } };
+      return {
+        ok: false,
+        result: { kind: 'unreachable', durationMs, error: `cannot resolve ${host}: ${(error as Error).message}` },
+      };
     }
     const bad = addresses.find((a) => isForbiddenAddress(a.address));
     if (bad || addresses.length === 0) {
@@ -68,7 +76,12 @@ export function createWebhookClient(options: { allowPrivate: boolean; maxSockets
     return { ok: true, lookup };
   }
 
-  function send(request: WebhookRequest, lookup: LookupFunction | undefined, started: number, retried: boolean): Promise<WebhookResult> {
+  function send(
+    request: WebhookRequest,
+    lookup: LookupFunction | undefined,
+    started: number,
+    retried: boolean,
+  ): Promise<WebhookResult> {
     const elapsed = () => Math.round(performance.now() - started);
     const remaining = Math.max(1, request.timeoutMs - elapsed());
     const isHttps = request.url.protocol === 'https:';

@@ -20,7 +20,10 @@ export function roundSpanMs(policy: Pick<DeliveryPolicy, 'retryBaseMs' | 'maxRet
 }
 
 /** The first round of a delivery, and the round a replay starts: 1 + WEBHOOK_MAX_RETRIES attempts. */
-export const fullRound = (policy: Pick<DeliveryPolicy, 'maxRetries'>): Round => ({ attempts: 0, size: 1 + policy.maxRetries });
+export const fullRound = (policy: Pick<DeliveryPolicy, 'maxRetries'>): Round => ({
+  attempts: 0,
+  size: 1 + policy.maxRetries,
+});
 
 /** The round of a manual redelivery: one attempt, now. */
 export const singleAttemptRound = (): Round => ({ attempts: 0, size: 1 });

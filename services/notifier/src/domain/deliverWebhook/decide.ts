@@ -56,7 +56,8 @@ export function refused(round: Round, why: string): Step {
 export function afterAttempt(args: { round: Round; delivered: boolean; at: Date; policy: DeliveryPolicy }): Step {
   const round = { attempts: args.round.attempts + 1, size: args.round.size };
   if (args.delivered) return { status: 'DELIVERED', nextAttemptAt: null, reason: null, round };
-  if (round.attempts >= round.size) return { status: 'FAILED', nextAttemptAt: null, reason: Reasons.retriesExhausted, round };
+  if (round.attempts >= round.size)
+    return { status: 'FAILED', nextAttemptAt: null, reason: Reasons.retriesExhausted, round };
   return {
     status: 'PENDING',
     nextAttemptAt: new Date(args.at.getTime() + retryDelayMs(round.attempts, args.policy.retryBaseMs)),

@@ -51,7 +51,10 @@ describe('deciding an attempt', () => {
 
   it('when the URL breaks the rules, then the delivery FAILS at once with the reason and no retry', () => {
     const plan = planAttempt(delivery(), endpoint({ webhookUrl: 'http://hooks.lender.ng/x' }), t0, policy);
-    expect(plan).toMatchObject({ kind: 'settle', step: { status: 'FAILED', nextAttemptAt: null, reason: 'url_refused: the webhook URL must use https' } });
+    expect(plan).toMatchObject({
+      kind: 'settle',
+      step: { status: 'FAILED', nextAttemptAt: null, reason: 'url_refused: the webhook URL must use https' },
+    });
   });
 
   it('when the client is not known yet, then the delivery waits one retry base without using an attempt', () => {
@@ -86,7 +89,12 @@ describe('after an attempt', () => {
       const step = afterAttempt({ round, delivered: false, at: t0, policy });
       round = step.round;
       if (step.status !== 'PENDING') {
-        expect(step).toEqual({ status: 'FAILED', nextAttemptAt: null, reason: 'retries_exhausted', round: { attempts: 6, size: 6 } });
+        expect(step).toEqual({
+          status: 'FAILED',
+          nextAttemptAt: null,
+          reason: 'retries_exhausted',
+          round: { attempts: 6, size: 6 },
+        });
         break;
       }
       waits.push(step.nextAttemptAt!.getTime() - t0.getTime());

@@ -30,7 +30,10 @@ describe('webhook signature', () => {
       ],
       now,
     );
-    expect(headers).toEqual({ 'x-signature': sign(body, 'whsec_new'), 'x-signature-previous': sign(body, 'whsec_old') });
+    expect(headers).toEqual({
+      'x-signature': sign(body, 'whsec_new'),
+      'x-signature-previous': sign(body, 'whsec_old'),
+    });
   });
 
   it('when the overlap of the older secret has ended, then only the newest signs', () => {

@@ -15,7 +15,8 @@ export function dueHeads(entries: ScheduleEntry[], now: Date, busy: ReadonlySet<
   for (const entry of entries) {
     const key = orderKey(entry);
     const head = heads.get(key);
-    if (!head || entry.seq < head.seq || (entry.seq === head.seq && entry.deliveryId < head.deliveryId)) heads.set(key, entry);
+    if (!head || entry.seq < head.seq || (entry.seq === head.seq && entry.deliveryId < head.deliveryId))
+      heads.set(key, entry);
   }
   return [...heads.values()]
     .filter((e) => e.nextAttemptAt.getTime() <= now.getTime() && !busy.has(e.deliveryId))

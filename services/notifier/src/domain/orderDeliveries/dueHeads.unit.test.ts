@@ -5,7 +5,13 @@ const now = new Date('2025-03-01T09:00:00.000Z');
 const ago = (ms: number) => new Date(now.getTime() - ms);
 const later = (ms: number) => new Date(now.getTime() + ms);
 
-const entry = (deliveryId: string, applicationId: string, seq: number, nextAttemptAt: Date, partition = 0): ScheduleEntry => ({
+const entry = (
+  deliveryId: string,
+  applicationId: string,
+  seq: number,
+  nextAttemptAt: Date,
+  partition = 0,
+): ScheduleEntry => ({
   deliveryId,
   clientId: 'c1',
   applicationId,
@@ -42,7 +48,11 @@ describe('ordering of deliveries per application', () => {
   });
 
   it('when entries arrive out of order, then the lowest offset of the application is its head', () => {
-    const entries = [entry('third', 'app-1', 30, ago(1)), entry('first', 'app-1', 10, ago(1)), entry('second', 'app-1', 20, ago(1))];
+    const entries = [
+      entry('third', 'app-1', 30, ago(1)),
+      entry('first', 'app-1', 10, ago(1)),
+      entry('second', 'app-1', 20, ago(1)),
+    ];
     expect(dueHeads(entries, now).map((e) => e.deliveryId)).toEqual(['first']);
   });
 
@@ -51,7 +61,11 @@ describe('ordering of deliveries per application', () => {
   });
 
   it('when several heads are due, then the most overdue comes first', () => {
-    const entries = [entry('x', 'app-1', 1, ago(10)), entry('y', 'app-2', 2, ago(1_000)), entry('z', 'app-3', 3, ago(100))];
+    const entries = [
+      entry('x', 'app-1', 1, ago(10)),
+      entry('y', 'app-2', 2, ago(1_000)),
+      entry('z', 'app-3', 3, ago(100)),
+    ];
     expect(dueHeads(entries, now).map((e) => e.deliveryId)).toEqual(['y', 'z', 'x']);
   });
 });

@@ -8,7 +8,13 @@ import { fullRound } from '../deliverWebhook/backoff';
  */
 export function newDelivery(
   record: PublicEventRecord,
-  args: { deliveryId: string; partition: number; offset: string; now: Date; policy: Pick<DeliveryPolicy, 'maxRetries'> },
+  args: {
+    deliveryId: string;
+    partition: number;
+    offset: string;
+    now: Date;
+    policy: Pick<DeliveryPolicy, 'maxRetries'>;
+  },
 ): Delivery {
   return {
     deliveryId: args.deliveryId,

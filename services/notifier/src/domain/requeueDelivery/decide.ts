@@ -20,7 +20,8 @@ const requeue = (delivery: Delivery, now: Date, round: Delivery['round']): Deliv
  * delivery has settled (DELIVERED, FAILED or SKIPPED); a pending one is already on its way.
  */
 export function redeliver(delivery: Delivery | null, clientId: string, now: Date): Requeued | RequeueError {
-  if (!delivery || delivery.clientId !== clientId) return { ok: false, code: 'NOT_FOUND', message: 'Delivery not found' };
+  if (!delivery || delivery.clientId !== clientId)
+    return { ok: false, code: 'NOT_FOUND', message: 'Delivery not found' };
   if (delivery.status === 'PENDING') {
     const when = delivery.nextAttemptAt ? ` (next attempt at ${delivery.nextAttemptAt.toISOString()})` : '';
     return { ok: false, code: 'ALREADY_PENDING', message: `Delivery is already pending${when}` };

@@ -27,13 +27,23 @@ const delivery = (overrides: Partial<Delivery> = {}): Delivery => ({
 });
 
 describe('redelivery and replay', () => {
-  it.each(['FAILED', 'DELIVERED', 'SKIPPED'] as const)('when a %s delivery is redelivered, then one attempt is due now', (status) => {
-    const decision = redeliver(delivery({ status }), 'c1', now);
-    expect(decision).toMatchObject({
-      ok: true,
-      delivery: { status: 'PENDING', reason: null, nextAttemptAt: now, round: { attempts: 0, size: 1 }, version: 8, body: '{}' },
-    });
-  });
+  it.each(['FAILED', 'DELIVERED', 'SKIPPED'] as const)(
+    'when a %s delivery is redelivered, then one attempt is due now',
+    (status) => {
+      const decision = redeliver(delivery({ status }), 'c1', now);
+      expect(decision).toMatchObject({
+        ok: true,
+        delivery: {
+          status: 'PENDING',
+          reason: null,
+          nextAttemptAt: now,
+          round: { attempts: 0, size: 1 },
+          version: 8,
+          body: '{}',
+        },
+      });
+    },
+  );
 
   it('when the delivery is still pending, then a redelivery is refused as already pending', () => {
     const decision = redeliver(delivery({ status: 'PENDING', nextAttemptAt: now }), 'c1', now);
@@ -53,6 +63,10 @@ describe('redelivery and replay', () => {
   });
 
   it('when a delivery is replayed, then it gets a full retry round again', () => {
-    expect(replay(delivery(), now, { maxRetries: 5 })).toMatchObject({ status: 'PENDING', round: { attempts: 0, size: 6 }, nextAttemptAt: now });
+    expect(replay(delivery(), now, { maxRetries: 5 })).toMatchObject({
+      status: 'PENDING',
+      round: { attempts: 0, size: 6 },
+      nextAttemptAt: now,
+    });
   });
 });

@@ -66,10 +66,18 @@ export function createAttemptRunner(deps: AttemptDeps) {
     });
   }
 
-  async function send(delivery: Delivery, url: URL, secrets: SigningSecret[], startedAt: Date): Promise<{ step: Step; attempt: Attempt | null }> {
+  async function send(
+    delivery: Delivery,
+    url: URL,
+    secrets: SigningSecret[],
+    startedAt: Date,
+  ): Promise<{ step: Step; attempt: Attempt | null }> {
     const signatures = signatureHeaders(delivery.body, secrets, startedAt);
     if (!signatures) {
-      return { step: { status: 'FAILED', nextAttemptAt: null, reason: Reasons.noWebhookSecret, round: delivery.round }, attempt: null };
+      return {
+        step: { status: 'FAILED', nextAttemptAt: null, reason: Reasons.noWebhookSecret, round: delivery.round },
+        attempt: null,
+      };
     }
     if (delivery.attempts.length === 0) {
       metrics.firstAttemptDelay.observe(Math.max(0, startedAt.getTime() - delivery.eventAt.getTime()) / 1000);
@@ -148,7 +156,13 @@ export function createAttemptRunner(deps: AttemptDeps) {
     metrics.settled.inc({ status: next.status });
     if (next.status === 'FAILED' || next.status === 'SKIPPED') {
       logger.info(
-        { deliveryId: next.deliveryId, eventId: next.eventId, clientId: next.clientId, status: next.status, reason: next.reason },
+        {
+          deliveryId: next.deliveryId,
+          eventId: next.eventId,
+          clientId: next.clientId,
+          status: next.status,
+          reason: next.reason,
+        },
         'delivery settled without a 2xx',
       );
     }

@@ -1,5 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { toWebhookBody } from '@loan/contracts';
 import { waitFor } from '../../../../../testing/helpers';
 import {
@@ -62,7 +63,9 @@ describe('webhook delivery over the real broker and database', () => {
     const record = publisher.event({ clientId });
     await publisher.publish(record);
 
-    const [received] = await waitFor(() => hook.forEvent(record.id).length === 1 && hook.forEvent(record.id), { what: 'the POST' });
+    const [received] = await waitFor(() => hook.forEvent(record.id).length === 1 && hook.forEvent(record.id), {
+      what: 'the POST',
+    });
     expect(received!.rawBody.toString('utf8')).toBe(JSON.stringify(toWebhookBody(record)));
     expect(received!.headers['x-signature']).toBe(opensslHmac(secret, received!.rawBody));
     expect(received!.headers['x-signature-previous']).toBeUndefined();
@@ -88,7 +91,9 @@ describe('webhook delivery over the real broker and database', () => {
     const record = publisher.event({ clientId });
     await publisher.publish(record);
 
-    const [received] = await waitFor(() => hook.forEvent(record.id).length === 1 && hook.forEvent(record.id), { what: 'the POST' });
+    const [received] = await waitFor(() => hook.forEvent(record.id).length === 1 && hook.forEvent(record.id), {
+      what: 'the POST',
+    });
     expect(received!.headers['x-signature']).toBe(opensslHmac('whsec_new_one', received!.rawBody));
     expect(received!.headers['x-signature-previous']).toBe(opensslHmac('whsec_old_one', received!.rawBody));
     await settled(record.id, clientId);
@@ -101,7 +106,9 @@ describe('webhook delivery over the real broker and database', () => {
     const record = publisher.event({ clientId });
     await publisher.publish(record);
 
-    await waitFor(async () => ((await deliveryOf(record.id, clientId))?.attempts.length ?? 0) >= 1, { what: 'a refused attempt' });
+    await waitFor(async () => ((await deliveryOf(record.id, clientId))?.attempts.length ?? 0) >= 1, {
+      what: 'a refused attempt',
+    });
     await hook.up();
     const delivery = await settled(record.id, clientId);
 
@@ -127,7 +134,9 @@ describe('webhook delivery over the real broker and database', () => {
     const gaps = delivery.attempts.slice(1).map((a, i) => a.at.getTime() - delivery.attempts[i]!.at.getTime());
     [200, 400, 800, 1_600, 3_200].forEach((wait, i) => expect(gaps[i]).toBeGreaterThanOrEqual(wait));
     // Settled deliveries leave the schedule: nothing will send it again unless asked.
-    await waitFor(async () => (await notifier.service.repo.getEntry(delivery.deliveryId)) === null, { what: 'the entry to leave the schedule' });
+    await waitFor(async () => (await notifier.service.repo.getEntry(delivery.deliveryId)) === null, {
+      what: 'the entry to leave the schedule',
+    });
     expect(hook.forEvent(record.id)).toHaveLength(6);
     expect(delivery.nextAttemptAt).toBeNull();
   });
@@ -184,7 +193,9 @@ describe('webhook delivery over the real broker and database', () => {
     await publisher.publish(otherApplication);
 
     await settled(third.id, clientId);
-    const delivered = hook.requests.filter((r) => r.status === 200 && r.eventId !== otherApplication.id).map((r) => r.eventId);
+    const delivered = hook.requests
+      .filter((r) => r.status === 200 && r.eventId !== otherApplication.id)
+      .map((r) => r.eventId);
     expect(delivered).toEqual([first.id, second.id, third.id]);
     expect(hook.forEvent(first.id)).toHaveLength(3);
     const firstDelivered = hook.forEvent(first.id)[2]!.at;
@@ -194,9 +205,62 @@ describe('webhook delivery over the real broker and database', () => {
     expect(other.attempts[0]!.at.getTime()).toBeLessThan(firstDelivered);
   });
 
+  it('when the example receiver gets an event twice, then it handles it once, and it answers 401 to a wrong signature', async () => {
+    const { clientId, secret } = await publisher.client({ webhookUrl: null });
+    const script = path.resolve(__dirname, '../../../../../examples/webhook-receiver/receiver.mjs');
+    const child = spawn(process.execPath, [script], { env: { ...process.env, WEBHOOK_SECRET: secret, PORT: '0' } });
+    const lines: Record<string, unknown>[] = [];
+    child.stdout.on('data', (chunk: Buffer) =>
+      chunk
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .forEach((line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
+    );
+    try {
+      const { url } = (await waitFor(() => lines.find((l) => l.outcome === 'listening'), { what: 'the receiver' })) as {
+        url: string;
+      };
+      await publisher.client({ clientId, webhookUrl: `${url}webhooks`, secrets: [{ secret }], version: 2 });
+      await waitFor(async () => (await notifier.service.endpoints.get(clientId))?.version === 2, {
+        what: 'the new URL',
+      });
+      const record = publisher.event({ clientId });
+      await publisher.publish(record);
+      const delivered = await settled(record.id, clientId);
+      expect(delivered.attempts.map((a) => a.statusCode)).toEqual([200]);
+
+      // A redelivery is the same event again: the receiver recognises it and still answers 200.
+      const redeliver = await fetch(`${notifier.url}/internal/deliveries/${delivered.deliveryId}/redeliver`, {
+        method: 'POST',
+        headers: { 'x-client-id': clientId },
+      });
+      expect(redeliver.status).toBe(202);
+      await waitFor(async () => (await deliveryOf(record.id, clientId))?.attempts.length === 2, {
+        what: 'the redelivery',
+      });
+      expect((await deliveryOf(record.id, clientId))?.attempts.map((a) => a.statusCode)).toEqual([200, 200]);
+      expect(lines.filter((l) => l.eventId === record.id).map((l) => l.outcome)).toEqual(['received', 'duplicate']);
+
+      const impostor = await publisher.client({
+        webhookUrl: `${url}webhooks`,
+        secrets: [{ secret: 'whsec_not_the_one' }],
+      });
+      const forged = publisher.event({ clientId: impostor.clientId });
+      await publisher.publish(forged);
+      await waitFor(async () => (await deliveryOf(forged.id, impostor.clientId))?.attempts[0]?.statusCode === 401, {
+        what: 'a 401 for the wrong signature',
+      });
+    } finally {
+      child.kill();
+    }
+  });
+
   it('when client changes arrive out of order, then the endpoint projection keeps the highest version', async () => {
     const { clientId } = await publisher.client({ webhookUrl: 'https://hooks.lender.ng/v5', version: 5 });
-    await waitFor(async () => (await notifier.service.endpoints.get(clientId))?.version === 5, { what: 'version 5 projected' });
+    await waitFor(async () => (await notifier.service.endpoints.get(clientId))?.version === 5, {
+      what: 'version 5 projected',
+    });
     const stale = await publisher.client({ clientId, webhookUrl: 'https://hooks.lender.ng/v3', version: 3 });
     const { endpoints } = notifier.service;
     expect(await endpoints.apply(stale.change)).toBe(false);

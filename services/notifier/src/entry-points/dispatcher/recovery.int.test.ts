@@ -49,7 +49,9 @@ describe('recovery and replicas over the real broker and database', () => {
     const record = publisher.event({ clientId });
     await publisher.publish(record);
 
-    await waitFor(async () => (await deliveryOf(first, record.id, clientId))?.attempts.length === 2, { what: 'two failed attempts' });
+    await waitFor(async () => (await deliveryOf(first, record.id, clientId))?.attempts.length === 2, {
+      what: 'two failed attempts',
+    });
     await first.service.halt();
     running.splice(running.indexOf(first), 1);
     expect(hook.forEvent(record.id)).toHaveLength(2);
@@ -103,7 +105,9 @@ describe('recovery and replicas over the real broker and database', () => {
     publisher = await createPublisher(a.config);
     const { clientId } = await publisher.client({ webhookUrl: hook.url });
     const applications = Array.from({ length: 10 }, () => randomUUID());
-    const records = Array.from({ length: 40 }, (_, i) => publisher!.event({ clientId, applicationId: applications[i % 10] }));
+    const records = Array.from({ length: 40 }, (_, i) =>
+      publisher!.event({ clientId, applicationId: applications[i % 10] }),
+    );
     await publisher.publish(...records);
 
     await waitFor(

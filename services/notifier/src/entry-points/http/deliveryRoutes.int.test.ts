@@ -47,7 +47,10 @@ describe('the delivery log API, through the gateway, over the real broker and da
   const api = async (clientId: string | null, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${gateway.url}/api/webhooks${path}`, {
       method,
-      headers: { ...(clientId ? { 'x-api-key': clientId } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(clientId ? { 'x-api-key': clientId } : {}),
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -99,7 +102,12 @@ describe('the delivery log API, through the gateway, over the real broker and da
     await publisher.publish(record);
     const failed = await until(clientId, record.id, (d) => d.status === 'FAILED', 'FAILED after 1 + 1 attempts');
     expect(failed.attempts).toHaveLength(2);
-    expect(failed.attempts[0]).toEqual({ at: expect.any(String), statusCode: 500, error: null, durationMs: expect.any(Number) });
+    expect(failed.attempts[0]).toEqual({
+      at: expect.any(String),
+      statusCode: 500,
+      error: null,
+      durationMs: expect.any(Number),
+    });
     expect(failed.nextAttemptAt).toBeNull();
 
     hook.setBehaviour(() => 200);
@@ -124,7 +132,11 @@ describe('the delivery log API, through the gateway, over the real broker and da
   it('when FAILED deliveries are replayed since a time, then they are re-queued, counted and delivered', async () => {
     const { hook, clientId } = await failingClient();
     const since = new Date().toISOString();
-    const failedOnes = [publisher.event({ clientId }), publisher.event({ clientId }), publisher.event({ clientId, event: 'application.abandoned' })];
+    const failedOnes = [
+      publisher.event({ clientId }),
+      publisher.event({ clientId }),
+      publisher.event({ clientId, event: 'application.abandoned' }),
+    ];
     await publisher.publish(...failedOnes);
     for (const r of failedOnes) await until(clientId, r.id, (d) => d.status === 'FAILED', `${r.id} FAILED`);
     hook.setBehaviour(() => 200);
@@ -155,7 +167,9 @@ describe('the delivery log API, through the gateway, over the real broker and da
     expect(first.status).toBe(200);
     expect(page1.data).toHaveLength(2);
     expect(page1.nextCursor).toEqual(expect.any(String));
-    const second = (await api(clientId, 'GET', `/deliveries?limit=2&applicationId=${applicationId}&cursor=${page1.nextCursor}`)).body as unknown as Page;
+    const second = (
+      await api(clientId, 'GET', `/deliveries?limit=2&applicationId=${applicationId}&cursor=${page1.nextCursor}`)
+    ).body as unknown as Page;
     expect(second.data).toHaveLength(1);
     expect(second.nextCursor).toBeNull();
     const listed = [...page1.data, ...second.data];
@@ -164,11 +178,17 @@ describe('the delivery log API, through the gateway, over the real broker and da
     expect([...created].sort().reverse()).toEqual(created);
     expect(listed[0]).toMatchObject({ status: 'DELIVERED', event: 'application.failed', applicationId, reason: null });
 
-    const delivered = (await api(clientId, 'GET', '/deliveries?status=DELIVERED&event=application.failed')).body as unknown as Page;
+    const delivered = (await api(clientId, 'GET', '/deliveries?status=DELIVERED&event=application.failed'))
+      .body as unknown as Page;
     expect(delivered.data.every((d) => d.status === 'DELIVERED' && d.event === 'application.failed')).toBe(true);
     expect(((await api(clientId, 'GET', '/deliveries?status=FAILED')).body as unknown as Page).data).toEqual([]);
 
-    const theirsView = await until(other.clientId, theirs.id, (d) => d.status === 'DELIVERED', 'the other client delivery');
+    const theirsView = await until(
+      other.clientId,
+      theirs.id,
+      (d) => d.status === 'DELIVERED',
+      'the other client delivery',
+    );
     expect((await api(clientId, 'GET', `/deliveries/${theirsView.id}`)).status).toBe(404);
     expect((await api(clientId, 'POST', `/deliveries/${theirsView.id}/redeliver`)).status).toBe(404);
     const one = await api(other.clientId, 'GET', `/deliveries/${theirsView.id}`);
@@ -178,10 +198,17 @@ describe('the delivery log API, through the gateway, over the real broker and da
   it('when the query or body is not valid, then the answer is 400 in the error shape', async () => {
     const bad = await api('client-x', 'GET', '/deliveries?status=LOST&limit=500');
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ statusCode: 400, message: expect.stringMatching(/status must be one of/), error: 'Bad Request' });
+    expect(bad.body).toEqual({
+      statusCode: 400,
+      message: expect.stringMatching(/status must be one of/),
+      error: 'Bad Request',
+    });
     expect((await api('client-x', 'GET', '/deliveries?cursor=nonsense')).status).toBe(400);
     const replay = await api('client-x', 'POST', '/deliveries/replay', { since: 'yesterday' });
-    expect(replay).toEqual({ status: 400, body: { statusCode: 400, message: 'since is required and must be an ISO 8601 date-time', error: 'Bad Request' } });
+    expect(replay).toEqual({
+      status: 400,
+      body: { statusCode: 400, message: 'since is required and must be an ISO 8601 date-time', error: 'Bad Request' },
+    });
     expect((await api(null, 'GET', '/deliveries')).status).toBe(401);
   });
 

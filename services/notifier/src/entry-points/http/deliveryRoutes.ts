@@ -3,7 +3,13 @@ import { EventNames, errorBody, type EventName } from '@loan/contracts';
 import type { Clock } from '@loan/runtime';
 import { z } from 'zod';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
-import { DeliveryStatuses, scheduleEntryOf, type Delivery, type DeliveryPolicy, type ScheduleEntry } from '../../domain/delivery';
+import {
+  DeliveryStatuses,
+  scheduleEntryOf,
+  type Delivery,
+  type DeliveryPolicy,
+  type ScheduleEntry,
+} from '../../domain/delivery';
 import { isReplayable, redeliver, replay, type RequeueError } from '../../domain/requeueDelivery/decide';
 import { toView } from '../../domain/view';
 
@@ -58,7 +64,8 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
 }
 
 /** Page cursors are opaque to callers: the position of the last delivery of the page. */
-const encodeCursor = (d: Delivery) => Buffer.from(JSON.stringify([d.createdAt.toISOString(), d.deliveryId])).toString('base64url');
+const encodeCursor = (d: Delivery) =>
+  Buffer.from(JSON.stringify([d.createdAt.toISOString(), d.deliveryId])).toString('base64url');
 
 function decodeCursor(cursor: string): { createdAt: Date; deliveryId: string } {
   try {
