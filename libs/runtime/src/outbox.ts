@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { Topics, buildEvent, type EventName } from '@loan/contracts';
 import { Schema, type Model } from 'mongoose';
 import type { KafkaBus } from './kafka';
 import { createKeyedLock, type KeyedLock } from './keyedLock';
@@ -104,3 +106,49 @@ export function createOutboxRelay(options: {
   };
 }
 export type OutboxRelay = ReturnType<typeof createOutboxRelay>;
+
+/**
+ * What a decision asks to publish about one application: a public event (`loan.events.v1`) or
+ * an internal fact on the owner's topic. Both are keyed by the application.
+ */
+export type OutboxEffect =
+  | { kind: 'event'; event: EventName; data: unknown }
+  | { kind: 'fact'; topic: string; fact: Record<string, unknown> };
+
+/**
+ * Turns effects into outbox entries with fresh ids: the event id of a public event, the
+ * `factId` of a fact, so a republished entry carries the same id.
+ */
+export function toOutboxEntries(
+  owner: { clientId: string; applicationId: string },
+  effects: readonly OutboxEffect[],
+  now: Date,
+  headers?: Record<string, string>,
+): OutboxEntry[] {
+  return effects.map((effect) => {
+    const id = randomUUID();
+    if (effect.kind === 'event') {
+      return {
+        id,
+        topic: Topics.events,
+        key: owner.applicationId,
+        headers,
+        value: buildEvent({
+          id,
+          event: effect.event,
+          clientId: owner.clientId,
+          applicationId: owner.applicationId,
+          data: effect.data as never,
+          at: now,
+        }),
+      };
+    }
+    return {
+      id,
+      topic: effect.topic,
+      key: owner.applicationId,
+      headers,
+      value: { ...effect.fact, factId: id, clientId: owner.clientId, applicationId: owner.applicationId, at: now.toISOString() },
+    };
+  });
+}

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import {
   Topics,
-  buildEvent,
   type ApplicationCommand,
   type CommandReply,
   type DeadlinePassed,
   type EnrichmentResult,
-  type EventName,
   type ProviderCallback,
   type ScoringResult,
 } from '@loan/contracts';
@@ -17,6 +15,7 @@ import {
   createKeyedLock,
   createOutboxRelay,
   ensureContractTopics,
+  toOutboxEntries,
   isDuplicateKey,
   listen,
   syncIndexes,
@@ -67,33 +66,12 @@ export function createApplicationsService(deps: {
   const locked = createKeyedLock();
 
   function toOutbox(state: Application, effects: Effect[], now: Date, correlationId?: string): OutboxEntry[] {
-    const headers = correlationId ? { 'x-correlation-id': correlationId } : undefined;
-    return effects.map((effect) => {
-      const id = randomUUID();
-      if (effect.kind === 'event') {
-        return {
-          id,
-          topic: Topics.events,
-          key: state.applicationId,
-          headers,
-          value: buildEvent({
-            id,
-            event: effect.event as EventName,
-            clientId: state.clientId,
-            applicationId: state.applicationId,
-            data: effect.data as never,
-            at: now,
-          }),
-        };
-      }
-      return {
-        id,
-        topic: Topics.applicationFacts,
-        key: state.applicationId,
-        headers,
-        value: { ...effect.fact, factId: id, clientId: state.clientId, applicationId: state.applicationId, at: now.toISOString() },
-      };
-    });
+    return toOutboxEntries(
+      state,
+      effects.map((e) => (e.kind === 'event' ? e : { kind: 'fact', topic: Topics.applicationFacts, fact: e.fact })),
+      now,
+      correlationId ? { 'x-correlation-id': correlationId } : undefined,
+    );
   }
 
   /**

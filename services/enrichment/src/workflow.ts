@@ -1,17 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import {
   Topics,
-  buildEvent,
   type ApplicationFact,
   type DeadlinePassed,
-  type EventName,
   type ProviderCallback,
 } from '@loan/contracts';
 import type { AccountLinkingProvider } from '@loan/provider';
-import { ServiceError, isDuplicateKey, type Clock, type Logger, type OutboxEntry, type Sealer } from '@loan/runtime';
+import {
+  ServiceError,
+  isDuplicateKey,
+  toOutboxEntries,
+  type Clock,
+  type KeyedLock,
+  type Logger,
+  type OutboxEntry,
+  type OutboxRelay,
+  type Sealer,
+} from '@loan/runtime';
 import type { BankDataRepository } from './data-access/bankDataRepository';
 import type { JobRepository } from './data-access/jobRepository';
-import type { KeyedLock, OutboxRelay } from '@loan/runtime';
 import {
   type Pacing,
   type PartOutcome,
@@ -68,36 +75,13 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
   const leaseFrom = (now: Date) => new Date(now.getTime() + deps.leaseMs);
 
   function toOutbox(job: EnrichmentJob, effects: Effect[], now: Date): OutboxEntry[] {
-    return effects.map((effect) => {
-      const id = randomUUID();
-      if (effect.kind === 'event') {
-        return {
-          id,
-          topic: Topics.events,
-          key: job.applicationId,
-          value: buildEvent({
-            id,
-            event: effect.event as EventName,
-            clientId: job.clientId,
-            applicationId: job.applicationId,
-            data: effect.data as never,
-            at: now,
-          }),
-        };
-      }
-      return {
-        id,
-        topic: Topics.enrichmentResults,
-        key: job.applicationId,
-        value: {
-          ...effect.result,
-          factId: id,
-          clientId: job.clientId,
-          applicationId: job.applicationId,
-          at: now.toISOString(),
-        },
-      };
-    });
+    return toOutboxEntries(
+      job,
+      effects.map((e) =>
+        e.kind === 'event' ? e : { kind: 'fact', topic: Topics.enrichmentResults, fact: e.result as Record<string, unknown> },
+      ),
+      now,
+    );
   }
 
   /**
