@@ -148,9 +148,26 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   let producerConnected = false;
   const lagTimers: NodeJS.Timeout[] = [];
 
+  /**
+   * Connects the producer and the admin client. A broker that has just started may still be
+   * electing leaders (the idempotent producer's id comes from an internal topic), so failures
+   * are retried with backoff for up to a minute before giving up.
+   */
   async function connect(): Promise<void> {
-    await Promise.all([producer.connect(), admin.connect()]);
-    producerConnected = true;
+    const deadline = Date.now() + 60_000;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.connect();
+        await producer.connect();
+        producerConnected = true;
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        logger.warn({ err: error, attempt }, 'Kafka not ready yet; retrying');
+        await producer.disconnect().catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 250 * 2 ** attempt)));
+      }
+    }
   }
 
   /**
