@@ -1,7 +1,16 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { createServiceRuntime, createSealer, type ServiceRuntime, systemClock, type Clock } from '@loan/runtime';
+import {
+  createKafkaBus,
+  createLogger,
+  createMetrics,
+  createServiceRuntime,
+  createSealer,
+  type ServiceRuntime,
+  systemClock,
+  type Clock,
+} from '@loan/runtime';
 import { createMonoClient } from '@loan/provider';
 
 /**
@@ -186,4 +195,20 @@ export async function startNotifier(ns: string, extra: Record<string, string> = 
   const service = createNotifierService({ runtime, config, clock });
   const { url } = await service.start();
   return { name: 'notifier', url, runtime, stop: () => service.stop() };
+}
+
+/** A Kafka bus of the test itself, in the suite's namespace, to publish and read as the services would. */
+export function testBus(ns: string, clientId: string) {
+  return createKafkaBus({
+    logger: createLogger(clientId, 'silent'),
+    metrics: createMetrics(clientId),
+    settings: {
+      brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+      clientId,
+      registryUrl: process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:8081/apis/ccompat/v7',
+      partitions: 3,
+      replicationFactor: 1,
+      namespace: ns,
+    },
+  });
 }

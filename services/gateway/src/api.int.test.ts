@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Topics, type EnrichmentResult, type ScoringResult, type DeadlinePassed } from '@loan/contracts';
-import { createKafkaBus, createLogger, createMetrics } from '@loan/runtime';
 import { waitFor } from '../../../testing/helpers';
 import {
   applicant,
@@ -10,6 +9,7 @@ import {
   startGateway,
   startSandbox,
   suiteNamespace,
+  testBus,
   type Running,
 } from '../../../testing/stack';
 
@@ -24,18 +24,7 @@ let applications: Running;
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let lender: Awaited<ReturnType<typeof createClient>>;
 let other: Awaited<ReturnType<typeof createClient>>;
-const bus = createKafkaBus({
-  logger: createLogger('api-test', 'silent'),
-  metrics: createMetrics('api-test'),
-  settings: {
-    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    clientId: 'api-test',
-    registryUrl: process.env.SCHEMA_REGISTRY_URL!,
-    partitions: 3,
-    replicationFactor: 1,
-    namespace: ns,
-  },
-});
+const bus = testBus(ns, 'api-test');
 
 const limits = { RATE_LIMIT_INITIATE: '1000', RATE_LIMIT_GLOBAL: '1000', RATE_LIMIT_ANALYZE: '1000' };
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Topics, type ApplicationFact, type EnrichedAccount, type ScoringResult } from '@loan/contracts';
-import { createKafkaBus, createLogger, createMetrics, createSealer } from '@loan/runtime';
+import { createSealer } from '@loan/runtime';
 import { waitFor } from '../../../testing/helpers';
-import { startScoring, suiteNamespace, type Running } from '../../../testing/stack';
+import { startScoring, suiteNamespace, testBus, type Running } from '../../../testing/stack';
 
 /**
  * The scoring service against the real broker, registry and database, fed the facts the
@@ -10,18 +10,7 @@ import { startScoring, suiteNamespace, type Running } from '../../../testing/sta
  */
 const ns = suiteNamespace();
 const sealer = createSealer(process.env.DATA_KEY ?? 'local-development-data-key-change-me');
-const bus = createKafkaBus({
-  logger: createLogger('scoring-test', 'silent'),
-  metrics: createMetrics('scoring-test'),
-  settings: {
-    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    clientId: 'scoring-test',
-    registryUrl: process.env.SCHEMA_REGISTRY_URL!,
-    partitions: 3,
-    replicationFactor: 1,
-    namespace: ns,
-  },
-});
+const bus = testBus(ns, 'scoring-test');
 let scoring: Running;
 const results: ScoringResult[] = [];
 
