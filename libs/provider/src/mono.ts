@@ -64,6 +64,31 @@ function toProviderError(error: unknown): ProviderError {
 }
 
 /**
+ * `data.account` of `GET /v2/accounts/:id` as the services read it; `requestedId` stands in
+ * when the provider leaves the id out. Pure.
+ */
+export function toProviderAccount(
+  account: Record<string, unknown> & { institution?: Record<string, unknown> },
+  requestedId: string,
+): ProviderAccount {
+  const institution = account.institution ?? {};
+  return {
+    id: String(account.id ?? account._id ?? requestedId),
+    holderName: String(account.name ?? ''),
+    accountNumber: String(account.account_number ?? ''),
+    currency: String(account.currency ?? 'NGN'),
+    type: String(account.type ?? ''),
+    balanceKobo: Number(account.balance ?? 0),
+    bvnLast4: account.bvn == null ? null : String(account.bvn).slice(-4),
+    institution: {
+      name: String(institution.name ?? 'Unknown bank'),
+      bankCode: institution.bank_code == null ? null : String(institution.bank_code),
+      type: String(institution.type ?? ''),
+    },
+  };
+}
+
+/**
  * Client of Mono's REST API (the sandbox speaks the same API). Every call goes through one
  * circuit breaker per client; 5xx, 429 and timeouts are retried with exponential backoff, other
  * 4xx are not. The secret key is the lender's own, passed per call.
@@ -149,22 +174,7 @@ export function createMonoClient(options: MonoClientOptions): AccountLinkingProv
         secretKey,
         { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}` },
       );
-      const account = res.data.account;
-      const institution = account.institution ?? {};
-      return {
-        id: String(account.id ?? account._id ?? accountId),
-        holderName: String(account.name ?? ''),
-        accountNumber: String(account.account_number ?? ''),
-        currency: String(account.currency ?? 'NGN'),
-        type: String(account.type ?? ''),
-        balanceKobo: Number(account.balance ?? 0),
-        bvnLast4: account.bvn == null ? null : String(account.bvn).slice(-4),
-        institution: {
-          name: String(institution.name ?? 'Unknown bank'),
-          bankCode: institution.bank_code == null ? null : String(institution.bank_code),
-          type: String(institution.type ?? ''),
-        },
-      };
+      return toProviderAccount(res.data.account, accountId);
     },
 
     async getTransactions(secretKey: string, accountId: string): Promise<ProviderTransaction[]> {
