@@ -8,6 +8,7 @@ const base = {
   moduleNameMapper: {
     '^@loan/(contracts|runtime|provider)$': '<rootDir>/libs/$1/src',
     '^@loan/(gateway|applications|enrichment|scoring|notifier|janitor)$': '<rootDir>/services/$1/src',
+    '^@loan/(gateway|applications|enrichment|scoring|notifier|janitor)/domain$': '<rootDir>/services/$1/src/domain',
     '^@loan/sandbox$': '<rootDir>/sandbox/src',
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
