@@ -197,6 +197,39 @@ describe('scoreApplication', () => {
     expect(decision.regulatory_compliance.credit_bureau_checked).toBe(false);
   });
 
+  describe('when one risk factor is HIGH but the band and affordability would approve', () => {
+    const input = applicationOf('salaried', ASK);
+    const audit = buildScoringAudit(input);
+    const betting = {
+      ...audit,
+      features: {
+        ...audit.features,
+        bettingDebitsMonthlyAverage: audit.features.monthlyIncome * 0.3,
+        bettingShareOfIncome: 0.3,
+      },
+    };
+
+    it('then the ask goes to manual review with the factor as the reason, its terms kept', () => {
+      const decision = decideFromAudit(betting, input);
+
+      expect(['LOW_RISK', 'MEDIUM_RISK']).toContain(decision.score_band);
+      expect(decision.decision).toBe('MANUAL_REVIEW');
+      expect(decision.manual_review_reasons).toEqual([
+        { code: 'SEVERE_RISK_FACTOR', description: expect.stringMatching(/^Betting takes 30% of income/) },
+      ]);
+      expect(decision.approval_details).toMatchObject({ approved_amount: ASK.amount, approved_tenor: ASK.tenor });
+      expect(decideFromAudit(audit, input).decision).toBe('APPROVED');
+    });
+
+    it('then an ask that would get a counter-offer goes to manual review with the counter-offer', () => {
+      const decision = decideFromAudit(betting, { ...input, loan: { amount: 1_500_000, tenor: 12, interestRate: 5 } });
+
+      expect(decision.decision).toBe('MANUAL_REVIEW');
+      expect(decision.counter_offer).not.toBeNull();
+      expect(codes(decision.manual_review_reasons)).toEqual(['SEVERE_RISK_FACTOR']);
+    });
+  });
+
   it('when the statements are too short, then the file is thin and goes to manual review', () => {
     const decision = scoreApplication(
       applicationOf('thin_file', { amount: 100_000, tenor: 3, interestRate: 5 }),
