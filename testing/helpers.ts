@@ -22,7 +22,14 @@ export async function waitFor<T>(
   }
 }
 
-export const uniqueName = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+/**
+ * Topic, group and database names of one test run start with `tz<time>_`, the time in base 36:
+ * the global setup deletes the topics of runs older than a few hours, so a developer's broker
+ * does not collect thousands of partitions (testing/global-setup.js).
+ */
+export const testStamp = () => `tz${Date.now().toString(36)}_${randomUUID().slice(0, 6)}`;
+
+export const uniqueName = (prefix: string) => `${testStamp()}-${prefix}`;
 
 /** Configuration of a service under test: the local infrastructure, its own database. */
 export function testConfig<T extends Record<string, unknown> = BaseConfig>(

@@ -12,6 +12,7 @@ import {
   type Clock,
 } from '@loan/runtime';
 import { createMonoClient } from '@loan/provider';
+import { testStamp } from './helpers';
 
 /**
  * Starts parts of the real system in this test process, isolated from other suites by a topic
@@ -23,7 +24,7 @@ export interface StackOptions {
 }
 
 export function suiteNamespace(): string {
-  return `t${randomUUID().slice(0, 8)}.`;
+  return `${testStamp()}.`;
 }
 
 export function baseEnv(ns: string, service: string, extra: Record<string, string> = {}): Record<string, string | undefined> {

@@ -12,7 +12,7 @@ import {
 } from '@loan/contracts';
 import { createServiceRuntime, ensureContractTopics, listen, systemClock, type ServiceRuntime } from '@loan/runtime';
 import { createSandbox, loadConfig as loadSandboxConfig, type PersonaId, type Sandbox } from '@loan/sandbox';
-import { testConfig, uniqueName, waitFor } from '../../../../testing/helpers';
+import { testConfig, testStamp, uniqueName, waitFor } from '../../../../testing/helpers';
 // The gateway's own provider-webhook route: the sandbox's webhooks become ProviderCallback
 // messages exactly as in production.
 import { providerWebhookRoutes } from '../../../gateway/src/entry-points/http/providerWebhookRoutes';
@@ -96,7 +96,7 @@ export interface Harness {
  * route in front of the bus, and collectors of what the service publishes.
  */
 export async function startHarness(options: { jobDelay?: string } = {}): Promise<Harness> {
-  const namespace = `${uniqueName('t')}.`;
+  const namespace = `${testStamp()}.`;
   const dbName = uniqueName('enrichment_test').replace(/-/g, '_');
   const driver = await createServiceRuntime(
     testConfig('enrichment-test-driver', { KAFKA_TOPIC_NAMESPACE: namespace, MONGO_DB: dbName }),

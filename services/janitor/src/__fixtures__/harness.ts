@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Topics, deadLetterTopicFor, type DeadlinePassed } from '@loan/contracts';
 import {
   createKafkaBus,
@@ -9,7 +8,7 @@ import {
   type KafkaBus,
   type ServiceRuntime,
 } from '@loan/runtime';
-import { testConfig, uniqueName, waitFor } from '../../../../testing/helpers';
+import { testConfig, testStamp, uniqueName, waitFor } from '../../../../testing/helpers';
 import { configShape, type JanitorConfig } from '../config';
 import { prepareTopics } from '../data-access/topics';
 import { createJanitorService, type JanitorService } from '../service';
@@ -36,7 +35,7 @@ export interface Stage {
 }
 
 export const newStage = (): Stage => ({
-  namespace: `t-${randomUUID().slice(0, 8)}.`,
+  namespace: `${testStamp()}.`,
   database: uniqueName('janitor_test').replace(/-/g, '_'),
 });
 

@@ -11,16 +11,16 @@ import {
   createServiceRuntime,
   systemClock,
 } from '@loan/runtime';
-import { testConfig } from '../../../../testing/helpers';
+import { testConfig, testStamp } from '../../../../testing/helpers';
 import { configShape, type NotifierConfig } from '../config';
 import { createNotifierService } from '../service';
 
 /** Settings of one suite: its own topic namespace, consumer group and database. */
 export function suiteSettings(overrides: Record<string, string> = {}): Record<string, string> {
-  const id = randomUUID().slice(0, 8);
+  const id = testStamp();
   return {
-    KAFKA_TOPIC_NAMESPACE: `t-${id}.`,
-    MONGO_DB: `notifier_t_${id}`,
+    KAFKA_TOPIC_NAMESPACE: `${id}.`,
+    MONGO_DB: `${id}_notifier`,
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     WEBHOOK_TIMEOUT: '2s',
     WEBHOOK_RETRY_BASE: '200ms',
