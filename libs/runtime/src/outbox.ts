@@ -34,17 +34,25 @@ export interface OutboxDocument {
 }
 
 /**
- * Publishes the outboxes of one collection: right after each write (`flush`), and on a timer
- * for anything a crashed process left behind (`sweep`). Entries are published in order and
+ * Publishes the outboxes of one collection: right after each write (`flush`); again a few
+ * seconds later for a document whose flush failed (broker unreachable, say); and by a sweep of
+ * the whole collection at start and then every `sweepEveryMs`, for what a crashed process (this
+ * one before a restart, or another replica) left behind. Entries are published in order and
  * removed only once the broker acknowledged them; a duplicate after a crash carries the same
  * event id, which consumers deduplicate.
+ *
+ * The sweep is a query on `outboxPending`, which FerretDB answers by reading every document of
+ * the collection: it runs rarely, and the retries of failed flushes are lookups by id.
  */
 export function createOutboxRelay(options: {
   bus: Pick<KafkaBus, 'publish'>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   model: Model<any>;
   logger: Logger;
+  /** Interval of the sweep of the whole collection (60 s by default). */
   sweepEveryMs?: number;
+  /** Interval of the retries of flushes that failed (2 s by default). */
+  retryEveryMs?: number;
   /**
    * The lock the owning service takes around its own writes of a document: publishing and
    * removing entries then never interleaves with a state change of the same document.
@@ -53,13 +61,23 @@ export function createOutboxRelay(options: {
 }) {
   const { bus, model } = options;
   const logger = options.logger.child({ component: 'outbox', collection: model.collection.name });
-  let timer: NodeJS.Timeout | null = null;
+  const timers: NodeJS.Timeout[] = [];
   let sweeping = false;
+  /** Documents whose last flush failed, retried by id. */
+  const failed = new Map<string, unknown>();
 
   async function publishEntries(docId: unknown, entries: OutboxEntry[]) {
     if (entries.length === 0) return;
+    // Consecutive entries of one topic go in one request; the order of all entries is kept.
+    const batches: OutboxEntry[][] = [];
     for (const entry of entries) {
-      await bus.publish(entry.topic, [{ key: entry.key, value: entry.value, headers: entry.headers }]);
+      const last = batches.at(-1);
+      if (last && last[0]?.topic === entry.topic) last.push(entry);
+      else batches.push([entry]);
+    }
+    for (const batch of batches) {
+      const messages = batch.map((entry) => ({ key: entry.key, value: entry.value, headers: entry.headers }));
+      await bus.publish(batch[0]!.topic, messages);
     }
     // `$pullAll` of the entries exactly as stored: FerretDB ignores `$pull` with a condition.
     await model.collection.updateOne({ _id: docId } as never, { $pullAll: { outbox: entries } } as never);
@@ -68,12 +86,27 @@ export function createOutboxRelay(options: {
 
   const locked = options.lock ?? createKeyedLock();
 
-  /** Publishes what the given document holds in its outbox. */
+  /**
+   * Publishes what the given document holds in its outbox. When that fails the document is
+   * retried shortly, and the error is passed on: the write it follows is durable either way.
+   */
   function flush(docId: unknown): Promise<void> {
     return locked(String(docId), async () => {
-      const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, { projection: { outbox: 1 } });
-      if (doc) await publishEntries(doc._id, doc.outbox ?? []);
+      try {
+        const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, { projection: { outbox: 1 } });
+        if (doc) await publishEntries(doc._id, doc.outbox ?? []);
+        failed.delete(String(docId));
+      } catch (error) {
+        failed.set(String(docId), docId);
+        throw error;
+      }
     });
+  }
+
+  async function retryFailed(): Promise<void> {
+    for (const docId of [...failed.values()]) {
+      await flush(docId).catch((error: unknown) => logger.warn({ err: error }, 'outbox flush retry failed'));
+    }
   }
 
   async function sweep(): Promise<number> {
@@ -94,14 +127,14 @@ export function createOutboxRelay(options: {
     flush,
     sweep,
     start() {
-      timer = setInterval(() => {
-        sweep().catch((error) => logger.warn({ err: error }, 'outbox sweep failed'));
-      }, options.sweepEveryMs ?? 10_000);
-      timer.unref();
+      const sweepLogged = () => sweep().catch((error) => logger.warn({ err: error }, 'outbox sweep failed'));
+      void sweepLogged();
+      timers.push(setInterval(sweepLogged, options.sweepEveryMs ?? 60_000));
+      timers.push(setInterval(() => void retryFailed(), options.retryEveryMs ?? 2_000));
+      for (const timer of timers) timer.unref();
     },
     stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
+      for (const timer of timers.splice(0)) clearInterval(timer);
     },
   };
 }

@@ -162,4 +162,38 @@ describe('shared runtime against the real broker, registry and database', () => 
       await db.close();
     }
   });
+
+  it('when publishing fails right after a write, then the relay retries that document shortly, without waiting for a sweep', async () => {
+    const topic = uniqueName('test.outbox-retry');
+    const bus = newBus(topic);
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic]);
+    const seen: string[] = [];
+    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push((m.value as { id: string }).id) });
+    const db = await connectMongo({ url: process.env.MONGO_URL!, dbName: uniqueName('outbox_test').replace(/-/g, '_'), logger });
+    try {
+      const model = db.model('Doc', new Schema({ _id: String, ...outboxFields }));
+      let outage = true;
+      const flaky = {
+        publish: (t: string, messages: Parameters<typeof bus.publish>[1]) =>
+          outage ? Promise.reject(new Error('broker unreachable')) : bus.publish(t, messages),
+      };
+      const relay = createOutboxRelay({ bus: flaky, model, logger, sweepEveryMs: 3_600_000, retryEveryMs: 100 });
+      relay.start();
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the start-up sweep found nothing
+      const entry = (id: string) => ({ id, topic, key: 'k', value: { id, text: 'hello', count: 1 } });
+      await model.create({ _id: 'doc', outbox: [entry('x'), entry('y')], outboxPending: true });
+      await expect(relay.flush('doc')).rejects.toThrow('broker unreachable');
+      outage = false;
+      await waitFor(() => seen.length >= 2, { what: 'the retried messages' });
+      relay.stop();
+      expect(seen).toEqual(['x', 'y']);
+      const after = await model.collection.findOne<{ outbox: unknown[]; outboxPending: boolean }>({ _id: 'doc' as never });
+      expect(after?.outboxPending).toBe(false);
+    } finally {
+      await db.dropDatabase();
+      await db.close();
+    }
+  });
 });

@@ -27,7 +27,7 @@ import {
 import type { ApplicationsConfig } from './config';
 import { applicationModel } from './data-access/applicationModel';
 import { createApplicationRepository } from './data-access/applicationRepository';
-import type { Application, Effect, Outcome } from './domain/application';
+import { applicationIdFor, type Application, type Effect, type Outcome } from './domain/application';
 import { analyzeApplication } from './domain/analyzeApplication/decide';
 import { expireDeadline } from './domain/expireDeadline/decide';
 import { finalizeLinking } from './domain/finalizeLinking/decide';
@@ -179,7 +179,7 @@ export function createApplicationsService(deps: {
         }
         continue;
       }
-      const applicationId = randomUUID();
+      const applicationId = applicationIdFor(request.idempotencyKey);
       const bvnSealed = request.bvn ? sealer.seal(request.bvn) : null;
       const applicant = { firstName: request.firstName, lastName: request.lastName, email: request.email, phone: null, bvnSealed };
       const widgetUrl = await widgetFor({ applicationId, applicant }, cmd.providerKey);

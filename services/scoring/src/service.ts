@@ -113,7 +113,12 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
           if (!isDuplicateKey(error)) throw error;
         });
     }
-    const stored = await profiles.find({ _id: { $in: fact.accountIds } }).lean<{ profile: EnrichedAccount }[]>();
+    // One lookup by id per account rather than `$in`: FerretDB answers `_id` equality from its
+    // index but scans the whole collection of (large) profiles for `$in`.
+    const found = await Promise.all(
+      fact.accountIds.map((accountId) => profiles.findById(accountId).lean<{ profile: EnrichedAccount }>()),
+    );
+    const stored = found.filter((doc): doc is NonNullable<typeof doc> => doc !== null);
     const waited = clock.now().getTime() - new Date(fact.at).getTime();
     if (stored.length < fact.accountIds.length && waited < config.PROFILE_WAIT) {
       // Enriched data may still be on its way through the results topic: try again shortly.

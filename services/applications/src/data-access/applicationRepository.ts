@@ -1,5 +1,5 @@
 import type { OutboxEntry } from '@loan/runtime';
-import type { Application } from '../domain/application';
+import { applicationIdFor, type Application } from '../domain/application';
 import type { ApplicationModel } from './applicationModel';
 
 export interface Stored {
@@ -64,14 +64,10 @@ export function createApplicationRepository(model: ApplicationModel) {
       return doc ? { state: toState(doc), rev: doc.rev } : null;
     },
 
+    /** The application an idempotency key opened, found by the id the key names. */
     async getByKey(idempotencyKey: string): Promise<Stored | null> {
-      const doc = await model.findOne({ idempotencyKey }, { outbox: 0 }).lean<Doc>();
-      return doc ? { state: toState(doc), rev: doc.rev } : null;
-    },
-
-    async findByProviderAccount(providerAccountId: string): Promise<Stored | null> {
-      const doc = await model.findOne({ 'accounts.providerAccountId': providerAccountId }, { outbox: 0 }).lean<Doc>();
-      return doc ? { state: toState(doc), rev: doc.rev } : null;
+      const doc = await model.findById(applicationIdFor(idempotencyKey), { outbox: 0 }).lean<Doc>();
+      return doc && doc.idempotencyKey === idempotencyKey ? { state: toState(doc), rev: doc.rev } : null;
     },
 
     /** Inserts a new application; a duplicate idempotencyKey makes this throw (code 11000). */

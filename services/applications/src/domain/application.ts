@@ -8,6 +8,7 @@ import type {
   EventDataOf,
   EventName,
 } from '@loan/contracts';
+import { v5 as uuidv5 } from 'uuid';
 
 /** A bank account the applicant linked through the provider's widget. */
 export interface LinkedAccount {
@@ -20,6 +21,18 @@ export interface LinkedAccount {
   enrichmentStatus: EnrichmentStatus;
   linkedAt: Date;
   enrichedAt: Date | null;
+}
+
+/** Namespace of application ids derived from idempotency keys (RFC 9562 name-based, SHA-1). */
+const APPLICATION_ID_NAMESPACE = '4f1c2b8e-7a3d-4c5e-9b61-2d8f0e6a7c13';
+
+/**
+ * The id of the application an idempotency key opens: the same key always names the same
+ * application, so finding it is a lookup by id and two racing initiates collide on the id.
+ * Keys are unique across all lenders, and so are these ids.
+ */
+export function applicationIdFor(idempotencyKey: string): string {
+  return uuidv5(idempotencyKey, APPLICATION_ID_NAMESPACE);
 }
 
 /** A loan application and its applicant, as the applications service keeps them. */
