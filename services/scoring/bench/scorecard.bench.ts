@@ -1,59 +1,33 @@
 /**
  * Time per decision of the scorecard on a 12-month, 3-account application (no assertions).
+ * The accounts are the sandbox's personas as the provider serves them, enriched by enrichment's
+ * own code (the golden table's path, src/golden), with the sandbox bureau's clean file.
  * Run: `npx tsx services/scoring/bench/scorecard.bench.ts` (ITERATIONS=... to change the count).
  */
-import { cleanBureau } from '../src/domain/__fixtures__/personas';
-import { FIXTURE_NOW, buildAccount, jitter, planMonths } from '../src/domain/__fixtures__/statements';
+import { GOLDEN_TIMELINE } from '../src/golden/goldenTable';
+import { sandboxFile, scoringInput } from '../src/golden/sandboxApplicant';
 import { scoreApplication, type ScoreApplicationInput } from '../src/domain/scoreApplication';
 
 const WARM_UP = 500;
 const ITERATIONS = Number(process.env.ITERATIONS ?? 20_000);
 
 const threeAccountApplication = (): ScoreApplicationInput => {
-  const holder = 'OKAFOR CHINEDU EMMANUEL';
-  const salary = planMonths(12, 101, (_, random) => ({
-    salary: 450_000,
-    spending: jitter(random, 280_000, 0.1),
-    loanRepayments: 25_000,
-    ownOut: 80_000,
-    betting: jitter(random, 3_000, 0.5),
-    transactions: jitter(random, 80, 0.2),
-  }));
-  const savings = planMonths(12, 102, (_, random) => ({
-    ownIn: 50_000,
-    otherIncome: jitter(random, 2_000, 0.3),
-    spending: jitter(random, 20_000, 0.4),
-    transactions: 10,
-  }));
-  const wallet = planMonths(12, 103, (_, random) => ({
-    ownIn: 30_000,
-    otherIncome: jitter(random, 40_000, 0.6),
-    spending: jitter(random, 60_000, 0.2),
-    overdraftDays: random() < 0.2 ? 1 : 0,
-    transactions: jitter(random, 60, 0.2),
-  }));
-  const account = (n: number, institution: string, months: typeof salary) =>
-    buildAccount({
-      accountId: `b0000000-0000-4000-9000-00000000000${n}`,
-      institution,
-      bankCode: null,
-      accountNumber: `012345678${n}`,
-      holderName: holder,
-      openingBalance: 100_000,
-      months,
-    });
-  return {
-    applicantId: '00000000-0000-4000-8000-0000000000b1',
-    applicant: { firstName: 'Chinedu', lastName: 'Okafor', bvn: '22200000001' },
-    loan: { amount: 900_000, tenor: 12, interestRate: 5 },
-    accounts: [
-      account(1, 'GTBank', salary),
-      account(2, 'Kuda MFB', savings),
-      account(3, 'Moniepoint MFB', wallet),
-    ],
-    bureau: cleanBureau(),
-    now: FIXTURE_NOW,
-  };
+  const file = sandboxFile(
+    {
+      // The label seeds the accounts; this one gives each account at least 12 months of history.
+      label: 'bench applicant 27',
+      firstName: 'Chinedu',
+      lastName: 'Okafor',
+      bvn: '22200000001', // the sandbox bureau's clean file
+      accounts: [{ persona: 'salaried' }, { persona: 'gig', institution: 'opay' }, { persona: 'salaried_high' }],
+    },
+    GOLDEN_TIMELINE,
+  );
+  const months = file.accounts.map((account) => account.months.length);
+  if (file.accounts.length !== 3 || months.some((n) => n < 12)) {
+    throw new Error(`expected 3 accounts of at least 12 months, got ${months.join(', ')}`);
+  }
+  return scoringInput(file, { amount: 900_000, tenor: 12, interestRate: 5 });
 };
 
 const percentile = (sorted: readonly number[], p: number): number =>
