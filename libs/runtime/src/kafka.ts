@@ -9,6 +9,7 @@ import {
   type IHeaders,
   type KafkaConfig,
   type LogEntry,
+  type Message,
   type Producer,
 } from 'kafkajs';
 import type { Logger } from './logger';
@@ -115,6 +116,9 @@ export function createCodec(registryUrl: string, schemaOf: (topic: string) => z.
 }
 export type Codec = ReturnType<typeof createCodec>;
 
+/** Messages of one produce request at most, when waiting publishes are sent together. */
+const MAX_MESSAGES_PER_REQUEST = 1_000;
+
 /**
  * Kafka plumbing of one service: an idempotent producer that encodes through the registry,
  * consumers that decode, validate and dead-letter poison messages, and topic creation.
@@ -206,12 +210,49 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     }
   }
 
+  /**
+   * Publishes waiting while a request is in flight go out together in the next one (the
+   * idempotent producer allows one request in flight): under load a handful of requests carry
+   * what would otherwise be hundreds, and alone a publish is sent at once. Call order is kept.
+   */
+  const waiting: { topic: string; messages: Message[]; settle: (error?: unknown) => void }[] = [];
+  let sending = false;
+
+  async function sendWaiting(): Promise<void> {
+    if (sending) return;
+    sending = true;
+    try {
+      while (waiting.length > 0) {
+        let count = 0;
+        let take = 0;
+        while (take < waiting.length && (take === 0 || count + waiting[take]!.messages.length <= MAX_MESSAGES_PER_REQUEST)) {
+          count += waiting[take]!.messages.length;
+          take++;
+        }
+        const batch = waiting.splice(0, take);
+        const byTopic = new Map<string, Message[]>();
+        for (const item of batch) byTopic.set(item.topic, [...(byTopic.get(item.topic) ?? []), ...item.messages]);
+        try {
+          await producer.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+          for (const item of batch) item.settle();
+        } catch (error) {
+          for (const item of batch) item.settle(error);
+        }
+      }
+    } finally {
+      sending = false;
+    }
+  }
+
   async function publish(topic: string, messages: OutboundMessage[]): Promise<void> {
     if (messages.length === 0) return;
     const encoded = await Promise.all(
       messages.map(async (m) => ({ key: m.key, value: await codec.encode(topic, m.value), headers: m.headers })),
     );
-    await producer.send({ topic: real(topic), messages: encoded });
+    await new Promise<void>((resolve, reject) => {
+      waiting.push({ topic: real(topic), messages: encoded, settle: (error) => (error ? reject(error) : resolve()) });
+      void sendWaiting();
+    });
     metrics.published.inc({ topic }, messages.length);
   }
 

@@ -58,6 +58,22 @@ describe('shared runtime against the real broker, registry and database', () => 
     expect(body.schemaType).toBe('JSON');
   });
 
+  it('when many publishes of one key are made at once, then they arrive in the order they were made', async () => {
+    const topic = uniqueName('test.burst');
+    const bus = newBus(topic);
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic]);
+    const seen: number[] = [];
+    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push((m.value as { count: number }).count) });
+    const publishes = Array.from({ length: 300 }, (_, count) =>
+      bus.publish(topic, [{ key: 'one-application', value: { id: String(count), text: 'step', count } }]),
+    );
+    await Promise.all(publishes);
+    await waitFor(() => seen.length >= 300, { what: '300 messages', timeoutMs: 30_000 });
+    expect(seen).toEqual(Array.from({ length: 300 }, (_, count) => count));
+  });
+
   it('when a message is not what the topic promises, then it is dead-lettered and the consumer moves on', async () => {
     const topic = uniqueName('test.poison');
     const bus = newBus(topic);
