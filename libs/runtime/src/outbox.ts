@@ -79,7 +79,13 @@ export function createOutboxRelay(options: {
       const messages = batch.map((entry) => ({ key: entry.key, value: entry.value, headers: entry.headers }));
       await bus.publish(batch[0]!.topic, messages);
     }
-    // `$pullAll` of the entries exactly as stored: FerretDB ignores `$pull` with a condition.
+    // Usually the outbox still holds exactly what was published: emptied in one write.
+    const cleared = await model.collection.updateOne({ _id: docId, outbox: entries } as never, {
+      $set: { outbox: [], outboxPending: false },
+    });
+    if (cleared.matchedCount === 1) return;
+    // Entries were added meanwhile (another replica): remove the published ones only, by
+    // `$pullAll` of the entries exactly as stored (FerretDB ignores `$pull` with a condition).
     await model.collection.updateOne({ _id: docId } as never, { $pullAll: { outbox: entries } } as never);
     await model.collection.updateOne({ _id: docId, outbox: { $size: 0 } } as never, { $set: { outboxPending: false } });
   }

@@ -179,6 +179,35 @@ describe('shared runtime against the real broker, registry and database', () => 
     }
   });
 
+  it('when an entry is added while the outbox is being published, then only the published entries are removed', async () => {
+    const topic = uniqueName('test.outbox-added');
+    const bus = newBus(topic);
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic]);
+    const db = await connectMongo({ url: process.env.MONGO_URL!, dbName: uniqueName('outbox_test').replace(/-/g, '_'), logger });
+    try {
+      const model = db.model('Doc', new Schema({ _id: String, ...outboxFields }));
+      const entry = (id: string) => ({ id, topic, key: 'k', value: { id, text: 'hello', count: 1 } });
+      const meanwhile = {
+        publish: async (t: string, messages: Parameters<typeof bus.publish>[1]) => {
+          await bus.publish(t, messages);
+          // Another writer (a replica) appends to the outbox before the relay clears it.
+          await model.collection.updateOne({ _id: 'doc' as never }, { $push: { outbox: entry('late') } as never, $set: { outboxPending: true } });
+        },
+      };
+      const relay = createOutboxRelay({ bus: meanwhile, model, logger });
+      await model.create({ _id: 'doc', outbox: [entry('first')], outboxPending: true });
+      await relay.flush('doc');
+      const after = await model.collection.findOne<{ outbox: { id: string }[]; outboxPending: boolean }>({ _id: 'doc' as never });
+      expect(after?.outbox.map((e) => e.id)).toEqual(['late']);
+      expect(after?.outboxPending).toBe(true);
+    } finally {
+      await db.dropDatabase();
+      await db.close();
+    }
+  });
+
   it('when publishing fails right after a write, then the relay retries that document shortly, without waiting for a sweep', async () => {
     const topic = uniqueName('test.outbox-retry');
     const bus = newBus(topic);
