@@ -148,8 +148,21 @@ describe('shared runtime against the real broker, registry and database', () => 
     }
   });
 
-  it('when a document carries outbox entries, then the relay publishes them in order once and empties the outbox; the sweep finds leftovers', async () => {
-    const topic = uniqueName('test.outbox');
+  /**
+   * A topic with a consumer recording the ids it sees, and a collection whose documents carry
+   * an outbox; `run` gets them and drops the database afterwards.
+   */
+  async function withOutboxStage(
+    name: string,
+    run: (stage: {
+      bus: ReturnType<typeof newBus>;
+      seen: string[];
+      model: import('mongoose').Model<unknown>;
+      entry: (id: string) => { id: string; topic: string; key: string; value: unknown };
+      stored: (id: string) => Promise<{ outbox: { id: string }[]; outboxPending: boolean } | null>;
+    }) => Promise<void>,
+  ) {
+    const topic = uniqueName(name);
     const bus = newBus(topic);
     buses.push(bus);
     await bus.connect();
@@ -159,11 +172,25 @@ describe('shared runtime against the real broker, registry and database', () => 
     const db = await connectMongo({ url: process.env.MONGO_URL!, dbName: uniqueName('outbox_test').replace(/-/g, '_'), logger });
     try {
       const model = db.model('Doc', new Schema({ _id: String, ...outboxFields }));
+      await run({
+        bus,
+        seen,
+        model,
+        entry: (id) => ({ id, topic, key: 'k', value: { id, text: 'hello', count: 1 } }),
+        stored: (id) => model.collection.findOne<{ outbox: { id: string }[]; outboxPending: boolean }>({ _id: id as never }),
+      });
+    } finally {
+      await db.dropDatabase();
+      await db.close();
+    }
+  }
+
+  it('when a document carries outbox entries, then the relay publishes them in order once and empties the outbox; the sweep finds leftovers', () =>
+    withOutboxStage('test.outbox', async ({ bus, seen, model, entry, stored }) => {
       const relay = createOutboxRelay({ bus, model, logger, sweepEveryMs: 100 });
-      const entry = (id: string) => ({ id, topic, key: 'k', value: { id, text: 'hello', count: 1 } });
       await model.create({ _id: 'flushed', outbox: [entry('a'), entry('b')], outboxPending: true });
       await relay.flush('flushed');
-      const after = await model.collection.findOne<{ outbox: unknown[]; outboxPending: boolean }>({ _id: 'flushed' as never });
+      const after = await stored('flushed');
       expect(after?.outbox).toEqual([]);
       expect(after?.outboxPending).toBe(false);
       // A process that died before publishing leaves the entries; the sweep publishes them.
@@ -173,22 +200,10 @@ describe('shared runtime against the real broker, registry and database', () => 
       relay.stop();
       await relay.sweep();
       expect(seen).toEqual(['a', 'b', 'c']);
-    } finally {
-      await db.dropDatabase();
-      await db.close();
-    }
-  });
+    }));
 
-  it('when an entry is added while the outbox is being published, then only the published entries are removed', async () => {
-    const topic = uniqueName('test.outbox-added');
-    const bus = newBus(topic);
-    buses.push(bus);
-    await bus.connect();
-    await bus.ensureTopics([topic]);
-    const db = await connectMongo({ url: process.env.MONGO_URL!, dbName: uniqueName('outbox_test').replace(/-/g, '_'), logger });
-    try {
-      const model = db.model('Doc', new Schema({ _id: String, ...outboxFields }));
-      const entry = (id: string) => ({ id, topic, key: 'k', value: { id, text: 'hello', count: 1 } });
+  it('when an entry is added while the outbox is being published, then only the published entries are removed', () =>
+    withOutboxStage('test.outbox-added', async ({ bus, seen, model, entry, stored }) => {
       const meanwhile = {
         publish: async (t: string, messages: Parameters<typeof bus.publish>[1]) => {
           await bus.publish(t, messages);
@@ -199,26 +214,15 @@ describe('shared runtime against the real broker, registry and database', () => 
       const relay = createOutboxRelay({ bus: meanwhile, model, logger });
       await model.create({ _id: 'doc', outbox: [entry('first')], outboxPending: true });
       await relay.flush('doc');
-      const after = await model.collection.findOne<{ outbox: { id: string }[]; outboxPending: boolean }>({ _id: 'doc' as never });
+      const after = await stored('doc');
       expect(after?.outbox.map((e) => e.id)).toEqual(['late']);
       expect(after?.outboxPending).toBe(true);
-    } finally {
-      await db.dropDatabase();
-      await db.close();
-    }
-  });
+      await waitFor(() => seen.length >= 1, { what: 'the published entry' });
+      expect(seen).toEqual(['first']);
+    }));
 
-  it('when publishing fails right after a write, then the relay retries that document shortly, without waiting for a sweep', async () => {
-    const topic = uniqueName('test.outbox-retry');
-    const bus = newBus(topic);
-    buses.push(bus);
-    await bus.connect();
-    await bus.ensureTopics([topic]);
-    const seen: string[] = [];
-    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push((m.value as { id: string }).id) });
-    const db = await connectMongo({ url: process.env.MONGO_URL!, dbName: uniqueName('outbox_test').replace(/-/g, '_'), logger });
-    try {
-      const model = db.model('Doc', new Schema({ _id: String, ...outboxFields }));
+  it('when publishing fails right after a write, then the relay retries that document shortly, without waiting for a sweep', () =>
+    withOutboxStage('test.outbox-retry', async ({ bus, seen, model, entry, stored }) => {
       let outage = true;
       const flaky = {
         publish: (t: string, messages: Parameters<typeof bus.publish>[1]) =>
@@ -227,18 +231,12 @@ describe('shared runtime against the real broker, registry and database', () => 
       const relay = createOutboxRelay({ bus: flaky, model, logger, sweepEveryMs: 3_600_000, retryEveryMs: 100 });
       relay.start();
       await new Promise((resolve) => setTimeout(resolve, 300)); // the start-up sweep found nothing
-      const entry = (id: string) => ({ id, topic, key: 'k', value: { id, text: 'hello', count: 1 } });
       await model.create({ _id: 'doc', outbox: [entry('x'), entry('y')], outboxPending: true });
       await expect(relay.flush('doc')).rejects.toThrow('broker unreachable');
       outage = false;
       await waitFor(() => seen.length >= 2, { what: 'the retried messages' });
       relay.stop();
       expect(seen).toEqual(['x', 'y']);
-      const after = await model.collection.findOne<{ outbox: unknown[]; outboxPending: boolean }>({ _id: 'doc' as never });
-      expect(after?.outboxPending).toBe(false);
-    } finally {
-      await db.dropDatabase();
-      await db.close();
-    }
-  });
+      expect((await stored('doc'))?.outboxPending).toBe(false);
+    }));
 });
