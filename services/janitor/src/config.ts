@@ -13,7 +13,12 @@ export const configShape = {
   ENRICHMENT_TIMEOUT: durationMs('20m').describe(
     'Time an account may stay in enrichment before it fails (spec: 20 minutes)',
   ),
-  JANITOR_POLL_INTERVAL: durationMs('500ms').describe('How often the scheduler looks for deadlines that are due'),
+  JANITOR_POLL_INTERVAL: durationMs('500ms').describe(
+    'How often the scheduler looks for deadlines that are due, among the armed deadlines it holds in memory',
+  ),
+  JANITOR_RELOAD_INTERVAL: durationMs('1m').describe(
+    'How often the scheduler reloads the armed deadlines from the database (those other replicas armed) and takes over publications a lease old; each reload reads the whole collections',
+  ),
   JANITOR_BATCH_SIZE: z.coerce.number().int().positive().default(100).describe('Deadlines claimed per scheduler pass'),
   JANITOR_PUBLISH_LEASE: durationMs('30s').describe(
     'How long the replica that fired a deadline has to publish it before another replica publishes it instead',

@@ -37,6 +37,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
       pollIntervalMs: config.JANITOR_POLL_INTERVAL,
       batchSize: config.JANITOR_BATCH_SIZE,
       publishLeaseMs: config.JANITOR_PUBLISH_LEASE,
+      reloadIntervalMs: config.JANITOR_RELOAD_INTERVAL,
     },
   });
   const handleFact = createFactHandler({ timelines, deadlines, ttls, clock, metrics, logger });
@@ -48,6 +49,8 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
     scheduler,
     async start() {
       await syncIndexes(runtime.db);
+      const headed = await timelines.backfillHeads();
+      if (headed > 0) logger.info({ count: headed }, 'timeline heads written for timelines stored without one');
       await prepareTopics(bus, logger);
       await bus.consume({
         groupId: config.CONSUMER_GROUP,

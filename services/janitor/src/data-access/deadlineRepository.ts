@@ -1,6 +1,5 @@
 import { isDuplicateKey, type OutboxEntry } from '@loan/runtime';
 import type { Deadline, DeadlineKind, DeadlineStatus } from '../domain/deadline';
-import type { CancelDeadlines } from '../domain/trackDeadlines/decide';
 import type { JanitorModels } from './models';
 
 type Outcome = Exclude<DeadlineStatus, 'ARMED'>;
@@ -49,17 +48,6 @@ function toDeadline(doc: DeadlineDoc): StoredDeadline {
   };
 }
 
-function cancelFilter(spec: CancelDeadlines): Record<string, unknown> {
-  const filter: Record<string, unknown> = { applicationId: spec.applicationId, kind: spec.kind, status: 'ARMED' };
-  if (spec.accountId !== undefined) filter.accountId = spec.accountId;
-  const since: Record<string, string> = {};
-  if (spec.sinceBefore !== undefined) since.$lt = spec.sinceBefore;
-  if (spec.sinceAtMost !== undefined) since.$lte = spec.sinceAtMost;
-  if (Object.keys(since).length > 0) filter.since = since;
-  if (spec.attemptAtMost !== undefined) filter.attempt = { $lte: spec.attemptAtMost };
-  return filter;
-}
-
 async function insertOnce(insert: () => Promise<unknown>): Promise<boolean> {
   try {
     await insert();
@@ -74,9 +62,18 @@ async function insertOnce(insert: () => Promise<unknown>): Promise<boolean> {
  * Stores deadlines and decides their outcomes. Arming, firing, cancelling and taking over a
  * publication are each one insert under a deterministic id: redelivered facts, replicas and
  * restarts can try them any number of times and only the first counts.
+ *
+ * The armed deadlines are also kept in memory, so that finding the due ones reads no database:
+ * those this process armed, and every armed deadline of the database as of the last
+ * `reloadArmed` (at start, then periodically: what other replicas armed). A deadline leaves
+ * memory once its outcome is recorded; firing one another replica cancelled or fired only
+ * loses the outcome's insert, so memory may lag behind the database without harm.
  */
 export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines' | 'outcomes' | 'leases'>) {
   const { deadlines, outcomes, leases } = models;
+  /** Armed deadlines by id, each with the reload generation it was last confirmed in. */
+  const armedInMemory = new Map<string, { deadline: Deadline; generation: number }>();
+  let generation = 0;
 
   /**
    * Records the outcome of a deadline unless it already has one, then mirrors the outcome
@@ -106,6 +103,7 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
       const at = held.outcome === 'FIRED' ? { firedAt: held.decidedAt } : { cancelledAt: held.decidedAt };
       await deadlines.updateOne({ _id: deadline.deadlineId }, { $set: { status: held.outcome, ...at } });
     }
+    armedInMemory.delete(deadline.deadlineId);
     return won;
   }
 
@@ -116,31 +114,51 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
      */
     async arm(deadline: Deadline, now: Date): Promise<boolean> {
       const { deadlineId, ...fields } = deadline;
-      return insertOnce(() => deadlines.create({ _id: deadlineId, ...fields, status: 'ARMED', armedAt: now }));
+      const armed = await insertOnce(() =>
+        deadlines.create({ _id: deadlineId, ...fields, status: 'ARMED', armedAt: now }),
+      );
+      if (armed) armedInMemory.set(deadlineId, { deadline, generation });
+      return armed;
     },
 
-    /** Cancels the armed deadlines the spec names; returns how many this call cancelled. */
-    async cancel(spec: CancelDeadlines, now: Date): Promise<number> {
-      const armed = await deadlines
-        .find(cancelFilter(spec), { _id: 1, kind: 1, applicationId: 1 })
-        .lean<DeadlineDoc[]>();
-      let cancelled = 0;
-      for (const doc of armed) {
-        if (await decide({ deadlineId: doc._id, kind: doc.kind, applicationId: doc.applicationId }, 'CANCELLED', now))
-          cancelled++;
+    /**
+     * Cancels a deadline unless it already has an outcome (then its status is brought in line
+     * with it). True when this call cancelled it.
+     */
+    cancel: (deadline: Pick<Deadline, 'deadlineId' | 'kind' | 'applicationId'>, now: Date) =>
+      decide(deadline, 'CANCELLED', now),
+
+    /** Armed deadlines due at `now`, oldest first, from memory. */
+    findDue(now: Date, limit: number): StoredDeadline[] {
+      const due: Deadline[] = [];
+      for (const { deadline } of armedInMemory.values())
+        if (deadline.dueAt.getTime() <= now.getTime()) due.push(deadline);
+      due.sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime());
+      return due
+        .slice(0, limit)
+        .map((deadline) => ({ ...deadline, status: 'ARMED' as const, firedAt: null, cancelledAt: null }));
+    },
+
+    /**
+     * Reads every armed deadline of the database into memory (one pass over the collection) and
+     * forgets those remembered before the pass that are no longer armed. Returns how many are armed.
+     */
+    async reloadArmed(): Promise<number> {
+      const current = ++generation;
+      const docs = await deadlines.find({ status: 'ARMED' }).lean<DeadlineDoc[]>();
+      const ids = new Set(docs.map((doc) => doc._id));
+      for (const [id, entry] of armedInMemory) {
+        if (entry.generation < current && !ids.has(id)) armedInMemory.delete(id);
       }
-      return cancelled;
+      for (const doc of docs) {
+        const { status: _status, firedAt: _firedAt, cancelledAt: _cancelledAt, ...deadline } = toDeadline(doc);
+        armedInMemory.set(doc._id, { deadline, generation: current });
+      }
+      return docs.length;
     },
 
-    /** Armed deadlines due at `now`, oldest first. */
-    async findDue(now: Date, limit: number): Promise<StoredDeadline[]> {
-      const docs = await deadlines
-        .find({ status: 'ARMED', dueAt: { $lte: now } })
-        .sort({ dueAt: 1 })
-        .limit(limit)
-        .lean<DeadlineDoc[]>();
-      return docs.map(toDeadline);
-    },
+    /** How many armed deadlines this process holds in memory. */
+    armedInMemory: () => armedInMemory.size,
 
     /**
      * Fires a deadline, its message in the same write, unless it already has an outcome. Of

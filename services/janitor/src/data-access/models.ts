@@ -26,6 +26,8 @@ export const deadlineSchema = new Schema(
   },
   { versionKey: false, collection: 'deadlines', minimize: false },
 );
+// For the periodic reload of the armed deadlines and the metrics; and for listing one
+// application's deadlines (tests, operators). Facts and firing use `_id` only.
 deadlineSchema.index({ status: 1, dueAt: 1 });
 deadlineSchema.index({ applicationId: 1, kind: 1, status: 1 });
 
@@ -68,30 +70,58 @@ const accountSchema = new Schema(
   { _id: false },
 );
 
+/** A deadline the application's timeline lists as possibly armed: what cancellations select on. */
+const armedRefSchema = new Schema(
+  {
+    deadlineId: { type: String, required: true },
+    kind: { type: String, required: true },
+    accountId: { type: String, default: null },
+    attempt: { type: Number, default: null },
+    since: { type: String, required: true },
+  },
+  { _id: false },
+);
+
+const timelineFields = {
+  _id: { type: String, required: true },
+  applicationId: { type: String, required: true },
+  rev: { type: Number, required: true },
+  clientId: { type: String, required: true },
+  linkWindowStart: { type: String, default: null },
+  firstLinkedAt: { type: String, default: null },
+  analysisRequestedAt: { type: String, default: null },
+  closedAt: { type: String, default: null },
+  accounts: { type: [accountSchema], default: [] },
+  armed: { type: [armedRefSchema], default: [] },
+};
+
 /**
  * Versions of an application's timeline, `<applicationId>:<rev>`: writing revision n + 1 is an
- * insert, so of two writers that read revision n only one succeeds. Older versions are pruned.
+ * insert, so of two writers that read revision n only one succeeds. Each holds the deadlines
+ * of the application that may still be armed, so cancelling needs no query. Older versions
+ * are pruned, each by its id. Every access on a fact's path is by `_id`.
  */
-export const timelineSchema = new Schema(
-  {
-    _id: { type: String, required: true },
-    applicationId: { type: String, required: true },
-    rev: { type: Number, required: true },
-    clientId: { type: String, required: true },
-    linkWindowStart: { type: String, default: null },
-    firstLinkedAt: { type: String, default: null },
-    analysisRequestedAt: { type: String, default: null },
-    closedAt: { type: String, default: null },
-    accounts: { type: [accountSchema], default: [] },
-  },
-  { versionKey: false, collection: 'timelines', minimize: false },
-);
-timelineSchema.index({ applicationId: 1, rev: -1 });
+export const timelineSchema = new Schema(timelineFields, {
+  versionKey: false,
+  collection: 'timelines',
+  minimize: false,
+});
+
+/**
+ * The head of each application's timeline, `_id: applicationId`: a copy of a recent revision,
+ * where reading starts (the revisions after it, if any, are then read by id).
+ */
+export const timelineHeadSchema = new Schema(timelineFields, {
+  versionKey: false,
+  collection: 'timeline_heads',
+  minimize: false,
+});
 
 export const janitorModels = (db: Connection) => ({
   deadlines: db.model('Deadline', deadlineSchema),
   outcomes: db.model('DeadlineOutcome', outcomeSchema),
   leases: db.model('DeadlinePublishLease', publishLeaseSchema),
   timelines: db.model('Timeline', timelineSchema),
+  timelineHeads: db.model('TimelineHead', timelineHeadSchema),
 });
 export type JanitorModels = ReturnType<typeof janitorModels>;

@@ -19,6 +19,29 @@ export interface CancelDeadlines {
   attemptAtMost?: number;
 }
 
+/** What a cancellation needs to know of a deadline: its id and the fields specs select on. */
+export type DeadlineRef = Pick<Deadline, 'deadlineId' | 'kind' | 'accountId' | 'attempt' | 'since'>;
+
+/** The part of a deadline a cancellation and the timeline's list of armed deadlines keep. */
+export const refOf = (deadline: DeadlineRef): DeadlineRef => ({
+  deadlineId: deadline.deadlineId,
+  kind: deadline.kind,
+  accountId: deadline.accountId,
+  attempt: deadline.attempt,
+  since: deadline.since,
+});
+
+/** True when the spec names the deadline (a deadline of the spec's application). */
+export function cancels(spec: CancelDeadlines, deadline: DeadlineRef): boolean {
+  if (deadline.kind !== spec.kind) return false;
+  if (spec.accountId !== undefined && deadline.accountId !== spec.accountId) return false;
+  if (spec.sinceBefore !== undefined && !(deadline.since < spec.sinceBefore)) return false;
+  if (spec.sinceAtMost !== undefined && !(deadline.since <= spec.sinceAtMost)) return false;
+  if (spec.attemptAtMost !== undefined && !(deadline.attempt !== null && deadline.attempt <= spec.attemptAtMost))
+    return false;
+  return true;
+}
+
 /** What a fact changes: the new timeline, deadlines to arm, armed deadlines to cancel. */
 export interface DeadlinePlan {
   timeline: Timeline;

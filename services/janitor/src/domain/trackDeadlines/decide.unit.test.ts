@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { factsOf } from '../../__fixtures__/facts';
 import type { Deadline, DeadlineStatus, DeadlineTtls } from '../deadline';
 import type { Timeline } from '../timeline';
-import { type CancelDeadlines, type TrackedFact, trackFact } from './decide';
+import { type CancelDeadlines, type TrackedFact, cancels, trackFact } from './decide';
 
 const HOUR = 3_600_000;
 const ttls: DeadlineTtls = { no_link: 24 * HOUR, no_analyze: 7 * 24 * HOUR, enrichment_timeout: 20 * 60_000 };
@@ -12,13 +12,7 @@ const at = (ms: number) => new Date(t0.getTime() + ms).toISOString();
 type Stored = Deadline & { status: DeadlineStatus };
 
 const matches = (spec: CancelDeadlines, d: Stored) =>
-  d.status === 'ARMED' &&
-  d.kind === spec.kind &&
-  d.applicationId === spec.applicationId &&
-  (spec.accountId === undefined || d.accountId === spec.accountId) &&
-  (spec.sinceBefore === undefined || d.since < spec.sinceBefore) &&
-  (spec.sinceAtMost === undefined || d.since <= spec.sinceAtMost) &&
-  (spec.attemptAtMost === undefined || (d.attempt ?? 0) <= spec.attemptAtMost);
+  d.status === 'ARMED' && d.applicationId === spec.applicationId && cancels(spec, d);
 
 /**
  * Plays facts through the decision and keeps the deadlines the way the database does: arming
@@ -230,5 +224,30 @@ describe('arming and cancelling deadlines from facts', () => {
     expect(trackFact(null, app.finalized(at(0)), ttls)).toBeNull();
     expect(trackFact(null, app.timedOut(accountId, 1, at(0)), ttls)).toBeNull();
     expect(trackFact(null, app.scrubbed([accountId], at(0)), ttls)).toBeNull();
+  });
+});
+
+describe('which deadlines a cancellation names', () => {
+  const ref = { deadlineId: 'd', kind: 'enrichment_timeout' as const, accountId: 'acc-1', attempt: 2, since: at(HOUR) };
+  const spec = (more: Partial<CancelDeadlines>): CancelDeadlines => ({
+    kind: 'enrichment_timeout',
+    applicationId: 'app',
+    ...more,
+  });
+
+  it('when the spec bounds the start, then `sinceBefore` excludes the bound and `sinceAtMost` includes it', () => {
+    expect(cancels(spec({ sinceBefore: at(HOUR) }), ref)).toBe(false);
+    expect(cancels(spec({ sinceBefore: at(HOUR + 1) }), ref)).toBe(true);
+    expect(cancels(spec({ sinceAtMost: at(HOUR) }), ref)).toBe(true);
+    expect(cancels(spec({ sinceAtMost: at(HOUR - 1) }), ref)).toBe(false);
+  });
+
+  it('when the spec names another kind, account or an earlier attempt, then the deadline is not named', () => {
+    expect(cancels(spec({ kind: 'no_link' }), ref)).toBe(false);
+    expect(cancels(spec({ accountId: 'acc-2' }), ref)).toBe(false);
+    expect(cancels(spec({ accountId: 'acc-1' }), ref)).toBe(true);
+    expect(cancels(spec({ attemptAtMost: 1 }), ref)).toBe(false);
+    expect(cancels(spec({ attemptAtMost: 2 }), ref)).toBe(true);
+    expect(cancels(spec({ attemptAtMost: 2 }), { ...ref, attempt: null })).toBe(false);
   });
 });

@@ -3,16 +3,24 @@ import { ServiceError, type Clock, type InboundMessage, type Logger } from '@loa
 import type { DeadlineRepository } from '../../data-access/deadlineRepository';
 import type { TimelineRepository } from '../../data-access/timelineRepository';
 import type { DeadlineTtls } from '../../domain/deadline';
-import { type TrackedFact, trackFact } from '../../domain/trackDeadlines/decide';
+import { type DeadlineRef, type TrackedFact, cancels, refOf, trackFact } from '../../domain/trackDeadlines/decide';
 import type { JanitorMetrics } from '../../metrics';
 
 const MAX_CONFLICT_RETRIES = 10;
 
+const sameIds = (a: DeadlineRef[], b: DeadlineRef[]) =>
+  a.length === b.length && a.every((d, i) => d.deadlineId === b[i]?.deadlineId);
+
 /**
  * Consumer of the applications service's facts and the enrichment results: loads the
- * application's timeline, decides, cancels and arms deadlines, then stores the timeline.
- * The deadlines are written before the timeline, and the plan depends only on the timeline,
- * so a crash or a conflict in between is repaired by handling the fact again.
+ * application's timeline, decides, cancels and arms deadlines, and stores the timeline, every
+ * database access by `_id`. The timeline lists the deadlines that may still be armed, so the
+ * ones a plan cancels are picked from that list rather than queried. The order makes a crash
+ * or a conflict anywhere harmless, since handling the fact again repairs it:
+ * 1. cancel: listed deadlines the plan cancels get their outcome (they stay listed until then);
+ * 2. store the timeline, listing the deadlines the plan arms before they exist (so whatever
+ *    handles the application next can cancel them, even if this handler dies right after);
+ * 3. arm them. A redelivered fact plans the same and arms what is still missing.
  * (The bus has already decoded and validated the message against the topic's schema.)
  */
 export function createFactHandler(deps: {
@@ -28,14 +36,33 @@ export function createFactHandler(deps: {
 
   return async function handleFact(message: InboundMessage): Promise<void> {
     const fact = message.value as TrackedFact;
+    // The head alone first (one lookup); after a conflict, and before acting on a timeline the
+    // fact does not change (a redelivery), the revisions after it are looked up too.
+    let headOnly = true;
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
-      const stored = await timelines.get(fact.applicationId);
+      const stored = await timelines.get(fact.applicationId, { headOnly });
       const plan = trackFact(stored?.timeline ?? null, fact, ttls);
       if (!plan) return;
       const now = clock.now();
-      for (const spec of plan.cancel) {
-        const count = await deadlines.cancel(spec, now);
-        if (count > 0) metrics.cancelled.inc({ kind: spec.kind }, count);
+      const listed = stored?.armed ?? [];
+      const armed: DeadlineRef[] = [];
+      for (const deadline of listed) {
+        const spec = plan.cancel.find((s) => cancels(s, deadline));
+        if (!spec) {
+          armed.push(deadline);
+          continue;
+        }
+        if (await deadlines.cancel({ ...deadline, applicationId: fact.applicationId }, now)) {
+          metrics.cancelled.inc({ kind: deadline.kind });
+        }
+      }
+      for (const deadline of plan.arm) {
+        if (!armed.some((d) => d.deadlineId === deadline.deadlineId)) armed.push(refOf(deadline));
+      }
+      const unchanged = stored && isDeepStrictEqual(stored.timeline, plan.timeline) && sameIds(listed, armed);
+      if (unchanged ? headOnly : !(await timelines.save(plan.timeline, armed, stored?.rev ?? 0))) {
+        headOnly = false;
+        continue;
       }
       for (const deadline of plan.arm) {
         if (await deadlines.arm(deadline, now)) {
@@ -43,8 +70,7 @@ export function createFactHandler(deps: {
           logger.debug({ deadlineId: deadline.deadlineId, dueAt: deadline.dueAt }, 'deadline armed');
         }
       }
-      if (stored && isDeepStrictEqual(stored.timeline, plan.timeline)) return;
-      if (await timelines.save(plan.timeline, stored?.rev ?? 0)) return;
+      return;
     }
     throw new ServiceError(`Timeline of application ${fact.applicationId} kept changing under us`, { retriable: true });
   };

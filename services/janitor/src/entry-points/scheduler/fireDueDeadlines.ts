@@ -10,7 +10,15 @@ import type { JanitorMetrics } from '../../metrics';
  * in one insert, so of several replicas (or a replica and a cancellation) exactly one wins;
  * the replica that fired it publishes right away. A message still unpublished a lease later
  * (that replica died, or the broker refused) is published by the one replica that takes the
- * publication over. Deadlines that came due while no janitor ran fire on the next pass.
+ * publication over. Deadlines that came due while no janitor ran fire on the first pass.
+ *
+ * A poll looks only at the armed deadlines in memory (those this process armed, and those of
+ * the last reload), so it reads nothing from the database. A full pass, `tick`, also reloads
+ * the armed deadlines from the database (what other replicas armed, or a replica that is gone)
+ * and takes over publications left behind; it runs at start, every reload interval, and when
+ * the clock jumps by more than that. So a deadline armed by a replica that died fires at most a
+ * reload interval late, and a fired message a replica could not publish goes out at most a
+ * lease plus a reload interval late.
  */
 export function createScheduler(deps: {
   deadlines: DeadlineRepository;
@@ -18,13 +26,15 @@ export function createScheduler(deps: {
   clock: Clock;
   metrics: JanitorMetrics;
   logger: Logger;
-  settings: { pollIntervalMs: number; batchSize: number; publishLeaseMs: number };
+  settings: { pollIntervalMs: number; batchSize: number; publishLeaseMs: number; reloadIntervalMs: number };
 }) {
   const { deadlines, relay, clock, metrics, settings } = deps;
   const logger = deps.logger.child({ component: 'scheduler' });
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let stopped = true;
+  /** Clock time of the last full pass. */
+  let lastFullPass: number | null = null;
 
   async function publish(deadlineId: string): Promise<void> {
     try {
@@ -48,7 +58,7 @@ export function createScheduler(deps: {
     let fired = 0;
     for (;;) {
       const now = clock.now();
-      const due = await deadlines.findDue(now, settings.batchSize);
+      const due = deadlines.findDue(now, settings.batchSize);
       for (const deadline of due) {
         const message = fireDeadline(deadline, now);
         if (!message) continue;
@@ -66,19 +76,27 @@ export function createScheduler(deps: {
     }
   }
 
-  /** One pass: leftovers first (they fired earlier), then whatever is due now. */
+  /** A full pass: leftovers first (they fired earlier), then the armed deadlines reloaded, then whatever is due now. */
   async function tick(): Promise<{ republished: number; fired: number }> {
+    lastFullPass = clock.now().getTime();
     const republished = await publishLeftovers();
+    await deadlines.reloadArmed();
     const fired = await fireDue();
     return { republished, fired };
+  }
+
+  /** What the loop runs: a full pass when one is due (or the clock jumped), else the deadlines in memory. */
+  async function poll(): Promise<void> {
+    const now = clock.now().getTime();
+    if (lastFullPass === null || now < lastFullPass || now - lastFullPass >= settings.reloadIntervalMs) await tick();
+    else await fireDue();
   }
 
   function schedule(delayMs: number) {
     if (stopped) return;
     timer = setTimeout(() => {
       timer = null;
-      running = tick()
-        .then(() => undefined)
+      running = poll()
         .catch((error: unknown) => logger.error({ err: error }, 'scheduler pass failed'))
         .finally(() => {
           running = null;

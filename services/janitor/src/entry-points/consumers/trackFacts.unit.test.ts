@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { Registry } from 'prom-client';
+import { createLogger, type InboundMessage } from '@loan/runtime';
+import { factsOf } from '../../__fixtures__/facts';
+import type { DeadlineRepository } from '../../data-access/deadlineRepository';
+import type { StoredTimeline, TimelineRepository } from '../../data-access/timelineRepository';
+import type { Deadline, DeadlineStatus, DeadlineTtls } from '../../domain/deadline';
+import type { TrackedFact } from '../../domain/trackDeadlines/decide';
+import { createJanitorMetrics } from '../../metrics';
+import { createFactHandler } from './trackFacts';
+
+const HOUR = 3_600_000;
+const ttls: DeadlineTtls = { no_link: 24 * HOUR, no_analyze: 7 * 24 * HOUR, enrichment_timeout: 20 * 60_000 };
+const t0 = new Date('2026-11-01T08:00:00.000Z');
+const at = (ms: number) => new Date(t0.getTime() + ms).toISOString();
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The repositories as the database behaves, in memory: revisions are inserts (the second
+ * writer of a revision loses), arming and outcomes are inserts under the deadline's id. Every
+ * call yields first, so concurrent handlers interleave; `crash` makes the named call throw once.
+ */
+function fakeStore() {
+  const revisions = new Map<string, StoredTimeline>();
+  const deadlines = new Map<string, Deadline & { status: DeadlineStatus }>();
+  const outcomes = new Map<string, DeadlineStatus>();
+  const crashes = new Set<'arm' | 'save'>();
+  const crashIf = (what: 'arm' | 'save') => {
+    if (crashes.delete(what)) throw new Error(`process killed before ${what}`);
+  };
+  const timelines: Pick<TimelineRepository, 'get' | 'save'> = {
+    async get(applicationId) {
+      await tick();
+      let found: StoredTimeline | null = null;
+      for (let rev = 1; revisions.has(`${applicationId}:${rev}`); rev++)
+        found = revisions.get(`${applicationId}:${rev}`)!;
+      return found && structuredClone(found);
+    },
+    async save(timeline, armed, rev) {
+      await tick();
+      crashIf('save');
+      const id = `${timeline.applicationId}:${rev + 1}`;
+      if (revisions.has(id)) return false;
+      revisions.set(id, structuredClone({ timeline, armed, rev: rev + 1 }));
+      return true;
+    },
+  };
+  const decide = (id: string, outcome: DeadlineStatus) => {
+    const won = !outcomes.has(id);
+    if (won) outcomes.set(id, outcome);
+    const d = deadlines.get(id);
+    if (d) d.status = outcomes.get(id)!;
+    return won;
+  };
+  const repo: Pick<DeadlineRepository, 'arm' | 'cancel'> = {
+    async arm(deadline) {
+      await tick();
+      crashIf('arm');
+      if (deadlines.has(deadline.deadlineId)) return false;
+      deadlines.set(deadline.deadlineId, { ...deadline, status: outcomes.get(deadline.deadlineId) ?? 'ARMED' });
+      return true;
+    },
+    async cancel(deadline) {
+      await tick();
+      return decide(deadline.deadlineId, 'CANCELLED');
+    },
+  };
+  return {
+    crashes,
+    armed: () =>
+      [...deadlines.values()]
+        .filter((d) => d.status === 'ARMED')
+        .map((d) => d.deadlineId)
+        .sort(),
+    handler: () =>
+      createFactHandler({
+        timelines: timelines as TimelineRepository,
+        deadlines: repo as DeadlineRepository,
+        ttls,
+        clock: { now: () => t0 },
+        metrics: createJanitorMetrics(new Registry(), { countArmed: async () => 0, countUnpublished: async () => 0 }),
+        logger: createLogger('janitor-test', 'silent'),
+      }),
+  };
+}
+
+const message = (fact: TrackedFact) => ({ value: fact }) as InboundMessage;
+
+async function sequentially(facts: TrackedFact[]) {
+  const store = fakeStore();
+  const handle = store.handler();
+  for (const fact of facts) await handle(message(fact));
+  return store.armed();
+}
+
+describe('handling facts: crashes and concurrency', () => {
+  it('when the process dies after storing the timeline and before arming, then the redelivered fact arms the deadline', async () => {
+    const app = factsOf();
+    const store = fakeStore();
+    const handle = store.handler();
+    store.crashes.add('arm');
+    await expect(handle(message(app.opened(at(0))))).rejects.toThrow('killed');
+    expect(store.armed()).toEqual([]);
+    await handle(message(app.opened(at(0))));
+    expect(store.armed()).toEqual([`no_link:${app.applicationId}:${at(0)}`]);
+  });
+
+  it('when the result of an account comes between a crashed link and its redelivery, then no enrichment timeout stays armed', async () => {
+    const app = factsOf();
+    const accountId = randomUUID();
+    const store = fakeStore();
+    const handle = store.handler();
+    await handle(message(app.opened(at(0))));
+    store.crashes.add('arm');
+    await expect(handle(message(app.linked(accountId, at(HOUR))))).rejects.toThrow('killed');
+    await handle(message(app.enriched(accountId, 1, at(HOUR + 60_000))));
+    await handle(message(app.linked(accountId, at(HOUR))));
+    expect(store.armed()).toEqual([`no_analyze:${app.applicationId}:${at(HOUR)}`]);
+  });
+
+  it('when the process dies before storing the timeline, then the redelivered fact cancels what it cancelled and arms the rest', async () => {
+    const app = factsOf();
+    const accountId = randomUUID();
+    const store = fakeStore();
+    const handle = store.handler();
+    await handle(message(app.opened(at(0))));
+    store.crashes.add('save');
+    await expect(handle(message(app.linked(accountId, at(HOUR))))).rejects.toThrow('killed');
+    await handle(message(app.linked(accountId, at(HOUR))));
+    expect(store.armed()).toEqual(await sequentially([app.opened(at(0)), app.linked(accountId, at(HOUR))]));
+  });
+
+  it('when facts of both topics of one application are handled at once, then the deadlines are those of handling them one after the other', async () => {
+    for (let round = 0; round < 20; round++) {
+      const app = factsOf();
+      const [a, b] = [randomUUID(), randomUUID()];
+      const links = [app.opened(at(0)), app.linked(a, at(HOUR)), app.linked(b, at(HOUR + 1))];
+      const results = [app.enriched(a, 1, at(HOUR + 60_000)), app.enriched(b, 1, at(HOUR + 60_001))];
+      const store = fakeStore();
+      // Two replicas, one per topic, each handling its partition in order.
+      const [one, two] = [store.handler(), store.handler()];
+      await Promise.all([
+        (async () => {
+          for (const fact of links) await one(message(fact));
+        })(),
+        (async () => {
+          for (let i = 0; i < round % 4; i++) await tick();
+          for (const fact of results) await two(message(fact));
+        })(),
+      ]);
+      expect(store.armed()).toEqual(await sequentially([...links, ...results]));
+    }
+  });
+});
