@@ -3,8 +3,10 @@
  * the handler is called directly), while the collections grow: APPS applications (300 by
  * default), CONCURRENCY (3, as CONSUMER_CONCURRENCY) at a time, each through opened, two links,
  * two enrichments, finalize, analyze and close. Also the time of one scheduler pass.
- * Run after `npx tsc -b`: `node bench/run-file.mjs services/janitor/bench/facts.bench.ts`, or
- * transpile it as bench/lib/transpile.mjs does. MONGO_URL points at the database server.
+ * Run after `npx tsc -b`, transpiled as bench/lib/transpile.mjs does for the other services'
+ * benches: `transpileBench(<this file>, <absolute path of services/janitor>)`, then run the
+ * output with node (APPS, CONCURRENCY, MONGO_URL from the environment). It uses a database of
+ * its own and drops it afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';

@@ -176,6 +176,7 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
     const restartedAt = now();
     await driver.publish(app.restarted(accountId, restartedAt));
     await cancelled(`enrichment_timeout:${accountId}:${linkedAt}`);
+    await armed(`enrichment_timeout:${accountId}:${restartedAt}`);
 
     clock.advance(10 * MINUTE);
     await settle([janitor], driver);
