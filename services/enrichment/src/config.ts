@@ -46,6 +46,9 @@ export const configShape = {
   ENRICHMENT_LEASE: durationMs('2m').describe(
     'How long a worker owns a pending enrichment it is working on; after that another may take it over',
   ),
+  ENRICHMENT_RESCAN_INTERVAL: durationMs('1m').describe(
+    'How often the pending enrichments are read from the database whole, to take over those another process left',
+  ),
   ENRICHMENT_WORKERS: z.coerce.number().int().positive().default(8).describe('Enrichments worked on at the same time'),
 };
 

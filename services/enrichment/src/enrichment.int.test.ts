@@ -69,7 +69,14 @@ describe('enrichment service against the broker, the database and the sandbox pr
     expect(stored).toMatchObject({ applicationId: linked.applicationId, applicantId: linked.applicantId, attempt: 1 });
     expect(stored!.profile).toEqual(enriched.profile);
 
-    const job = await h.job(linked.accountId);
+    // The relay marks the outbox empty right after publishing.
+    const job = await waitFor(
+      async () => {
+        const doc = await h.job(linked.accountId);
+        return doc?.outboxPending === false && doc;
+      },
+      { what: 'the outbox published' },
+    );
     expect(job).toMatchObject({ status: 'READY', attempt: 1, outboxPending: false });
     expect(job!.income.status).toBe('DONE');
     expect(job!.insights.status).toBe('DONE');

@@ -1,5 +1,6 @@
 import { waitFor } from '../../../testing/helpers';
 import { startHarness, type Harness } from './__tests__/harness';
+import { openJob } from './domain/startEnrichment/decide';
 import type { EnrichmentService } from './service';
 
 const gauge = async (service: EnrichmentService) => (await service.metrics.breaker.get()).values[0]?.value;
@@ -106,5 +107,64 @@ describe('enrichment when its process stops mid-way', () => {
     });
     await h.settled(second);
     expect(h.eventsOf('account.enrichment_ready', linked.accountId)).toHaveLength(1);
+  });
+});
+
+describe('enrichment finds its jobs by id', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness({ jobDelay: '3s' });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it('when jobs were written before their lookups existed, then a fresh process adds them at start and the webhooks still reach the job', async () => {
+    const first = await h.startEnrichment();
+    const linked = await h.linkAccount({ persona: 'salaried' });
+    await waitFor(
+      async () => {
+        const job = await h.job(linked.accountId);
+        return job?.income.status === 'STARTED' && job.insights.status === 'STARTED';
+      },
+      { what: 'both provider jobs started' },
+    );
+    await first.stop();
+    // As an older version left them: no lookups by provider account or application.
+    await h.driver.db.collection('enrichment_provider_accounts').deleteMany({});
+    await h.driver.db.collection('enrichment_application_accounts').deleteMany({});
+
+    // Polling comes only after a minute: enriched sooner means the webhooks found the job.
+    const second = await h.startEnrichment({ ENRICHMENT_POLL_AFTER: '60s' });
+    const lookup = await h.driver.db
+      .collection<{ _id: string; accountIds: string[] }>('enrichment_provider_accounts')
+      .findOne({ _id: linked.providerAccountId });
+    expect(lookup?.accountIds).toEqual([linked.accountId]);
+    await waitFor(() => h.eventsOf('account.enrichment_ready', linked.accountId)[0], {
+      what: 'enrichment_ready',
+      timeoutMs: 30_000,
+    });
+    await h.settled(second);
+    expect(h.resultsOf('AccountEnriched', linked.accountId)).toHaveLength(1);
+    await second.stop();
+  });
+
+  it('when another process wrote a pending job this one never heard of, then the periodic reload finds it and works on it', async () => {
+    const service = await h.startEnrichment({ ENRICHMENT_RESCAN_INTERVAL: '1s' });
+    const linked = await h.linkAccount({ persona: 'gig', publish: false });
+    // What another replica writes for the fact before it stops: the lookups and a due job.
+    const now = new Date();
+    const job = openJob(null, linked, { now, leaseUntil: now })!;
+    await service.index.add(job);
+    await service.jobs.insert(job);
+
+    await waitFor(() => h.eventsOf('account.enrichment_ready', linked.accountId)[0], {
+      what: 'enrichment_ready',
+      timeoutMs: 30_000,
+    });
+    await h.settled(service);
+    expect(h.resultsOf('AccountEnriched', linked.accountId)).toHaveLength(1);
+    expect(await h.job(linked.accountId)).toMatchObject({ status: 'READY', attempt: 1 });
   });
 });

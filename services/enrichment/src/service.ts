@@ -10,12 +10,14 @@ import {
   createOutboxRelay,
 } from '@loan/runtime';
 import type { EnrichmentConfig } from './config';
+import { createAccountIndex } from './data-access/accountIndex';
 import { createBankDataRepository } from './data-access/bankDataRepository';
 import { createJobRepository } from './data-access/jobRepository';
 import { enrichmentModels } from './data-access/models';
 import { createProvider } from './data-access/provider';
 import { consumerHandlers } from './entry-points/consumers';
 import { createEnrichmentMetrics } from './metrics';
+import { createDueSchedule } from './schedule';
 import { createWorker } from './worker';
 import { createEnrichmentWorkflow } from './workflow';
 
@@ -40,13 +42,20 @@ export function createEnrichmentService(deps: {
   const models = enrichmentModels(runtime.db);
   const jobs = createJobRepository(models);
   const bankData = createBankDataRepository(models);
+  const index = createAccountIndex(models);
+  const schedule = createDueSchedule();
   const lock = createKeyedLock();
-  const jobRelay = createOutboxRelay({ bus, model: models.jobs, logger, lock });
-  const scrubRelay = createOutboxRelay({ bus, model: models.scrubs, logger });
+  // Every write is published right after it; the relays' sweeps (a query on the whole
+  // collection) only catch what a stopped process left, so they run at the rescan pace.
+  const sweepEveryMs = config.ENRICHMENT_RESCAN_INTERVAL;
+  const jobRelay = createOutboxRelay({ bus, model: models.jobs, logger, lock, sweepEveryMs });
+  const scrubRelay = createOutboxRelay({ bus, model: models.scrubs, logger, sweepEveryMs });
   // The workflow and the worker need each other: the workflow kicks work, the worker runs it.
   let kick: (accountId: string) => void = () => undefined;
   const workflow = createEnrichmentWorkflow({
     jobs,
+    index,
+    schedule,
     bankData,
     jobRelay,
     scrubRelay,
@@ -69,18 +78,31 @@ export function createEnrichmentService(deps: {
   const worker = createWorker({ concurrency: config.ENRICHMENT_WORKERS, run: workflow.advance, logger });
   kick = worker.kick;
 
-  let timer: NodeJS.Timeout | null = null;
+  // The poll loop reads the schedule in memory; the database is read whole only by the
+  // reload (at start and every ENRICHMENT_RESCAN_INTERVAL), for jobs other processes left.
+  const timers: NodeJS.Timeout[] = [];
   let sweeping = false;
   async function sweep() {
     if (sweeping) return;
     sweeping = true;
     try {
       await workflow.sweep();
-      metrics.pending.set(await jobs.countActive());
     } catch (error) {
       logger.warn({ err: error }, 'sweep of pending enrichments failed');
     } finally {
       sweeping = false;
+    }
+  }
+  let reloading = false;
+  async function reload() {
+    if (reloading) return;
+    reloading = true;
+    try {
+      metrics.pending.set(await workflow.reload());
+    } catch (error) {
+      logger.warn({ err: error }, 'reload of pending enrichments failed');
+    } finally {
+      reloading = false;
     }
   }
 
@@ -88,6 +110,8 @@ export function createEnrichmentService(deps: {
 
   return {
     jobs,
+    index,
+    schedule,
     bankData,
     models,
     workflow,
@@ -97,8 +121,13 @@ export function createEnrichmentService(deps: {
     async start() {
       await syncIndexes(runtime.db);
       await ensureContractTopics(bus);
+      // Before any message: the lookups the handlers use are complete, and the jobs a previous
+      // process (or another replica that died) left are in the schedule, resumed by the loop.
+      await reload();
       jobRelay.start();
       scrubRelay.start();
+      void jobRelay.sweep().catch((error: unknown) => logger.warn({ err: error }, 'outbox sweep failed'));
+      void scrubRelay.sweep().catch((error: unknown) => logger.warn({ err: error }, 'outbox sweep failed'));
       runtime.lifecycle.onStop('outbox', () => {
         jobRelay.stop();
         scrubRelay.stop();
@@ -109,13 +138,12 @@ export function createEnrichmentService(deps: {
         partitionsConsumedConcurrently: config.CONSUMER_CONCURRENCY,
         handle: async (message) => consumerHandlers(workflow)[message.topic]?.(message),
       });
-      // Pending work left by a previous process (or another replica that died) is resumed here.
-      timer = setInterval(() => void sweep(), config.ENRICHMENT_POLL_INTERVAL);
-      timer.unref();
+      timers.push(setInterval(() => void sweep(), config.ENRICHMENT_POLL_INTERVAL));
+      timers.push(setInterval(() => void reload(), config.ENRICHMENT_RESCAN_INTERVAL));
+      for (const timer of timers) timer.unref();
       void sweep();
       runtime.lifecycle.onStop('worker', async () => {
-        if (timer) clearInterval(timer);
-        timer = null;
+        for (const timer of timers.splice(0)) clearInterval(timer);
         await worker.stop();
       });
       http = await listen(

@@ -1,10 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  Topics,
-  type ApplicationFact,
-  type DeadlinePassed,
-  type ProviderCallback,
-} from '@loan/contracts';
+import { Topics, type ApplicationFact, type DeadlinePassed, type ProviderCallback } from '@loan/contracts';
 import type { AccountLinkingProvider } from '@loan/provider';
 import {
   ServiceError,
@@ -17,6 +12,7 @@ import {
   type OutboxRelay,
   type Sealer,
 } from '@loan/runtime';
+import type { AccountIndex } from './data-access/accountIndex';
 import type { BankDataRepository } from './data-access/bankDataRepository';
 import type { JobRepository } from './data-access/jobRepository';
 import {
@@ -39,6 +35,7 @@ import { type Change, type Effect, type EnrichmentJob, type EnrichmentPart, isAc
 import { closeJob, mustScrub } from './domain/scrubBankData/decide';
 import { openJob, restartJob } from './domain/startEnrichment/decide';
 import type { EnrichmentMetrics } from './metrics';
+import type { DueSchedule } from './schedule';
 
 const MAX_CONFLICT_RETRIES = 10;
 
@@ -46,6 +43,10 @@ type Fact<T extends ApplicationFact['type']> = Extract<ApplicationFact, { type: 
 
 export interface WorkflowDeps {
   jobs: JobRepository;
+  /** Provider account -> jobs and application -> jobs, by `_id`. */
+  index: AccountIndex;
+  /** When the jobs this process knows of are next due (the poll loop reads it). */
+  schedule: DueSchedule;
   bankData: BankDataRepository;
   jobRelay: Pick<OutboxRelay, 'flush'>;
   scrubRelay: Pick<OutboxRelay, 'flush'>;
@@ -71,14 +72,16 @@ const message = (error: unknown): string => String((error as Error)?.message ?? 
  * calls happen outside the decisions; their answers are applied to the freshest state.
  */
 export function createEnrichmentWorkflow(deps: WorkflowDeps) {
-  const { jobs, bankData, provider, clock, logger, metrics, pacing } = deps;
+  const { jobs, index, schedule, bankData, provider, clock, logger, metrics, pacing } = deps;
   const leaseFrom = (now: Date) => new Date(now.getTime() + deps.leaseMs);
 
   function toOutbox(job: EnrichmentJob, effects: Effect[], now: Date): OutboxEntry[] {
     return toOutboxEntries(
       job,
       effects.map((e) =>
-        e.kind === 'event' ? e : { kind: 'fact', topic: Topics.enrichmentResults, fact: e.result as Record<string, unknown> },
+        e.kind === 'event'
+          ? e
+          : { kind: 'fact', topic: Topics.enrichmentResults, fact: e.result as Record<string, unknown> },
       ),
       now,
     );
@@ -86,60 +89,76 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
 
   /**
    * Load, decide, persist (state and outbox in one write), publish. A concurrent change makes
-   * the write miss; the decision is then taken again on the fresh state. Returns the state
-   * written, or null when the decision changed nothing.
+   * the write miss; the decision is then taken again on the fresh state. Returns the job as it
+   * now stands (null when there is none) and the state written (null when the decision changed
+   * nothing). Every read and write goes by `_id`, and tells the schedule when the job is due.
    */
-  async function mutate(
+  async function change(
     accountId: string,
     decide: (job: EnrichmentJob, now: Date) => Change | EnrichmentJob | null,
-  ): Promise<EnrichmentJob | null> {
+  ): Promise<{ current: EnrichmentJob | null; written: EnrichmentJob | null }> {
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
-      const written = await deps.lock(accountId, async () => {
+      const result = await deps.lock(accountId, async () => {
         const stored = await jobs.get(accountId);
-        if (!stored) return { job: null, outbox: false };
+        if (!stored) return { current: null, written: null, outbox: false };
         const now = clock.now();
         const decided = decide(stored.job, now);
-        if (!decided) return { job: null, outbox: false };
+        if (!decided) return { current: stored.job, written: null, outbox: false };
         const change: Change = 'effects' in decided ? decided : { job: decided, effects: [] };
         const outbox = toOutbox(change.job, change.effects, now);
         if (!(await jobs.replace(change.job, stored.rev, outbox))) return null;
-        return { job: change.job, outbox: outbox.length > 0 };
+        return { current: change.job, written: change.job, outbox: outbox.length > 0 };
       });
-      if (!written) continue; // another replica changed the job: decide again on its state
-      if (written.outbox) await deps.jobRelay.flush(accountId);
-      return written.job;
+      if (!result) continue; // another replica changed the job: decide again on its state
+      const { current } = result;
+      schedule.note(accountId, current && isActive(current) ? current.nextTryAt : null);
+      if (result.outbox) await deps.jobRelay.flush(accountId);
+      return { current, written: result.written };
     }
     throw new ServiceError(`Enrichment of account ${accountId} kept changing under us`, { retriable: true });
   }
 
-  async function onAccountLinked(fact: Fact<'AccountLinked'>) {
-    const existing = await jobs.get(fact.accountId);
-    const now = clock.now();
-    const job = openJob(existing?.job ?? null, fact, { now, leaseUntil: leaseFrom(now) });
-    if (!job) return;
+  /** `change`, returning the state written, or null when the decision changed nothing. */
+  async function mutate(
+    accountId: string,
+    decide: (job: EnrichmentJob, now: Date) => Change | EnrichmentJob | null,
+  ): Promise<EnrichmentJob | null> {
+    return (await change(accountId, decide)).written;
+  }
+
+  /** A new job: its lookups first (so that no webhook about it can miss it), then the job. */
+  async function insertJob(job: EnrichmentJob): Promise<boolean> {
+    await index.add(job);
     try {
       await jobs.insert(job);
     } catch (error) {
-      if (isDuplicateKey(error)) return; // a redelivery raced us: the job exists
+      if (isDuplicateKey(error)) return false; // a redelivery raced us: the job exists
       throw error;
     }
+    schedule.note(job.accountId, job.nextTryAt);
+    return true;
+  }
+
+  async function onAccountLinked(fact: Fact<'AccountLinked'>) {
+    const now = clock.now();
+    // One job per account: a redelivered fact finds it exists (the insert is refused).
+    const job = openJob(null, fact, { now, leaseUntil: leaseFrom(now) });
+    if (!job || !(await insertJob(job))) return;
     metrics.jobs.inc({ outcome: 'started' });
     logger.info({ accountId: job.accountId, applicationId: job.applicationId }, 'enrichment started');
     deps.kick(job.accountId);
   }
 
   async function onRestartRequested(fact: Fact<'EnrichmentRestartRequested'>) {
+    // The restart may bring another provider account: it must lead to the job before the
+    // provider jobs of the new attempt are started.
+    await index.add(fact);
     const existing = await jobs.get(fact.accountId);
     if (!existing) {
       const now = clock.now();
       const job = restartJob(null, fact, { now, leaseUntil: leaseFrom(now) });
       if (!job) return;
-      try {
-        await jobs.insert(job);
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-        return onRestartRequested(fact);
-      }
+      if (!(await insertJob(job))) return onRestartRequested(fact);
       metrics.jobs.inc({ outcome: 'started' });
       deps.kick(job.accountId);
       return;
@@ -154,10 +173,17 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
   }
 
   async function onApplicationClosed(fact: Fact<'ApplicationClosed'>) {
-    const accountIds = await jobs.idsByApplication(fact.applicationId);
-    for (const accountId of accountIds) {
-      const closed = await mutate(accountId, (job, now) => closeJob(job, fact, now));
-      if (closed) metrics.jobs.inc({ outcome: closed.scrubbedAt ? 'scrubbed' : 'closed' });
+    // Every closing (each decided application has one) finds its jobs by `_id`. A scrub, rare,
+    // also queries the collection, for jobs written before the lookup existed.
+    const candidates = new Set(await index.byApplication(fact.applicationId));
+    if (mustScrub(fact)) for (const id of await jobs.idsByApplication(fact.applicationId)) candidates.add(id);
+    const accountIds: string[] = [];
+    for (const accountId of candidates) {
+      const { current, written } = await change(accountId, (job, now) =>
+        job.applicationId === fact.applicationId ? closeJob(job, fact, now) : null,
+      );
+      if (current?.applicationId === fact.applicationId) accountIds.push(accountId);
+      if (written) metrics.jobs.inc({ outcome: written.scrubbedAt ? 'scrubbed' : 'closed' });
     }
     if (!mustScrub(fact)) return;
     // The jobs are marked first, so that no worker stores a profile after the delete.
@@ -215,10 +241,13 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
   async function onProviderCallback(callback: ProviderCallback) {
     const part = PART_OF[callback.kind];
     if (!part) return;
-    const accountIds = await jobs.activeIdsByProviderAccount(callback.providerAccountId);
-    for (const accountId of accountIds) {
-      await mutate(accountId, (job, now) => signalPart(job, { part, at: now, leaseUntil: leaseFrom(now) }));
-      deps.kick(accountId);
+    const ours = (job: EnrichmentJob) => job.providerAccountId === callback.providerAccountId;
+    for (const accountId of await index.byProviderAccount(callback.providerAccountId)) {
+      const { current } = await change(accountId, (job, now) =>
+        ours(job) ? signalPart(job, { part, at: now, leaseUntil: leaseFrom(now) }) : null,
+      );
+      // Also when the signal was recorded already (a redelivery after a crash): work resumes now.
+      if (current && isActive(current) && ours(current)) deps.kick(accountId);
     }
   }
 
@@ -353,7 +382,8 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
       );
       if (!applied) return;
       job = applied;
-      if (outcomes.some((o) => o.kind === 'failed')) return;
+      // The write above set when the job is due next (a backoff, the next poll, or the claim kept to finish).
+      if (outcomes.some((o) => o.kind === 'failed') || !bothDone(job)) return;
     }
     if (isActive(job) && job.attempt === attempt && bothDone(job)) {
       await finish(job, key);
@@ -368,21 +398,41 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
     });
   }
 
-  /** Claims the jobs that are due (a restart after a crash, a late webhook, a retry) and works on them. */
+  /**
+   * Claims the jobs that are due (a restart after a crash, a late webhook, a retry) and works
+   * on them. Due jobs come from the schedule in memory; each is then read and claimed by `_id`.
+   */
   async function sweep(limit = 50): Promise<number> {
-    const due = await jobs.findDue(clock.now(), limit);
     let claimed = 0;
-    for (const { job } of due) {
-      const mine = await mutate(job.accountId, (j, now) => claimJob(j, { now, leaseUntil: leaseFrom(now) })).catch(
-        () => null,
+    for (const accountId of schedule.due(clock.now(), limit)) {
+      const { written } = await change(accountId, (j, now) => claimJob(j, { now, leaseUntil: leaseFrom(now) })).catch(
+        () => ({ written: null }),
       );
-      if (!mine) continue;
+      if (!written) continue;
       claimed += 1;
-      deps.kick(job.accountId);
+      deps.kick(accountId);
     }
     return claimed;
   }
 
-  return { onApplicationFact, onProviderCallback, onDeadline, advance, sweep, mutate };
+  let indexChecked = false;
+  /**
+   * Reads when every pending job is due into the schedule: the jobs another replica or a
+   * stopped process left. The first reload of the process also adds the lookups that jobs
+   * written before them lack. Both read whole collections: at start and every
+   * `ENRICHMENT_RESCAN_INTERVAL`, never per message. Returns how many jobs are pending.
+   */
+  async function reload(): Promise<number> {
+    if (!indexChecked) {
+      const added = await index.backfill(await jobs.open());
+      if (added > 0) logger.info({ jobs: added }, 'lookups of earlier enrichment jobs added');
+      indexChecked = true;
+    }
+    const pending = await jobs.activeSchedule();
+    schedule.merge(pending);
+    return pending.length;
+  }
+
+  return { onApplicationFact, onProviderCallback, onDeadline, advance, sweep, reload, mutate };
 }
 export type EnrichmentWorkflow = ReturnType<typeof createEnrichmentWorkflow>;

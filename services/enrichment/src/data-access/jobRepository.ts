@@ -83,29 +83,33 @@ export function createJobRepository(models: EnrichmentModels) {
       return res.modifiedCount === 1;
     },
 
-    /** Pending jobs a worker should look at now. */
-    async findDue(now: Date, limit: number): Promise<StoredJob[]> {
+    /**
+     * When every pending job is next due. Reads the whole collection on FerretDB: for the
+     * periodic reload of the worker's schedule, never for a message.
+     */
+    async activeSchedule(): Promise<Array<{ accountId: string; nextTryAt: Date | null }>> {
       const docs = await model
-        .find({ ...active, nextTryAt: { $lte: now } }, { outbox: 0 })
-        .sort({ nextTryAt: 1 })
-        .limit(limit)
-        .lean<Doc[]>();
-      return docs.map((doc) => ({ job: toJob(doc), rev: doc.rev }));
+        .find(active, { _id: 1, nextTryAt: 1 })
+        .lean<{ _id: string; nextTryAt?: Date | null }[]>();
+      return docs.map((d) => ({ accountId: d._id, nextTryAt: date(d.nextTryAt) }));
     },
 
-    /** Ids of the pending jobs of a provider account (the same bank account may be on several applications). */
-    async activeIdsByProviderAccount(providerAccountId: string): Promise<string[]> {
-      const docs = await model.find({ ...active, providerAccountId }, { _id: 1 }).lean<{ _id: string }[]>();
-      return docs.map((d) => d._id);
+    /** Jobs whose application is not closed yet, for the start-up check of the lookups (a whole read). */
+    async open(): Promise<Array<{ accountId: string; applicationId: string; providerAccountId: string }>> {
+      const docs = await model
+        .find({ closedAt: null }, { _id: 1, applicationId: 1, providerAccountId: 1 })
+        .lean<{ _id: string; applicationId: string; providerAccountId: string }[]>();
+      return docs.map((d) => ({
+        accountId: d._id,
+        applicationId: d.applicationId,
+        providerAccountId: d.providerAccountId,
+      }));
     },
 
+    /** Ids of an application's jobs by a query on the collection: only for a scrub (rare), as a safety net. */
     async idsByApplication(applicationId: string): Promise<string[]> {
       const docs = await model.find({ applicationId }, { _id: 1 }).lean<{ _id: string }[]>();
       return docs.map((d) => d._id);
-    },
-
-    async countActive(): Promise<number> {
-      return model.countDocuments(active);
     },
   };
 }

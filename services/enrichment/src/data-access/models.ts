@@ -46,7 +46,34 @@ export const jobSchema = new Schema(
   },
   { versionKey: false, collection: 'enrichment_jobs', minimize: false },
 );
+// Used by the periodic reload of pending jobs and the scrub (MongoDB; FerretDB on SQLite only
+// indexes `_id`, which is why the per-message paths go through the two lookups below).
 jobSchema.index({ status: 1, nextTryAt: 1 });
+
+/**
+ * Which of our accounts (jobs) a provider account is linked to (`_id` is the provider's account
+ * id): a provider webhook names only the provider account. Written before the job that needs
+ * it; only ever grows (a stale entry is recognised on the job itself).
+ */
+export const providerAccountSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    accountIds: { type: [String], default: [] },
+  },
+  { versionKey: false, collection: 'enrichment_provider_accounts' },
+);
+
+/**
+ * Which of our accounts (jobs) belong to an application (`_id` is the application id), for
+ * the application's closing. Written before the job; only ever grows.
+ */
+export const applicationAccountsSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    accountIds: { type: [String], default: [] },
+  },
+  { versionKey: false, collection: 'enrichment_application_accounts' },
+);
 
 /**
  * The applicant's bank data: the enriched profile of one account (`_id` is our account id).
@@ -82,6 +109,8 @@ export function enrichmentModels(db: Connection) {
     jobs: db.model('EnrichmentJob', jobSchema),
     bankData: db.model('BankData', bankDataSchema),
     scrubs: db.model('BankDataScrub', scrubSchema),
+    providerAccounts: db.model('EnrichmentProviderAccount', providerAccountSchema),
+    applicationAccounts: db.model('EnrichmentApplicationAccounts', applicationAccountsSchema),
   };
 }
 export type EnrichmentModels = ReturnType<typeof enrichmentModels>;
