@@ -519,7 +519,18 @@ async function main() {
     results[name].benchSeconds = round((Date.now() - t) / 1000);
   };
   if (selected.includes('scoring')) await safely('scoring', runScoring);
-  if (selected.includes('kafka')) await safely('kafka', runKafka);
+  // A broker started moments ago may still be electing leaders for new topics: one more try.
+  const kafkaOnceMore = async () => {
+    try {
+      return await runKafka();
+    } catch (error) {
+      if (!/does not host this topic-partition|leader/i.test(String(error?.message ?? error))) throw error;
+      log(`kafka: ${error.message}; trying once more in 5 s`);
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      return { ...(await runKafka()), retried: String(error.message) };
+    }
+  };
+  if (selected.includes('kafka')) await safely('kafka', kafkaOnceMore);
 
   const e2eOptions = {
     apps,
