@@ -119,14 +119,7 @@ describe('enrichment service against the broker, the database and the sandbox pr
       );
     const originals = await waitFor(() => mine().length >= 2 && mine().slice(0, 2), { what: 'the result webhooks' });
     for (let i = 0; i < 3; i++) for (const webhook of originals) await h.redeliver(webhook);
-    await waitFor(
-      () =>
-        h.eventsOf('account.enrichment_ready', linked.accountId).length > 0 &&
-        h.resultsOf('AccountEnriched', linked.accountId).length > 0,
-      {
-        what: 'enrichment_ready and AccountEnriched',
-      },
-    );
+    await h.enriched(linked.accountId);
     for (const webhook of originals) await h.redeliver(webhook);
     await h.settled(service);
     expect(mine().length).toBeGreaterThanOrEqual(10);

@@ -34,15 +34,7 @@ describe('enrichment when the provider fails', () => {
     expect(pending!.lastError).toMatch(/503|breaker/i);
 
     // The event and the result go out one after the other: wait for both before counting.
-    await waitFor(
-      () =>
-        h.eventsOf('account.enrichment_ready', linked.accountId)[0] &&
-        h.resultsOf('AccountEnriched', linked.accountId)[0],
-      {
-        what: 'enrichment_ready and AccountEnriched',
-        timeoutMs: 45_000,
-      },
-    );
+    await h.enriched(linked.accountId, 45_000);
     expect(await gauge(service)).toBe(0);
     await h.settled(service);
     expect(h.eventsOf('account.enrichment_ready', linked.accountId)).toHaveLength(1);
@@ -88,14 +80,7 @@ describe('enrichment when its process stops mid-way', () => {
     expect((await h.job(linked.accountId))?.status).toBe('PENDING');
 
     const second = await h.startEnrichment();
-    await waitFor(
-      () =>
-        h.eventsOf('account.enrichment_ready', linked.accountId)[0] &&
-        h.resultsOf('AccountEnriched', linked.accountId)[0],
-      {
-        what: 'enrichment_ready and AccountEnriched',
-      },
-    );
+    await h.enriched(linked.accountId);
     await h.settled(second);
     expect(h.eventsOf('account.enrichment_ready', linked.accountId)).toHaveLength(1);
     expect(h.resultsOf('AccountEnriched', linked.accountId)).toHaveLength(1);
@@ -114,15 +99,7 @@ describe('enrichment when its process stops mid-way', () => {
     expect(job!.income.status).toBe('NOT_STARTED');
 
     const second = await h.startEnrichment();
-    await waitFor(
-      () =>
-        h.eventsOf('account.enrichment_ready', linked.accountId)[0] &&
-        h.resultsOf('AccountEnriched', linked.accountId)[0],
-      {
-        what: 'enrichment_ready and AccountEnriched',
-        timeoutMs: 30_000,
-      },
-    );
+    await h.enriched(linked.accountId, 30_000);
     await h.settled(second);
     expect(h.eventsOf('account.enrichment_ready', linked.accountId)).toHaveLength(1);
   });
@@ -159,15 +136,7 @@ describe('enrichment finds its jobs by id', () => {
       .collection<{ _id: string; accountIds: string[] }>('enrichment_provider_accounts')
       .findOne({ _id: linked.providerAccountId });
     expect(lookup?.accountIds).toEqual([linked.accountId]);
-    await waitFor(
-      () =>
-        h.eventsOf('account.enrichment_ready', linked.accountId)[0] &&
-        h.resultsOf('AccountEnriched', linked.accountId)[0],
-      {
-        what: 'enrichment_ready and AccountEnriched',
-        timeoutMs: 30_000,
-      },
-    );
+    await h.enriched(linked.accountId, 30_000);
     await h.settled(second);
     expect(h.resultsOf('AccountEnriched', linked.accountId)).toHaveLength(1);
     await second.stop();
@@ -182,15 +151,7 @@ describe('enrichment finds its jobs by id', () => {
     await service.index.add(job);
     await service.jobs.insert(job);
 
-    await waitFor(
-      () =>
-        h.eventsOf('account.enrichment_ready', linked.accountId)[0] &&
-        h.resultsOf('AccountEnriched', linked.accountId)[0],
-      {
-        what: 'enrichment_ready and AccountEnriched',
-        timeoutMs: 30_000,
-      },
-    );
+    await h.enriched(linked.accountId, 30_000);
     await h.settled(service);
     expect(h.resultsOf('AccountEnriched', linked.accountId)).toHaveLength(1);
     expect(await h.job(linked.accountId)).toMatchObject({ status: 'READY', attempt: 1 });

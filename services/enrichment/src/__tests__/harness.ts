@@ -87,6 +87,8 @@ export interface Harness {
   resultsOf(type: EnrichmentResult['type'], accountId: string): EnrichmentResult[];
   /** Every message on the topics the service consumes has been handled, and no work is running. */
   settled(service: EnrichmentService): Promise<void>;
+  /** Waits for both what an enriched account publishes: the public event and the result (sent one after the other). */
+  enriched(accountId: string, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -291,6 +293,15 @@ export async function startHarness(options: { jobDelay?: string } = {}): Promise
       events.filter((e) => e.event === name && (e.data as { accountId?: string }).accountId === accountId),
     resultsOf: (type, accountId) =>
       results.filter((r) => r.type === type && 'accountId' in r && r.accountId === accountId),
+
+    async enriched(accountId, timeoutMs = 20_000) {
+      await waitFor(
+        () =>
+          harness.eventsOf('account.enrichment_ready', accountId).length > 0 &&
+          harness.resultsOf('AccountEnriched', accountId).length > 0,
+        { what: 'enrichment_ready and AccountEnriched', timeoutMs },
+      );
+    },
 
     async settled(service) {
       const groupId = `${namespace}enrichment`;
