@@ -425,7 +425,7 @@ function report() {
         ['service', 'handler', 'calls', 'mean ms', 'total s'],
       );
       if (Array.isArray(e.databases) && e.databases.length) {
-        text += `\n\ne2e: databases after the run (outboxPending = documents whose outbox is still unpublished; the sweep query runs every 2 s)\n`;
+        text += `\n\ne2e: databases after the run (outboxPending = documents whose outbox is still unpublished; sweepQueryMs = one full scan for outboxPending, as the start-up and periodic sweeps run it)\n`;
         text += formatTable(e.databases, ['service', 'collection', 'documents', 'outboxPending', 'sweepQueryMs']);
       }
       if (Object.keys(e.duplicates.kafkaRecordsByKind ?? {}).length) {
