@@ -146,7 +146,11 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   const real = (topic: string) => `${ns}${topic}`;
   const logical = (topic: string) => (ns && topic.startsWith(ns) ? topic.slice(ns.length) : topic);
   const codec = createCodec(settings.registryUrl, settings.schemaOf);
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+  });
   const admin: Admin = kafka.admin();
   const consumers: Consumer[] = [];
   let producerConnected = false;
@@ -225,13 +229,20 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
       while (waiting.length > 0) {
         let count = 0;
         let take = 0;
-        while (take < waiting.length && (take === 0 || count + waiting[take]!.messages.length <= MAX_MESSAGES_PER_REQUEST)) {
+        while (
+          take < waiting.length &&
+          (take === 0 || count + waiting[take]!.messages.length <= MAX_MESSAGES_PER_REQUEST)
+        ) {
           count += waiting[take]!.messages.length;
           take++;
         }
         const batch = waiting.splice(0, take);
         const byTopic = new Map<string, Message[]>();
-        for (const item of batch) byTopic.set(item.topic, [...(byTopic.get(item.topic) ?? []), ...item.messages]);
+        for (const item of batch) {
+          const messages = byTopic.get(item.topic);
+          if (messages) messages.push(...item.messages);
+          else byTopic.set(item.topic, [...item.messages]);
+        }
         try {
           await producer.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
           for (const item of batch) item.settle();
@@ -341,7 +352,10 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
             await heartbeat().catch(() => undefined);
             throw error;
           }
-          logger.error({ err: error, topic, partition, offset: message.offset }, 'handler failed for good; dead-lettered');
+          logger.error(
+            { err: error, topic, partition, offset: message.offset },
+            'handler failed for good; dead-lettered',
+          );
           await deadLetter(topic, message, partition, error);
         }
       },
