@@ -48,6 +48,21 @@ describe('enrichment when the provider fails', () => {
   });
 });
 
+/** Links an account and stops the enrichment process once both provider jobs are under way. */
+async function stopWhileProviderWorks(h: Harness) {
+  const first = await h.startEnrichment();
+  const linked = await h.linkAccount({ persona: 'salaried' });
+  await waitFor(
+    async () => {
+      const job = await h.job(linked.accountId);
+      return job?.income.status === 'STARTED' && job.insights.status === 'STARTED';
+    },
+    { what: 'both provider jobs started' },
+  );
+  await first.stop();
+  return linked;
+}
+
 describe('enrichment when its process stops mid-way', () => {
   let h: Harness;
 
@@ -60,16 +75,7 @@ describe('enrichment when its process stops mid-way', () => {
   });
 
   it('when the process stops while the provider works and a fresh one starts on the same database, then the account still ends enriched once', async () => {
-    const first = await h.startEnrichment();
-    const linked = await h.linkAccount({ persona: 'salaried' });
-    await waitFor(
-      async () => {
-        const job = await h.job(linked.accountId);
-        return job?.income.status === 'STARTED' && job.insights.status === 'STARTED';
-      },
-      { what: 'both provider jobs started' },
-    );
-    await first.stop();
+    const linked = await stopWhileProviderWorks(h);
 
     // The provider finishes and its webhooks are taken in while no enrichment process runs.
     const results = () =>
@@ -116,16 +122,7 @@ describe('enrichment finds its jobs by id', () => {
   });
 
   it('when jobs were written before their lookups existed, then a fresh process adds them at start and the webhooks still reach the job', async () => {
-    const first = await h.startEnrichment();
-    const linked = await h.linkAccount({ persona: 'salaried' });
-    await waitFor(
-      async () => {
-        const job = await h.job(linked.accountId);
-        return job?.income.status === 'STARTED' && job.insights.status === 'STARTED';
-      },
-      { what: 'both provider jobs started' },
-    );
-    await first.stop();
+    const linked = await stopWhileProviderWorks(h);
     // As an older version left them: no lookups by provider account or application.
     await h.driver.db.collection('enrichment_provider_accounts').deleteMany({});
     await h.driver.db.collection('enrichment_application_accounts').deleteMany({});
