@@ -2,7 +2,7 @@ const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 
 /** Topics of test runs older than this are deleted when a run starts. */
-const STALE_AFTER_MS = 3 * 60 * 60 * 1000;
+const STALE_AFTER_MS = 60 * 60 * 1000;
 
 /**
  * The name of a topic created by a test: `tz<time in base 36>_...` (testing/helpers.ts testStamp),
@@ -16,7 +16,7 @@ function isStaleTestTopic(topic, now) {
 
 /**
  * Every test suite gets topics of its own; on a developer's broker they would pile up run after
- * run until Kafka runs out of heap. Runs older than a few hours are over, so their topics go.
+ * run until Kafka runs out of heap. Runs older than an hour are over, so their topics go.
  */
 async function deleteStaleTestTopics() {
   const { Kafka, logLevel } = require('kafkajs');
