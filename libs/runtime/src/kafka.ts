@@ -81,19 +81,29 @@ export function createCodec(registryUrl: string, schemaOf: (topic: string) => z.
   );
   const ids = new Map<string, Promise<number>>();
 
+  /**
+   * Registers the topic's schema. A subject's first registration also sets its compatibility;
+   * when two processes do that at once, Apicurio refuses the second with 409 ("a rule named
+   * COMPATIBILITY already exists"), so that one registers again and finds the rule in place.
+   */
+  async function register(topic: string, subject: string): Promise<number> {
+    const schema = {
+      type: SchemaType.JSON,
+      schema: JSON.stringify(z.toJSONSchema(schemaOf(topic), { target: 'draft-7', unrepresentable: 'any' })),
+    } as const;
+    try {
+      return (await registry.register(schema, { subject })).id;
+    } catch (error) {
+      if ((error as { status?: number }).status !== 409) throw error;
+      return (await registry.register(schema, { subject })).id;
+    }
+  }
+
   function schemaId(topic: string): Promise<number> {
     const subject = subjectFor(topic);
     let id = ids.get(subject);
     if (!id) {
-      id = registry
-        .register(
-          {
-            type: SchemaType.JSON,
-            schema: JSON.stringify(z.toJSONSchema(schemaOf(topic), { target: 'draft-7', unrepresentable: 'any' })),
-          },
-          { subject },
-        )
-        .then((r) => r.id);
+      id = register(topic, subject);
       id.catch(() => ids.delete(subject));
       ids.set(subject, id);
     }

@@ -132,10 +132,16 @@ export function createOutboxRelay(options: {
   return {
     flush,
     sweep,
-    start() {
-      const sweepLogged = () => sweep().catch((error) => logger.warn({ err: error }, 'outbox sweep failed'));
-      void sweepLogged();
-      timers.push(setInterval(sweepLogged, options.sweepEveryMs ?? 60_000));
+    /**
+     * Starts the retries of failed flushes and, unless `sweep` is false (an owner that takes
+     * over other processes' leftovers its own way), the sweeps.
+     */
+    start(settings: { sweep?: boolean } = {}) {
+      if (settings.sweep !== false) {
+        const sweepLogged = () => sweep().catch((error) => logger.warn({ err: error }, 'outbox sweep failed'));
+        void sweepLogged();
+        timers.push(setInterval(sweepLogged, options.sweepEveryMs ?? 60_000));
+      }
       timers.push(setInterval(() => void retryFailed(), options.retryEveryMs ?? 2_000));
       for (const timer of timers) timer.unref();
     },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Schema } from 'mongoose';
 import { deadLetterTopicFor } from '@loan/contracts';
-import { createKafkaBus, type InboundMessage } from './kafka';
+import { createCodec, createKafkaBus, type InboundMessage } from './kafka';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { connectMongo, isDuplicateKey, syncIndexes } from './mongo';
@@ -56,6 +56,18 @@ describe('shared runtime against the real broker, registry and database', () => 
     const body = (await res.json()) as { schema: string; schemaType?: string };
     expect(JSON.parse(body.schema).properties.text).toBeDefined();
     expect(body.schemaType).toBe('JSON');
+  });
+
+  it('when several processes register a new subject at once, then every one of them encodes with the same schema id', async () => {
+    const topic = uniqueName('test.first-use');
+    const codecs = Array.from({ length: 8 }, () => createCodec(registryUrl, () => Greeting));
+    const value = { id: randomUUID(), text: 'first', count: 1 };
+    const encoded = await Promise.all(codecs.map((codec) => codec.encode(topic, value)));
+    const ids = encoded.map((buffer) => buffer.readInt32BE(1));
+    expect(new Set(ids).size).toBe(1);
+    expect(await codecs[0]!.decode(topic, encoded[3]!)).toEqual(value);
+    const config = await fetch(`${registryUrl}/config/${topic}-value`);
+    expect(((await config.json()) as { compatibilityLevel: string }).compatibilityLevel).toBe('BACKWARD');
   });
 
   it('when many publishes of one key are made at once, then they arrive in the order they were made', async () => {

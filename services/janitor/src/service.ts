@@ -58,6 +58,10 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
         partitionsConsumedConcurrently: config.CONSUMER_CONCURRENCY,
         handle: handleFact,
       });
+      // A publish that fails right after firing is retried every few seconds by this process;
+      // what a dead replica left behind is taken over by lease (the scheduler), not swept.
+      relay.start({ sweep: false });
+      runtime.lifecycle.onStop('outbox', () => relay.stop());
       // Deadlines that passed while no janitor ran fire on the first pass.
       scheduler.start();
       runtime.lifecycle.onStop('scheduler', () => scheduler.stop());

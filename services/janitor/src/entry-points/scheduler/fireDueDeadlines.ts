@@ -8,9 +8,9 @@ import type { JanitorMetrics } from '../../metrics';
  * The janitor's clock-driven entry point: every poll interval it fires the deadlines that are
  * due and publishes them. Firing writes the deadline's outcome with its message in the outbox,
  * in one insert, so of several replicas (or a replica and a cancellation) exactly one wins;
- * the replica that fired it publishes right away. A message still unpublished a lease later
- * (that replica died, or the broker refused) is published by the one replica that takes the
- * publication over. Deadlines that came due while no janitor ran fire on the first pass.
+ * the replica that fired it publishes right away, and retries every few seconds while the
+ * broker refuses. A message still unpublished a lease later (that replica died, say) is
+ * published by the one replica that takes the publication over. Deadlines that came due while no janitor ran fire on the first pass.
  *
  * A poll looks only at the armed deadlines in memory (those this process armed, and those of
  * the last reload), so it reads nothing from the database. A full pass, `tick`, also reloads
@@ -40,7 +40,7 @@ export function createScheduler(deps: {
     try {
       await relay.flush(deadlineId);
     } catch (error) {
-      // Still in the outbox: published again once the lease runs out.
+      // Still in the outbox: the relay retries it shortly, another replica once the lease runs out.
       logger.warn({ err: error, deadlineId }, 'deadline fired but not published yet');
     }
   }
