@@ -4,7 +4,7 @@ import { clearInterval, setInterval } from 'node:timers';
 import { randomUUID } from 'node:crypto';
 import { startReceiver } from './lib/receiver.mjs';
 import { createSampler, infraProcesses } from './lib/procstat.mjs';
-import { diff, scrapeAll } from './lib/metrics.mjs';
+import { diff, requests, scrapeAll } from './lib/metrics.mjs';
 import { probeOutboxes } from './lib/db.mjs';
 import { httpJson, log, now, requireFromRoot, round, sleep, summarize } from './lib/util.mjs';
 
@@ -375,6 +375,7 @@ export async function runE2E({
       processes: usage.processes,
       cpuSecondsTotal: round(Object.values(usage.processes).reduce((t, p) => t + (p.cpuSeconds ?? 0), 0)),
       handlers: diff(before, after).slice(0, 20),
+      requests: requests(before, after, Math.max(1, completed.length)),
       timeline: hopTimeline(results, tap),
     };
   } finally {

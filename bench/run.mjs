@@ -424,6 +424,14 @@ function report() {
         })),
         ['service', 'handler', 'calls', 'mean ms', 'total s'],
       );
+      if (e.requests?.length) {
+        const total = (to) => e.requests.filter((r) => r.to === to).reduce((t, r) => t + r.perApplication, 0);
+        text += `\n\ne2e: requests per application, ${round(total('kafka'))} to Kafka and ${round(total('db'))} to the database (from the services' /metrics)\n`;
+        text += formatTable(
+          e.requests.slice(0, 24).map((r) => ({ service: r.service, to: r.to, what: r.what, 'per application': r.perApplication })),
+          ['service', 'to', 'what', 'per application'],
+        );
+      }
       if (Array.isArray(e.databases) && e.databases.length) {
         text += `\n\ne2e: databases after the run (outboxPending = documents whose outbox is still unpublished; sweepQueryMs = one full scan for outboxPending, as the start-up and periodic sweeps run it)\n`;
         text += formatTable(e.databases, ['service', 'collection', 'documents', 'outboxPending', 'sweepQueryMs']);

@@ -1,4 +1,5 @@
-// Reads the services' Prometheus endpoints: time spent in Kafka handlers and HTTP routes.
+// Reads the services' Prometheus endpoints: time spent in Kafka handlers and HTTP routes, and
+// the requests sent to Kafka and to the database.
 /* global AbortSignal */
 const HISTOGRAMS = ['kafka_handler_duration_seconds', 'http_request_duration_seconds'];
 
@@ -20,6 +21,16 @@ export async function scrape(url) {
     return out;
   }
   for (const line of text.split('\n')) {
+    const c = /^(kafka_requests_total|mongo_commands_total)\{([^}]*)\}\s+(\S+)/.exec(line);
+    if (c) {
+      const labels = parseLabels(c[2]);
+      const detail =
+        c[1] === 'kafka_requests_total'
+          ? `requests kafka ${labels.client} ${labels.api}`
+          : `requests db ${labels.command}${labels.collection ? ` ${labels.collection}` : ''}`;
+      out[detail] = { count: Number(c[3]), sum: 0 };
+      continue;
+    }
     const m = /^(\w+)_(sum|count)\{([^}]*)\}\s+(\S+)/.exec(line);
     if (!m || !HISTOGRAMS.includes(m[1])) continue;
     const labels = parseLabels(m[3]);
@@ -45,11 +56,30 @@ export async function scrapeAll(processes) {
   return result;
 }
 
+/**
+ * Requests each service sent to Kafka and to the database between two snapshots, by API or
+ * command, divided by `per` (the applications completed).
+ */
+export function requests(before, after, per) {
+  const rows = [];
+  for (const [service, entries] of Object.entries(after)) {
+    for (const [detail, a] of Object.entries(entries)) {
+      if (!detail.startsWith('requests ')) continue;
+      const count = a.count - (before[service]?.[detail]?.count ?? 0);
+      if (count <= 0) continue;
+      const [, to, ...what] = detail.split(' ');
+      rows.push({ service: service.split(':')[0], to, what: what.join(' '), count, perApplication: Number((count / per).toFixed(2)) });
+    }
+  }
+  return rows.sort((x, y) => y.count - x.count);
+}
+
 /** Per service and handler: calls and mean/total milliseconds between two snapshots. */
 export function diff(before, after) {
   const rows = [];
   for (const [service, entries] of Object.entries(after)) {
     for (const [detail, a] of Object.entries(entries)) {
+      if (detail.startsWith('requests ')) continue;
       const b = before[service]?.[detail] ?? { sum: 0, count: 0 };
       const count = a.count - b.count;
       if (count <= 0) continue;

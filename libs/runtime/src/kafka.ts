@@ -163,6 +163,11 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   });
   const admin: Admin = kafka.admin();
   const consumers: Consumer[] = [];
+  /** Counts the requests each client sends, by API (Produce, Fetch, OffsetCommit...). */
+  const countRequests = (client: string) => (event: { payload: { apiName: string } }) =>
+    metrics.kafkaRequests.inc({ client, api: event.payload.apiName });
+  producer.on(producer.events.REQUEST, countRequests('producer'));
+  admin.on(admin.events.REQUEST, countRequests('admin'));
   let producerConnected = false;
   const lagTimers: NodeJS.Timeout[] = [];
 
@@ -324,6 +329,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
       allowAutoTopicCreation: false,
     });
     consumers.push(consumer);
+    consumer.on(consumer.events.REQUEST, countRequests('consumer'));
     await ensureTopics([...args.topics, ...args.topics.map(deadLetterTopicFor)]);
     await consumer.connect();
     await consumer.subscribe({ topics: args.topics.map(real), fromBeginning: args.fromBeginning ?? true });

@@ -40,7 +40,28 @@ export function createMetrics(service: string) {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  return { registry, handlerDuration, handlerFailures, consumerLag, published, httpDuration };
+  const kafkaRequests = new Counter({
+    name: 'kafka_requests_total',
+    help: 'Requests sent to the Kafka brokers, by client (producer, consumer, admin) and API',
+    labelNames: ['client', 'api'] as const,
+    registers: [registry],
+  });
+  const databaseCommands = new Counter({
+    name: 'mongo_commands_total',
+    help: 'Commands sent to the database, by command and collection',
+    labelNames: ['command', 'collection'] as const,
+    registers: [registry],
+  });
+  return {
+    registry,
+    handlerDuration,
+    handlerFailures,
+    consumerLag,
+    published,
+    httpDuration,
+    kafkaRequests,
+    databaseCommands,
+  };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

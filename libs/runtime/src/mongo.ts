@@ -1,18 +1,33 @@
 import mongoose, { type Connection } from 'mongoose';
 import type { Logger } from './logger';
+import type { Metrics } from './metrics';
 
 /**
  * Opens the service's own connection (not mongoose's global one, so several services can share
  * a test process). Only the subset of MongoDB that FerretDB also speaks is used: single-document
  * atomic updates, unique indexes, no transactions, no change streams.
  */
-export async function connectMongo(options: { url: string; dbName: string; logger: Logger }): Promise<Connection> {
+export async function connectMongo(options: {
+  url: string;
+  dbName: string;
+  logger: Logger;
+  /** Counts every command sent, by name and collection. */
+  commands?: Pick<Metrics['databaseCommands'], 'inc'>;
+}): Promise<Connection> {
   const connection = mongoose.createConnection(options.url, {
     dbName: options.dbName,
     serverSelectionTimeoutMS: 10_000,
     maxPoolSize: 20,
     autoIndex: true,
+    monitorCommands: options.commands !== undefined,
   });
+  const { commands } = options;
+  if (commands) {
+    connection.getClient().on('commandStarted', (event) => {
+      const target: unknown = event.command[event.commandName];
+      commands.inc({ command: event.commandName, collection: typeof target === 'string' ? target : '' });
+    });
+  }
   connection.on('disconnected', () => options.logger.warn({ component: 'mongo' }, 'database disconnected'));
   connection.on('reconnected', () => options.logger.info({ component: 'mongo' }, 'database reconnected'));
   await connection.asPromise();

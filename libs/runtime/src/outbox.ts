@@ -79,14 +79,20 @@ export function createOutboxRelay(options: {
       const messages = batch.map((entry) => ({ key: entry.key, value: entry.value, headers: entry.headers }));
       await bus.publish(batch[0]!.topic, messages);
     }
-    // Usually the outbox still holds exactly what was published: emptied in one write.
-    const cleared = await model.collection.updateOne({ _id: docId, outbox: entries } as never, {
-      $set: { outbox: [], outboxPending: false },
-    });
+    // Usually the outbox still holds exactly what was published (the same ids in the same
+    // places): emptied in one write.
+    const exactly: Record<string, unknown> = { _id: docId, outbox: { $size: entries.length } };
+    entries.forEach((entry, i) => (exactly[`outbox.${i}.id`] = entry.id));
+    const cleared = await model.collection.updateOne(exactly as never, { $set: { outbox: [], outboxPending: false } });
     if (cleared.matchedCount === 1) return;
     // Entries were added meanwhile (another replica): remove the published ones only, by
     // `$pullAll` of the entries exactly as stored (FerretDB ignores `$pull` with a condition).
-    await model.collection.updateOne({ _id: docId } as never, { $pullAll: { outbox: entries } } as never);
+    const ids = new Set(entries.map((entry) => entry.id));
+    const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, { projection: { outbox: 1 } });
+    const published = (doc?.outbox ?? []).filter((entry) => ids.has(entry.id));
+    if (published.length > 0) {
+      await model.collection.updateOne({ _id: docId } as never, { $pullAll: { outbox: published } } as never);
+    }
     await model.collection.updateOne({ _id: docId, outbox: { $size: 0 } } as never, { $set: { outboxPending: false } });
   }
 
@@ -95,15 +101,25 @@ export function createOutboxRelay(options: {
   /**
    * Publishes what the given document holds in its outbox. When that fails the document is
    * retried shortly, and the error is passed on: the write it follows is durable either way.
+   *
+   * `written` saves reading the document back: the entries the caller's write put into an
+   * outbox that was empty before it (the caller read `outboxPending: false` and its write was
+   * conditional on nothing having changed since, or it created the document). Entries an
+   * earlier flush of this process failed to publish still come first: then the outbox is read.
    */
-  function flush(docId: unknown): Promise<void> {
-    return locked(String(docId), async () => {
+  function flush(docId: unknown, written?: readonly OutboxEntry[]): Promise<void> {
+    const key = String(docId);
+    return locked(key, async () => {
       try {
-        const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, { projection: { outbox: 1 } });
-        if (doc) await publishEntries(doc._id, doc.outbox ?? []);
-        failed.delete(String(docId));
+        if (written && !failed.has(key)) {
+          await publishEntries(docId, [...written]);
+        } else {
+          const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, { projection: { outbox: 1 } });
+          if (doc) await publishEntries(doc._id, doc.outbox ?? []);
+        }
+        failed.delete(key);
       } catch (error) {
-        failed.set(String(docId), docId);
+        failed.set(key, docId);
         throw error;
       }
     });

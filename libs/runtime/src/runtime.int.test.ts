@@ -233,6 +233,43 @@ describe('shared runtime against the real broker, registry and database', () => 
       expect(seen).toEqual(['first']);
     }));
 
+  it('when the writer hands over the entries it wrote, then they are published and the outbox emptied without reading it first', () =>
+    withOutboxStage('test.outbox-written', async ({ bus, seen, model, entry, stored }) => {
+      const relay = createOutboxRelay({ bus, model, logger });
+      // Written through mongoose, stored with its key order; handed over in the caller's.
+      const written = [entry('w1'), entry('w2')].map(({ value, ...rest }) => ({ value, headers: { 'x-correlation-id': 'c' }, ...rest }));
+      await model.create({ _id: 'doc', outbox: written, outboxPending: true });
+      const reads: string[] = [];
+      const findOne = model.collection.findOne.bind(model.collection);
+      model.collection.findOne = ((...args: Parameters<typeof findOne>) => {
+        reads.push(JSON.stringify(args[0]));
+        return findOne(...args);
+      }) as typeof findOne;
+      await relay.flush('doc', written);
+      expect(reads).toEqual([]);
+      expect(await stored('doc')).toMatchObject({ outbox: [], outboxPending: false });
+      await waitFor(() => seen.length >= 2, { what: 'the two messages' });
+      expect(seen).toEqual(['w1', 'w2']);
+    }));
+
+  it('when a flush failed earlier, then a later flush that hands over its entries publishes the older ones first', () =>
+    withOutboxStage('test.outbox-written-after-failure', async ({ bus, seen, model, entry, stored }) => {
+      let outage = true;
+      const flaky = {
+        publish: (t: string, messages: Parameters<typeof bus.publish>[1]) =>
+          outage ? Promise.reject(new Error('broker unreachable')) : bus.publish(t, messages),
+      };
+      const relay = createOutboxRelay({ bus: flaky, model, logger });
+      await model.create({ _id: 'doc', outbox: [entry('old')], outboxPending: true });
+      await expect(relay.flush('doc', [entry('old')])).rejects.toThrow('broker unreachable');
+      outage = false;
+      await model.collection.updateOne({ _id: 'doc' as never }, { $push: { outbox: entry('new') } as never });
+      await relay.flush('doc', [entry('new')]);
+      expect(await stored('doc')).toMatchObject({ outbox: [], outboxPending: false });
+      await waitFor(() => seen.length >= 2, { what: 'both messages' });
+      expect(seen).toEqual(['old', 'new']);
+    }));
+
   it('when publishing fails right after a write, then the relay retries that document shortly, without waiting for a sweep', () =>
     withOutboxStage('test.outbox-retry', async ({ bus, seen, model, entry, stored }) => {
       let outage = true;

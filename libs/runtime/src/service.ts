@@ -44,7 +44,12 @@ export async function createServiceRuntime(config: BaseConfig, overrides: { logg
       replicationFactor: config.KAFKA_REPLICATION_FACTOR,
     },
   });
-  const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB ?? `loan_${config.SERVICE_NAME}`, logger });
+  const db = await connectMongo({
+    url: config.MONGO_URL,
+    dbName: config.MONGO_DB ?? `loan_${config.SERVICE_NAME}`,
+    logger,
+    commands: metrics.databaseCommands,
+  });
   lifecycle.onStop('database', () => db.close());
   await bus.connect();
   lifecycle.onStop('kafka', () => bus.disconnect());

@@ -75,6 +75,13 @@ export function createApplicationsService(deps: {
   }
 
   /**
+   * What a write that was conditional on `stored.rev` put into the outbox, when the outbox was
+   * empty before it: the relay publishes that without reading the document back.
+   */
+  const writtenOutbox = (stored: { outboxPending: boolean }, outbox: OutboxEntry[]) =>
+    stored.outboxPending ? undefined : outbox;
+
+  /**
    * Load, decide, persist (state and outbox in one write), publish. A concurrent change makes
    * the write miss; the decision is then taken again on the fresh state.
    */
@@ -97,8 +104,9 @@ export function createApplicationsService(deps: {
       const now = clock.now();
       const change = decide(stored.state, now);
       if (!change) return stored.state;
-      if (await repo.replace(change.state, stored.rev, toOutbox(change.state, change.effects, now, correlationId))) {
-        await relay.flush(applicationId);
+      const outbox = toOutbox(change.state, change.effects, now, correlationId);
+      if (await repo.replace(change.state, stored.rev, outbox)) {
+        await relay.flush(applicationId, writtenOutbox(stored, outbox));
         return change.state;
       }
     }
@@ -154,7 +162,7 @@ export function createApplicationsService(deps: {
       if (outcome.effects.length === 0 && outcome.state === stored.state) return { ok: true, result: outcome.result };
       const outbox = toOutbox(outcome.state, outcome.effects, now, correlationId);
       if (await repo.replace(outcome.state, stored.rev, outbox)) {
-        await relay.flush(applicationId);
+        await relay.flush(applicationId, writtenOutbox(stored, outbox));
         return { ok: true, result: outcome.result };
       }
     }
@@ -174,7 +182,7 @@ export function createApplicationsService(deps: {
         if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
         const outbox = toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
         if (await repo.replace(outcome.state, existing.rev, outbox)) {
-          await relay.flush(outcome.state.applicationId);
+          await relay.flush(outcome.state.applicationId, writtenOutbox(existing, outbox));
           return { ok: true as const, result: outcome.result };
         }
         continue;
@@ -194,13 +202,14 @@ export function createApplicationsService(deps: {
         now,
       });
       if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
+      const outbox = toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
       try {
-        await repo.insert(outcome.state, toOutbox(outcome.state, outcome.effects, now, cmd.correlationId));
+        await repo.insert(outcome.state, outbox);
       } catch (error) {
         if (isDuplicateKey(error)) continue; // another replica won the race: resume theirs
         throw error;
       }
-      await relay.flush(applicationId);
+      await relay.flush(applicationId, outbox);
       return { ok: true as const, result: outcome.result };
     }
     throw new ServiceError('Initiate kept conflicting', { retriable: true });

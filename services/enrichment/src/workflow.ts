@@ -100,19 +100,22 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const result = await deps.lock(accountId, async () => {
         const stored = await jobs.get(accountId);
-        if (!stored) return { current: null, written: null, outbox: false };
+        if (!stored) return { current: null, written: null, outbox: [] };
         const now = clock.now();
         const decided = decide(stored.job, now);
-        if (!decided) return { current: stored.job, written: null, outbox: false };
+        if (!decided) return { current: stored.job, written: null, outbox: [] };
         const change: Change = 'effects' in decided ? decided : { job: decided, effects: [] };
         const outbox = toOutbox(change.job, change.effects, now);
         if (!(await jobs.replace(change.job, stored.rev, outbox))) return null;
-        return { current: change.job, written: change.job, outbox: outbox.length > 0 };
+        // An outbox empty before this write now holds exactly `outbox`: published without a read.
+        return { current: change.job, written: change.job, outbox, outboxWasPending: stored.outboxPending };
       });
       if (!result) continue; // another replica changed the job: decide again on its state
       const { current } = result;
       schedule.note(accountId, current && isActive(current) ? current.nextTryAt : null);
-      if (result.outbox) await deps.jobRelay.flush(accountId);
+      if (result.outbox.length > 0) {
+        await deps.jobRelay.flush(accountId, result.outboxWasPending === false ? result.outbox : undefined);
+      }
       return { current, written: result.written };
     }
     throw new ServiceError(`Enrichment of account ${accountId} kept changing under us`, { retriable: true });

@@ -154,15 +154,18 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
       result = { ...base, type: 'ScoringFailed', reason };
       update = { status: 'FAILED', failureReason: reason, decidedAt: now };
     }
+    const entry = { id: result.factId, topic: Topics.scoringResults, key: fact.applicationId, value: result };
     const written = await analyses.updateOne(
       { _id: fact.analysisId, status: 'PENDING' },
-      {
-        $set: { ...update, outboxPending: true },
-        $push: { outbox: { id: result.factId, topic: Topics.scoringResults, key: fact.applicationId, value: result } },
-      },
+      { $set: { ...update, outboxPending: true }, $push: { outbox: entry } },
     );
-    if (written.modifiedCount === 0) logger.info({ analysisId: fact.analysisId }, 'analysis already decided by another replica');
-    await relay.flush(fact.analysisId);
+    if (written.modifiedCount === 0) {
+      logger.info({ analysisId: fact.analysisId }, 'analysis already decided by another replica');
+      await relay.flush(fact.analysisId);
+      return;
+    }
+    // A pending analysis has nothing in its outbox: it now holds exactly this result.
+    await relay.flush(fact.analysisId, [entry]);
   }
 
   async function onFact(fact: ApplicationFact) {

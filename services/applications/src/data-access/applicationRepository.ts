@@ -5,6 +5,8 @@ import type { ApplicationModel } from './applicationModel';
 export interface Stored {
   state: Application;
   rev: number;
+  /** Whether the outbox held unpublished entries when the document was read. */
+  outboxPending: boolean;
 }
 
 type Doc = Record<string, unknown> & { _id: string; rev: number };
@@ -61,13 +63,15 @@ export function createApplicationRepository(model: ApplicationModel) {
   return {
     async get(applicationId: string): Promise<Stored | null> {
       const doc = await model.findById(applicationId, { outbox: 0 }).lean<Doc>();
-      return doc ? { state: toState(doc), rev: doc.rev } : null;
+      return doc ? { state: toState(doc), rev: doc.rev, outboxPending: doc.outboxPending === true } : null;
     },
 
     /** The application an idempotency key opened, found by the id the key names. */
     async getByKey(idempotencyKey: string): Promise<Stored | null> {
       const doc = await model.findById(applicationIdFor(idempotencyKey), { outbox: 0 }).lean<Doc>();
-      return doc && doc.idempotencyKey === idempotencyKey ? { state: toState(doc), rev: doc.rev } : null;
+      return doc && doc.idempotencyKey === idempotencyKey
+        ? { state: toState(doc), rev: doc.rev, outboxPending: doc.outboxPending === true }
+        : null;
     },
 
     /** Inserts a new application; a duplicate idempotencyKey makes this throw (code 11000). */

@@ -5,6 +5,8 @@ import type { EnrichmentModels } from './models';
 export interface StoredJob {
   job: EnrichmentJob;
   rev: number;
+  /** Whether the outbox held unpublished entries when the job was read. */
+  outboxPending: boolean;
 }
 
 type Doc = Record<string, unknown> & { _id: string; rev: number };
@@ -64,7 +66,7 @@ export function createJobRepository(models: EnrichmentModels) {
   return {
     async get(accountId: string): Promise<StoredJob | null> {
       const doc = await model.findById(accountId, { outbox: 0 }).lean<Doc>();
-      return doc ? { job: toJob(doc), rev: doc.rev } : null;
+      return doc ? { job: toJob(doc), rev: doc.rev, outboxPending: doc.outboxPending === true } : null;
     },
 
     /** Inserts a new job; an existing one for the account makes this throw (code 11000). */

@@ -1,5 +1,5 @@
 import { Topics } from '@loan/contracts';
-import type { Clock, Logger, OutboxRelay } from '@loan/runtime';
+import type { Clock, Logger, OutboxEntry, OutboxRelay } from '@loan/runtime';
 import type { DeadlineRepository } from '../../data-access/deadlineRepository';
 import { fireDeadline } from '../../domain/fireDeadline/decide';
 import type { JanitorMetrics } from '../../metrics';
@@ -36,9 +36,10 @@ export function createScheduler(deps: {
   /** Clock time of the last full pass. */
   let lastFullPass: number | null = null;
 
-  async function publish(deadlineId: string): Promise<void> {
+  /** Publishes a fired deadline; `written` is its message when this process just fired it. */
+  async function publish(deadlineId: string, written?: OutboxEntry[]): Promise<void> {
     try {
-      await relay.flush(deadlineId);
+      await relay.flush(deadlineId, written);
     } catch (error) {
       // Still in the outbox: the relay retries it shortly, another replica once the lease runs out.
       logger.warn({ err: error, deadlineId }, 'deadline fired but not published yet');
@@ -70,7 +71,7 @@ export function createScheduler(deps: {
           'deadline passed',
         );
         fired++;
-        await publish(deadline.deadlineId);
+        await publish(deadline.deadlineId, [entry]);
       }
       if (due.length < settings.batchSize || stopped) return fired;
     }
