@@ -54,7 +54,9 @@ let stopping = false;
 
 function startProcess(p) {
   const out = createWriteStream(path.join(logDir, `${p.name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [path.join(root, p.entry)], {
+  // LOAN_STACK_NODE_ARGS: extra options for each service's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const nodeArgs = (process.env.LOAN_STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, p.entry)], {
     cwd: root,
     env: {
       ...common,

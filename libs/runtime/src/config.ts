@@ -35,6 +35,9 @@ export const baseConfigShape = {
   KAFKA_SASL_PASSWORD: z.string().optional().describe('SASL password'),
   KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().positive().default(6).describe('Partitions of topics the service creates'),
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().positive().default(1).describe('Replication factor of created topics'),
+  KAFKA_COMMIT_INTERVAL: durationMs('1s').describe(
+    'How often consumers commit the offsets of handled messages (a crash handles at most that much again)',
+  ),
   KAFKA_TOPIC_NAMESPACE: z
     .string()
     .regex(/^[A-Za-z0-9._-]*$/)

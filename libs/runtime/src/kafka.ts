@@ -32,6 +32,12 @@ export interface KafkaSettings {
    * see the plain names.
    */
   namespace?: string;
+  /**
+   * How often consumers commit the offsets of the messages they have handled (1 s by
+   * default). A process that dies loses at most that much progress: those messages are
+   * handled again, which every handler tolerates (delivery is at least once).
+   */
+  commitIntervalMs?: number;
 }
 
 /** A message as handlers see it: decoded and validated against the topic's schema. */
@@ -82,20 +88,27 @@ export function createCodec(registryUrl: string, schemaOf: (topic: string) => z.
   const ids = new Map<string, Promise<number>>();
 
   /**
-   * Registers the topic's schema. A subject's first registration also sets its compatibility;
-   * when two processes do that at once, Apicurio refuses the second with 409 ("a rule named
-   * COMPATIBILITY already exists"), so that one registers again and finds the rule in place.
+   * Registers the topic's schema. A subject's first registration also sets its compatibility,
+   * and processes starting together race for that: Apicurio refuses the second setting with
+   * 409 ("a rule named COMPATIBILITY already exists"), and a process that looks between the
+   * first one's registration and its setting sees the default (NONE) and refuses to go on. Both
+   * are transient: the process tries again shortly, up to a few times.
    */
   async function register(topic: string, subject: string): Promise<number> {
     const schema = {
       type: SchemaType.JSON,
       schema: JSON.stringify(z.toJSONSchema(schemaOf(topic), { target: 'draft-7', unrepresentable: 'any' })),
     } as const;
-    try {
-      return (await registry.register(schema, { subject })).id;
-    } catch (error) {
-      if ((error as { status?: number }).status !== 409) throw error;
-      return (await registry.register(schema, { subject })).id;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await registry.register(schema, { subject })).id;
+      } catch (error) {
+        const racing =
+          (error as { status?: number }).status === 409 ||
+          (error as Error).name === 'ConfluentSchemaRegistryCompatibilityError';
+        if (!racing || attempt >= 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
     }
   }
 
@@ -162,7 +175,8 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     allowAutoTopicCreation: false,
   });
   const admin: Admin = kafka.admin();
-  const consumers: Consumer[] = [];
+  /** Each consumer, and how to stop it with the offsets of what it handled committed. */
+  const consumers: { consumer: Consumer; stop: () => Promise<void> }[] = [];
   /** Counts the requests each client sends, by API (Produce, Fetch, OffsetCommit...). */
   const countRequests = (client: string) => (event: { payload: { apiName: string } }) =>
     metrics.kafkaRequests.inc({ client, api: event.payload.apiName });
@@ -328,56 +342,117 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
       retry: { initialRetryTime: 200, retries: 10 },
       allowAutoTopicCreation: false,
     });
-    consumers.push(consumer);
     consumer.on(consumer.events.REQUEST, countRequests('consumer'));
+    const offsets = trackOffsets(consumer, args.groupId, args.topics.map(real));
+    consumers.push({ consumer, stop: offsets.stop });
     await ensureTopics([...args.topics, ...args.topics.map(deadLetterTopicFor)]);
     await consumer.connect();
     await consumer.subscribe({ topics: args.topics.map(real), fromBeginning: args.fromBeginning ?? true });
     await consumer.run({
       partitionsConsumedConcurrently: args.partitionsConsumedConcurrently ?? 3,
-      eachMessage: async ({ topic: realTopic, partition, message, heartbeat }) => {
-        const topic = logical(realTopic);
-        const started = process.hrtime.bigint();
-        const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-        let value: unknown;
-        try {
-          if (!message.value) throw new Error('Message has no value');
-          value = await codec.decode(topic, message.value);
-        } catch (error) {
-          logger.error({ err: error, topic, partition, offset: message.offset }, 'poison message dead-lettered');
-          await deadLetter(topic, message, partition, error);
-          metrics.handlerDuration.observe({ topic, outcome: 'poison' }, seconds());
-          return;
-        }
-        try {
-          await args.handle({
-            topic,
-            partition,
-            offset: message.offset,
-            key: message.key?.toString() ?? null,
-            value,
-            headers: headersToRecord(message.headers),
-            timestamp: message.timestamp,
-          });
-          metrics.handlerDuration.observe({ topic, outcome: 'ok' }, seconds());
-        } catch (error) {
-          metrics.handlerDuration.observe({ topic, outcome: 'error' }, seconds());
-          if (isRetriable(error)) {
-            metrics.handlerFailures.inc({ topic, kind: 'retried' });
-            logger.warn({ err: error, topic, partition, offset: message.offset }, 'handler failed; will retry');
-            await heartbeat().catch(() => undefined);
-            throw error;
+      autoCommit: false,
+      eachMessage: ({ topic: realTopic, partition, message, heartbeat }) =>
+        offsets.handling(realTopic, partition, message.offset, async () => {
+          const topic = logical(realTopic);
+          const started = process.hrtime.bigint();
+          const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+          let value: unknown;
+          try {
+            if (!message.value) throw new Error('Message has no value');
+            value = await codec.decode(topic, message.value);
+          } catch (error) {
+            logger.error({ err: error, topic, partition, offset: message.offset }, 'poison message dead-lettered');
+            await deadLetter(topic, message, partition, error);
+            metrics.handlerDuration.observe({ topic, outcome: 'poison' }, seconds());
+            return;
           }
-          logger.error(
-            { err: error, topic, partition, offset: message.offset },
-            'handler failed for good; dead-lettered',
-          );
-          await deadLetter(topic, message, partition, error);
-        }
-      },
+          try {
+            await args.handle({
+              topic,
+              partition,
+              offset: message.offset,
+              key: message.key?.toString() ?? null,
+              value,
+              headers: headersToRecord(message.headers),
+              timestamp: message.timestamp,
+            });
+            metrics.handlerDuration.observe({ topic, outcome: 'ok' }, seconds());
+          } catch (error) {
+            metrics.handlerDuration.observe({ topic, outcome: 'error' }, seconds());
+            if (isRetriable(error)) {
+              metrics.handlerFailures.inc({ topic, kind: 'retried' });
+              logger.warn({ err: error, topic, partition, offset: message.offset }, 'handler failed; will retry');
+              await heartbeat().catch(() => undefined);
+              throw error;
+            }
+            logger.error(
+              { err: error, topic, partition, offset: message.offset },
+              'handler failed for good; dead-lettered',
+            );
+            await deadLetter(topic, message, partition, error);
+          }
+        }),
     });
     watchLag(`${ns}${args.groupId}`, args.topics.map(real));
     return consumer;
+  }
+
+  /**
+   * Offsets committed on an interval instead of after every fetched batch (kafkajs's
+   * `autoCommit`, one OffsetCommit request per batch, most of them of one message under load).
+   * A message's offset is recorded once its handler succeeded or it was dead-lettered; a
+   * handler that throws leaves it unrecorded and kafkajs fetches it again. On a rebalance the
+   * offsets of partitions no longer assigned are dropped (their new owner handles those
+   * messages again); on stop, fetching pauses, the handlers in flight finish and what they
+   * handled is committed before the consumer leaves its group.
+   */
+  function trackOffsets(consumer: Consumer, groupId: string, topics: string[]) {
+    const handled = new Map<string, { topic: string; partition: number; offset: string }>();
+    let inFlight = 0;
+    let committing: Promise<void> = Promise.resolve();
+
+    function commit(): Promise<void> {
+      committing = committing.then(async () => {
+        if (handled.size === 0) return;
+        const batch = [...handled.entries()];
+        try {
+          await consumer.commitOffsets(batch.map(([, position]) => position));
+          for (const [key, position] of batch) if (handled.get(key) === position) handled.delete(key);
+        } catch (error) {
+          logger.warn({ err: error, groupId }, 'committing consumer offsets failed; retried on the next interval');
+        }
+      });
+      return committing;
+    }
+
+    const timer = setInterval(() => void commit(), settings.commitIntervalMs ?? 1_000);
+    timer.unref();
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      const assigned = payload.memberAssignment as Record<string, number[]>;
+      for (const [key, position] of handled) {
+        if (!assigned[position.topic]?.includes(position.partition)) handled.delete(key);
+      }
+    });
+
+    return {
+      async handling(topic: string, partition: number, offset: string, handle: () => Promise<void>) {
+        inFlight += 1;
+        try {
+          await handle();
+          handled.set(`${topic}:${partition}`, { topic, partition, offset: (BigInt(offset) + 1n).toString() });
+        } finally {
+          inFlight -= 1;
+        }
+      },
+      async stop() {
+        clearInterval(timer);
+        consumer.pause(topics.map((topic) => ({ topic })));
+        const deadline = Date.now() + 10_000;
+        while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        await commit();
+        await consumer.disconnect();
+      },
+    };
   }
 
   function watchLag(groupId: string, topics: string[]) {
@@ -403,7 +478,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
 
   async function disconnect(): Promise<void> {
     lagTimers.forEach(clearInterval);
-    await Promise.allSettled(consumers.map((c) => c.disconnect()));
+    await Promise.allSettled(consumers.map((c) => c.stop()));
     if (producerConnected) await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
     producerConnected = false;
   }

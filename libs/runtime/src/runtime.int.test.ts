@@ -143,6 +143,35 @@ describe('shared runtime against the real broker, registry and database', () => 
     for (const p of byConsumer.a) expect(byConsumer.b.has(p)).toBe(false);
   });
 
+  it('when a consumer stops and another takes over its group, then it starts after the messages the first one handled', async () => {
+    const topic = uniqueName('test.handover');
+    const groupId = uniqueName('g');
+    const first = newBus(topic);
+    await first.connect();
+    await first.ensureTopics([topic]);
+    const handled: string[] = [];
+    await first.consume({ groupId, topics: [topic], handle: async (m) => void handled.push((m.value as { id: string }).id) });
+    const batch = (from: number) =>
+      Array.from({ length: 20 }, (_, i) => ({ key: `key-${i}`, value: { id: String(from + i), text: 'x', count: i } }));
+    await first.publish(topic, batch(0));
+    await waitFor(() => handled.length >= 20, { what: 'the first 20 messages' });
+    // Stopped well within the commit interval: what it handled is committed on the way out.
+    await first.disconnect();
+
+    const second = newBus(topic);
+    buses.push(second);
+    await second.connect();
+    const offsets = await second.admin.fetchOffsets({ groupId, topics: [topic] });
+    const total = offsets[0]!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+    expect(total).toBe(20);
+    const again: string[] = [];
+    await second.consume({ groupId, topics: [topic], handle: async (m) => void again.push((m.value as { id: string }).id) });
+    await second.publish(topic, batch(100));
+    await waitFor(() => again.length >= 20, { what: 'the next 20 messages' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(again.sort()).toEqual(batch(100).map((m) => m.value.id).sort());
+  });
+
   it('when a document is written twice with the same unique key, then the database refuses the second', async () => {
     const db = await connectMongo({ url: process.env.MONGO_URL!, dbName: uniqueName('runtime_test').replace(/-/g, '_'), logger });
     try {

@@ -40,6 +40,7 @@ export async function createServiceRuntime(config: BaseConfig, overrides: { logg
           : undefined,
       registryUrl: config.SCHEMA_REGISTRY_URL,
       namespace: config.KAFKA_TOPIC_NAMESPACE,
+      commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
       partitions: config.KAFKA_TOPIC_PARTITIONS,
       replicationFactor: config.KAFKA_REPLICATION_FACTOR,
     },
