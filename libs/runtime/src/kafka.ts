@@ -284,17 +284,36 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     }
   }
 
-  async function publish(topic: string, messages: OutboundMessage[]): Promise<void> {
-    if (messages.length === 0) return;
+  /**
+   * Publishes to several topics in one produce request (when nothing else waits), each
+   * topic's messages in the order given. What one state change emits (a public event and a
+   * fact, say) goes out together.
+   */
+  async function publishAll(batches: readonly { topic: string; messages: OutboundMessage[] }[]): Promise<void> {
     const encoded = await Promise.all(
-      messages.map(async (m) => ({ key: m.key, value: await codec.encode(topic, m.value), headers: m.headers })),
+      batches
+        .filter((b) => b.messages.length > 0)
+        .map(async ({ topic, messages }) => ({
+          topic,
+          messages: await Promise.all(
+            messages.map(async (m) => ({ key: m.key, value: await codec.encode(topic, m.value), headers: m.headers })),
+          ),
+        })),
     );
-    await new Promise<void>((resolve, reject) => {
-      waiting.push({ topic: real(topic), messages: encoded, settle: (error) => (error ? reject(error) : resolve()) });
-      void sendWaiting();
-    });
-    metrics.published.inc({ topic }, messages.length);
+    if (encoded.length === 0) return;
+    // Queued in one go, so that they travel in the same request.
+    const sent = encoded.map(
+      ({ topic, messages }) =>
+        new Promise<void>((resolve, reject) => {
+          waiting.push({ topic: real(topic), messages, settle: (error) => (error ? reject(error) : resolve()) });
+        }),
+    );
+    void sendWaiting();
+    await Promise.all(sent);
+    for (const { topic, messages } of encoded) metrics.published.inc({ topic }, messages.length);
   }
+
+  const publish = (topic: string, messages: OutboundMessage[]): Promise<void> => publishAll([{ topic, messages }]);
 
   async function deadLetter(
     topic: string,
@@ -489,6 +508,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     admin,
     connect,
     ensureTopics,
+    publishAll,
     publish,
     consume,
     disconnect,

@@ -45,7 +45,7 @@ export interface OutboxDocument {
  * the collection: it runs rarely, and the retries of failed flushes are lookups by id.
  */
 export function createOutboxRelay(options: {
-  bus: Pick<KafkaBus, 'publish'>;
+  bus: Pick<KafkaBus, 'publishAll'>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   model: Model<any>;
   logger: Logger;
@@ -68,17 +68,16 @@ export function createOutboxRelay(options: {
 
   async function publishEntries(docId: unknown, entries: OutboxEntry[]) {
     if (entries.length === 0) return;
-    // Consecutive entries of one topic go in one request; the order of all entries is kept.
-    const batches: OutboxEntry[][] = [];
+    // All of them in one request, each topic's entries in their order (the order that matters:
+    // a consumer reads each topic on its own).
+    const byTopic = new Map<string, { key: string; value: unknown; headers?: Record<string, string> }[]>();
     for (const entry of entries) {
-      const last = batches.at(-1);
-      if (last && last[0]?.topic === entry.topic) last.push(entry);
-      else batches.push([entry]);
+      const message = { key: entry.key, value: entry.value, headers: entry.headers };
+      const messages = byTopic.get(entry.topic);
+      if (messages) messages.push(message);
+      else byTopic.set(entry.topic, [message]);
     }
-    for (const batch of batches) {
-      const messages = batch.map((entry) => ({ key: entry.key, value: entry.value, headers: entry.headers }));
-      await bus.publish(batch[0]!.topic, messages);
-    }
+    await bus.publishAll([...byTopic].map(([topic, messages]) => ({ topic, messages })));
     // Usually the outbox still holds exactly what was published (the same ids in the same
     // places): emptied in one write.
     const exactly: Record<string, unknown> = { _id: docId, outbox: { $size: entries.length } };

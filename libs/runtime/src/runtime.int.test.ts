@@ -246,8 +246,8 @@ describe('shared runtime against the real broker, registry and database', () => 
   it('when an entry is added while the outbox is being published, then only the published entries are removed', () =>
     withOutboxStage('test.outbox-added', async ({ bus, seen, model, entry, stored }) => {
       const meanwhile = {
-        publish: async (t: string, messages: Parameters<typeof bus.publish>[1]) => {
-          await bus.publish(t, messages);
+        publishAll: async (batches: Parameters<typeof bus.publishAll>[0]) => {
+          await bus.publishAll(batches);
           // Another writer (a replica) appends to the outbox before the relay clears it.
           await model.collection.updateOne({ _id: 'doc' as never }, { $push: { outbox: entry('late') } as never, $set: { outboxPending: true } });
         },
@@ -285,8 +285,8 @@ describe('shared runtime against the real broker, registry and database', () => 
     withOutboxStage('test.outbox-written-after-failure', async ({ bus, seen, model, entry, stored }) => {
       let outage = true;
       const flaky = {
-        publish: (t: string, messages: Parameters<typeof bus.publish>[1]) =>
-          outage ? Promise.reject(new Error('broker unreachable')) : bus.publish(t, messages),
+        publishAll: (batches: Parameters<typeof bus.publishAll>[0]) =>
+          outage ? Promise.reject(new Error('broker unreachable')) : bus.publishAll(batches),
       };
       const relay = createOutboxRelay({ bus: flaky, model, logger });
       await model.create({ _id: 'doc', outbox: [entry('old')], outboxPending: true });
@@ -303,8 +303,8 @@ describe('shared runtime against the real broker, registry and database', () => 
     withOutboxStage('test.outbox-retry', async ({ bus, seen, model, entry, stored }) => {
       let outage = true;
       const flaky = {
-        publish: (t: string, messages: Parameters<typeof bus.publish>[1]) =>
-          outage ? Promise.reject(new Error('broker unreachable')) : bus.publish(t, messages),
+        publishAll: (batches: Parameters<typeof bus.publishAll>[0]) =>
+          outage ? Promise.reject(new Error('broker unreachable')) : bus.publishAll(batches),
       };
       const relay = createOutboxRelay({ bus: flaky, model, logger, sweepEveryMs: 3_600_000, retryEveryMs: 100 });
       relay.start();

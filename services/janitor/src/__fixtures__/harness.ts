@@ -75,9 +75,9 @@ export async function startJanitor(
         ...base,
         bus: {
           ...base.bus,
-          publish: async (topic, messages) => {
-            if (topic === Topics.deadlines) throw new Error('connection to the broker lost');
-            return base.bus.publish(topic, messages);
+          publishAll: async (batches) => {
+            if (batches.some((b) => b.topic === Topics.deadlines)) throw new Error('connection to the broker lost');
+            return base.bus.publishAll(batches);
           },
         },
       }
