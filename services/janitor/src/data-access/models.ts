@@ -2,10 +2,10 @@ import { Schema, type Connection } from 'mongoose';
 import { outboxFields } from '@loan/runtime';
 
 /*
- * Every decision that two writers could race for is an insert under a deterministic `_id`, so
- * the unique index picks exactly one winner. Conditional updates are not used for that: not
- * every MongoDB-wire database applies `updateOne({ _id, status: 'ARMED' }, ...)` as an atomic
- * compare-and-set (FerretDB on SQLite, the local database, lets several writers win).
+ * A deadline's outcome, and the right to publish a fired one late, are inserts under a
+ * deterministic `_id`, so the unique index picks exactly one winner. A timeline is written by
+ * an update conditional on its revision, which MongoDB applies atomically; FerretDB on SQLite
+ * does so only with the patch the local infrastructure builds it with (infra/ferretdb).
  */
 
 /** One document per deadline, keyed by its deterministic id; `status` mirrors its outcome. */
@@ -96,10 +96,8 @@ const timelineFields = {
 };
 
 /**
- * Versions of an application's timeline, `<applicationId>:<rev>`: writing revision n + 1 is an
- * insert, so of two writers that read revision n only one succeeds. Each holds the deadlines
- * of the application that may still be armed, so cancelling needs no query. Older versions
- * are pruned, each by its id. Every access on a fact's path is by `_id`.
+ * Revisions of applications' timelines as earlier versions wrote them, `<applicationId>:<rev>`:
+ * read only to catch up a head those versions left behind.
  */
 export const timelineSchema = new Schema(timelineFields, {
   versionKey: false,
@@ -108,8 +106,9 @@ export const timelineSchema = new Schema(timelineFields, {
 });
 
 /**
- * The head of each application's timeline, `_id: applicationId`: a copy of a recent revision,
- * where reading starts (the revisions after it, if any, are then read by id).
+ * Each application's timeline, `_id: applicationId`, with its revision (written by an update
+ * conditional on the revision read) and the deadlines of the application that may still be
+ * armed, so cancelling needs no query. Every access on a fact's path is by `_id`.
  */
 export const timelineHeadSchema = new Schema(timelineFields, {
   versionKey: false,

@@ -59,28 +59,26 @@ function toStored(doc: Doc): StoredTimeline {
   };
 }
 
-/** Revisions kept behind the newest, so a writer that read one of them still finds its successor taken. */
-const KEPT_REVISIONS = 5;
-
 const revisionId = (applicationId: string, rev: number) => `${applicationId}:${rev}`;
 
 /**
- * Loads and stores timelines with optimistic concurrency, every access by `_id`. Each revision
- * is a new document `<applicationId>:<rev>`: writing revision n + 1 is an insert, so of two
- * writers that read revision n only one succeeds. The head `<applicationId>` (collection
- * `timeline_heads`) is a copy of a recent revision, written after it: a read starts there and
- * follows the revisions after it, so a head left behind by a crash or a slow writer costs a
- * lookup more, never a lost revision.
+ * Loads and stores timelines with optimistic concurrency, every access by `_id`. The timeline
+ * of an application is one document `<applicationId>` (collection `timeline_heads`) with a
+ * revision number: the first is an insert and each next one an update conditional on the
+ * revision read, so of two writers that read revision n only one succeeds (MongoDB applies a
+ * conditional update atomically, and so does the local FerretDB with its patch 003).
+ *
+ * Earlier versions wrote each revision as a document `<applicationId>:<rev>` of `timelines`
+ * and copied it to the head afterwards; a head they left behind (a crash between the two
+ * writes) is caught up on the first conflict, when a read follows the revisions after it.
  */
 export function createTimelineRepository(models: Pick<JanitorModels, 'timelines' | 'timelineHeads' | 'deadlines'>) {
   const { timelines, timelineHeads } = models;
 
   return {
     /**
-     * The newest revision; with `headOnly`, the head as it is, which may lag behind by the
-     * revision of a writer that died before moving the head, or be missing while the first
-     * revision exists (a save based on it then fails as a conflict, and reading again with
-     * `headOnly: false` finds that revision).
+     * The timeline; with `headOnly: false`, also the revisions earlier versions may have
+     * written after the head.
      */
     async get(applicationId: string, options: { headOnly?: boolean } = {}): Promise<StoredTimeline | null> {
       let doc = await timelineHeads.findById(applicationId).lean<Doc>();
@@ -98,27 +96,23 @@ export function createTimelineRepository(models: Pick<JanitorModels, 'timelines'
      * false when another writer got there first.
      */
     async save(timeline: Timeline, armed: DeadlineRef[], rev: number): Promise<boolean> {
-      const next = rev + 1;
-      const fields = { ...timeline, rev: next, armed };
+      const fields = { ...timeline, rev: rev + 1, armed };
+      if (rev > 0) {
+        // `rev` is the head's revision, or a newer one of `timelines` when an earlier version
+        // left the head behind: either way no other writer has written after it.
+        const written = await timelineHeads.updateOne(
+          { _id: timeline.applicationId, rev: { $lte: rev } },
+          { $set: fields },
+        );
+        return written.modifiedCount === 1;
+      }
       try {
-        await timelines.create({ _id: revisionId(timeline.applicationId, next), ...fields });
+        await timelineHeads.create({ _id: timeline.applicationId, ...fields });
+        return true;
       } catch (error) {
         if (isDuplicateKey(error)) return false;
         throw error;
       }
-      try {
-        // Never moves the head back (on MongoDB; elsewhere a rare step back costs a lookup more).
-        await timelineHeads.updateOne(
-          { _id: timeline.applicationId, rev: { $lt: next } },
-          { $set: fields },
-          { upsert: true },
-        );
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error; // the head is at `next` or later already
-      }
-      if (next > KEPT_REVISIONS)
-        await timelines.deleteOne({ _id: revisionId(timeline.applicationId, next - KEPT_REVISIONS) });
-      return true;
     },
 
     /**
