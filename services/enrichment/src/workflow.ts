@@ -14,7 +14,7 @@ import {
 } from '@loan/runtime';
 import type { AccountIndex } from './data-access/accountIndex';
 import type { BankDataRepository } from './data-access/bankDataRepository';
-import type { JobRepository } from './data-access/jobRepository';
+import type { JobRepository, StoredJob } from './data-access/jobRepository';
 import {
   type Pacing,
   type PartOutcome,
@@ -90,33 +90,60 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
   /**
    * Load, decide, persist (state and outbox in one write), publish. A concurrent change makes
    * the write miss; the decision is then taken again on the fresh state. Returns the job as it
-   * now stands (null when there is none) and the state written (null when the decision changed
-   * nothing). Every read and write goes by `_id`, and tells the schedule when the job is due.
+   * now stands (null when there is none), the state written (null when the decision changed
+   * nothing) and, after a write, the job as stored. Every read and write goes by `_id`, and
+   * tells the schedule when the job is due.
+   *
+   * `known` is the job as this process last read or wrote it: the first decision is taken on
+   * it without reading, and the write still only lands if nobody changed the job since. A
+   * decision to change nothing is only taken on a fresh read.
    */
   async function change(
     accountId: string,
     decide: (job: EnrichmentJob, now: Date) => Change | EnrichmentJob | null,
-  ): Promise<{ current: EnrichmentJob | null; written: EnrichmentJob | null }> {
+    known?: StoredJob,
+  ): Promise<{ current: EnrichmentJob | null; written: EnrichmentJob | null; stored: StoredJob | null }> {
+    let hint = known;
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const result = await deps.lock(accountId, async () => {
-        const stored = await jobs.get(accountId);
-        if (!stored) return { current: null, written: null, outbox: [] };
         const now = clock.now();
-        const decided = decide(stored.job, now);
+        let stored = hint ?? (await jobs.get(accountId));
+        let decided = stored ? decide(stored.job, now) : null;
+        if (hint && !decided) {
+          stored = await jobs.get(accountId);
+          decided = stored ? decide(stored.job, now) : null;
+        }
+        hint = undefined;
+        if (!stored) return { current: null, written: null, outbox: [] };
         if (!decided) return { current: stored.job, written: null, outbox: [] };
         const change: Change = 'effects' in decided ? decided : { job: decided, effects: [] };
         const outbox = toOutbox(change.job, change.effects, now);
         if (!(await jobs.replace(change.job, stored.rev, outbox))) return null;
         // An outbox empty before this write now holds exactly `outbox`: published without a read.
-        return { current: change.job, written: change.job, outbox, outboxWasPending: stored.outboxPending };
+        return {
+          current: change.job,
+          written: change.job,
+          outbox,
+          rev: stored.rev + 1,
+          outboxWasPending: stored.outboxPending,
+        };
       });
       if (!result) continue; // another replica changed the job: decide again on its state
-      const { current } = result;
+      const { current, written } = result;
       schedule.note(accountId, current && isActive(current) ? current.nextTryAt : null);
       if (result.outbox.length > 0) {
         await deps.jobRelay.flush(accountId, result.outboxWasPending === false ? result.outbox : undefined);
       }
-      return { current, written: result.written };
+      // Published (or the flush would have thrown): the outbox is empty unless it held older entries.
+      const stored =
+        written && result.rev !== undefined
+          ? {
+              job: written,
+              rev: result.rev,
+              outboxPending: result.outbox.length === 0 && result.outboxWasPending === true,
+            }
+          : null;
+      return { current, written, stored };
     }
     throw new ServiceError(`Enrichment of account ${accountId} kept changing under us`, { retriable: true });
   }
@@ -125,8 +152,9 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
   async function mutate(
     accountId: string,
     decide: (job: EnrichmentJob, now: Date) => Change | EnrichmentJob | null,
+    known?: StoredJob,
   ): Promise<EnrichmentJob | null> {
-    return (await change(accountId, decide)).written;
+    return (await change(accountId, decide, known)).written;
   }
 
   /** A new job: its lookups first (so that no webhook about it can miss it), then the job. */
@@ -314,7 +342,7 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
    * READY with its messages. The profile is stored first: a crash in between leaves the job
    * pending, and the next run stores the same profile again.
    */
-  async function finish(job: EnrichmentJob, key: string) {
+  async function finish(job: EnrichmentJob, key: string, known?: StoredJob) {
     const attempt = job.attempt;
     let profile;
     try {
@@ -335,7 +363,7 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
       });
     } catch (error) {
       logger.warn({ err: error, accountId: job.accountId }, 'could not read the account to finish its enrichment');
-      await mutate(job.accountId, (j, now) => recordFailure(j, { attempt, error: message(error), now, pacing }));
+      await mutate(job.accountId, (j, now) => recordFailure(j, { attempt, error: message(error), now, pacing }), known);
       return;
     }
     await bankData.put({
@@ -347,7 +375,7 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
       profile,
       storedAt: clock.now(),
     });
-    const done = await mutate(job.accountId, (j, now) => completeJob(j, { attempt, profile, now }));
+    const done = await mutate(job.accountId, (j, now) => completeJob(j, { attempt, profile, now }), known);
     if (done) {
       metrics.jobs.inc({ outcome: 'enriched' });
       metrics.duration.observe(Math.max(0, (done.enrichedAt!.getTime() - Date.parse(done.since)) / 1000));
@@ -366,7 +394,7 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
    * after a backoff; the job stays pending in the database meanwhile.
    */
   async function advance(accountId: string) {
-    const stored = await jobs.get(accountId);
+    let stored = await jobs.get(accountId);
     if (!stored || !isActive(stored.job)) return;
     let job = stored.job;
     const attempt = job.attempt;
@@ -380,25 +408,32 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
       for (const o of outcomes) {
         if (o.kind === 'failed') logger.warn({ accountId, part: o.part, error: o.error }, 'provider call failed');
       }
-      const applied = await mutate(accountId, (j, now) =>
-        applyStep(j, { attempt, outcomes, now, pacing, holdUntil: leaseFrom(now) }),
+      const applied = await change(
+        accountId,
+        (j, now) => applyStep(j, { attempt, outcomes, now, pacing, holdUntil: leaseFrom(now) }),
+        stored,
       );
-      if (!applied) return;
-      job = applied;
+      if (!applied.written || !applied.stored) return;
+      job = applied.written;
+      stored = applied.stored;
       // The write above set when the job is due next (a backoff, the next poll, or the claim kept to finish).
       if (outcomes.some((o) => o.kind === 'failed') || !bothDone(job)) return;
     }
     if (isActive(job) && job.attempt === attempt && bothDone(job)) {
-      await finish(job, key);
+      await finish(job, key, stored);
       return;
     }
     // Nothing more to do now: make sure the job is looked at again when it is due.
-    await mutate(accountId, (j, now) => {
-      if (!isActive(j) || j.attempt !== attempt) return null;
-      const due = nextTry(j, now, pacing, false);
-      if (due?.getTime() === j.nextTryAt?.getTime()) return null;
-      return { ...j, nextTryAt: due };
-    });
+    await mutate(
+      accountId,
+      (j, now) => {
+        if (!isActive(j) || j.attempt !== attempt) return null;
+        const due = nextTry(j, now, pacing, false);
+        if (due?.getTime() === j.nextTryAt?.getTime()) return null;
+        return { ...j, nextTryAt: due };
+      },
+      stored,
+    );
   }
 
   /**
