@@ -137,6 +137,28 @@ describe('enrichment decisions', () => {
     expect(signalPart(signalled!, { part: 'insights', at: later(700), leaseUntil: later(30_000) })).toBeNull();
   });
 
+  it('when a webhook arrives before the start of its part is recorded, then the part is fetched as soon as the start is', () => {
+    const job = opened();
+    // The provider finished the income job (and said so) while our start request was on its way.
+    const early = signalPart(job, { part: 'income', at: later(50), leaseUntil: later(30_000) });
+    expect(early?.income).toMatchObject({ status: 'NOT_STARTED', signalledAt: later(50) });
+    expect(early?.nextTryAt).toEqual(job.nextTryAt);
+    const recorded = applyStep(early!, {
+      attempt: 1,
+      outcomes: [
+        { part: 'income', kind: 'started', at: later(100) },
+        { part: 'insights', kind: 'started', jobId: 'job-1', at: later(100) },
+      ],
+      now: later(100),
+      pacing,
+      holdUntil: null,
+    });
+    expect(recorded?.nextTryAt).toEqual(later(100));
+    expect(planStep(recorded!, later(100), pacing)).toEqual({ start: [], fetch: ['income'] });
+    // Done parts ignore late webhooks.
+    expect(signalPart(done(), { part: 'income', at: later(2000), leaseUntil: later(30_000) })).toBeNull();
+  });
+
   it('when the provider is down, then the job stays pending and is tried again after a growing backoff', () => {
     let job = opened();
     const waits: number[] = [];

@@ -86,7 +86,7 @@ export function applyStep(
         if (part.status !== 'NOT_STARTED') break;
         part.status = 'STARTED';
         part.startedAt = outcome.at;
-        part.signalledAt = null;
+        // A webhook that came while the start request was on its way is kept: fetched at once.
         if (outcome.part === 'insights') next.insights.jobId = outcome.jobId;
         progressed = true;
         break;
@@ -127,11 +127,13 @@ export function signalPart(
 ): EnrichmentJob | null {
   if (!isActive(job)) return null;
   const part = job[input.part];
-  if (part.status !== 'STARTED' || part.signalledAt) return null;
+  // NOT_STARTED too: the provider may finish (and say so) before the start is recorded here.
+  if (part.status === 'DONE' || part.signalledAt) return null;
   return {
     ...job,
     [input.part]: { ...part, signalledAt: input.at },
-    nextTryAt: input.leaseUntil,
+    // The worker kicked by the webhook holds the job; a start still on its way keeps its time.
+    nextTryAt: part.status === 'STARTED' ? input.leaseUntil : job.nextTryAt,
     updatedAt: input.at,
   };
 }
