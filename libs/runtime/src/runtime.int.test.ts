@@ -226,6 +226,16 @@ describe('shared runtime against the real broker, registry and database', () => 
     }
   }
 
+  /** A bus that refuses every publish while `outage` is true (a broker out of reach). */
+  function withOutage(bus: ReturnType<typeof newBus>) {
+    const flaky = {
+      outage: true,
+      publishAll: (batches: Parameters<typeof bus.publishAll>[0]) =>
+        flaky.outage ? Promise.reject(new Error('broker unreachable')) : bus.publishAll(batches),
+    };
+    return flaky;
+  }
+
   it('when a document carries outbox entries, then the relay publishes them in order once and empties the outbox; the sweep finds leftovers', () =>
     withOutboxStage('test.outbox', async ({ bus, seen, model, entry, stored }) => {
       const relay = createOutboxRelay({ bus, model, logger, sweepEveryMs: 100 });
@@ -283,15 +293,11 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when a flush failed earlier, then a later flush that hands over its entries publishes the older ones first', () =>
     withOutboxStage('test.outbox-written-after-failure', async ({ bus, seen, model, entry, stored }) => {
-      let outage = true;
-      const flaky = {
-        publishAll: (batches: Parameters<typeof bus.publishAll>[0]) =>
-          outage ? Promise.reject(new Error('broker unreachable')) : bus.publishAll(batches),
-      };
+      const flaky = withOutage(bus);
       const relay = createOutboxRelay({ bus: flaky, model, logger });
       await model.create({ _id: 'doc', outbox: [entry('old')], outboxPending: true });
       await expect(relay.flush('doc', [entry('old')])).rejects.toThrow('broker unreachable');
-      outage = false;
+      flaky.outage = false;
       await model.collection.updateOne({ _id: 'doc' as never }, { $push: { outbox: entry('new') } as never });
       await relay.flush('doc', [entry('new')]);
       expect(await stored('doc')).toMatchObject({ outbox: [], outboxPending: false });
@@ -301,17 +307,13 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when publishing fails right after a write, then the relay retries that document shortly, without waiting for a sweep', () =>
     withOutboxStage('test.outbox-retry', async ({ bus, seen, model, entry, stored }) => {
-      let outage = true;
-      const flaky = {
-        publishAll: (batches: Parameters<typeof bus.publishAll>[0]) =>
-          outage ? Promise.reject(new Error('broker unreachable')) : bus.publishAll(batches),
-      };
+      const flaky = withOutage(bus);
       const relay = createOutboxRelay({ bus: flaky, model, logger, sweepEveryMs: 3_600_000, retryEveryMs: 100 });
       relay.start();
       await new Promise((resolve) => setTimeout(resolve, 300)); // the start-up sweep found nothing
       await model.create({ _id: 'doc', outbox: [entry('x'), entry('y')], outboxPending: true });
       await expect(relay.flush('doc')).rejects.toThrow('broker unreachable');
-      outage = false;
+      flaky.outage = false;
       await waitFor(() => seen.length >= 2, { what: 'the retried messages' });
       // The outbox is emptied once the broker has acknowledged them.
       await waitFor(async () => (await stored('doc'))?.outboxPending === false, { what: 'the outbox emptied' });
