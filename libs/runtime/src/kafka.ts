@@ -429,10 +429,15 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     const handled = new Map<string, { topic: string; partition: number; offset: string }>();
     let inFlight = 0;
     let committing: Promise<void> = Promise.resolve();
+    // kafkajs ignores a commit while the consumer is not running (before it joins, after a
+    // crash until it rejoins): the offsets are kept for a commit once it is back.
+    let running = false;
+    consumer.on(consumer.events.CRASH, () => (running = false));
+    consumer.on(consumer.events.STOP, () => (running = false));
 
     function commit(): Promise<void> {
       committing = committing.then(async () => {
-        if (handled.size === 0) return;
+        if (handled.size === 0 || !running) return;
         const batch = [...handled.entries()];
         try {
           await consumer.commitOffsets(batch.map(([, position]) => position));
@@ -447,6 +452,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     const timer = setInterval(() => void commit(), settings.commitIntervalMs ?? 1_000);
     timer.unref();
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      running = true;
       const assigned = payload.memberAssignment as Record<string, number[]>;
       for (const [key, position] of handled) {
         if (!assigned[position.topic]?.includes(position.partition)) handled.delete(key);
@@ -465,7 +471,11 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
       },
       async stop() {
         clearInterval(timer);
-        consumer.pause(topics.map((topic) => ({ topic })));
+        try {
+          consumer.pause(topics.map((topic) => ({ topic })));
+        } catch {
+          // Never ran (start-up failed before `run`): nothing is fetching.
+        }
         const deadline = Date.now() + 10_000;
         while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         await commit();
