@@ -175,8 +175,8 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     allowAutoTopicCreation: false,
   });
   const admin: Admin = kafka.admin();
-  /** Each consumer, and how to stop it with the offsets of what it handled committed. */
-  const consumers: { consumer: Consumer; stop: () => Promise<void> }[] = [];
+  /** How to stop each consumer, with the offsets of what it handled committed. */
+  const consumerStops: (() => Promise<void>)[] = [];
   /** Counts the requests each client sends, by API (Produce, Fetch, OffsetCommit...). */
   const countRequests = (client: string) => (event: { payload: { apiName: string } }) =>
     metrics.kafkaRequests.inc({ client, api: event.payload.apiName });
@@ -363,7 +363,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     });
     consumer.on(consumer.events.REQUEST, countRequests('consumer'));
     const offsets = trackOffsets(consumer, args.groupId, args.topics.map(real));
-    consumers.push({ consumer, stop: offsets.stop });
+    consumerStops.push(offsets.stop);
     await ensureTopics([...args.topics, ...args.topics.map(deadLetterTopicFor)]);
     await consumer.connect();
     await consumer.subscribe({ topics: args.topics.map(real), fromBeginning: args.fromBeginning ?? true });
@@ -507,7 +507,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
 
   async function disconnect(): Promise<void> {
     lagTimers.forEach(clearInterval);
-    await Promise.allSettled(consumers.map((c) => c.stop()));
+    await Promise.allSettled(consumerStops.map((stop) => stop()));
     if (producerConnected) await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
     producerConnected = false;
   }

@@ -68,16 +68,13 @@ export function createOutboxRelay(options: {
 
   async function publishEntries(docId: unknown, entries: OutboxEntry[]) {
     if (entries.length === 0) return;
-    // All of them in one request, each topic's entries in their order (the order that matters:
-    // a consumer reads each topic on its own).
-    const byTopic = new Map<string, { key: string; value: unknown; headers?: Record<string, string> }[]>();
-    for (const entry of entries) {
-      const message = { key: entry.key, value: entry.value, headers: entry.headers };
-      const messages = byTopic.get(entry.topic);
-      if (messages) messages.push(message);
-      else byTopic.set(entry.topic, [message]);
-    }
-    await bus.publishAll([...byTopic].map(([topic, messages]) => ({ topic, messages })));
+    // All of them in one request; the producer groups them by topic, each topic's in order.
+    await bus.publishAll(
+      entries.map((entry) => ({
+        topic: entry.topic,
+        messages: [{ key: entry.key, value: entry.value, headers: entry.headers }],
+      })),
+    );
     // Usually the outbox still holds exactly what was published (the same ids in the same
     // places): emptied in one write.
     const exactly: Record<string, unknown> = { _id: docId, outbox: { $size: entries.length } };

@@ -114,36 +114,25 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
           decided = stored ? decide(stored.job, now) : null;
         }
         hint = undefined;
-        if (!stored) return { current: null, written: null, outbox: [] };
-        if (!decided) return { current: stored.job, written: null, outbox: [] };
+        if (!stored) return { current: null, outbox: [], wasPending: false, after: null };
+        if (!decided) return { current: stored.job, outbox: [], wasPending: false, after: null };
         const change: Change = 'effects' in decided ? decided : { job: decided, effects: [] };
         const outbox = toOutbox(change.job, change.effects, now);
         if (!(await jobs.replace(change.job, stored.rev, outbox))) return null;
-        // An outbox empty before this write now holds exactly `outbox`: published without a read.
-        return {
-          current: change.job,
-          written: change.job,
-          outbox,
+        // Once published (or the flush throws), the outbox is empty unless it held older entries.
+        const after: StoredJob = {
+          job: change.job,
           rev: stored.rev + 1,
-          outboxWasPending: stored.outboxPending,
+          outboxPending: outbox.length === 0 && stored.outboxPending,
         };
+        return { current: change.job, outbox, wasPending: stored.outboxPending, after };
       });
       if (!result) continue; // another replica changed the job: decide again on its state
-      const { current, written } = result;
+      const { current, after } = result;
       schedule.note(accountId, current && isActive(current) ? current.nextTryAt : null);
-      if (result.outbox.length > 0) {
-        await deps.jobRelay.flush(accountId, result.outboxWasPending === false ? result.outbox : undefined);
-      }
-      // Published (or the flush would have thrown): the outbox is empty unless it held older entries.
-      const stored =
-        written && result.rev !== undefined
-          ? {
-              job: written,
-              rev: result.rev,
-              outboxPending: result.outbox.length === 0 && result.outboxWasPending === true,
-            }
-          : null;
-      return { current, written, stored };
+      // An outbox empty before this write now holds exactly `outbox`: published without a read.
+      if (result.outbox.length > 0) await deps.jobRelay.flush(accountId, result.wasPending ? undefined : result.outbox);
+      return { current, written: after?.job ?? null, stored: after };
     }
     throw new ServiceError(`Enrichment of account ${accountId} kept changing under us`, { retriable: true });
   }

@@ -10,7 +10,8 @@ import type { JanitorMetrics } from '../../metrics';
  * in one insert, so of several replicas (or a replica and a cancellation) exactly one wins;
  * the replica that fired it publishes right away, and retries every few seconds while the
  * broker refuses. A message still unpublished a lease later (that replica died, say) is
- * published by the one replica that takes the publication over. Deadlines that came due while no janitor ran fire on the first pass.
+ * published by the one replica that takes the publication over. Deadlines that came due while
+ * no janitor ran fire on the first pass.
  *
  * A poll looks only at the armed deadlines in memory (those this process armed, and those of
  * the last reload), so it reads nothing from the database. A full pass, `tick`, also reloads
