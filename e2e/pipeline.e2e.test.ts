@@ -53,7 +53,7 @@ beforeAll(async () => {
     ...(await Promise.all([
       startApplications(ns, shared),
       startEnrichment(ns, shared),
-      startScoring(ns, shared),
+      startScoring(ns, { ...shared, PROFILE_WAIT: '3s' }),
       startJanitor(ns, shared),
     ])),
   );
@@ -255,6 +255,25 @@ describe('a loan application from initiate to a signed decision', () => {
     expect(bureauDown.regulatory_compliance.credit_bureau_checked).toBe(false);
     expect(noBvn.regulatory_compliance.credit_bureau_checked).toBe(false);
     expect(noBvn.manual_review_reasons.map((r) => r.code)).not.toContain('BUREAU_UNAVAILABLE');
+  });
+
+  it('when the enriched data is gone by the time the lender analyses, then application.failed arrives with a reason and the status is FAILED', async () => {
+    const start = await api('POST', '/api/applications/initiate', applicant());
+    const { applicationId, applicantId } = start.body;
+    await link(start.body.widgetUrl, 'salaried');
+    await api('POST', `/api/applications/${applicationId}/finalize-linking`);
+    await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], { timeoutMs: 60_000, what: 'ready' });
+    // Scoring's copy of the bank data is lost (its database restored from an older backup, say).
+    const profiles = services.find((s) => s.name === 'scoring')!.runtime.db.model('Profile');
+    await waitFor(() => profiles.exists({ applicationId }), { what: 'scoring\'s profile' });
+    await profiles.deleteMany({ applicationId });
+    const analyze = await api('POST', `/api/applications/${applicationId}/analyze`);
+    expect(analyze.body).toMatchObject({ applicationId, status: 'PROCESSING' });
+    const failed = await waitFor(() => eventsOf(applicationId, 'application.failed')[0], { timeoutMs: 60_000, what: 'application.failed' });
+    expect(failed.data).toEqual({ applicationId, applicantId, status: 'FAILED', reason: expect.stringMatching(/enrich/) });
+    expect(eventsOf(applicationId, 'application.decision')).toHaveLength(0);
+    const view = await api('GET', `/api/applications/${applicationId}`);
+    expect(view.body.status).toBe('FAILED');
   });
 });
 
