@@ -9,6 +9,7 @@ import {
   type ScoringResult,
 } from '@loan/contracts';
 import type { AccountLinkingProvider } from '@loan/provider';
+import { LRUCache } from 'lru-cache';
 import {
   ServiceError,
   createOpsApp,
@@ -26,7 +27,7 @@ import {
 } from '@loan/runtime';
 import type { ApplicationsConfig } from './config';
 import { applicationModel } from './data-access/applicationModel';
-import { createApplicationRepository } from './data-access/applicationRepository';
+import { createApplicationRepository, type Stored } from './data-access/applicationRepository';
 import { applicationIdFor, type Application, type Effect, type Outcome } from './domain/application';
 import { analyzeApplication } from './domain/analyzeApplication/decide';
 import { expireDeadline } from './domain/expireDeadline/decide';
@@ -39,6 +40,8 @@ import { recordScoring } from './domain/recordScoring/decide';
 import { toView } from './domain/view';
 
 const MAX_CONFLICT_RETRIES = 10;
+/** Applications whose last write by this process is remembered (a few KB each). */
+const REMEMBERED_APPLICATIONS = 1_000;
 
 type Change = { state: Application; effects: Effect[] } | null;
 type Answer =
@@ -64,6 +67,27 @@ export function createApplicationsService(deps: {
   let http: Awaited<ReturnType<typeof listen>> | null = null;
   // One change at a time per application (and per idempotency key) within this process.
   const locked = createKeyedLock();
+  /**
+   * Each application as this process last wrote it, so that its next change here need not read
+   * it back. A remembered state is only ever the starting point of a write conditional on its
+   * revision: when another replica wrote since, the write misses and the change is decided
+   * again on a fresh read. A decision that ends without a write (nothing to do, a refusal) is
+   * also taken again on a fresh read, since a stale state could be the reason for it.
+   */
+  const remembered = new LRUCache<string, Stored>({ max: REMEMBERED_APPLICATIONS });
+
+  /** The application as remembered (first attempt only) or as the database has it. */
+  async function load(applicationId: string, attempt: number): Promise<{ stored: Stored | null; remembered: boolean }> {
+    const hit = attempt === 0 ? remembered.get(applicationId) : undefined;
+    return hit ? { stored: hit, remembered: true } : { stored: await repo.get(applicationId), remembered: false };
+  }
+
+  /** After a successful write: publishes its outbox, then remembers the state it wrote. */
+  async function written(stored: Pick<Stored, 'rev' | 'outboxPending'>, state: Application, outbox: OutboxEntry[]) {
+    remembered.delete(state.applicationId);
+    await relay.flush(state.applicationId, writtenOutbox(stored, outbox));
+    remembered.set(state.applicationId, { state, rev: stored.rev + 1, outboxPending: false });
+  }
 
   function toOutbox(state: Application, effects: Effect[], now: Date, correlationId?: string): OutboxEntry[] {
     return toOutboxEntries(
@@ -99,14 +123,17 @@ export function createApplicationsService(deps: {
     correlationId?: string,
   ): Promise<Application | null> {
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
-      const stored = await repo.get(applicationId);
+      const { stored, remembered: cached } = await load(applicationId, attempt);
       if (!stored) return null;
       const now = clock.now();
       const change = decide(stored.state, now);
-      if (!change) return stored.state;
+      if (!change) {
+        if (cached) continue;
+        return stored.state;
+      }
       const outbox = toOutbox(change.state, change.effects, now, correlationId);
       if (await repo.replace(change.state, stored.rev, outbox)) {
-        await relay.flush(applicationId, writtenOutbox(stored, outbox));
+        await written(stored, change.state, outbox);
         return change.state;
       }
     }
@@ -154,15 +181,18 @@ export function createApplicationsService(deps: {
     decide: (state: Application, now: Date) => Outcome,
   ): Promise<Answer> {
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
-      const stored = await loadOwned(applicationId, clientId);
+      const loaded = await load(applicationId, attempt);
+      const stored = loaded.stored && loaded.stored.state.clientId === clientId ? loaded.stored : null;
       if (!stored) return notFound();
       const now = clock.now();
       const outcome = decide(stored.state, now);
+      const unchanged = !outcome.ok || (outcome.effects.length === 0 && outcome.state === stored.state);
+      if (unchanged && loaded.remembered) continue;
       if (!outcome.ok) return { ok: false, code: outcome.code, message: outcome.message };
-      if (outcome.effects.length === 0 && outcome.state === stored.state) return { ok: true, result: outcome.result };
+      if (unchanged) return { ok: true, result: outcome.result };
       const outbox = toOutbox(outcome.state, outcome.effects, now, correlationId);
       if (await repo.replace(outcome.state, stored.rev, outbox)) {
-        await relay.flush(applicationId, writtenOutbox(stored, outbox));
+        await written(stored, outcome.state, outbox);
         return { ok: true, result: outcome.result };
       }
     }
@@ -182,7 +212,7 @@ export function createApplicationsService(deps: {
         if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
         const outbox = toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
         if (await repo.replace(outcome.state, existing.rev, outbox)) {
-          await relay.flush(outcome.state.applicationId, writtenOutbox(existing, outbox));
+          await written(existing, outcome.state, outbox);
           return { ok: true as const, result: outcome.result };
         }
         continue;
@@ -209,7 +239,7 @@ export function createApplicationsService(deps: {
         if (isDuplicateKey(error)) continue; // another replica won the race: resume theirs
         throw error;
       }
-      await relay.flush(applicationId, outbox);
+      await written({ rev: 0, outboxPending: false }, outcome.state, outbox);
       return { ok: true as const, result: outcome.result };
     }
     throw new ServiceError('Initiate kept conflicting', { retriable: true });

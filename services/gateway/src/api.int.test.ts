@@ -352,6 +352,34 @@ describe('finalize-linking, analyze, link-account and GET', () => {
     expect(again.body).toMatchObject({ applicationId: first.body.applicationId, status: 'PENDING_LINKING', resumed: true });
     expect((await view(first.body.applicationId)).body.status).toBe('PENDING_LINKING');
   });
+
+  it('when another replica changed an application after this one last wrote it, then the next decisions here start from that change', async () => {
+    const body = applicant();
+    const first = await initiate(body);
+    const { applicationId } = first.body;
+    const model = applications.runtime.db.model('Application');
+    const other = async (rev: number, fields: Record<string, unknown>) =>
+      expect((await model.updateOne({ _id: applicationId, rev }, { $set: { ...fields, rev: rev + 1 } })).modifiedCount).toBe(1);
+    // Another replica abandoned it: finalize is refused for what the application is now, not for what this process wrote.
+    await other(1, { status: 'ABANDONED', abandonReason: 'no_link' });
+    const finalize = await action(applicationId, 'finalize-linking');
+    expect(finalize.status).toBe(400);
+    expect(finalize.body.message).toBe('Cannot finalize linking for application with status: ABANDONED');
+    // Back to PENDING_LINKING here (resume), then another replica gives it a new widget address.
+    const resumed = await initiate(body);
+    expect(resumed.body).toMatchObject({ applicationId, status: 'PENDING_LINKING', resumed: true });
+    const doc = await model.findById(applicationId).lean<{ rev: number; linkWindowStart: Date }>();
+    await other(doc!.rev, { widgetUrl: 'https://link.example/other-replica' });
+    const deadline: DeadlinePassed = {
+      deadlineId: randomUUID(), kind: 'no_link', clientId: lender.clientId, applicationId, accountId: null, attempt: null,
+      since: new Date(doc!.linkWindowStart).toISOString(), dueAt: new Date().toISOString(), firedAt: new Date().toISOString(),
+    };
+    await bus.publish(Topics.deadlines, [{ key: applicationId, value: deadline }]);
+    await waitFor(async () => (await view(applicationId)).body.status === 'ABANDONED', { what: 'ABANDONED' });
+    // The abandonment was written on top of the other replica's change, not over it.
+    const after = await model.findById(applicationId).lean<{ rev: number; widgetUrl: string }>();
+    expect(after).toMatchObject({ rev: doc!.rev + 2, widgetUrl: 'https://link.example/other-replica' });
+  });
 });
 
 describe('limits and timeouts shared by replicas', () => {
