@@ -1,12 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ServiceError, type Clock, type InboundMessage, type Logger } from '@loan/runtime';
+import { LRUCache } from 'lru-cache';
 import type { DeadlineRepository } from '../../data-access/deadlineRepository';
-import type { TimelineRepository } from '../../data-access/timelineRepository';
+import type { StoredTimeline, TimelineRepository } from '../../data-access/timelineRepository';
 import type { DeadlineTtls } from '../../domain/deadline';
 import { type DeadlineRef, type TrackedFact, cancels, refOf, trackFact } from '../../domain/trackDeadlines/decide';
 import type { JanitorMetrics } from '../../metrics';
 
 const MAX_CONFLICT_RETRIES = 10;
+/** Timelines whose last write by this process is remembered (about a kilobyte each). */
+const REMEMBERED_TIMELINES = 2_000;
 
 const sameIds = (a: DeadlineRef[], b: DeadlineRef[]) =>
   a.length === b.length && a.every((d, i) => d.deadlineId === b[i]?.deadlineId);
@@ -21,6 +24,11 @@ const sameIds = (a: DeadlineRef[], b: DeadlineRef[]) =>
  * 2. store the timeline, listing the deadlines the plan arms before they exist (so whatever
  *    handles the application next can cancel them, even if this handler dies right after);
  * 3. arm them. A redelivered fact plans the same and arms what is still missing.
+ * The next fact of an application starts from the timeline this process last stored for it,
+ * without reading it: the write is conditional on that revision, so a timeline another replica
+ * changed since makes it miss, and the fact is handled again on a fresh read. So is a fact that
+ * would change nothing, since an outdated timeline could be the reason (a redelivery: see
+ * `unchanged` below).
  * (The bus has already decoded and validated the message against the topic's schema.)
  */
 export function createFactHandler(deps: {
@@ -33,6 +41,7 @@ export function createFactHandler(deps: {
 }) {
   const { timelines, deadlines, ttls, clock, metrics } = deps;
   const logger = deps.logger.child({ component: 'facts' });
+  const remembered = new LRUCache<string, StoredTimeline>({ max: REMEMBERED_TIMELINES });
 
   return async function handleFact(message: InboundMessage): Promise<void> {
     const fact = message.value as TrackedFact;
@@ -40,8 +49,10 @@ export function createFactHandler(deps: {
     // fact does not change (a redelivery), the revisions after it are looked up too.
     let headOnly = true;
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
-      const stored = await timelines.get(fact.applicationId, { headOnly });
+      const known = attempt === 0 ? remembered.get(fact.applicationId) : undefined;
+      const stored = known ?? (await timelines.get(fact.applicationId, { headOnly }));
       const plan = trackFact(stored?.timeline ?? null, fact, ttls);
+      // No plan: the fact is of a kind that concerns no deadline, whatever the timeline.
       if (!plan) return;
       const now = clock.now();
       const listed = stored?.armed ?? [];
@@ -64,6 +75,7 @@ export function createFactHandler(deps: {
         headOnly = false;
         continue;
       }
+      remembered.set(fact.applicationId, unchanged ? stored : { timeline: plan.timeline, armed, rev: (stored?.rev ?? 0) + 1 });
       for (const deadline of plan.arm) {
         if (await deadlines.arm(deadline, now)) {
           metrics.armed.inc({ kind: deadline.kind });

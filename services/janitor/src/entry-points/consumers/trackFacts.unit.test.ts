@@ -130,6 +130,24 @@ describe('handling facts: crashes and concurrency', () => {
     expect(store.armed()).toEqual(await sequentially([app.opened(at(0)), app.linked(accountId, at(HOUR))]));
   });
 
+  it('when another replica handled a fact of the application after this one, then the next fact here is decided on the timeline it stored', async () => {
+    const app = factsOf();
+    const [a, b] = [randomUUID(), randomUUID()];
+    const store = fakeStore();
+    const [here, there] = [store.handler(), store.handler()];
+    await here(message(app.opened(at(0))));
+    await here(message(app.linked(a, at(HOUR))));
+    await there(message(app.linked(b, at(HOUR + 1))));
+    // Here, b is unknown from what this process stored itself: its result must not be dropped.
+    await here(message(app.enriched(b, 1, at(HOUR + 60_000))));
+    await here(message(app.enriched(a, 1, at(HOUR + 60_001))));
+    const expected = await sequentially([
+      app.opened(at(0)), app.linked(a, at(HOUR)), app.linked(b, at(HOUR + 1)), app.enriched(b, 1, at(HOUR + 60_000)), app.enriched(a, 1, at(HOUR + 60_001)),
+    ]);
+    expect(store.armed()).toEqual(expected);
+    expect(expected).toEqual([`no_analyze:${app.applicationId}:${at(HOUR)}`]);
+  });
+
   it('when facts of both topics of one application are handled at once, then the deadlines are those of handling them one after the other', async () => {
     for (let round = 0; round < 20; round++) {
       const app = factsOf();
