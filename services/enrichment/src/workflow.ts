@@ -12,6 +12,7 @@ import {
   type OutboxRelay,
   type Sealer,
 } from '@loan/runtime';
+import { LRUCache } from 'lru-cache';
 import type { AccountIndex } from './data-access/accountIndex';
 import type { BankDataRepository } from './data-access/bankDataRepository';
 import type { JobRepository, StoredJob } from './data-access/jobRepository';
@@ -38,6 +39,8 @@ import type { EnrichmentMetrics } from './metrics';
 import type { DueSchedule } from './schedule';
 
 const MAX_CONFLICT_RETRIES = 10;
+/** Jobs whose last write by this process is remembered (a few KB each, results included). */
+const REMEMBERED_JOBS = 1_000;
 
 type Fact<T extends ApplicationFact['type']> = Extract<ApplicationFact, { type: T }>;
 
@@ -74,6 +77,11 @@ const message = (error: unknown): string => String((error as Error)?.message ?? 
 export function createEnrichmentWorkflow(deps: WorkflowDeps) {
   const { jobs, index, schedule, bankData, provider, clock, logger, metrics, pacing } = deps;
   const leaseFrom = (now: Date) => new Date(now.getTime() + deps.leaseMs);
+  /**
+   * Each job as this process last wrote it: the starting point of its next change here, which
+   * is then written only if nobody changed the job since (see `change`).
+   */
+  const remembered = new LRUCache<string, StoredJob>({ max: REMEMBERED_JOBS });
 
   function toOutbox(job: EnrichmentJob, effects: Effect[], now: Date): OutboxEntry[] {
     return toOutboxEntries(
@@ -94,16 +102,16 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
    * nothing) and, after a write, the job as stored. Every read and write goes by `_id`, and
    * tells the schedule when the job is due.
    *
-   * `known` is the job as this process last read or wrote it: the first decision is taken on
-   * it without reading, and the write still only lands if nobody changed the job since. A
-   * decision to change nothing is only taken on a fresh read.
+   * `known` is the job as this process last read or wrote it (by default, as it last wrote
+   * it): the first decision is taken on it without reading, and the write still only lands if
+   * nobody changed the job since. A decision to change nothing is only taken on a fresh read.
    */
   async function change(
     accountId: string,
     decide: (job: EnrichmentJob, now: Date) => Change | EnrichmentJob | null,
     known?: StoredJob,
   ): Promise<{ current: EnrichmentJob | null; written: EnrichmentJob | null; stored: StoredJob | null }> {
-    let hint = known;
+    let hint = known ?? remembered.get(accountId);
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const result = await deps.lock(accountId, async () => {
         const now = clock.now();
@@ -118,13 +126,17 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
         if (!decided) return { current: stored.job, outbox: [], wasPending: false, after: null };
         const change: Change = 'effects' in decided ? decided : { job: decided, effects: [] };
         const outbox = toOutbox(change.job, change.effects, now);
-        if (!(await jobs.replace(change.job, stored.rev, outbox))) return null;
+        if (!(await jobs.replace(change.job, stored.rev, outbox))) {
+          remembered.delete(accountId);
+          return null;
+        }
         // Once published (or the flush throws), the outbox is empty unless it held older entries.
         const after: StoredJob = {
           job: change.job,
           rev: stored.rev + 1,
           outboxPending: outbox.length === 0 && stored.outboxPending,
         };
+        remembered.set(accountId, after);
         return { current: change.job, outbox, wasPending: stored.outboxPending, after };
       });
       if (!result) continue; // another replica changed the job: decide again on its state
@@ -156,6 +168,7 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
       throw error;
     }
     schedule.note(job.accountId, job.nextTryAt);
+    remembered.set(job.accountId, { job, rev: 1, outboxPending: false });
     return true;
   }
 
@@ -173,7 +186,7 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
     // The restart may bring another provider account: it must lead to the job before the
     // provider jobs of the new attempt are started.
     await index.add(fact);
-    const existing = await jobs.get(fact.accountId);
+    const existing = remembered.get(fact.accountId) ?? (await jobs.get(fact.accountId));
     if (!existing) {
       const now = clock.now();
       const job = restartJob(null, fact, { now, leaseUntil: leaseFrom(now) });
@@ -383,7 +396,9 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
    * after a backoff; the job stays pending in the database meanwhile.
    */
   async function advance(accountId: string) {
-    let stored = await jobs.get(accountId);
+    // As last written here when that is still work to do; anything else is checked afresh.
+    let stored = remembered.get(accountId);
+    if (!stored || !isActive(stored.job)) stored = (await jobs.get(accountId)) ?? undefined;
     if (!stored || !isActive(stored.job)) return;
     let job = stored.job;
     const attempt = job.attempt;
