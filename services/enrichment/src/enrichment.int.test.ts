@@ -203,6 +203,26 @@ describe('enrichment service against the broker, the database and the sandbox pr
     expect(h.eventsOf('account.enrichment_failed', linked.accountId)).toHaveLength(0);
   });
 
+  it('when another replica changed a job after this process last wrote it, then the next change here is written on top of that change', async () => {
+    const linked = await h.linkAccount({ persona: 'salaried' });
+    await h.enriched(linked.accountId);
+    await h.settled(service);
+    const before = (await h.job(linked.accountId))!;
+    const jobs = h.driver.db.collection('enrichment_jobs');
+    // Another replica's write, which this process has not seen.
+    const other = await jobs.updateOne({ _id: linked.accountId as never, rev: before.rev }, { $set: { institution: 'Written elsewhere', rev: before.rev + 1 } });
+    expect(other.modifiedCount).toBe(1);
+    await h.publishFact({
+      type: 'ApplicationClosed', factId: randomUUID(), clientId: 'client-test', applicationId: linked.applicationId, at: new Date().toISOString(),
+      applicantId: linked.applicantId, status: 'COMPLETED', abandonReason: null,
+    });
+    const closed = await waitFor(async () => {
+      const job = await h.job(linked.accountId);
+      return job?.closedAt ? job : null;
+    }, { what: 'the job closed' });
+    expect(closed).toMatchObject({ rev: before.rev + 2, institution: 'Written elsewhere', status: 'READY' });
+  });
+
   it('when the application is abandoned without analysis, then its bank data is deleted and the scrub is announced', async () => {
     const first = await h.linkAccount({ persona: 'salaried' });
     const second = await h.linkAccount({

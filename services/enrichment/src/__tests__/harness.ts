@@ -34,6 +34,9 @@ export interface JobDocument {
   lastError: string | null;
   accountNumber: string | null;
   scrubbedAt: Date | null;
+  closedAt: Date | null;
+  institution: string;
+  rev: number;
   outboxPending: boolean;
   income: { status: string; result: unknown };
   insights: { status: string; jobId: string | null; result: unknown };
