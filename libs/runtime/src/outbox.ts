@@ -65,6 +65,7 @@ export function createOutboxRelay(options: {
   let sweeping = false;
   /** Documents whose last flush failed, retried by id. */
   const failed = new Map<string, unknown>();
+  const clear = createClearBatcher(model);
 
   async function publishEntries(docId: unknown, entries: OutboxEntry[]) {
     if (entries.length === 0) return;
@@ -75,17 +76,17 @@ export function createOutboxRelay(options: {
         messages: [{ key: entry.key, value: entry.value, headers: entry.headers }],
       })),
     );
-    // Usually the outbox still holds exactly what was published (the same ids in the same
-    // places): emptied in one write.
-    const exactly: Record<string, unknown> = { _id: docId, outbox: { $size: entries.length } };
-    entries.forEach((entry, i) => (exactly[`outbox.${i}.id`] = entry.id));
-    const cleared = await model.collection.updateOne(exactly as never, { $set: { outbox: [], outboxPending: false } });
-    if (cleared.matchedCount === 1) return;
-    // Entries were added meanwhile (another replica): remove the published ones only, by
-    // `$pullAll` of the entries exactly as stored (FerretDB ignores `$pull` with a condition).
+    if (await clear(docId, entries)) return;
+    // Entries were added meanwhile (another replica), or a clear of the same batch missed:
+    // remove the published ones only, by `$pullAll` of the entries exactly as stored (FerretDB
+    // ignores `$pull` with a condition).
     const ids = new Set(entries.map((entry) => entry.id));
-    const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, { projection: { outbox: 1 } });
-    const published = (doc?.outbox ?? []).filter((entry) => ids.has(entry.id));
+    const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, {
+      projection: { outbox: 1, outboxPending: 1 },
+    });
+    const stored = doc?.outbox ?? [];
+    if (!doc || (stored.length === 0 && !doc.outboxPending)) return;
+    const published = stored.filter((entry) => ids.has(entry.id));
     if (published.length > 0) {
       await model.collection.updateOne({ _id: docId } as never, { $pullAll: { outbox: published } } as never);
     }
@@ -163,6 +164,47 @@ export function createOutboxRelay(options: {
   };
 }
 export type OutboxRelay = ReturnType<typeof createOutboxRelay>;
+
+/** How many outbox clears go into one bulk write at most. */
+const CLEAR_BATCH = 100;
+
+/**
+ * Empties the outboxes of documents whose entries were just published, gathering the clears
+ * that come in during one turn of the event loop into one bulk write: one round trip for
+ * many documents, which costs the database and this process a fraction of as many single
+ * updates. Each clear matches only an outbox that still holds exactly what was published (the
+ * same ids in the same places). A bulk write reports only how many matched in all: when one
+ * missed, every clear of the batch answers false and its caller checks its own document.
+ */
+function createClearBatcher(model: Model<unknown>) {
+  type Waiting = { filter: Record<string, unknown>; done: (cleared: boolean) => void; fail: (error: unknown) => void };
+  let waiting: Waiting[] = [];
+
+  function run() {
+    const batch = waiting;
+    waiting = [];
+    if (batch.length === 0) return;
+    model.collection
+      .bulkWrite(
+        batch.map((w) => ({ updateOne: { filter: w.filter as never, update: { $set: { outbox: [], outboxPending: false } } } })),
+        { ordered: false },
+      )
+      .then(
+        (result) => batch.forEach((w) => w.done(result.matchedCount === batch.length)),
+        (error: unknown) => batch.forEach((w) => w.fail(error)),
+      );
+  }
+
+  return function clear(docId: unknown, entries: readonly OutboxEntry[]): Promise<boolean> {
+    const filter: Record<string, unknown> = { _id: docId, outbox: { $size: entries.length } };
+    entries.forEach((entry, i) => (filter[`outbox.${i}.id`] = entry.id));
+    return new Promise((done, fail) => {
+      waiting.push({ filter, done, fail });
+      if (waiting.length >= CLEAR_BATCH) run();
+      else if (waiting.length === 1) setImmediate(run);
+    });
+  };
+}
 
 /**
  * What a decision asks to publish about one application: a public event (`loan.events.v1`) or

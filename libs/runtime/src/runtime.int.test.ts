@@ -291,6 +291,50 @@ describe('shared runtime against the real broker, registry and database', () => 
       expect(seen).toEqual(['w1', 'w2']);
     }));
 
+  it('when many documents are flushed at once, then their outboxes are emptied by one bulk write; one that gained an entry meanwhile keeps only that', () =>
+    withOutboxStage('test.outbox-batched', async ({ bus, seen, model, entry, stored }) => {
+      const ids = Array.from({ length: 20 }, (_, i) => `doc${i}`);
+      const meanwhile = {
+        publishAll: async (batches: Parameters<typeof bus.publishAll>[0]) => {
+          await bus.publishAll(batches);
+          const published = (batches[0]!.messages[0]!.value as { id: string }).id;
+          // Another replica appends to one outbox of the second round before it is cleared.
+          if (published === 'doc7-2') {
+            await model.collection.updateOne({ _id: 'doc7' as never }, { $push: { outbox: entry('late') } as never, $set: { outboxPending: true } });
+          }
+        },
+      };
+      const relay = createOutboxRelay({ bus: meanwhile, model, logger });
+      const bulk: number[] = [];
+      const single: string[] = [];
+      const { bulkWrite, updateOne } = model.collection;
+      model.collection.bulkWrite = ((ops: Parameters<typeof bulkWrite>[0], ...rest: unknown[]) => {
+        bulk.push(ops.length);
+        return bulkWrite.call(model.collection, ops, ...(rest as []));
+      }) as typeof bulkWrite;
+      model.collection.updateOne = ((...args: Parameters<typeof updateOne>) => {
+        single.push(JSON.stringify(args[0]));
+        return updateOne.apply(model.collection, args);
+      }) as typeof updateOne;
+      for (const round of [1, 2]) {
+        const written = new Map(ids.map((id) => [id, [entry(`${id}-${round}`)]]));
+        await model.insertMany(ids.map((id) => ({ _id: `${id}-r${round}`, outbox: [], outboxPending: false })));
+        await Promise.all(ids.map((id) => model.collection.updateOne({ _id: id as never }, { $set: { outbox: written.get(id), outboxPending: true } }, { upsert: true })));
+        single.length = 0;
+        await Promise.all(ids.map((id) => relay.flush(id, written.get(id))));
+      }
+      // Clears gathered as the publishes were acknowledged (the producer sends the first alone
+      // and the rest together): a handful of bulk writes for 40 clears. Whichever batch held
+      // doc7's missed clear, only doc7 (with `late`) needed writes of its own.
+      expect(bulk.reduce((a, b) => a + b, 0)).toBe(40);
+      expect(bulk.length).toBeLessThanOrEqual(8);
+      expect(single.every((filter) => filter.includes('doc7'))).toBe(true);
+      for (const id of ids) {
+        expect(await stored(id)).toMatchObject(id === 'doc7' ? { outbox: [{ id: 'late' }], outboxPending: true } : { outbox: [], outboxPending: false });
+      }
+      await waitFor(() => seen.length >= 40, { what: '40 messages' });
+    }));
+
   it('when a flush failed earlier, then a later flush that hands over its entries publishes the older ones first', () =>
     withOutboxStage('test.outbox-written-after-failure', async ({ bus, seen, model, entry, stored }) => {
       const flaky = withOutage(bus);
