@@ -1,4 +1,4 @@
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type Connection, type Model, type mongo } from 'mongoose';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 
@@ -37,6 +37,17 @@ export async function connectMongo(options: {
 /** Builds the indexes of every model of a connection, before the service takes work. */
 export async function syncIndexes(connection: Connection): Promise<void> {
   for (const model of Object.values(connection.models)) await model.init();
+}
+
+/**
+ * The driver's collection behind a model, typed by its stored documents. For the per-message
+ * paths: a model's `create` and its cast updates build a document object, apply defaults and
+ * run hooks on every call, which costs more CPU than the round trip itself. The caller writes
+ * complete documents of the model's schema (dates as Date), exactly as they are to be stored.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function rawCollection<T extends mongo.Document>(model: Model<any>): mongo.Collection<T> {
+  return model.collection as unknown as mongo.Collection<T>;
 }
 
 /** True when an error is MongoDB's duplicate-key error (a unique index refused a write). */

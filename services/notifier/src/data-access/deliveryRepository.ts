@@ -1,10 +1,11 @@
 import type { EventName } from '@loan/contracts';
-import { isDuplicateKey } from '@loan/runtime';
+import { isDuplicateKey, rawCollection } from '@loan/runtime';
 import type { Delivery, DeliveryStatus, ScheduleEntry } from '../domain/delivery';
 import type { NotifierModels } from './models';
 
 type DeliveryDoc = Omit<Delivery, 'deliveryId'> & { _id: string };
 type EntryDoc = Omit<ScheduleEntry, 'deliveryId'> & { _id: string };
+type ClaimDoc = { _id: string; deliveryId: string; owner: string; expiresAt: Date };
 
 const toDelivery = (doc: DeliveryDoc): Delivery => ({
   deliveryId: doc._id,
@@ -86,9 +87,16 @@ export interface ClaimRecord {
  * names one document by `_id`: the only query FerretDB 1.x answers without scanning. A delivery
  * is written only by the holder of the claim on its current version (or, once settled, by a
  * redelivery), so plain writes by id are safe where a conditional update would not be atomic.
+ * The per-delivery reads and writes go to the driver's collections with complete documents
+ * (`rawCollection`); the delivery log queries use the models.
  */
 export function createDeliveryRepository(models: NotifierModels) {
   const { deliveries, schedule, claims } = models;
+  const raw = {
+    deliveries: rawCollection<DeliveryDoc>(deliveries),
+    schedule: rawCollection<EntryDoc>(schedule),
+    claims: rawCollection<ClaimDoc>(claims),
+  };
 
   async function insertIgnoringDuplicate(insert: () => Promise<unknown>): Promise<boolean> {
     try {
@@ -104,7 +112,7 @@ export function createDeliveryRepository(models: NotifierModels) {
     /** Records a new delivery; when this (event, client) is known already, the stored one. */
     async insert(delivery: Delivery): Promise<{ created: boolean; delivery: Delivery }> {
       const { deliveryId, ...rest } = delivery;
-      if (await insertIgnoringDuplicate(() => deliveries.create({ _id: deliveryId, ...rest })))
+      if (await insertIgnoringDuplicate(() => raw.deliveries.insertOne({ _id: deliveryId, ...rest })))
         return { created: true, delivery };
       const existing = await deliveries
         .findOne({ eventId: delivery.eventId, clientId: delivery.clientId })
@@ -115,13 +123,13 @@ export function createDeliveryRepository(models: NotifierModels) {
     },
 
     async get(deliveryId: string): Promise<Delivery | null> {
-      const doc = await deliveries.findById(deliveryId).lean<DeliveryDoc>();
+      const doc = await raw.deliveries.findOne({ _id: deliveryId });
       return doc ? toDelivery(doc) : null;
     },
 
     /** Writes what changed; the caller holds the claim on the delivery (or it had settled). */
     async save(delivery: Delivery): Promise<void> {
-      await deliveries.updateOne({ _id: delivery.deliveryId }, { $set: mutableFields(delivery) });
+      await raw.deliveries.updateOne({ _id: delivery.deliveryId }, { $set: mutableFields(delivery) });
     },
 
     /** One page of a client's deliveries, newest first, and whether more follow. */
@@ -175,21 +183,21 @@ export function createDeliveryRepository(models: NotifierModels) {
 
     /** Puts a delivery on the schedule unless it is there already. */
     async addEntry(entry: ScheduleEntry): Promise<boolean> {
-      return insertIgnoringDuplicate(() => schedule.create({ _id: entry.deliveryId, ...entryFields(entry) }));
+      return insertIgnoringDuplicate(() => raw.schedule.insertOne({ _id: entry.deliveryId, ...entryFields(entry) }));
     },
 
     async setEntry(entry: ScheduleEntry): Promise<void> {
-      await schedule.updateOne({ _id: entry.deliveryId }, { $set: entryFields(entry) });
+      await raw.schedule.updateOne({ _id: entry.deliveryId }, { $set: entryFields(entry) });
     },
 
     async removeEntry(deliveryId: string): Promise<void> {
-      await schedule.deleteOne({ _id: deliveryId });
+      await raw.schedule.deleteOne({ _id: deliveryId });
     },
 
     /** Claims an attempt; true for exactly one caller per claim id. */
     async claim(record: ClaimRecord): Promise<boolean> {
       return insertIgnoringDuplicate(() =>
-        claims.create({
+        raw.claims.insertOne({
           _id: record.claimId,
           deliveryId: record.deliveryId,
           owner: record.owner,
@@ -199,9 +207,7 @@ export function createDeliveryRepository(models: NotifierModels) {
     },
 
     async getClaim(claimId: string): Promise<ClaimRecord | null> {
-      const doc = await claims
-        .findById(claimId)
-        .lean<{ _id: string; deliveryId: string; owner: string; expiresAt: Date }>();
+      const doc = await raw.claims.findOne({ _id: claimId });
       return doc
         ? { claimId: doc._id, deliveryId: doc.deliveryId, owner: doc.owner, expiresAt: new Date(doc.expiresAt) }
         : null;
@@ -209,8 +215,8 @@ export function createDeliveryRepository(models: NotifierModels) {
 
     /** Drops claims that served their purpose, in one write. */
     async releaseClaims(claimIds: string[]): Promise<void> {
-      if (claimIds.length === 1) await claims.deleteOne({ _id: claimIds[0] });
-      else if (claimIds.length > 1) await claims.deleteMany({ _id: { $in: claimIds } });
+      if (claimIds.length === 1) await raw.claims.deleteOne({ _id: claimIds[0]! });
+      else if (claimIds.length > 1) await raw.claims.deleteMany({ _id: { $in: claimIds } });
     },
   };
 }
