@@ -19,6 +19,8 @@ export async function connectMongo(options: {
     serverSelectionTimeoutMS: 10_000,
     maxPoolSize: 20,
     autoIndex: true,
+    // As mongoose does for its models: a field set to undefined is left out, not stored as null.
+    ignoreUndefined: true,
     monitorCommands: options.commands !== undefined,
   });
   const { commands } = options;

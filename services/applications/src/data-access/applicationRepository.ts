@@ -1,4 +1,4 @@
-import type { OutboxEntry } from '@loan/runtime';
+import { rawCollection, type OutboxEntry } from '@loan/runtime';
 import { applicationIdFor, type Application } from '../domain/application';
 import type { ApplicationModel } from './applicationModel';
 
@@ -58,17 +58,21 @@ function toFields(state: Application): Record<string, unknown> {
   return rest;
 }
 
-/** Loads and stores applications with optimistic concurrency (a revision number per document). */
+/**
+ * Loads and stores applications with optimistic concurrency (a revision number per document),
+ * through the driver's collection: every field is written as the domain state has it.
+ */
 export function createApplicationRepository(model: ApplicationModel) {
+  const applications = rawCollection<Doc>(model);
   return {
     async get(applicationId: string): Promise<Stored | null> {
-      const doc = await model.findById(applicationId, { outbox: 0 }).lean<Doc>();
+      const doc = await applications.findOne({ _id: applicationId }, { projection: { outbox: 0 } });
       return doc ? { state: toState(doc), rev: doc.rev, outboxPending: doc.outboxPending === true } : null;
     },
 
     /** The application an idempotency key opened, found by the id the key names. */
     async getByKey(idempotencyKey: string): Promise<Stored | null> {
-      const doc = await model.findById(applicationIdFor(idempotencyKey), { outbox: 0 }).lean<Doc>();
+      const doc = await applications.findOne({ _id: applicationIdFor(idempotencyKey) }, { projection: { outbox: 0 } });
       return doc && doc.idempotencyKey === idempotencyKey
         ? { state: toState(doc), rev: doc.rev, outboxPending: doc.outboxPending === true }
         : null;
@@ -76,7 +80,7 @@ export function createApplicationRepository(model: ApplicationModel) {
 
     /** Inserts a new application; a duplicate idempotencyKey makes this throw (code 11000). */
     async insert(state: Application, outbox: OutboxEntry[]): Promise<void> {
-      await model.create({
+      await applications.insertOne({
         _id: state.applicationId,
         rev: 1,
         ...toFields(state),
@@ -92,7 +96,7 @@ export function createApplicationRepository(model: ApplicationModel) {
         (update.$set as Record<string, unknown>).outboxPending = true;
         update.$push = { outbox: { $each: outbox } };
       }
-      const res = await model.updateOne({ _id: state.applicationId, rev }, update);
+      const res = await applications.updateOne({ _id: state.applicationId, rev }, update);
       return res.modifiedCount === 1;
     },
   };
