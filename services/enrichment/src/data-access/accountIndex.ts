@@ -1,7 +1,8 @@
-import { isDuplicateKey } from '@loan/runtime';
+import { isDuplicateKey, rawCollection } from '@loan/runtime';
 import type { EnrichmentModels } from './models';
 
 type IndexModel = EnrichmentModels['providerAccounts'];
+type IndexDoc = { _id: string; accountIds?: string[] };
 
 export interface IndexEntry {
   accountId: string;
@@ -19,7 +20,7 @@ export function createAccountIndex(models: EnrichmentModels) {
   async function add(model: IndexModel, key: string, accountId: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await model.updateOne({ _id: key }, { $addToSet: { accountIds: accountId } }, { upsert: true });
+        await rawCollection<IndexDoc>(model).updateOne({ _id: key }, { $addToSet: { accountIds: accountId } }, { upsert: true });
         return;
       } catch (error) {
         // Two upserts of a new key at once: one inserts, the other adds to what it inserted.
@@ -29,7 +30,7 @@ export function createAccountIndex(models: EnrichmentModels) {
   }
 
   async function read(model: IndexModel, key: string): Promise<string[]> {
-    const doc = await model.findById(key).lean<{ _id: string; accountIds?: string[] }>();
+    const doc = await rawCollection<IndexDoc>(model).findOne({ _id: key });
     return doc?.accountIds ?? [];
   }
 

@@ -1,5 +1,5 @@
 import type { EnrichedAccount } from '@loan/contracts';
-import { isDuplicateKey, type OutboxEntry } from '@loan/runtime';
+import { isDuplicateKey, rawCollection, type OutboxEntry } from '@loan/runtime';
 import type { EnrichmentModels } from './models';
 
 export interface StoredBankData {
@@ -14,6 +14,8 @@ export interface StoredBankData {
 
 /** The applicant's bank data (enriched profiles), and the record of its deletion. */
 export function createBankDataRepository(models: EnrichmentModels) {
+  // Profiles are large: written and read through the driver, as they are.
+  const bankData = rawCollection<Omit<StoredBankData, 'accountId'> & { _id: string }>(models.bankData);
   return {
     /**
      * Stores the profile of an account, replacing an older attempt's but never a newer one
@@ -22,7 +24,7 @@ export function createBankDataRepository(models: EnrichmentModels) {
     async put(data: StoredBankData): Promise<boolean> {
       const { accountId, ...fields } = data;
       try {
-        const res = await models.bankData.updateOne(
+        const res = await bankData.updateOne(
           { _id: accountId, attempt: { $lte: data.attempt } },
           { $set: fields },
           { upsert: true },
@@ -36,7 +38,7 @@ export function createBankDataRepository(models: EnrichmentModels) {
     },
 
     async get(accountId: string): Promise<StoredBankData | null> {
-      const doc = await models.bankData.findById(accountId).lean<Omit<StoredBankData, 'accountId'> & { _id: string }>();
+      const doc = await bankData.findOne({ _id: accountId });
       if (!doc) return null;
       const { _id, ...rest } = doc;
       return { accountId: _id, ...rest };

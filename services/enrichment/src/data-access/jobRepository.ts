@@ -1,4 +1,4 @@
-import type { OutboxEntry } from '@loan/runtime';
+import { rawCollection, type OutboxEntry } from '@loan/runtime';
 import type { EnrichmentJob, IncomePart, InsightsPart } from '../domain/job';
 import type { EnrichmentModels } from './models';
 
@@ -59,19 +59,24 @@ function toFields(job: EnrichmentJob): Record<string, unknown> {
   return rest;
 }
 
-/** Loads and stores enrichment jobs with optimistic concurrency (a revision number per document). */
+/**
+ * Loads and stores enrichment jobs with optimistic concurrency (a revision number per document);
+ * the per-message reads and writes go through the driver's collection, the job's fields as
+ * they are.
+ */
 export function createJobRepository(models: EnrichmentModels) {
   const model = models.jobs;
+  const jobs = rawCollection<Doc>(model);
   const active = { status: 'PENDING', closedAt: null, scrubbedAt: null };
   return {
     async get(accountId: string): Promise<StoredJob | null> {
-      const doc = await model.findById(accountId, { outbox: 0 }).lean<Doc>();
+      const doc = await jobs.findOne({ _id: accountId }, { projection: { outbox: 0 } });
       return doc ? { job: toJob(doc), rev: doc.rev, outboxPending: doc.outboxPending === true } : null;
     },
 
     /** Inserts a new job; an existing one for the account makes this throw (code 11000). */
     async insert(job: EnrichmentJob, outbox: OutboxEntry[] = []): Promise<void> {
-      await model.create({ _id: job.accountId, rev: 1, ...toFields(job), outbox, outboxPending: outbox.length > 0 });
+      await jobs.insertOne({ _id: job.accountId, rev: 1, ...toFields(job), outbox, outboxPending: outbox.length > 0 });
     },
 
     /** Writes the new state if nobody changed the document since `rev`; false on a conflict. */
@@ -81,7 +86,7 @@ export function createJobRepository(models: EnrichmentModels) {
         (update.$set as Record<string, unknown>).outboxPending = true;
         update.$push = { outbox: { $each: outbox } };
       }
-      const res = await model.updateOne({ _id: job.accountId, rev }, update);
+      const res = await jobs.updateOne({ _id: job.accountId, rev }, update);
       return res.modifiedCount === 1;
     },
 
