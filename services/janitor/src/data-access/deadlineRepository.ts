@@ -1,4 +1,4 @@
-import { isDuplicateKey, type OutboxEntry } from '@loan/runtime';
+import { isDuplicateKey, rawCollection, type OutboxEntry } from '@loan/runtime';
 import type { Deadline, DeadlineKind, DeadlineStatus } from '../domain/deadline';
 import type { JanitorModels } from './models';
 
@@ -71,6 +71,11 @@ async function insertOnce(insert: () => Promise<unknown>): Promise<boolean> {
  */
 export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines' | 'outcomes' | 'leases'>) {
   const { deadlines, outcomes, leases } = models;
+  // Per-message writes and reads go through the driver's collections, documents as they are.
+  const raw = {
+    deadlines: rawCollection<DeadlineDoc & { armedAt?: Date }>(deadlines),
+    outcomes: rawCollection<OutcomeDoc & { kind: DeadlineKind; applicationId: string; outbox: OutboxEntry[] }>(outcomes),
+  };
   /** Armed deadlines by id, each with the reload generation it was last confirmed in. */
   const armedInMemory = new Map<string, { deadline: Deadline; generation: number }>();
   let generation = 0;
@@ -86,7 +91,7 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
     outbox: OutboxEntry[] = [],
   ): Promise<boolean> {
     const won = await insertOnce(() =>
-      outcomes.create({
+      raw.outcomes.insertOne({
         _id: deadline.deadlineId,
         outcome,
         kind: deadline.kind,
@@ -98,10 +103,10 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
     );
     const held = won
       ? { outcome, decidedAt: now }
-      : await outcomes.findById(deadline.deadlineId, { outcome: 1, decidedAt: 1 }).lean<OutcomeDoc>();
+      : await raw.outcomes.findOne({ _id: deadline.deadlineId }, { projection: { outcome: 1, decidedAt: 1 } });
     if (held) {
       const at = held.outcome === 'FIRED' ? { firedAt: held.decidedAt } : { cancelledAt: held.decidedAt };
-      await deadlines.updateOne({ _id: deadline.deadlineId }, { $set: { status: held.outcome, ...at } });
+      await raw.deadlines.updateOne({ _id: deadline.deadlineId }, { $set: { status: held.outcome, ...at } });
     }
     armedInMemory.delete(deadline.deadlineId);
     return won;
@@ -115,7 +120,7 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
     async arm(deadline: Deadline, now: Date): Promise<boolean> {
       const { deadlineId, ...fields } = deadline;
       const armed = await insertOnce(() =>
-        deadlines.create({ _id: deadlineId, ...fields, status: 'ARMED', armedAt: now }),
+        raw.deadlines.insertOne({ _id: deadlineId, ...fields, status: 'ARMED', armedAt: now }),
       );
       if (armed) armedInMemory.set(deadlineId, { deadline, generation });
       return armed;

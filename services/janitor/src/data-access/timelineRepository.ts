@@ -1,4 +1,4 @@
-import { isDuplicateKey } from '@loan/runtime';
+import { isDuplicateKey, rawCollection } from '@loan/runtime';
 import type { DeadlineKind } from '../domain/deadline';
 import type { AccountEnrichment, Timeline } from '../domain/timeline';
 import type { DeadlineRef } from '../domain/trackDeadlines/decide';
@@ -74,6 +74,7 @@ const revisionId = (applicationId: string, rev: number) => `${applicationId}:${r
  */
 export function createTimelineRepository(models: Pick<JanitorModels, 'timelines' | 'timelineHeads' | 'deadlines'>) {
   const { timelines, timelineHeads } = models;
+  const heads = rawCollection<Doc>(timelineHeads);
 
   return {
     /**
@@ -81,7 +82,7 @@ export function createTimelineRepository(models: Pick<JanitorModels, 'timelines'
      * written after the head.
      */
     async get(applicationId: string, options: { headOnly?: boolean } = {}): Promise<StoredTimeline | null> {
-      let doc = await timelineHeads.findById(applicationId).lean<Doc>();
+      let doc = await heads.findOne({ _id: applicationId });
       if (options.headOnly) return doc ? toStored(doc) : null;
       for (;;) {
         const next = await timelines.findById(revisionId(applicationId, (doc?.rev ?? 0) + 1)).lean<Doc>();
@@ -100,14 +101,14 @@ export function createTimelineRepository(models: Pick<JanitorModels, 'timelines'
       if (rev > 0) {
         // `rev` is the head's revision, or a newer one of `timelines` when an earlier version
         // left the head behind: either way no other writer has written after it.
-        const written = await timelineHeads.updateOne(
+        const written = await heads.updateOne(
           { _id: timeline.applicationId, rev: { $lte: rev } },
           { $set: fields },
         );
         return written.modifiedCount === 1;
       }
       try {
-        await timelineHeads.create({ _id: timeline.applicationId, ...fields });
+        await heads.insertOne({ _id: timeline.applicationId, ...fields });
         return true;
       } catch (error) {
         if (isDuplicateKey(error)) return false;
