@@ -14,9 +14,11 @@ import {
   ensureContractTopics,
   isDuplicateKey,
   listen,
+  rawCollection,
   syncIndexes,
   type Clock,
   type InboundMessage,
+  type OutboxEntry,
   type ServiceRuntime,
 } from '@loan/runtime';
 import type { ScoringConfig } from './config';
@@ -35,6 +37,31 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
   const { bus, logger, sealer, metrics } = runtime;
   const profiles = profileModel(runtime.db);
   const analyses = analysisModel(runtime.db);
+  // The per-message reads and writes go through the driver's collections: profiles and
+  // decisions are large, and are stored as they are.
+  interface ProfileDoc {
+    _id: string;
+    applicationId: string;
+    attempt: number;
+    profile: EnrichedAccount;
+    updatedAt: Date;
+  }
+  interface AnalysisDoc {
+    _id: string;
+    applicationId: string;
+    clientId: string;
+    applicantId: string;
+    status: 'PENDING' | 'DECIDED' | 'FAILED';
+    decision: unknown;
+    failureReason: string | null;
+    audit: unknown;
+    bureau: unknown;
+    requestedAt: Date;
+    decidedAt?: Date;
+    outbox: OutboxEntry[];
+    outboxPending: boolean;
+  }
+  const raw = { profiles: rawCollection<ProfileDoc>(profiles), analyses: rawCollection<AnalysisDoc>(analyses) };
   const relay = createOutboxRelay({ bus, model: analyses, logger });
   const decisions = new Counter({
     name: 'scoring_decisions_total',
@@ -65,7 +92,7 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
 
   async function onEnrichment(result: EnrichmentResult) {
     if (result.type === 'AccountEnriched') {
-      await profiles.updateOne(
+      await raw.profiles.updateOne(
         { _id: result.accountId, $or: [{ attempt: { $lte: result.attempt } }] },
         {
           $set: { applicationId: result.applicationId, attempt: result.attempt, profile: result.profile, updatedAt: clock.now() },
@@ -94,20 +121,26 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
   }
 
   async function analyse(fact: AnalysisRequested) {
-    const existing = await analyses.findById(fact.analysisId, { status: 1 }).lean<{ status: string }>();
+    const existing = await raw.analyses.findOne({ _id: fact.analysisId }, { projection: { status: 1 } });
     if (existing && existing.status !== 'PENDING') {
       await relay.flush(fact.analysisId); // decided before a crash: make sure the result went out
       return;
     }
     if (!existing) {
-      await analyses
-        .create({
+      await raw.analyses
+        .insertOne({
           _id: fact.analysisId,
           applicationId: fact.applicationId,
           clientId: fact.clientId,
           applicantId: fact.applicantId,
           status: 'PENDING',
+          decision: null,
+          failureReason: null,
+          audit: null,
+          bureau: null,
           requestedAt: new Date(fact.at),
+          outbox: [],
+          outboxPending: false,
         })
         .catch((error: unknown) => {
           if (!isDuplicateKey(error)) throw error;
@@ -116,7 +149,7 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
     // One lookup by id per account rather than `$in`: FerretDB answers `_id` equality from its
     // index but scans the whole collection of (large) profiles for `$in`.
     const found = await Promise.all(
-      fact.accountIds.map((accountId) => profiles.findById(accountId).lean<{ profile: EnrichedAccount }>()),
+      fact.accountIds.map((accountId) => raw.profiles.findOne({ _id: accountId })),
     );
     const stored = found.filter((doc): doc is NonNullable<typeof doc> => doc !== null);
     const waited = clock.now().getTime() - new Date(fact.at).getTime();
@@ -127,7 +160,7 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
     const now = clock.now();
     let result: ScoringResult;
     const base = { factId: randomUUID(), clientId: fact.clientId, applicationId: fact.applicationId, applicantId: fact.applicantId, analysisId: fact.analysisId, at: now.toISOString() };
-    let update: Record<string, unknown>;
+    let update: Partial<AnalysisDoc>;
     try {
       const bureauOutcome = await lookupBureau(fact.applicant.bvn);
       const started = process.hrtime.bigint();
@@ -155,7 +188,7 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
       update = { status: 'FAILED', failureReason: reason, decidedAt: now };
     }
     const entry = { id: result.factId, topic: Topics.scoringResults, key: fact.applicationId, value: result };
-    const written = await analyses.updateOne(
+    const written = await raw.analyses.updateOne(
       { _id: fact.analysisId, status: 'PENDING' },
       { $set: { ...update, outboxPending: true }, $push: { outbox: entry } },
     );
