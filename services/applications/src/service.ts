@@ -82,11 +82,23 @@ export function createApplicationsService(deps: {
     return hit ? { stored: hit, remembered: true } : { stored: await repo.get(applicationId), remembered: false };
   }
 
-  /** After a successful write: publishes its outbox, then remembers the state it wrote. */
-  async function written(stored: Pick<Stored, 'rev' | 'outboxPending'>, state: Application, outbox: OutboxEntry[]) {
+  /**
+   * After a successful write: publishes its outbox, then remembers the state it wrote. With
+   * `publishing`, the publication is left under way there (a command's reply then goes out
+   * beside it instead of after it; the write is durable either way).
+   */
+  async function written(
+    stored: Pick<Stored, 'rev' | 'outboxPending'>,
+    state: Application,
+    outbox: OutboxEntry[],
+    publishing?: Promise<void>[],
+  ) {
     remembered.delete(state.applicationId);
-    await relay.flush(state.applicationId, writtenOutbox(stored, outbox));
-    remembered.set(state.applicationId, { state, rev: stored.rev + 1, outboxPending: false });
+    const published = relay
+      .flush(state.applicationId, writtenOutbox(stored, outbox))
+      .then(() => void remembered.set(state.applicationId, { state, rev: stored.rev + 1, outboxPending: false }));
+    if (publishing) publishing.push(published);
+    else await published;
   }
 
   function toOutbox(state: Application, effects: Effect[], now: Date, correlationId?: string): OutboxEntry[] {
@@ -170,8 +182,9 @@ export function createApplicationsService(deps: {
     clientId: string,
     correlationId: string,
     decide: (state: Application, now: Date) => Outcome,
+    publishing: Promise<void>[],
   ): Promise<Answer> {
-    return locked(applicationId, () => commandMutationNow(applicationId, clientId, correlationId, decide));
+    return locked(applicationId, () => commandMutationNow(applicationId, clientId, correlationId, decide, publishing));
   }
 
   async function commandMutationNow(
@@ -179,6 +192,7 @@ export function createApplicationsService(deps: {
     clientId: string,
     correlationId: string,
     decide: (state: Application, now: Date) => Outcome,
+    publishing: Promise<void>[],
   ): Promise<Answer> {
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const loaded = await load(applicationId, attempt);
@@ -192,14 +206,14 @@ export function createApplicationsService(deps: {
       if (unchanged) return { ok: true, result: outcome.result };
       const outbox = toOutbox(outcome.state, outcome.effects, now, correlationId);
       if (await repo.replace(outcome.state, stored.rev, outbox)) {
-        await written(stored, outcome.state, outbox);
+        await written(stored, outcome.state, outbox, publishing);
         return { ok: true, result: outcome.result };
       }
     }
     throw new ServiceError(`Application ${applicationId} kept changing under us`, { retriable: true });
   }
 
-  async function initiate(cmd: Extract<ApplicationCommand, { type: 'InitiateApplication' }>) {
+  async function initiate(cmd: Extract<ApplicationCommand, { type: 'InitiateApplication' }>, publishing: Promise<void>[]) {
     const { request } = cmd;
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const existing = await repo.getByKey(request.idempotencyKey);
@@ -212,7 +226,7 @@ export function createApplicationsService(deps: {
         if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
         const outbox = toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
         if (await repo.replace(outcome.state, existing.rev, outbox)) {
-          await written(existing, outcome.state, outbox);
+          await written(existing, outcome.state, outbox, publishing);
           return { ok: true as const, result: outcome.result };
         }
         continue;
@@ -239,13 +253,13 @@ export function createApplicationsService(deps: {
         if (isDuplicateKey(error)) continue; // another replica won the race: resume theirs
         throw error;
       }
-      await written({ rev: 0, outboxPending: false }, outcome.state, outbox);
+      await written({ rev: 0, outboxPending: false }, outcome.state, outbox, publishing);
       return { ok: true as const, result: outcome.result };
     }
     throw new ServiceError('Initiate kept conflicting', { retriable: true });
   }
 
-  async function relink(cmd: Extract<ApplicationCommand, { type: 'RelinkAccount' }>) {
+  async function relink(cmd: Extract<ApplicationCommand, { type: 'RelinkAccount' }>, publishing: Promise<void>[]) {
     const stored = await loadOwned(cmd.applicationId, cmd.clientId);
     if (!stored) return notFound();
     const refused = checkRelink(stored.state, cmd.accountId);
@@ -254,21 +268,27 @@ export function createApplicationsService(deps: {
     const widgetUrl = await widgetFor(stored.state, cmd.providerKey, only?.providerAccountId);
     return commandMutation(cmd.applicationId, cmd.clientId, cmd.correlationId, (state, now) =>
       relinkAccount(state, { accountId: cmd.accountId, widgetUrl, providerKeySealed: cmd.providerKey, now }),
+      publishing,
     );
   }
 
-  async function execute(cmd: ApplicationCommand): Promise<Answer> {
+  /** Carries out a command; what its write is publishing is left under way in `publishing`. */
+  async function execute(cmd: ApplicationCommand, publishing: Promise<void>[]): Promise<Answer> {
     switch (cmd.type) {
       case 'InitiateApplication':
-        return locked(`key:${cmd.request.idempotencyKey}`, () => initiate(cmd));
+        return locked(`key:${cmd.request.idempotencyKey}`, () => initiate(cmd, publishing));
       case 'FinalizeLinking':
-        return commandMutation(cmd.applicationId, cmd.clientId, cmd.correlationId, finalizeLinking);
+        return commandMutation(cmd.applicationId, cmd.clientId, cmd.correlationId, finalizeLinking, publishing);
       case 'AnalyzeApplication':
-        return commandMutation(cmd.applicationId, cmd.clientId, cmd.correlationId, (state, now) =>
-          analyzeApplication(state, { analysisId: randomUUID(), now }),
+        return commandMutation(
+          cmd.applicationId,
+          cmd.clientId,
+          cmd.correlationId,
+          (state, now) => analyzeApplication(state, { analysisId: randomUUID(), now }),
+          publishing,
         );
       case 'RelinkAccount':
-        return relink(cmd);
+        return relink(cmd, publishing);
       case 'GetApplication': {
         const stored = await loadOwned(cmd.applicationId, cmd.clientId);
         return stored ? { ok: true, result: toView(stored.state) } : notFound();
@@ -279,8 +299,9 @@ export function createApplicationsService(deps: {
   async function onCommand(message: InboundMessage) {
     const cmd = message.value as ApplicationCommand;
     let answer: Answer;
+    const publishing: Promise<void>[] = [];
     try {
-      answer = await execute(cmd);
+      answer = await execute(cmd, publishing);
     } catch (error) {
       const retriable = (error as ServiceError).retriable;
       if (!(error instanceof ServiceError) || (error as Error).name !== 'ProviderError') throw error;
@@ -292,10 +313,17 @@ export function createApplicationsService(deps: {
       };
     }
     const reply = { commandId: cmd.commandId, ...answer } as CommandReply;
-    // The reply is a courtesy to the waiting gateway; the state change is already durable.
-    await bus
-      .publish(cmd.replyTo, [{ key: cmd.commandId, value: reply }])
-      .catch((error) => logger.warn({ err: error, replyTo: cmd.replyTo }, 'reply could not be sent'));
+    // The reply is a courtesy to the waiting gateway; the state change is already durable, and
+    // its outbox is published beside the reply (the producer sends both in one request when it
+    // can). The handler ends once both are done; a failed publication is retried by the relay.
+    await Promise.all([
+      bus
+        .publish(cmd.replyTo, [{ key: cmd.commandId, value: reply }])
+        .catch((error) => logger.warn({ err: error, replyTo: cmd.replyTo }, 'reply could not be sent')),
+      ...publishing.map((published) =>
+        published.catch((error) => logger.warn({ err: error, command: cmd.type }, 'outbox publication failed; retried shortly')),
+      ),
+    ]);
   }
 
   async function onProviderCallback(message: InboundMessage) {
