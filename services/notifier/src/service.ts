@@ -82,7 +82,7 @@ export function createNotifierService(deps: {
 
   const handlers: Record<string, (m: InboundMessage) => Promise<void>> = {
     [Topics.clients]: projectClientHandler({ endpoints, logger }),
-    [Topics.events]: recordEventHandler({ repo, clock, policy, onRecorded: (entry) => dispatcher.wake(entry) }),
+    [Topics.events]: recordEventHandler({ repo, clock, policy, onRecorded: (entry, delivery) => dispatcher.wake(entry, delivery) }),
   };
 
   let http: Awaited<ReturnType<typeof listen>> | null = null;

@@ -213,7 +213,13 @@ export function createDeliveryRepository(models: NotifierModels) {
         : null;
     },
 
-    /** Drops claims that served their purpose, in one write. */
+    /** Deletes the claims that expired before `before` (a pass over the collection); how many. */
+    async pruneClaims(before: Date): Promise<number> {
+      const res = await raw.claims.deleteMany({ expiresAt: { $lt: before } });
+      return res.deletedCount;
+    },
+
+    /** Drops claims that were won but not used, in one write. */
     async releaseClaims(claimIds: string[]): Promise<void> {
       if (claimIds.length === 1) await raw.claims.deleteOne({ _id: claimIds[0]! });
       else if (claimIds.length > 1) await raw.claims.deleteMany({ _id: { $in: claimIds } });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PublicEventRecord } from '@loan/contracts';
 import type { Clock, InboundMessage } from '@loan/runtime';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
-import { scheduleEntryOf, type DeliveryPolicy, type ScheduleEntry } from '../../domain/delivery';
+import { scheduleEntryOf, type Delivery, type DeliveryPolicy, type ScheduleEntry } from '../../domain/delivery';
 import { newDelivery } from '../../domain/recordEvent/newDelivery';
 
 /**
@@ -15,8 +15,8 @@ export function recordEventHandler(deps: {
   repo: DeliveryRepository;
   clock: Clock;
   policy: DeliveryPolicy;
-  /** Tells the dispatcher of this replica about a delivery now on the schedule. */
-  onRecorded: (entry: ScheduleEntry) => void;
+  /** Tells the dispatcher of this replica about a delivery now on the schedule (and the delivery as stored). */
+  onRecorded: (entry: ScheduleEntry, delivery: Delivery) => void;
 }) {
   return async function onEvent(message: InboundMessage): Promise<void> {
     const record = message.value as PublicEventRecord;
@@ -31,6 +31,6 @@ export function recordEventHandler(deps: {
     if (stored.delivery.status !== 'PENDING') return;
     const entry = scheduleEntryOf(stored.delivery);
     await deps.repo.addEntry(entry);
-    deps.onRecorded(entry);
+    deps.onRecorded(entry, stored.delivery);
   };
 }

@@ -1,9 +1,10 @@
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
 import { scheduleEntryOf, type Delivery, type ScheduleEntry } from '../../domain/delivery';
 
-/** An attempt this replica holds: the delivery as read after claiming, and the claims to release. */
+/** An attempt this replica holds: the delivery it is for, and its claims. */
 export interface Claim {
   delivery: Delivery;
+  /** The claim this replica won (released only if it goes unused; earlier takeovers' stay). */
   claimIds: string[];
   expiresAt: Date;
 }
@@ -18,7 +19,14 @@ const claimIdOf = (entry: ScheduleEntry, takeover: number) => `${entry.deliveryI
  * past its expiry belongs to a replica that died mid-attempt; the next takeover number is then
  * up for claiming. The winner reads the delivery again and goes on only if it is still pending,
  * due, and at the version the schedule named: anything else means the schedule was stale, and
- * it is brought back in line with the delivery.
+ * it is brought back in line with the delivery (and the claim, unused, is released).
+ *
+ * The claims of attempts that ran are kept (until `pruneClaims`, a day later): so the first
+ * claim of a version, `<delivery>:<version>:0`, can be won only while nobody has attempted that
+ * version, and a delivery can leave a version only through an attempt under a claim of it (a
+ * manual redelivery starts from a settled delivery, which was attempted). Winning it for a
+ * delivery this replica recorded itself at that version therefore proves the stored delivery is
+ * still the one in hand: it is used without reading it back.
  */
 export function createClaimer(deps: { repo: DeliveryRepository; owner: string; leaseMs: number }) {
   const { repo } = deps;
@@ -38,25 +46,28 @@ export function createClaimer(deps: { repo: DeliveryRepository; owner: string; l
     await repo.removeEntry(entry.deliveryId);
   }
 
-  return async function claim(entry: ScheduleEntry, now: Date): Promise<Claim | null> {
+  const isCurrent = (delivery: Delivery | null, entry: ScheduleEntry, now: Date): delivery is Delivery =>
+    delivery !== null &&
+    delivery.status === 'PENDING' &&
+    delivery.version === entry.version &&
+    (delivery.nextAttemptAt?.getTime() ?? Infinity) <= now.getTime();
+
+  /** `recorded`: the delivery as this replica recorded it, when it did. */
+  return async function claim(entry: ScheduleEntry, now: Date, recorded?: Delivery): Promise<Claim | null> {
     const expiresAt = new Date(now.getTime() + deps.leaseMs);
     for (let takeover = 0; takeover < MAX_TAKEOVERS; takeover++) {
       const claimId = claimIdOf(entry, takeover);
       if (await repo.claim({ claimId, deliveryId: entry.deliveryId, owner: deps.owner, expiresAt })) {
-        const claimIds = Array.from({ length: takeover + 1 }, (_, i) => claimIdOf(entry, i));
+        const claimIds = [claimId];
+        if (takeover === 0 && recorded && isCurrent(recorded, entry, now)) return { delivery: recorded, claimIds, expiresAt };
         const delivery = await repo.get(entry.deliveryId);
-        const current =
-          delivery !== null &&
-          delivery.status === 'PENDING' &&
-          delivery.version === entry.version &&
-          (delivery.nextAttemptAt?.getTime() ?? Infinity) <= now.getTime();
-        if (current) return { delivery, claimIds, expiresAt };
+        if (isCurrent(delivery, entry, now)) return { delivery, claimIds, expiresAt };
         await realign(entry, delivery, now);
         await repo.releaseClaims(claimIds);
         return null;
       }
       const held = await repo.getClaim(claimId);
-      // Released: that version was settled and the schedule has moved on since it was read.
+      // Released in the meantime: it was won and not used (the schedule had moved on).
       if (!held) return null;
       if (held.expiresAt.getTime() > now.getTime()) return null;
     }

@@ -154,6 +154,23 @@ describe('webhook delivery over the real broker and database', () => {
     expect(delivery.attempts[1]).toMatchObject({ statusCode: 200 });
   });
 
+  it('when an event is delivered, then the claim of its attempt is kept as the record that its version was attempted, until claims a day old are pruned', async () => {
+    const hook = await receiver();
+    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const record = publisher.event({ clientId, applicationId: randomUUID() });
+    await publisher.publish(record);
+    const delivered = await settled(record.id, clientId);
+    const claims = notifier.runtime.db.collection('delivery_claims');
+    const kept = await claims.findOne({ _id: `${delivered.deliveryId}:0:0` as never });
+    expect(kept).toMatchObject({ deliveryId: delivered.deliveryId, owner: notifier.service.owner });
+    // A claim that expired more than a day ago goes; this one (expired moments ago at most) stays.
+    const old = `${randomUUID()}:0:0`;
+    await claims.insertOne({ _id: old as never, deliveryId: 'gone', owner: 'x', expiresAt: new Date(Date.now() - 25 * 3_600_000) });
+    expect(await notifier.service.repo.pruneClaims(new Date(Date.now() - 24 * 3_600_000))).toBeGreaterThanOrEqual(1);
+    expect(await claims.findOne({ _id: old as never })).toBeNull();
+    expect(await claims.findOne({ _id: `${delivered.deliveryId}:0:0` as never })).not.toBeNull();
+  });
+
   it('when the same Kafka message arrives twice, then there is one delivery and one successful POST', async () => {
     const hook = await receiver(() => 200);
     const { clientId } = await publisher.client({ webhookUrl: hook.url });

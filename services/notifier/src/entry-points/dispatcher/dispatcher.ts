@@ -1,6 +1,6 @@
 import type { Clock, Logger } from '@loan/runtime';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
-import type { ScheduleEntry } from '../../domain/delivery';
+import type { Delivery, ScheduleEntry } from '../../domain/delivery';
 import { dueHeads } from '../../domain/orderDeliveries/dueHeads';
 import type { Claim, Claimer } from './claims';
 import { createScheduleView } from './scheduleView';
@@ -11,6 +11,12 @@ import { createScheduleView } from './scheduleView';
  */
 const busyReadIntervalMs = (pollMs: number) => Math.max(10 * pollMs, 5_000);
 
+/** How long a delivery recorded here is used as recorded for its first claim (see `createClaimer`). */
+const RECORDED_FOR_MS = 60 * 60_000;
+/** Claims of attempts are kept this long (they prove a version was attempted), then pruned. */
+export const CLAIM_RETENTION_MS = 24 * 60 * 60_000;
+const PRUNE_EVERY_MS = 60 * 60_000;
+
 /**
  * The delivery loop of one replica: picks the due deliveries that are first of their
  * application, claims them and runs their attempts, up to `concurrency` at a time. It works
@@ -19,7 +25,7 @@ const busyReadIntervalMs = (pollMs: number) => Math.max(10 * pollMs, 5_000);
  * recorded, a delivery is requeued or an attempt ends.
  */
 export function createDispatcher(deps: {
-  repo: Pick<DeliveryRepository, 'entries' | 'releaseClaims'>;
+  repo: Pick<DeliveryRepository, 'entries' | 'releaseClaims' | 'pruneClaims'>;
   claim: Claimer;
   /** Runs a claimed attempt; resolves with the delivery's schedule entry, or null once it settled. */
   run: (claim: Claim) => Promise<ScheduleEntry | null>;
@@ -33,6 +39,9 @@ export function createDispatcher(deps: {
   const busy = new Set<string>();
   const jobs = new Set<Promise<void>>();
   const toRelease: string[] = [];
+  /** Deliveries recorded here, until their first claim: they need no read after it. */
+  const recorded = new Map<string, { delivery: Delivery; at: number }>();
+  let lastPrune = Date.now();
   let active = false;
   let halted = false;
   let dirty = false;
@@ -70,7 +79,7 @@ export function createDispatcher(deps: {
     }
   }
 
-  /** Claims of settled attempts are released in batches, off the path of the next attempt. */
+  /** Claims won but not used (stopping, a stale picture) are released in batches. */
   async function releaseClaims() {
     const ids = toRelease.splice(0);
     if (ids.length > 0) await repo.releaseClaims(ids);
@@ -79,8 +88,10 @@ export function createDispatcher(deps: {
   async function start(entry: ScheduleEntry, now: Date): Promise<boolean> {
     busy.add(entry.deliveryId);
     let claim: Claim | null = null;
+    const mine = recorded.get(entry.deliveryId);
+    recorded.delete(entry.deliveryId);
     try {
-      claim = await deps.claim(entry, now);
+      claim = await deps.claim(entry, now, mine && Date.now() - mine.at < RECORDED_FOR_MS ? mine.delivery : undefined);
     } catch (error) {
       logger.warn({ err: error, deliveryId: entry.deliveryId }, 'claiming an attempt failed');
     }
@@ -103,7 +114,7 @@ export function createDispatcher(deps: {
         view.heldElsewhere(entry.deliveryId);
       })
       .finally(() => {
-        toRelease.push(...held.claimIds);
+        // The claims stay: they record that this version was attempted.
         busy.delete(entry.deliveryId);
         jobs.delete(job);
         wake();
@@ -114,6 +125,11 @@ export function createDispatcher(deps: {
 
   async function cycle(): Promise<number> {
     if (toRelease.length >= 100 || (busy.size === 0 && toRelease.length > 0)) await releaseClaims();
+    if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
+      lastPrune = Date.now();
+      const pruned = await deps.repo.pruneClaims(new Date(clock.now().getTime() - CLAIM_RETENTION_MS));
+      if (pruned > 0) logger.info({ pruned }, 'claims of attempts older than a day pruned');
+    }
     const free = deps.concurrency - busy.size;
     if (free <= 0) return 0;
     const now = clock.now();
@@ -146,9 +162,16 @@ export function createDispatcher(deps: {
   }
 
   return {
-    /** Something changed: a delivery was recorded or requeued here (pass its entry), or may have been elsewhere. */
-    wake(entry?: ScheduleEntry) {
+    /**
+     * Something changed: a delivery was recorded (pass its entry and the delivery as stored)
+     * or requeued here (its entry), or may have been elsewhere.
+     */
+    wake(entry?: ScheduleEntry, delivery?: Delivery) {
       if (entry) view.put(entry);
+      if (entry && delivery) {
+        if (recorded.size >= 10_000) recorded.clear();
+        recorded.set(entry.deliveryId, { delivery, at: Date.now() });
+      }
       wake();
     },
     start() {
