@@ -8,8 +8,11 @@ import { newDelivery } from '../../domain/recordEvent/newDelivery';
 /**
  * `loan.events.v1` → a delivery for the event's client. Recording is idempotent: the delivery
  * is unique per (event, client), so a redelivered message neither adds a delivery nor causes a
- * second POST. The schedule entry is (re)put after the delivery, so a crash between the two is
- * mended when Kafka hands the uncommitted message over again.
+ * second POST. The delivery and its schedule entry are written at once (one round trip instead
+ * of two in a row); a crash with only one of them written is mended when Kafka hands the
+ * uncommitted message over again, and a dispatcher that finds the entry before the delivery
+ * leaves it alone for a lease. A redelivered message's fresh entry names a delivery that was
+ * not written (the stored one has its own id): it is removed again.
  */
 export function recordEventHandler(deps: {
   repo: DeliveryRepository;
@@ -27,7 +30,15 @@ export function recordEventHandler(deps: {
       now: deps.clock.now(),
       policy: deps.policy,
     });
-    const stored = await deps.repo.insert(delivery);
+    const [stored, added] = await Promise.all([
+      deps.repo.insert(delivery),
+      deps.repo.addEntry(scheduleEntryOf(delivery)),
+    ]);
+    if (stored.created) {
+      deps.onRecorded(scheduleEntryOf(delivery), delivery);
+      return;
+    }
+    if (added) await deps.repo.removeEntry(delivery.deliveryId);
     if (stored.delivery.status !== 'PENDING') return;
     const entry = scheduleEntryOf(stored.delivery);
     await deps.repo.addEntry(entry);

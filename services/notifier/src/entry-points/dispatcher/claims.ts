@@ -40,9 +40,10 @@ export function createClaimer(deps: { repo: DeliveryRepository; owner: string; l
       }
       return;
     }
-    // An entry ahead of its delivery is a redelivery being written: left alone for one lease.
-    const requeueUnderWay = delivery !== null && entry.version > delivery.version;
-    if (requeueUnderWay && now.getTime() < entry.nextAttemptAt.getTime() + deps.leaseMs) return;
+    // An entry ahead of its delivery is a redelivery being written, and an entry without one an
+    // event being recorded (both are written at once): left alone for one lease.
+    const writeUnderWay = delivery === null || entry.version > delivery.version;
+    if (writeUnderWay && now.getTime() < entry.nextAttemptAt.getTime() + deps.leaseMs) return;
     await repo.removeEntry(entry.deliveryId);
   }
 

@@ -185,6 +185,9 @@ describe('webhook delivery over the real broker and database', () => {
     expect(page.items).toHaveLength(1);
     expect(page.items[0]!.status).toBe('DELIVERED');
     expect(hook.forEvent(record.id)).toHaveLength(1);
+    // The copies' schedule entries (written beside their refused deliveries) were taken back.
+    const schedule = notifier.runtime.db.collection('delivery_schedule');
+    expect(await schedule.countDocuments({ applicationId: record.applicationId })).toBe(0);
   });
 
   it('when the client has no webhook URL, then the delivery is SKIPPED with reason no_webhook_url and nothing is sent', async () => {
