@@ -19,8 +19,6 @@ export async function connectMongo(options: {
     serverSelectionTimeoutMS: 10_000,
     maxPoolSize: 20,
     autoIndex: true,
-    // As mongoose does for its models: a field set to undefined is left out, not stored as null.
-    ignoreUndefined: true,
     monitorCommands: options.commands !== undefined,
   });
   const { commands } = options;
@@ -49,7 +47,11 @@ export async function syncIndexes(connection: Connection): Promise<void> {
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function rawCollection<T extends mongo.Document>(model: Model<any>): mongo.Collection<T> {
-  return model.collection as unknown as mongo.Collection<T>;
+  const db = model.db.db;
+  if (!db) throw new Error(`The database of ${model.modelName} is not connected yet`);
+  // As mongoose does for its models, a field set to undefined is left out rather than stored
+  // as null (on these collections only: in a filter it would match everything).
+  return db.collection<T>(model.collection.collectionName, { ignoreUndefined: true });
 }
 
 /** True when an error is MongoDB's duplicate-key error (a unique index refused a write). */

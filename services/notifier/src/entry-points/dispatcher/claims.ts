@@ -70,7 +70,13 @@ export function createClaimer(deps: { repo: DeliveryRepository; owner: string; l
       const held = await repo.getClaim(claimId);
       // Released in the meantime: it was won and not used (the schedule had moved on).
       if (!held) return null;
-      if (held.expiresAt.getTime() > now.getTime()) return null;
+      if (held.expiresAt.getTime() > now.getTime()) {
+        // This replica's own attempt of that version has ended (the dispatcher never claims what
+        // it is running): the entry is stale, say put back by a redelivered event while the
+        // attempt was settling. Brought in line with the delivery rather than left for a lease.
+        if (held.owner === deps.owner) await realign(entry, await repo.get(entry.deliveryId), now);
+        return null;
+      }
     }
     return null;
   };

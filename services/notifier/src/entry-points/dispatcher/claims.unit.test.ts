@@ -21,9 +21,10 @@ function fakeRepo(stored: Delivery) {
     releaseClaims: async (ids: string[]) => void ids.forEach((id) => claims.delete(id)),
     get: async (id: string) => (reads.push(id), id === stored.deliveryId ? stored : null),
     setEntry: async () => undefined,
-    removeEntry: async () => undefined,
+    removeEntry: async (id: string) => void removed.push(id),
   };
-  return { repo: repo as unknown as DeliveryRepository, claims, reads };
+  const removed: string[] = [];
+  return { repo: repo as unknown as DeliveryRepository, claims, reads, removed };
 }
 
 describe('claiming an attempt', () => {
@@ -53,6 +54,15 @@ describe('claiming an attempt', () => {
     const claim = createClaimer({ repo, owner: 'me', leaseMs: LEASE });
     expect(await claim(scheduleEntryOf(delivery()), t0, delivery())).toBeNull();
     expect(reads).toEqual([]);
+  });
+
+  it('when the entry is stale and the first claim of its version is this replica\'s own (its attempt has ended), then the entry is dropped at once instead of a lease later', async () => {
+    const { repo, claims, removed } = fakeRepo(delivery(1, 'DELIVERED'));
+    claims.set('d1:0:0', { claimId: 'd1:0:0', deliveryId: 'd1', owner: 'me', expiresAt: new Date(t0.getTime() + LEASE) });
+    const claim = createClaimer({ repo, owner: 'me', leaseMs: LEASE });
+    expect(await claim(scheduleEntryOf(delivery()), t0)).toBeNull();
+    expect(removed).toEqual(['d1']);
+    expect([...claims.keys()]).toEqual(['d1:0:0']);
   });
 
   it('when the delivery was not recorded here, then it is read after the claim is won', async () => {
