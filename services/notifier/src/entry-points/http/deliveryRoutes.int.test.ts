@@ -70,10 +70,22 @@ describe('the delivery log API, through the gateway, over the real broker and da
       { what, timeoutMs: 30_000 },
     );
 
+  /**
+   * A client account, published and then waited for until the notifier has it: with one retry
+   * 200 ms apart in this suite, an event that came before its client's account would fail as
+   * unknown_client.
+   */
+  async function knownClient(webhookUrl: string) {
+    const created = await publisher.client({ webhookUrl });
+    const endpoints = notifier.runtime.db.collection('client_endpoints');
+    await waitFor(() => endpoints.findOne({ _id: created.clientId as never }), { what: `client ${created.clientId} known` });
+    return created;
+  }
+
   async function failingClient() {
     const hook = await startReceiver(() => 500);
     receivers.push(hook);
-    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const { clientId } = await knownClient(hook.url);
     return { hook, clientId };
   }
 
@@ -154,8 +166,8 @@ describe('the delivery log API, through the gateway, over the real broker and da
   it('when the log is listed, then the caller sees only its own deliveries, newest first, page by page, filtered as asked', async () => {
     const hook = await startReceiver(() => 200);
     receivers.push(hook);
-    const { clientId } = await publisher.client({ webhookUrl: hook.url });
-    const other = await publisher.client({ webhookUrl: hook.url });
+    const { clientId } = await knownClient(hook.url);
+    const other = await knownClient(hook.url);
     const applicationId = randomUUID();
     const mine = [0, 1, 2].map(() => publisher.event({ clientId, applicationId }));
     const theirs = publisher.event({ clientId: other.clientId });
