@@ -262,6 +262,7 @@ export async function runE2E({
   const notifierRunning = stack.processes.some((p) => p.name === 'notifier');
   if (!notifierRunning && !tap)
     throw new Error('the notifier is not running and there is no Kafka tap to read events from');
+  if (!notifierRunning) await tap.start();
   const receiver = await startReceiver();
   try {
     const lender = await createLender(stack.gatewayUrl, `${receiver.url}/hooks`);
@@ -314,7 +315,8 @@ export async function runE2E({
     const finishedAt = now();
     const usage = sampler.stop();
     const after = await scrapeAll([...stack.processes, ...extraProcesses]);
-    await sleep(1_500); // late duplicates, if any, reach the receiver and the tap
+    await sleep(1_500); // late duplicates, if any, reach the receiver
+    if (tap) await tap.catchUp();
 
     const completed = results.filter((r) => r.ok);
     const lastDecision = Math.max(...completed.map((r) => r.marks.decision), startedAt);

@@ -12,7 +12,7 @@ import { runKafka } from './kafka.mjs';
 import { hasProjectBench, runNotifier, runProjectBench } from './notifier.mjs';
 import { runScoring } from './scoring.mjs';
 import { spawnService, startStack } from './lib/stack.mjs';
-import { startTap } from './lib/tap.mjs';
+import { createTap } from './lib/tap.mjs';
 import { envInt, formatTable, infraEnv, log, requireFromRoot, root, round, withTimeout } from './lib/util.mjs';
 
 const ORDER = ['scoring', 'kafka', 'e2e', 'scaling', 'notifier', 'gateway'];
@@ -111,7 +111,9 @@ async function bringUp(label, { withTap = false } = {}) {
   });
   log(`${label}: stack ready in ${round((Date.now() - t) / 1000)} s (${stack.mode})`);
   if (withTap) {
-    current.tap = await startTap({
+    // Started by runE2E: after the run when the notifier delivers the events, so that reading
+    // every topic does not weigh on what is measured.
+    current.tap = createTap({
       brokers: stack.env.KAFKA_BROKERS.split(','),
       namespace,
       groupId: `${namespace}bench-tap`,

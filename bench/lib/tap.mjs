@@ -50,16 +50,21 @@ function classify(short, key, value) {
   }
 }
 
-export async function startTap({ brokers, namespace, groupId }) {
+/**
+ * A tap that reads nothing until `start()`: started after a run (from the beginning of each
+ * topic) it costs the stack nothing while the run is measured; started before, it sees records
+ * as they come (needed to wait for events when no notifier delivers them).
+ */
+export function createTap({ brokers, namespace, groupId }) {
   const kafka = new Kafka({ clientId: 'bench-tap', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
-  await admin.connect();
-  const existing = new Set(await admin.listTopics());
-  const topics = Object.keys(TAPPED).filter((t) => existing.has(`${namespace}${t}`));
   const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 50, sessionTimeout: 15_000, heartbeatInterval: 1_000 });
+  let topics = [];
   /** applicationId -> Map(label -> { first, last, count, ids:Set }) */
   const byApp = new Map();
   const waiters = new Map();
+  /** `topic|partition` -> next offset to read */
+  const positions = new Map();
   let records = 0;
   const mark = (app, label, ts, id, seenAt) => {
     let marks = byApp.get(app);
@@ -81,29 +86,63 @@ export async function startTap({ brokers, namespace, groupId }) {
   consumer.on(consumer.events.GROUP_JOIN, () => {
     joined = true;
   });
-  await consumer.connect();
-  await consumer.subscribe({ topics: topics.map((t) => `${namespace}${t}`), fromBeginning: true });
-  await consumer.run({
-    partitionsConsumedConcurrently: 6,
-    eachBatchAutoResolve: true,
-    eachBatch: async ({ batch }) => {
-      const short = TAPPED[batch.topic.slice(namespace.length)];
-      const seenAt = now();
-      for (const message of batch.messages) {
-        records += 1;
-        const c = classify(short, message.key?.toString() ?? null, decode(message.value));
-        if (!c || !c.app) continue;
-        mark(c.app, `${short}:${c.kind}`, Number(message.timestamp), c.id, seenAt);
-      }
-    },
-  });
-  const deadline = Date.now() + 30_000;
-  while (!joined && Date.now() < deadline) await sleep(100);
-  if (!joined) log('the Kafka tap did not join its group within 30 s; hop timings may be missing');
+  let started = null;
+
+  async function run() {
+    await admin.connect();
+    const existing = new Set(await admin.listTopics());
+    topics = Object.keys(TAPPED).filter((t) => existing.has(`${namespace}${t}`));
+    await consumer.connect();
+    await consumer.subscribe({ topics: topics.map((t) => `${namespace}${t}`), fromBeginning: true });
+    await consumer.run({
+      partitionsConsumedConcurrently: 6,
+      eachBatchAutoResolve: true,
+      eachBatch: async ({ batch }) => {
+        const short = TAPPED[batch.topic.slice(namespace.length)];
+        const seenAt = now();
+        for (const message of batch.messages) {
+          records += 1;
+          const c = classify(short, message.key?.toString() ?? null, decode(message.value));
+          if (!c || !c.app) continue;
+          mark(c.app, `${short}:${c.kind}`, Number(message.timestamp), c.id, seenAt);
+        }
+        const last = batch.messages[batch.messages.length - 1];
+        if (last) positions.set(`${batch.topic}|${batch.partition}`, Number(last.offset) + 1);
+      },
+    });
+    const deadline = Date.now() + 30_000;
+    while (!joined && Date.now() < deadline) await sleep(100);
+    if (!joined) log('the Kafka tap did not join its group within 30 s; hop timings may be missing');
+  }
+
   return {
-    topics,
+    get topics() {
+      return topics;
+    },
     byApp,
     records: () => records,
+    start() {
+      started ??= run();
+      return started;
+    },
+    /** Starts the tap if needed and waits until it has read every record written so far. */
+    async catchUp(timeoutMs = 60_000) {
+      await this.start();
+      const ends = [];
+      for (const t of topics) {
+        for (const p of await admin.fetchTopicOffsets(`${namespace}${t}`)) {
+          ends.push({ key: `${namespace}${t}|${p.partition}`, high: Number(p.high) });
+        }
+      }
+      const deadline = Date.now() + timeoutMs;
+      const behind = () => ends.filter((e) => e.high > 0 && (positions.get(e.key) ?? 0) < e.high);
+      while (behind().length > 0 && Date.now() < deadline) await sleep(100);
+      const left = behind().length;
+      if (left > 0)
+        log(
+          `the Kafka tap is still behind on ${left} partitions after ${timeoutMs / 1000} s; hop timings may be incomplete`,
+        );
+    },
     /** Local time at which the tap first saw `label` for an application. */
     waitFor(app, label, timeoutMs) {
       const m = byApp.get(app)?.get(label);
@@ -120,9 +159,16 @@ export async function startTap({ brokers, namespace, groupId }) {
       });
     },
     async stop() {
+      if (!started) return;
       await consumer.disconnect().catch(() => undefined);
       await admin.deleteGroups([groupId]).catch(() => undefined);
       await admin.disconnect().catch(() => undefined);
     },
   };
+}
+
+export async function startTap(options) {
+  const tap = createTap(options);
+  await tap.start();
+  return tap;
 }
