@@ -15,6 +15,10 @@ import {
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import { isRetriable } from './errors';
+import { fixKafkajsIdleTimers } from './kafkajsRequestQueue';
+
+// Before any connection exists: see kafkajsRequestQueue.ts.
+fixKafkajsIdleTimers();
 
 export interface KafkaSettings {
   brokers: string[];
