@@ -166,9 +166,3 @@ export function createTap({ brokers, namespace, groupId }) {
     },
   };
 }
-
-export async function startTap(options) {
-  const tap = createTap(options);
-  await tap.start();
-  return tap;
-}
