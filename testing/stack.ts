@@ -23,6 +23,25 @@ export interface StackOptions {
   clock?: Clock;
 }
 
+let logSink: string[] | null = null;
+
+/**
+ * From now on, services started by this module log every line (at their LOG_LEVEL) into a
+ * list the test can read, instead of to standard output.
+ */
+export function captureLogs() {
+  const lines: string[] = [];
+  logSink = lines;
+  return { lines: () => lines.slice() };
+}
+
+function runtimeOf(config: Parameters<typeof createServiceRuntime>[0]): Promise<ServiceRuntime> {
+  const sink = logSink;
+  if (!sink) return createServiceRuntime(config);
+  const logger = createLogger(config.SERVICE_NAME, config.LOG_LEVEL, { write: (line: string) => void sink.push(line) });
+  return createServiceRuntime(config, { logger });
+}
+
 export function suiteNamespace(): string {
   return `${testStamp()}.`;
 }
@@ -52,7 +71,7 @@ export interface Running {
 export async function startGateway(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
   const { loadGatewayConfig, createGatewayService } = await import('@loan/gateway');
   const config = loadGatewayConfig(baseEnv(ns, 'gateway', extra));
-  const runtime = await createServiceRuntime(config);
+  const runtime = await runtimeOf(config);
   const service = createGatewayService({ runtime, config, clock });
   const { url } = await service.start();
   return { name: 'gateway', url, runtime, stop: () => service.stop() };
@@ -61,7 +80,7 @@ export async function startGateway(ns: string, extra: Record<string, string> = {
 export async function startApplications(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
   const { loadApplicationsConfig, createApplicationsService } = await import('@loan/applications');
   const config = loadApplicationsConfig(baseEnv(ns, 'applications', extra));
-  const runtime = await createServiceRuntime(config);
+  const runtime = await runtimeOf(config);
   const provider = createMonoClient({ baseUrl: config.PROVIDER_BASE_URL, logger: runtime.logger, retries: 1, retryBaseMs: 50 });
   const service = createApplicationsService({ runtime, config, provider, clock });
   const { url } = await service.start();
@@ -164,7 +183,7 @@ export const testSealer = () => createSealer(process.env.DATA_KEY ?? 'local-deve
 export async function startEnrichment(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
   const { loadEnrichmentConfig, createEnrichmentService } = await import('@loan/enrichment');
   const config = loadEnrichmentConfig(baseEnv(ns, 'enrichment', extra));
-  const runtime = await createServiceRuntime(config);
+  const runtime = await runtimeOf(config);
   const service = createEnrichmentService({ runtime, config, clock });
   const { url } = await service.start();
   return { name: 'enrichment', url, runtime, stop: () => service.stop() };
@@ -173,7 +192,7 @@ export async function startEnrichment(ns: string, extra: Record<string, string> 
 export async function startScoring(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
   const { loadScoringConfig, createScoringService, createHttpBureau } = await import('@loan/scoring');
   const config = loadScoringConfig(baseEnv(ns, 'scoring', extra));
-  const runtime = await createServiceRuntime(config);
+  const runtime = await runtimeOf(config);
   const bureau = createHttpBureau({ baseUrl: config.BUREAU_BASE_URL, apiKey: config.BUREAU_API_KEY, timeoutMs: config.BUREAU_TIMEOUT, logger: runtime.logger });
   const service = createScoringService({ runtime, config, bureau, clock });
   const { url } = await service.start();
@@ -183,7 +202,7 @@ export async function startScoring(ns: string, extra: Record<string, string> = {
 export async function startJanitor(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
   const { loadJanitorConfig, createJanitorService } = await import('@loan/janitor');
   const config = loadJanitorConfig(baseEnv(ns, 'janitor', extra));
-  const runtime = await createServiceRuntime(config);
+  const runtime = await runtimeOf(config);
   const service = createJanitorService({ runtime, config, clock });
   const { url } = await service.start();
   return { name: 'janitor', url, runtime, stop: () => service.stop() };
@@ -192,7 +211,7 @@ export async function startJanitor(ns: string, extra: Record<string, string> = {
 export async function startNotifier(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
   const { loadNotifierConfig, createNotifierService } = await import('@loan/notifier');
   const config = loadNotifierConfig(baseEnv(ns, 'notifier', { ALLOW_PRIVATE_WEBHOOK_URLS: 'true', ...extra }));
-  const runtime = await createServiceRuntime(config);
+  const runtime = await runtimeOf(config);
   const service = createNotifierService({ runtime, config, clock });
   const { url } = await service.start();
   return { name: 'notifier', url, runtime, stop: () => service.stop() };

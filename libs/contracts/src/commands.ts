@@ -18,12 +18,25 @@ const commandBase = {
   issuedAt: IsoTimestamp,
 };
 
+/** Who applies: the personal part of an initiate request, which travels only sealed. */
+export const ApplicantDetails = InitiateRequest.pick({ firstName: true, lastName: true, email: true, phone: true, bvn: true });
+export type ApplicantDetails = z.infer<typeof ApplicantDetails>;
+
+/**
+ * The initiate request without the applicant's identity. The identity fields stay in the
+ * schema, optional, so that commands written before they were sealed are still read.
+ */
+export const InitiateTerms = InitiateRequest.partial({ firstName: true, lastName: true, email: true });
+export type InitiateTerms = z.infer<typeof InitiateTerms>;
+
 /** Commands the gateway sends to the applications service (imperative names). */
 export const ApplicationCommand = z.discriminatedUnion('type', [
   z.object({
     ...commandBase,
     type: z.literal('InitiateApplication'),
-    request: InitiateRequest,
+    request: InitiateTerms,
+    /** The applicant's {@link ApplicantDetails} as JSON, sealed by the gateway. */
+    applicant: SealedSecret.optional(),
     providerKey: SealedSecret,
   }),
   z.object({ ...commandBase, type: z.literal('FinalizeLinking'), applicationId: Uuid }),
@@ -54,7 +67,14 @@ export const CommandErrorCode = z.enum([
 export type CommandErrorCode = z.infer<typeof CommandErrorCode>;
 
 export const CommandReply = z.discriminatedUnion('ok', [
-  z.object({ commandId: Uuid, ok: z.literal(true), result: z.record(z.string(), z.unknown()) }),
+  z.object({
+    commandId: Uuid,
+    ok: z.literal(true),
+    /** Empty when the result travels sealed. */
+    result: z.record(z.string(), z.unknown()),
+    /** The result as JSON, sealed: results name the applicant. */
+    sealedResult: SealedSecret.optional(),
+  }),
   z.object({
     commandId: Uuid,
     ok: z.literal(false),

@@ -23,7 +23,10 @@ export const ProviderCallback = z.object({
   providerAccountId: z.string(),
   ref: z.string().nullable(),
   receivedAt: IsoTimestamp,
-  /** The provider's `data` object, as received. */
+  /**
+   * Ids of the provider's `data` object only (`id`, `meta.ref`): never the account data it
+   * carries, which the enrichment service fetches from the provider itself.
+   */
   payload: z.record(z.string(), z.unknown()),
 });
 export type ProviderCallback = z.infer<typeof ProviderCallback>;
@@ -75,10 +78,12 @@ export const ApplicationFact = z.discriminatedUnion('type', [
     type: z.literal('AnalysisRequested'),
     applicantId: Uuid,
     analysisId: Uuid,
+    /** Sealed, each of them: the applicant's identity never travels in plain text. */
     applicant: z.object({
+      /** Sealed (records written before names were sealed carry them plain). */
       firstName: z.string(),
+      /** Sealed (records written before names were sealed carry them plain). */
       lastName: z.string(),
-      /** Sealed: a BVN never travels in plain text. */
       bvn: SealedSecret.nullable(),
     }),
     loan: LoanTerms,

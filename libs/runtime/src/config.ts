@@ -38,6 +38,10 @@ export const baseConfigShape = {
   KAFKA_COMMIT_INTERVAL: durationMs('1s').describe(
     'How often consumers commit the offsets of handled messages (a crash handles at most that much again)',
   ),
+  KAFKA_RETENTION: durationMs('7d').describe(
+    'How long the broker keeps records of internal topics the service creates (commands, callbacks, facts, results, replies, dead letters)',
+  ),
+  KAFKA_EVENTS_RETENTION: durationMs('7d').describe('How long the broker keeps records of loan.events.v1 when the service creates it'),
   KAFKA_TOPIC_NAMESPACE: z
     .string()
     .regex(/^[A-Za-z0-9._-]*$/)

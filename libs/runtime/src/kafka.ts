@@ -1,5 +1,5 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { deadLetterTopicFor, schemaForTopic, subjectFor } from '@loan/contracts';
+import { Topics, deadLetterTopicFor, schemaForTopic, subjectFor } from '@loan/contracts';
 import { z } from 'zod';
 import {
   Kafka,
@@ -42,6 +42,14 @@ export interface KafkaSettings {
    * handled again, which every handler tolerates (delivery is at least once).
    */
   commitIntervalMs?: number;
+  /**
+   * How long the broker keeps records of the topics this bus creates (`retention.ms`): the
+   * public events topic keeps `eventsRetentionMs`, every other one (commands, callbacks,
+   * facts, results, replies, dead letters) `retentionMs`. Compacted topics keep their latest
+   * record per key instead. Unset: the broker's default.
+   */
+  retentionMs?: number;
+  eventsRetentionMs?: number;
 }
 
 /** A message as handlers see it: decoded and validated against the topic's schema. */
@@ -211,6 +219,13 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     }
   }
 
+  /** What a topic is created with: compaction, or how long its records are kept. */
+  function topicConfig(topic: string, compacted: boolean): { name: string; value: string }[] {
+    if (compacted) return [{ name: 'cleanup.policy', value: 'compact' }];
+    const retention = topic === real(Topics.events) ? settings.eventsRetentionMs : settings.retentionMs;
+    return retention === undefined ? [] : [{ name: 'retention.ms', value: String(retention) }];
+  }
+
   /**
    * Creates the topics that are missing (existing ones are left as they are), then waits until
    * every partition has a leader: a topic another process is creating at the same moment is
@@ -230,7 +245,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
               topic,
               numPartitions: overrides.partitions ?? settings.partitions,
               replicationFactor: settings.replicationFactor,
-              configEntries: overrides.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
+              configEntries: topicConfig(topic, overrides.compacted ?? false),
             })),
           });
         }

@@ -34,13 +34,14 @@ export const REDACTED_PATHS = [
 ];
 
 /** JSON logger of a service; children add a `component` (the namespaced-logger habit). */
-export function createLogger(service: string, level = 'info'): Logger {
-  return pino({
+export function createLogger(service: string, level = 'info', destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name: service,
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     formatters: { level: (label) => ({ level: label }) },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

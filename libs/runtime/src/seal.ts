@@ -1,19 +1,29 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
- * Seals secrets (provider keys, webhook secrets) with AES-256-GCM under a key derived from the
+ * Seals secrets (provider keys, webhook secrets) and applicants' personal data with AES-256-GCM under a key derived from the
  * platform's data key, so that they are never stored or sent on Kafka in plain text.
  * Format: `v1.<iv>.<tag>.<ciphertext>`, base64url parts.
  */
 export interface Sealer {
   seal(plain: string): string;
   open(sealed: string): string;
+  /**
+   * Opens a sealed value and passes any other through: for fields that records written before
+   * they were sealed still carry in plain text.
+   */
+  reveal(value: string): string;
 }
+
+const SEALED = /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** Whether a string has the shape of a sealed value. */
+export const isSealed = (value: string): boolean => SEALED.test(value);
 
 export function createSealer(dataKey: string): Sealer {
   if (dataKey.length < 16) throw new Error('The data key must be at least 16 characters');
   const key = createHash('sha256').update(`loan-data-key:${dataKey}`).digest();
-  return {
+  const sealer: Sealer = {
     seal(plain) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -28,5 +38,9 @@ export function createSealer(dataKey: string): Sealer {
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
     },
+    reveal(value) {
+      return isSealed(value) ? sealer.open(value) : value;
+    },
   };
+  return sealer;
 }

@@ -43,6 +43,8 @@ export async function createServiceRuntime(config: BaseConfig, overrides: { logg
       commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
       partitions: config.KAFKA_TOPIC_PARTITIONS,
       replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+      retentionMs: config.KAFKA_RETENTION,
+      eventsRetentionMs: config.KAFKA_EVENTS_RETENTION,
     },
   });
   const db = await connectMongo({

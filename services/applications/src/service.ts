@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
+  ApplicantDetails,
   Topics,
   type ApplicationCommand,
+  type InitiateRequest,
   type CommandReply,
   type DeadlinePassed,
   type EnrichmentResult,
@@ -44,6 +46,7 @@ const MAX_CONFLICT_RETRIES = 10;
 const REMEMBERED_APPLICATIONS = 1_000;
 
 type Change = { state: Application; effects: Effect[] } | null;
+type FactEffect = Extract<Effect, { kind: 'fact' }>['fact'];
 type Answer =
   | { ok: true; result: Record<string, unknown> }
   | { ok: false; code: Extract<CommandReply, { ok: false }>['code']; message: string };
@@ -101,10 +104,17 @@ export function createApplicationsService(deps: {
     else await published;
   }
 
+  /** The applicant's names leave this service sealed, like the BVN. */
+  function sealedFact(fact: FactEffect): FactEffect {
+    if (fact.type !== 'AnalysisRequested') return fact;
+    const { firstName, lastName } = fact.applicant;
+    return { ...fact, applicant: { ...fact.applicant, firstName: sealer.seal(firstName), lastName: sealer.seal(lastName) } };
+  }
+
   function toOutbox(state: Application, effects: Effect[], now: Date, correlationId?: string): OutboxEntry[] {
     return toOutboxEntries(
       state,
-      effects.map((e) => (e.kind === 'event' ? e : { kind: 'fact', topic: Topics.applicationFacts, fact: e.fact })),
+      effects.map((e) => (e.kind === 'event' ? e : { kind: 'fact', topic: Topics.applicationFacts, fact: sealedFact(e.fact) })),
       now,
       correlationId ? { 'x-correlation-id': correlationId } : undefined,
     );
@@ -213,8 +223,15 @@ export function createApplicationsService(deps: {
     throw new ServiceError(`Application ${applicationId} kept changing under us`, { retriable: true });
   }
 
+  /** The whole initiate request: the terms as sent, the applicant's identity unsealed. */
+  function initiateRequestOf(cmd: Extract<ApplicationCommand, { type: 'InitiateApplication' }>): InitiateRequest {
+    // Commands written before the identity was sealed carry it in the request itself.
+    const details: unknown = cmd.applicant ? JSON.parse(sealer.open(cmd.applicant)) : cmd.request;
+    return { ...cmd.request, ...ApplicantDetails.parse(details) };
+  }
+
   async function initiate(cmd: Extract<ApplicationCommand, { type: 'InitiateApplication' }>, publishing: Promise<void>[]) {
-    const { request } = cmd;
+    const request = initiateRequestOf(cmd);
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const existing = await repo.getByKey(request.idempotencyKey);
       const now = clock.now();
@@ -312,7 +329,10 @@ export function createApplicationsService(deps: {
         message: 'The account-linking provider could not be reached; retry the request',
       };
     }
-    const reply = { commandId: cmd.commandId, ...answer } as CommandReply;
+    // A result names the applicant (a status read shows names and e-mail): it travels sealed.
+    const reply: CommandReply = answer.ok
+      ? { commandId: cmd.commandId, ok: true, result: {}, sealedResult: sealer.seal(JSON.stringify(answer.result)) }
+      : { commandId: cmd.commandId, ...answer };
     // The reply is a courtesy to the waiting gateway; the state change is already durable, and
     // its outbox is published beside the reply (the producer sends both in one request when it
     // can). The handler ends once both are done; a failed publication is retried by the relay.

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { EnrichedAccount, type DeadlinePassed, type EnrichmentResult } from '@loan/contracts';
+import { isSealed } from '@loan/runtime';
 import { waitFor } from '../../../testing/helpers';
+import { testSealer } from '../../../testing/stack';
 import { startHarness, type Harness } from './__tests__/harness';
 import type { EnrichmentService } from './service';
+
+const sealer = testSealer();
 
 type Enriched = Extract<EnrichmentResult, { type: 'AccountEnriched' }>;
 
@@ -57,9 +61,14 @@ describe('enrichment service against the broker, the database and the sandbox pr
       providerAccountId: linked.providerAccountId,
       accountNumber: linked.accountNumber,
       institution: linked.institution,
-      holderName: 'ADAEZE OKAFOR',
       currency: 'NGN',
     });
+    // The holder's name and the narrations travel sealed; the figures stay readable.
+    expect(profile.holderName).not.toContain('OKAFOR');
+    expect(sealer.open(profile.holderName)).toBe('ADAEZE OKAFOR');
+    for (const stream of profile.income.streams) {
+      if (stream.lastIncomeDescription !== null) expect(isSealed(stream.lastIncomeDescription)).toBe(true);
+    }
     expect(profile.months.length).toBeGreaterThanOrEqual(6);
     expect(profile.months.some((m) => m.salaryCredits > 0)).toBe(true);
     expect(profile.income.monthlyIncome).toBeGreaterThan(0);
@@ -67,7 +76,10 @@ describe('enrichment service against the broker, the database and the sandbox pr
 
     const [stored] = await h.bankData({ _id: linked.accountId });
     expect(stored).toMatchObject({ applicationId: linked.applicationId, applicantId: linked.applicantId, attempt: 1 });
-    expect(stored!.profile).toEqual(enriched.profile);
+    // The service's own copy keeps the name readable (it is the owner of the bank data).
+    const { holderName: _sealedName, income, ...figures } = profile;
+    expect(stored!.profile).toMatchObject({ ...figures, holderName: 'ADAEZE OKAFOR' });
+    expect(stored!.profile.income.monthlyIncome).toBe(income.monthlyIncome);
 
     // The relay marks the outbox empty right after publishing.
     const job = await waitFor(

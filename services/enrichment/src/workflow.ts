@@ -33,6 +33,8 @@ import { looksLikeIncome } from './domain/buildEnrichedAccount/providerResults';
 import { completeJob } from './domain/completeEnrichment/decide';
 import { expireJob } from './domain/expireEnrichment/decide';
 import { type Change, type Effect, type EnrichmentJob, type EnrichmentPart, isActive } from './domain/job';
+
+type ResultEffect = Extract<Effect, { kind: 'result' }>['result'];
 import { closeJob, mustScrub } from './domain/scrubBankData/decide';
 import { openJob, restartJob } from './domain/startEnrichment/decide';
 import type { EnrichmentMetrics } from './metrics';
@@ -83,13 +85,34 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
    */
   const remembered = new LRUCache<string, StoredJob>({ max: REMEMBERED_JOBS });
 
+  /**
+   * A profile names its holder (the applicant, usually) and narrations may too: those leave
+   * this service sealed. Figures stay readable for the services that score them.
+   */
+  function sealedResult(result: ResultEffect): ResultEffect {
+    if (result.type !== 'AccountEnriched') return result;
+    const { profile } = result;
+    const seal = (value: string | null) => (value === null ? null : deps.sealer.seal(value));
+    return {
+      ...result,
+      profile: {
+        ...profile,
+        holderName: deps.sealer.seal(profile.holderName),
+        income: {
+          ...profile.income,
+          streams: profile.income.streams.map((s) => ({ ...s, lastIncomeDescription: seal(s.lastIncomeDescription) })),
+        },
+      },
+    };
+  }
+
   function toOutbox(job: EnrichmentJob, effects: Effect[], now: Date): OutboxEntry[] {
     return toOutboxEntries(
       job,
       effects.map((e) =>
         e.kind === 'event'
           ? e
-          : { kind: 'fact', topic: Topics.enrichmentResults, fact: e.result as Record<string, unknown> },
+          : { kind: 'fact', topic: Topics.enrichmentResults, fact: sealedResult(e.result) as Record<string, unknown> },
       ),
       now,
     );

@@ -30,7 +30,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
   const windows = rateWindowModel(runtime.db);
   const relay = createOutboxRelay({ bus, model: clients, logger });
   const clientRepo = createClientRepository({ model: clients, relay, sealer });
-  const commands = createCommandBus({ bus, instanceId: config.GATEWAY_INSTANCE_ID, timeoutMs: config.REPLY_TIMEOUT, logger });
+  const commands = createCommandBus({ bus, instanceId: config.GATEWAY_INSTANCE_ID, timeoutMs: config.REPLY_TIMEOUT, logger, sealer });
   const rateRejections = new Counter({
     name: 'gateway_rate_limit_rejections_total',
     help: 'Requests refused with 429, by limit',
@@ -64,7 +64,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     logger,
     checks: { ...runtime.checks, replies: () => ready },
     trustProxy: config.TRUST_PROXY,
-    api: applicationRoutes({ commands, authenticate: auth, limit: limiter }),
+    api: applicationRoutes({ commands, sealer, authenticate: auth, limit: limiter }),
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, authenticate: auth, limit: limiter }),
     adminGuard: adminOnly(config.ADMIN_TOKEN),
     admin: adminRoutes({

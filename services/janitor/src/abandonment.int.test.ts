@@ -112,7 +112,8 @@ describe('abandonment: janitor and applications service together', () => {
     await driver.bus.publish(Topics.applicationCommands, [{ key, value: full }]);
     const reply = await waitFor(() => replies.get(commandId), { what: `the reply to ${full.type}` });
     if (!reply.ok) throw new Error(`${full.type} refused: ${reply.code} ${reply.message}`);
-    return reply.result;
+    // Results travel sealed (they name the applicant), as the gateway reads them.
+    return reply.sealedResult ? JSON.parse(applicationsRuntime.sealer.open(reply.sealedResult)) : reply.result;
   }
 
   const initiate = (idempotencyKey: string) =>

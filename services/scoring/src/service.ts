@@ -167,12 +167,12 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
       const { decision, audit } = scoreApplicationWithAudit({
         applicantId: fact.applicantId,
         applicant: {
-          firstName: fact.applicant.firstName,
-          lastName: fact.applicant.lastName,
+          firstName: sealer.reveal(fact.applicant.firstName),
+          lastName: sealer.reveal(fact.applicant.lastName),
           bvn: fact.applicant.bvn ? sealer.open(fact.applicant.bvn) : null,
         },
         loan: { amount: fact.loan.amount, tenor: fact.loan.tenor, interestRate: fact.loan.interestRate },
-        accounts: stored.map((s) => s.profile),
+        accounts: stored.map((s) => ({ ...s.profile, holderName: sealer.reveal(s.profile.holderName) })),
         bureau: bureauOutcome,
         now,
       });

@@ -3,8 +3,10 @@
 # run again: topics that exist are left as they are, or grown to the wanted partition count
 # when ALLOW_PARTITION_INCREASE=true.
 #
-# Topics, one a line: NAME PARTITIONS POLICY (POLICY `compact` or `-`), from TOPICS_FILE or
-# the TOPICS variable. Connection settings as the services': KAFKA_BROKERS, KAFKA_SSL,
+# Topics, one a line: NAME PARTITIONS POLICY [RETENTION] (POLICY `compact` or `-`; RETENTION
+# how long records are kept, `7d`, `36h`, `90m` or milliseconds, `-` for the broker's
+# default), from TOPICS_FILE or the TOPICS variable. The retention is set on topics that exist
+# too, so a changed setting reaches them on the next run. Connection settings as the services': KAFKA_BROKERS, KAFKA_SSL,
 # KAFKA_SASL_MECHANISM (plain, scram-sha-256, scram-sha-512), KAFKA_SASL_USERNAME,
 # KAFKA_SASL_PASSWORD, and KAFKA_CA_FILE (PEM) to trust a private CA. Also:
 # TOPIC_NAMESPACE (prefix), REPLICATION_FACTOR, TOPIC_CONFIG ("key=value ..." for every
@@ -12,6 +14,7 @@
 set -eu
 
 KT="${KAFKA_HOME:-/opt/kafka}/bin/kafka-topics.sh"
+KC="${KAFKA_HOME:-/opt/kafka}/bin/kafka-configs.sh"
 : "${KAFKA_BROKERS:?KAFKA_BROKERS is required}"
 NS=${TOPIC_NAMESPACE:-}
 RF=${REPLICATION_FACTOR:-1}
@@ -59,6 +62,32 @@ if [ -n "${KAFKA_CA_FILE:-}" ]; then
 fi
 
 kt() { "$KT" --bootstrap-server "$KAFKA_BROKERS" --command-config "$props" "$@"; }
+kc() { "$KC" --bootstrap-server "$KAFKA_BROKERS" --command-config "$props" "$@"; }
+
+
+# A retention as milliseconds: `7d`, `36h`, `90m`, `30s`, `500ms` or a bare number.
+to_ms() {
+  case $1 in
+    *[!0-9msdh]* | '') return 1 ;;
+    *ms) n=${1%ms} f=1 ;;
+    *s) n=${1%s} f=1000 ;;
+    *m) n=${1%m} f=60000 ;;
+    *h) n=${1%h} f=3600000 ;;
+    *d) n=${1%d} f=86400000 ;;
+    *) n=$1 f=1 ;;
+  esac
+  case $n in '' | *[!0-9]*) return 1 ;; esac
+  echo $((n * f))
+}
+
+# Every retention is checked before anything is created.
+while read -r name _ _ retention; do
+  case $name in '' | '#'*) continue ;; esac
+  if [ "${retention:--}" != - ] && ! to_ms "$retention" >/dev/null; then
+    log "invalid retention for $name: $retention (use 7d, 36h, 90m, 30s, 500ms or milliseconds)"
+    exit 2
+  fi
+done <"$TOPICS_FILE"
 
 attempt=0
 until kt --list >"$WORK/existing" 2>"$WORK/list.err"; do
@@ -97,9 +126,10 @@ spawn() {
 }
 
 create() {
-  topic=$1 parts=$2 policy=$3
+  topic=$1 parts=$2 policy=$3 retention=$4
   set -- --create --if-not-exists --topic "$topic" --partitions "$parts" --replication-factor "$RF"
   [ "$policy" = compact ] && set -- "$@" --config cleanup.policy=compact
+  [ -n "$retention" ] && set -- "$@" --config "retention.ms=$retention"
   for c in ${TOPIC_CONFIG:-}; do set -- "$@" --config "$c"; done
   if kt "$@" >"$WORK/$topic.log" 2>&1; then
     log "created $topic: $parts partitions, replication factor $RF${policy:+, $policy}"
@@ -121,14 +151,30 @@ grow() {
   fi
 }
 
-while read -r name parts policy; do
+retain() {
+  topic=$1 retention=$2
+  if kc --alter --entity-type topics --entity-name "$topic" --add-config "retention.ms=$retention" >"$WORK/$topic.retention.log" 2>&1; then
+    log "kept $topic records for $retention ms"
+  else
+    cat "$WORK/$topic.retention.log" >&2
+    log "could not set the retention of $topic"
+    return 1
+  fi
+}
+
+while read -r name parts policy retention; do
   case $name in '' | '#'*) continue ;; esac
   [ "$policy" = - ] && policy=""
+  [ "${retention:--}" = - ] && retention=""
+  [ -n "$retention" ] && retention=$(to_ms "$retention")
   topic="$NS$name"
   have=$(awk -v t="$topic" '$1 == t { print $2 }' "$WORK/partitions")
   if [ -z "$have" ]; then
-    spawn create "$topic" "$parts" "$policy"
-  elif [ "$have" -lt "$parts" ]; then
+    spawn create "$topic" "$parts" "$policy" "$retention"
+    continue
+  fi
+  [ -n "$retention" ] && spawn retain "$topic" "$retention"
+  if [ "$have" -lt "$parts" ]; then
     if [ "${ALLOW_PARTITION_INCREASE:-false}" = true ]; then
       spawn grow "$topic" "$parts"
     else

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   Topics,
   replyTopicFor,
   type ApplicationCommand,
   type CommandReply,
 } from '@loan/contracts';
-import type { KafkaBus, Logger } from '@loan/runtime';
+import type { KafkaBus, Logger, Sealer } from '@loan/runtime';
 
 export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type CommandInput = DistributiveOmit<ApplicationCommand, 'commandId' | 'replyTo' | 'issuedAt'>;
@@ -20,9 +20,11 @@ export class ReplyTimeoutError extends Error {
 /**
  * Request/reply over Kafka: a command goes to the applications service, keyed so that what
  * must be serialised is (initiate by idempotencyKey, the rest by applicationId); the reply
- * comes back on this replica's own topic, which only it reads.
+ * comes back on this replica's own topic, which only it reads. Results name the applicant, so
+ * they come back sealed and are opened here. An idempotency key is the lender's own string (it
+ * may be an e-mail address), so only its digest becomes a record key.
  */
-export function createCommandBus(deps: { bus: KafkaBus; instanceId: string; timeoutMs: number; logger: Logger }) {
+export function createCommandBus(deps: { bus: KafkaBus; instanceId: string; timeoutMs: number; logger: Logger; sealer: Sealer }) {
   const { bus, timeoutMs } = deps;
   const replyTo = replyTopicFor(deps.instanceId);
   const pending = new Map<string, { resolve: (reply: CommandReply) => void; timer: NodeJS.Timeout }>();
@@ -40,9 +42,15 @@ export function createCommandBus(deps: { bus: KafkaBus; instanceId: string; time
         if (!waiter) return; // the request already timed out
         clearTimeout(waiter.timer);
         pending.delete(reply.commandId);
-        waiter.resolve(reply);
+        waiter.resolve(opened(reply));
       },
     });
+  }
+
+  function opened(reply: CommandReply): CommandReply {
+    if (!reply.ok || !reply.sealedResult) return reply;
+    const result = JSON.parse(deps.sealer.open(reply.sealedResult)) as Record<string, unknown>;
+    return { commandId: reply.commandId, ok: true, result };
   }
 
   /** Removes this replica's reply topic on a clean shutdown. */
@@ -55,7 +63,10 @@ export function createCommandBus(deps: { bus: KafkaBus; instanceId: string; time
   function send(input: CommandInput): Promise<CommandReply> {
     const commandId = randomUUID();
     const command = { ...input, commandId, replyTo, issuedAt: new Date().toISOString() } as ApplicationCommand;
-    const key = command.type === 'InitiateApplication' ? `key:${command.request.idempotencyKey}` : command.applicationId;
+    const key =
+      command.type === 'InitiateApplication'
+        ? `key:${createHash('sha256').update(command.request.idempotencyKey).digest('base64url')}`
+        : command.applicationId;
     return new Promise<CommandReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(commandId);

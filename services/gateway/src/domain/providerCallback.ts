@@ -41,6 +41,8 @@ export function toProviderCallback(body: unknown, rawBody: Buffer, now: Date): P
     providerAccountId,
     ref: str(meta.ref),
     receivedAt: now.toISOString(),
-    payload: data,
+    // Ids only: the provider's account data (holder name, account number, BVN, balance) stays
+    // with the provider; the enrichment service fetches it with the lender's key.
+    payload: { id: providerAccountId, ...(str(meta.ref) ? { meta: { ref: str(meta.ref) } } : {}) },
   };
 }

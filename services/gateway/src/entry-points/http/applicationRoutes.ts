@@ -1,5 +1,6 @@
 import { Router, type RequestHandler, type Response } from 'express';
 import { InitiateRequest, LinkAccountRequest, Uuid, type CommandReply } from '@loan/contracts';
+import type { Sealer } from '@loan/runtime';
 import { HttpError, STATUS_OF } from '../../domain/errors';
 import { ReplyTimeoutError, type CommandBus, type CommandInput, type DistributiveOmit } from '../../data-access/commandBus';
 import type { ClientRecord } from '../../data-access/clientRepository';
@@ -23,6 +24,7 @@ function providerKeyOf(client: ClientRecord): string {
 /** The lender API of spec section 4, plus `GET /api/applications/:id` for polling. */
 export function applicationRoutes(deps: {
   commands: CommandBus;
+  sealer: Sealer;
   authenticate: RequestHandler;
   limit: (kind: 'initiate' | 'analyze' | 'other') => RequestHandler;
 }) {
@@ -51,9 +53,11 @@ export function applicationRoutes(deps: {
     deps.limit('initiate'),
     requireJson(),
     route(async (req, res) => {
-      const request = validate(InitiateRequest, req.body ?? {});
+      const { firstName, lastName, email, phone, bvn, ...terms } = validate(InitiateRequest, req.body ?? {});
       const providerKey = providerKeyOf(ctx(res).client!);
-      const result = await ask(res, { type: 'InitiateApplication', request, providerKey });
+      // The applicant's identity leaves the gateway sealed; only the loan terms travel readable.
+      const applicant = deps.sealer.seal(JSON.stringify({ firstName, lastName, email, phone, bvn }));
+      const result = await ask(res, { type: 'InitiateApplication', request: terms, applicant, providerKey });
       res.status(result.resumed ? 200 : 201).json(result);
     }),
   );

@@ -1,0 +1,206 @@
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { waitFor } from '../testing/helpers';
+import {
+  applicant,
+  call,
+  captureLogs,
+  createClient,
+  startApplications,
+  startEnrichment,
+  startGateway,
+  startJanitor,
+  startNotifier,
+  startReceiver,
+  startSandbox,
+  startScoring,
+  suiteNamespace,
+  type Running,
+} from '../testing/stack';
+
+/**
+ * What a data-protection officer checks: an applicant with recognisable personal data goes
+ * through the whole pipeline (initiate, link, enrichment, analysis, decision, a status read
+ * whose reply travels on a reply topic, a poison message dead-lettered), and then a plain
+ * Kafka consumer reading every topic of the deployment, dead-letter topics included, finds
+ * none of the applicant's identity in keys, values or headers; neither do the services' logs.
+ */
+const ns = suiteNamespace();
+const services: Running[] = [];
+const logs = captureLogs();
+let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let lender: Awaited<ReturnType<typeof createClient>>;
+let gatewayUrl: string;
+
+const person = {
+  firstName: 'Ifeyinwa',
+  lastName: 'Onyekachukwu',
+  email: 'ifeyinwa.onyekachukwu@privacy-probe.example.ng',
+  phone: '08127654390',
+  bvn: '22291827364',
+};
+/** Each piece of identity as it could appear in bytes: as given, and in the other cases. */
+const needles = Object.entries(person).flatMap(([field, value]) => [
+  { field, text: value },
+  { field, text: value.toLowerCase() },
+  { field, text: value.toUpperCase() },
+]);
+
+const timings = {
+  NO_LINK_TTL: '1m',
+  NO_ANALYZE_TTL: '2m',
+  ENRICHMENT_TIMEOUT: '20s',
+  WEBHOOK_RETRY_BASE: '300ms',
+  RATE_LIMITS_ENABLED: 'false',
+  LOG_LEVEL: 'debug',
+};
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  const notifier = await startNotifier(ns, timings);
+  services.push(notifier);
+  const gateway = await startGateway(ns, { ...timings, NOTIFIER_URL: notifier.url });
+  gatewayUrl = gateway.url;
+  services.push(gateway);
+  sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`, { SANDBOX_JOB_DELAY: '200ms' });
+  const shared = { ...timings, PROVIDER_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, BUREAU_TIMEOUT: '2s' };
+  services.push(
+    ...(await Promise.all([
+      startApplications(ns, shared),
+      startEnrichment(ns, shared),
+      startScoring(ns, { ...shared, PROFILE_WAIT: '3s' }),
+      startJanitor(ns, shared),
+    ])),
+  );
+  lender = await createClient(gateway.url, { webhookUrl: `${receiver.url}/hooks` });
+});
+
+afterAll(async () => {
+  for (const s of services.reverse()) await s.stop();
+  await sandbox?.stop();
+  await receiver?.close();
+});
+
+const api = (method: string, path: string, body?: unknown) => call(gatewayUrl, lender.apiKey, method, path, body);
+
+interface Found {
+  topic: string;
+  where: string;
+  field: string;
+}
+
+/** Reads every record of every topic of this deployment as raw bytes and lists identity found. */
+async function scanTopics(): Promise<{ found: Found[]; counts: Record<string, number> }> {
+  const kafka = new Kafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), clientId: `${ns}scan`, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const topics = (await admin.listTopics()).filter((t) => t.startsWith(ns));
+  const ends = new Map<string, number>();
+  for (const topic of topics) {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    ends.set(topic, offsets.reduce((sum, o) => sum + Number(o.high) - Number(o.low), 0));
+  }
+  await admin.disconnect();
+  const expected = [...ends.values()].reduce((a, b) => a + b, 0);
+  const counts: Record<string, number> = Object.fromEntries(topics.map((t) => [t.slice(ns.length), 0]));
+  const found: Found[] = [];
+  const consumer = kafka.consumer({ groupId: `${ns}scan-${Date.now()}` });
+  await consumer.connect();
+  await consumer.subscribe({ topics, fromBeginning: true });
+  let seen = 0;
+  const look = (topic: string, where: string, bytes: Buffer | string | null | undefined) => {
+    if (bytes === null || bytes === undefined) return;
+    const text = Buffer.isBuffer(bytes) ? bytes.toString('latin1') : bytes;
+    for (const n of needles) {
+      const hit = text.includes(n.text) && !found.some((f) => f.topic === topic && f.where === where && f.field === n.field);
+      if (hit) found.push({ topic, where, field: n.field });
+    }
+  };
+  await consumer.run({
+    eachMessage: async ({ topic, message }) => {
+      const short = topic.slice(ns.length);
+      counts[short] = (counts[short] ?? 0) + 1;
+      seen++;
+      look(short, 'key', message.key);
+      look(short, 'value', message.value);
+      for (const [name, value] of Object.entries(message.headers ?? {})) {
+        look(short, `header ${name}`, name);
+        for (const v of Array.isArray(value) ? value : [value]) look(short, `header ${name}`, v as Buffer | string | undefined);
+      }
+    },
+  });
+  await waitFor(() => seen >= expected, { timeoutMs: 60_000, what: `all ${expected} records of ${topics.length} topics` });
+  await consumer.disconnect();
+  return { found, counts };
+}
+
+describe('personal data of an applicant', () => {
+  it('when an application runs end to end, then no topic, dead-letter topic, reply topic or log line carries the applicant\u2019s BVN, e-mail, phone or names', async () => {
+    const start = await api('POST', '/api/applications/initiate', applicant({ ...person, amount: 200_000, tenor: 6 }));
+    expect(start.status).toBe(201);
+    const { applicationId, widgetUrl } = start.body;
+
+    const linked = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetUrl, persona: 'salaried', institution: 'GTBank' }),
+    });
+    expect(linked.status).toBe(200);
+    await waitFor(() => receiver.events('account.enrichment_ready').some((e) => e.data.applicationId === applicationId), {
+      timeoutMs: 60_000,
+      what: 'account.enrichment_ready',
+    });
+    expect((await api('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
+    expect((await api('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
+    await waitFor(() => receiver.events('application.decision').some((e) => e.data.applicationId === applicationId), {
+      timeoutMs: 60_000,
+      what: 'application.decision',
+    });
+    // The status read is answered on the gateway's reply topic; the lender still sees the names.
+    const view = await api('GET', `/api/applications/${applicationId}`);
+    expect(view.status).toBe(200);
+    expect(view.body.applicant).toMatchObject({ firstName: person.firstName, lastName: person.lastName, email: person.email });
+
+    // A poison message on the provider callbacks topic is dead-lettered.
+    const producer = new Kafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    await producer.send({ topic: `${ns}loan.gateway.provider-callbacks`, messages: [{ key: 'poison', value: Buffer.from('not a registry-encoded record') }] });
+    await producer.disconnect();
+    const dlq = 'loan.gateway.provider-callbacks.dlq';
+
+    let scan = await scanTopics();
+    await waitFor(async () => (scan = await scanTopics()).counts[dlq] > 0, { timeoutMs: 60_000, what: 'the poison message in its dead-letter topic' });
+    const replies = Object.keys(scan.counts).filter((t) => t.startsWith('loan.gateway.replies.'));
+    expect(replies.length).toBeGreaterThan(0);
+    expect(replies.reduce((n, t) => n + scan.counts[t], 0)).toBeGreaterThan(0);
+    for (const topic of ['loan.applications.commands', 'loan.gateway.provider-callbacks', 'loan.applications.facts', 'loan.enrichment.results', 'loan.scoring.results', 'loan.events.v1']) {
+      expect({ topic, records: scan.counts[topic] ?? 0 }).toEqual({ topic, records: expect.any(Number) });
+      expect(scan.counts[topic]).toBeGreaterThan(0);
+    }
+    expect(scan.found).toEqual([]);
+
+    // Whatever a service created (reply and dead-letter topics included) keeps records a week
+    // at most; the clients topic is compacted instead.
+    const admin = new Kafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const { resources } = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: Object.keys(scan.counts).map((t) => ({ type: ConfigResourceTypes.TOPIC, name: `${ns}${t}`, configNames: ['retention.ms', 'cleanup.policy'] })),
+    });
+    await admin.disconnect();
+    const kept = resources.map((r) => {
+      const config = Object.fromEntries(r.configEntries.map((c) => [c.configName, c]));
+      const topic = r.resourceName.slice(ns.length);
+      const retention = config['retention.ms'];
+      // Set on the topic itself, not left to whatever the broker's default happens to be.
+      const own = retention !== undefined && !retention.isDefault && Number(retention.configValue) <= 7 * 86_400_000;
+      return { topic, ok: config['cleanup.policy']?.configValue === 'compact' ? topic === 'loan.gateway.clients' : own };
+    });
+    expect(kept.filter((k) => !k.ok)).toEqual([]);
+    expect(kept.length).toBe(Object.keys(scan.counts).length);
+
+    const logged = logs.lines().filter((line) => needles.some((n) => line.includes(n.text)));
+    expect(logs.lines().length).toBeGreaterThan(0);
+    expect(logged).toEqual([]);
+  });
+});
