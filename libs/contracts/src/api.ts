@@ -22,17 +22,25 @@ const name = (field: string) =>
     .min(2, `${field} must be between 2 and 100 characters`)
     .max(100, `${field} must be between 2 and 100 characters`);
 
+/**
+ * An optional field sent as `null` or as an empty string is treated as absent: backends in Java
+ * and C# commonly serialise absent fields that way. A present value is validated as usual.
+ */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === null || v === '' ? undefined : v), schema.optional());
+
 /** Body of `POST /api/applications/initiate` (spec section 2). */
 export const InitiateRequest = z.object({
   firstName: name('firstName'),
   lastName: name('lastName'),
   email: z.email({ error: 'email must be a valid e-mail address' }),
-  phone: z
-    .string({ error: 'phone must be a string' })
-    .min(10, 'phone must be between 10 and 15 characters')
-    .max(15, 'phone must be between 10 and 15 characters')
-    .optional(),
-  bvn: z.string({ error: 'bvn must be a string' }).pipe(Bvn).optional(),
+  phone: optional(
+    z
+      .string({ error: 'phone must be a string' })
+      .min(10, 'phone must be between 10 and 15 characters')
+      .max(15, 'phone must be between 10 and 15 characters'),
+  ),
+  bvn: optional(z.string({ error: 'bvn must be a string' }).pipe(Bvn)),
   amount: z
     .number({ error: 'amount is required and must be a number' })
     .positive('amount must be a positive number of Naira')
@@ -44,12 +52,11 @@ export const InitiateRequest = z.object({
     .max(Limits.maxTenor, `tenor must not exceed ${Limits.maxTenor} months`),
   interestRate: z
     .number({ error: 'interestRate is required and must be a number' })
-    .positive('interestRate must be a positive monthly percentage')
+    .min(0, 'interestRate must be a monthly percentage of 0 or more')
     .max(Limits.maxInterestRate, `interestRate must not exceed ${Limits.maxInterestRate}`),
-  purpose: z
-    .string({ error: 'purpose must be a string' })
-    .max(Limits.maxPurpose, `purpose must be at most ${Limits.maxPurpose} characters`)
-    .optional(),
+  purpose: optional(
+    z.string({ error: 'purpose must be a string' }).max(Limits.maxPurpose, `purpose must be at most ${Limits.maxPurpose} characters`),
+  ),
   idempotencyKey: z
     .string({ error: 'idempotencyKey is required and must be a string' })
     .min(1, 'idempotencyKey must not be empty')

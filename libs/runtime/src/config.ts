@@ -65,6 +65,45 @@ export const baseConfigShape = {
 
 export type BaseConfig = z.infer<z.ZodObject<typeof baseConfigShape>>;
 
+/** A setting that stops a service from starting; its message names the variable. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * What a production start (`NODE_ENV=production`) refuses besides invalid values: a secret
+ * left missing or at its built-in development value (`DATA_KEY` always, plus the service's
+ * own), and settings that are only for a laptop.
+ */
+export interface ProductionRules {
+  secrets?: string[];
+}
+
+/** Laptop-only settings: the value a production start refuses, and why. */
+const DEVELOPMENT_ONLY: Record<string, { refused: (value: unknown) => boolean; why: string }> = {
+  ALLOW_PRIVATE_WEBHOOK_URLS: {
+    refused: (value) => value === true,
+    why: 'webhooks to private addresses let a client account reach internal services',
+  },
+};
+
+function productionRefusals(shape: z.ZodRawShape, env: Record<string, string | undefined>, config: Record<string, unknown>, rules: ProductionRules): string[] {
+  const refusals: string[] = [];
+  for (const name of ['DATA_KEY', ...(rules.secrets ?? [])]) {
+    const given = env[name];
+    const builtIn = (shape[name] as z.ZodType | undefined)?.safeParse(undefined);
+    if (given === undefined || given.trim() === '') refusals.push(`${name} is not set`);
+    else if (builtIn?.success && builtIn.data === given) refusals.push(`${name} is the built-in development value`);
+  }
+  for (const [name, rule] of Object.entries(DEVELOPMENT_ONLY)) {
+    if (name in shape && rule.refused(config[name])) refusals.push(`${name}=${env[name]} is not allowed (${rule.why})`);
+  }
+  return refusals;
+}
+
 /**
  * Parses the environment once at start-up with the service's schema, and freezes the result.
  * Throws one error naming every bad setting.
@@ -72,11 +111,18 @@ export type BaseConfig = z.infer<z.ZodObject<typeof baseConfigShape>>;
 export function loadConfig<S extends z.ZodRawShape>(
   shape: S,
   env: Record<string, string | undefined> = process.env,
+  production: ProductionRules = {},
 ): Readonly<z.infer<z.ZodObject<S>>> {
   const result = z.object(shape).safeParse(env);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (env.NODE_ENV === 'production') {
+    const refusals = productionRefusals(shape, env, result.data as Record<string, unknown>, production);
+    if (refusals.length > 0) {
+      throw new ConfigError(`Refusing to start with NODE_ENV=production: ${refusals.join('; ')}`);
+    }
   }
   return Object.freeze(result.data) as Readonly<z.infer<z.ZodObject<S>>>;
 }

@@ -51,3 +51,13 @@ export function createLifecycle(options: { logger: Logger; timeoutMs: number; ex
   return { onStop, stop, installSignalHandlers };
 }
 export type Lifecycle = ReturnType<typeof createLifecycle>;
+
+/**
+ * Ends a process whose start failed: a refused setting is one line naming it, anything else
+ * its stack. Exits non-zero either way.
+ */
+export function exitOnStartFailure(error: unknown): never {
+  if ((error as Error)?.name === 'ConfigError') console.error((error as Error).message);
+  else console.error(error);
+  process.exit(1);
+}

@@ -1,4 +1,4 @@
-import { createLogger, createServiceRuntime, parseDuration, systemClock } from '@loan/runtime';
+import { createLogger, createServiceRuntime, exitOnStartFailure, parseDuration, systemClock } from '@loan/runtime';
 import { createMonoClient } from '@loan/provider';
 import { loadApplicationsConfig } from './config';
 import { createApplicationsService } from './service';
@@ -13,7 +13,4 @@ async function main() {
   await service.start();
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);

@@ -195,6 +195,20 @@ describe('POST /api/applications/initiate', () => {
     expect(res.body.error).toBe('Bad Request');
   });
 
+  it.each([
+    ['null optional fields', { bvn: null, phone: null, purpose: null }],
+    ['empty optional strings', { bvn: '', phone: '', purpose: '' }],
+    ['a 0% interest rate', { interestRate: 0 }],
+  ])('when the body has %s, then the application is opened (absent fields stay absent)', async (_what, patch) => {
+    const res = await initiate(applicant(patch));
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe('PENDING_LINKING');
+    const view = await call(gateway.url, lender.apiKey, 'GET', `/api/applications/${res.body.applicationId}`);
+    expect(view.status).toBe(200);
+    if ('interestRate' in patch) expect(view.body.loan.interestRate).toBe(0);
+    else expect(view.body.loan.purpose ?? null).toBeNull();
+  });
+
   it('when the lender has no provider key configured, then 500 saying so', async () => {
     const bare = await createClient(gateway.url, { providerSecretKey: undefined });
     const res = await initiate(applicant(), bare.apiKey);

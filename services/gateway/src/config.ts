@@ -34,4 +34,4 @@ export const configShape = {
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 export const loadGatewayConfig = (env: Record<string, string | undefined> = process.env) =>
-  loadConfig(configShape, env);
+  loadConfig(configShape, env, { secrets: ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET'] });

@@ -1,4 +1,4 @@
-import { createLogger, createServiceRuntime, systemClock } from '@loan/runtime';
+import { createLogger, createServiceRuntime, exitOnStartFailure, systemClock } from '@loan/runtime';
 import { loadGatewayConfig } from './config';
 import { createGatewayService } from './service';
 
@@ -10,7 +10,4 @@ async function main() {
   await createGatewayService({ runtime, config, clock: systemClock }).start();
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);

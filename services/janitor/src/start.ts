@@ -1,4 +1,4 @@
-import { createLogger, createServiceRuntime, systemClock } from '@loan/runtime';
+import { createLogger, createServiceRuntime, exitOnStartFailure, systemClock } from '@loan/runtime';
 import { loadJanitorConfig } from './config';
 import { createJanitorService } from './service';
 
@@ -11,7 +11,4 @@ async function main() {
   await service.start();
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);

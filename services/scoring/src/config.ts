@@ -12,4 +12,4 @@ export const configShape = {
 };
 
 export type ScoringConfig = ReturnType<typeof loadScoringConfig>;
-export const loadScoringConfig = (env: Record<string, string | undefined> = process.env) => loadConfig(configShape, env);
+export const loadScoringConfig = (env: Record<string, string | undefined> = process.env) => loadConfig(configShape, env, { secrets: ['BUREAU_API_KEY'] });

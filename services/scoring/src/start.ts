@@ -1,4 +1,4 @@
-import { createLogger, createServiceRuntime, systemClock } from '@loan/runtime';
+import { createLogger, createServiceRuntime, exitOnStartFailure, systemClock } from '@loan/runtime';
 import { loadScoringConfig } from './config';
 import { createHttpBureau } from './data-access/bureau/httpBureau';
 import { createScoringService } from './service';
@@ -21,7 +21,4 @@ async function main() {
   await service.start();
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);
