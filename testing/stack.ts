@@ -70,7 +70,7 @@ export interface Running {
 
 export async function startGateway(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
   const { loadGatewayConfig, createGatewayService } = await import('@loan/gateway');
-  const config = loadGatewayConfig(baseEnv(ns, 'gateway', extra));
+  const config = loadGatewayConfig(baseEnv(ns, 'gateway', { ALLOW_PRIVATE_WEBHOOK_URLS: 'true', ...extra }));
   const runtime = await runtimeOf(config);
   const service = createGatewayService({ runtime, config, clock });
   const { url } = await service.start();

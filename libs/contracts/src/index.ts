@@ -7,3 +7,4 @@ export * from './facts';
 export * from './primitives';
 export * from './schemas';
 export * from './topics';
+export * from './webhookTarget';

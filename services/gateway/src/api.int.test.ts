@@ -32,7 +32,8 @@ beforeAll(async () => {
   gateway = await startGateway(ns, limits);
   sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`);
   applications = await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url });
-  gateway2 = await startGateway(ns, limits);
+  // The second replica runs as production does: https webhooks to public hosts only.
+  gateway2 = await startGateway(ns, { ...limits, ALLOW_PRIVATE_WEBHOOK_URLS: 'false' });
   await bus.connect();
   lender = await createClient(gateway.url);
   other = await createClient(gateway.url);
@@ -486,5 +487,43 @@ describe('provider webhooks', () => {
     await linkAccount(marker.body.widgetUrl);
     await waitFor(async () => (await view(marker.body.applicationId)).body.accounts.length === 1, { what: 'a later link to be handled' });
     expect((await view(res.body.applicationId)).body.accounts).toHaveLength(1);
+  });
+});
+
+describe('webhook URLs at registration', () => {
+  const admin = (url: string, method: string, path: string, body: unknown) =>
+    fetch(`${url}/admin${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-admin-token': 'local-admin-token' },
+      body: JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }));
+
+  it.each([
+    ['plain http', 'http://hooks.lender.ng/events', /must use https/],
+    ['a loopback address', 'https://127.0.0.1/events', /127\.0\.0\.1 is not a public address/],
+    ['an IPv4-compatible loopback', 'https://[::127.0.0.1]/events', /is not a public address/],
+    ['cloud metadata', 'https://169.254.169.254/latest', /is not a public address/],
+    ['an internal name', 'https://notifier.internal/hook', /is not a public name/],
+    ['another scheme', 'ftp://hooks.lender.ng/events', /must use https, not ftp/],
+  ])('when a client is created with %s as its webhook URL in production mode, then 400 says why and no client exists', async (_what, webhookUrl, why) => {
+    const res = await admin(gateway2.url, 'POST', '/clients', { name: `Refused ${randomUUID().slice(0, 4)}`, webhookUrl });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ statusCode: 400, message: expect.stringMatching(why), error: 'Bad Request' });
+    expect(String(res.body.message)).toMatch(/^webhookUrl is refused: /);
+  });
+
+  it('when a client changes its webhook URL to a private one, then 400 and the URL it had stays', async () => {
+    const created = await admin(gateway2.url, 'POST', '/clients', { name: 'Public hooks', webhookUrl: 'https://hooks.lender.ng/events' });
+    expect(created.status).toBe(201);
+    const changed = await admin(gateway2.url, 'PATCH', `/clients/${String(created.body.clientId)}`, { webhookUrl: 'https://10.0.0.8/hook' });
+    expect(changed.status).toBe(400);
+    expect(changed.body.message).toMatch(/10\.0\.0\.8 is not a public address/);
+    const now = await fetch(`${gateway2.url}/admin/clients/${String(created.body.clientId)}`, { headers: { 'x-admin-token': 'local-admin-token' } });
+    expect(((await now.json()) as { webhookUrl: string }).webhookUrl).toBe('https://hooks.lender.ng/events');
+  });
+
+  it('when private targets are allowed (a local stack), then an http loopback receiver is accepted, but never another scheme', async () => {
+    expect((await admin(gateway.url, 'POST', '/clients', { name: 'Local hooks', webhookUrl: 'http://127.0.0.1:9000/hooks' })).status).toBe(201);
+    expect((await admin(gateway.url, 'POST', '/clients', { name: 'Files', webhookUrl: 'file:///etc/passwd' })).status).toBe(400);
   });
 });

@@ -17,6 +17,9 @@ export const configShape = {
     .min(8)
     .default('sandbox-webhook-secret')
     .describe('Secret the provider sends in mono-webhook-secret'),
+  ALLOW_PRIVATE_WEBHOOK_URLS: booleanSetting(false).describe(
+    'Accept http webhook URLs and private or loopback hosts at client registration (local stacks; refused in production)',
+  ),
   REPLY_TIMEOUT: durationMs('10s').describe('How long a request waits for the applications service'),
   RATE_LIMIT_INITIATE: z.coerce.number().int().positive().default(20).describe('initiate requests per window per client'),
   RATE_LIMIT_ANALYZE: z.coerce.number().int().positive().default(30).describe('analyze requests per window per client'),

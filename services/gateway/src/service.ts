@@ -72,6 +72,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
       sealer,
       clock,
       webhookSecretOverlapMs: config.WEBHOOK_SECRET_OVERLAP,
+      allowPrivateWebhookUrls: config.ALLOW_PRIVATE_WEBHOOK_URLS,
       onKeyChange: () => auth.forget(),
     }),
     providerWebhooks: providerWebhookRoutes({

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { isForbiddenAddress } from '../domain/deliverWebhook/target';
+import { isForbiddenAddress } from '@loan/contracts';
 
 /** What came of one POST. */
 export type WebhookResult =

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import { CreateClientRequest, UpdateClientRequest } from '@loan/contracts';
+import { CreateClientRequest, UpdateClientRequest, checkWebhookUrl } from '@loan/contracts';
 import type { Clock, Sealer } from '@loan/runtime';
 import { z } from 'zod';
 import { HttpError } from '../../domain/errors';
@@ -22,10 +22,20 @@ export function adminRoutes(deps: {
   sealer: Sealer;
   clock: Clock;
   webhookSecretOverlapMs: number;
+  /** Whether webhook URLs may use http and name private addresses (local stacks only). */
+  allowPrivateWebhookUrls: boolean;
   onKeyChange: () => void;
 }) {
   const { clients, sealer, clock } = deps;
   const router = Router();
+
+  /** A webhook URL the notifier would refuse to deliver to is refused here, saying why. */
+  function webhookUrlOf(url: string | null | undefined): string | null | undefined {
+    if (url === null || url === undefined) return url;
+    const check = checkWebhookUrl(url, { allowPrivate: deps.allowPrivateWebhookUrls });
+    if (!check.ok) throw new HttpError(400, `webhookUrl is refused: ${check.reason}`);
+    return url;
+  }
 
   async function load(id: string | string[] | undefined): Promise<ClientRecord> {
     const client = typeof id === 'string' ? await clients.get(id) : null;
@@ -50,7 +60,7 @@ export function adminRoutes(deps: {
         clientId: randomUUID(),
         name: body.name,
         apiKeyHash: hashApiKey(apiKey),
-        webhookUrl: body.webhookUrl ?? null,
+        webhookUrl: webhookUrlOf(body.webhookUrl) ?? null,
         webhookSecrets: [{ secret: sealer.seal(webhookSecret), validUntil: null }],
         providerSecretKey: body.providerSecretKey ? sealer.seal(body.providerSecretKey) : null,
         version: 1,
@@ -81,7 +91,7 @@ export function adminRoutes(deps: {
       const body = validate(UpdateClientRequest, req.body ?? {});
       const client = await load(req.params.id);
       const next: ClientRecord = { ...client, version: client.version + 1 };
-      if (body.webhookUrl !== undefined) next.webhookUrl = body.webhookUrl;
+      if (body.webhookUrl !== undefined) next.webhookUrl = webhookUrlOf(body.webhookUrl) ?? null;
       if (body.providerSecretKey !== undefined) {
         next.providerSecretKey = body.providerSecretKey === null ? null : sealer.seal(body.providerSecretKey);
       }

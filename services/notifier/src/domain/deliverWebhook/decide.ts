@@ -1,7 +1,7 @@
+import { checkWebhookUrl } from '@loan/contracts';
 import type { Delivery, DeliveryPolicy, DeliveryStatus, Endpoint, Round } from '../delivery';
 import { Reasons } from '../delivery';
 import { retryDelayMs, roundSpanMs } from './backoff';
-import { checkWebhookUrl } from './target';
 
 /** What a delivery becomes after a step: its status, when it is next due, and why it stopped. */
 export interface Step {

@@ -24,8 +24,10 @@ for (const [net, prefix] of [
   forbidden.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // Unspecified, loopback and the deprecated IPv4-compatible form (`::127.0.0.1`).
+  ['::', 96],
+  // 6to4 carries an IPv4 address in its prefix (`2002:7f00:1::`): no target of ours uses it.
+  ['2002::', 16],
   ['64:ff9b:1::', 48],
   ['100::', 64],
   ['2001:db8::', 32],

@@ -1,4 +1,4 @@
-import { checkWebhookUrl, isForbiddenAddress } from './target';
+import { checkWebhookUrl, isForbiddenAddress } from './webhookTarget';
 
 const strict = { allowPrivate: false };
 const local = { allowPrivate: true };
@@ -18,12 +18,15 @@ describe('webhook target rules', () => {
     'fd00::1',
     '::ffff:127.0.0.1',
     '::ffff:a9fe:a9fe',
+    '::127.0.0.1',
+    '::a9fe:a9fe',
+    '2002:7f00:1::1',
     '224.0.0.1',
   ])('when the address is %s, then it is not public', (address) => {
     expect(isForbiddenAddress(address)).toBe(true);
   });
 
-  it.each(['8.8.8.8', '41.58.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8'])(
+  it.each(['8.8.8.8', '41.58.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8', '2a00:1450:4001::1'])(
     'when the address is %s, then it is public',
     (address) => {
       expect(isForbiddenAddress(address)).toBe(false);
