@@ -29,13 +29,17 @@ export function mountOps(app: Express, options: { metrics: Metrics; checks: Reco
   });
 }
 
-/** Records request duration by route template (not raw path) and status. */
+/**
+ * Records request duration by route template (not raw path) and status. A request that no
+ * route took (a 404, or a 401/400/413 answered before routing) is `unmatched`: a raw path
+ * would let anyone mint a metric series per URL.
+ */
 export function httpMetrics(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const route = (req.route?.path as string | undefined) ?? (res.statusCode === 404 ? 'unmatched' : req.path);
-      const path = `${req.baseUrl ?? ''}${route}`;
+      const route = req.route?.path as string | undefined;
+      const path = typeof route === 'string' ? `${req.baseUrl ?? ''}${route}` : 'unmatched';
       metrics.httpDuration.observe(
         { method: req.method, route: path, status: String(res.statusCode) },
         Number(process.hrtime.bigint() - started) / 1e9,

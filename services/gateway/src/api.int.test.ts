@@ -219,6 +219,33 @@ describe('POST /api/applications/initiate', () => {
 });
 
 describe('errors at the edge', () => {
+  it('when anyone sends requests to made-up paths, with or without a key, then /metrics gains no series per path', async () => {
+    const marks = Array.from({ length: 20 }, () => randomUUID());
+    for (const mark of marks) {
+      await call(gateway.url, null, 'GET', `/api/applications/${mark}/nothing-here`);
+      await call(gateway.url, 'wrong-key', 'POST', `/api/applications/${mark}`, '{"broken json');
+      await call(gateway.url, null, 'GET', `/${mark}`);
+    }
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(marks.filter((mark) => metrics.includes(mark))).toEqual([]);
+    expect(metrics).toMatch(/route="unmatched",status="401"/);
+  });
+
+  it('when any answer is sent, then it says nosniff, and answers with personal data or secrets are not to be stored', async () => {
+    const started = await initiate(applicant());
+    for (const res of [started, await view(started.body.applicationId), await call(gateway.url, null, 'GET', '/nowhere')]) {
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    const created = await fetch(`${gateway.url}/admin/clients`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-admin-token': 'local-admin-token' },
+      body: JSON.stringify({ name: 'Headers' }),
+    });
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    expect(created.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('when x-api-key is missing or wrong, then 401 in the error shape', async () => {
     expect((await initiate(applicant(), null as unknown as string)).body).toEqual({ statusCode: 401, message: 'Missing x-api-key header', error: 'Unauthorized' });
     const wrong = await call(gateway.url, 'lk_wrong', 'GET', `/api/applications/${randomUUID()}`);

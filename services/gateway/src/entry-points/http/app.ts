@@ -2,7 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import { Limits } from '@loan/contracts';
 import { httpMetrics, mountOps, type Metrics, type ReadinessCheck } from '@loan/runtime';
 import { buildOpenApi, docsPage } from './openapi';
-import { correlation, errorHandler, notFoundHandler } from './support';
+import { correlation, errorHandler, notFoundHandler, securityHeaders } from './support';
 import type { Logger } from '@loan/runtime';
 
 /** Assembles the gateway's HTTP app: ops endpoints, the lender API, admin and provider webhooks. */
@@ -22,6 +22,7 @@ export function createHttpApp(deps: {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy);
   app.use(httpMetrics(deps.metrics));
+  app.use(securityHeaders());
   app.use(correlation());
   mountOps(app, { metrics: deps.metrics, checks: deps.checks });
   app.use(

@@ -91,3 +91,18 @@ export function requireJson(): RequestHandler {
     next();
   };
 }
+
+/**
+ * Headers on every response: no content sniffing; nothing stored by caches or browsers (API
+ * answers carry applicants' data, admin answers keys and secrets; the OpenAPI document and
+ * docs page may be cached); HSTS when the request came over TLS (directly or, with
+ * TRUST_PROXY, through the proxy).
+ */
+export function securityHeaders(): RequestHandler {
+  return (req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (req.path !== '/api/openapi.json' && req.path !== '/api/docs') res.setHeader('Cache-Control', 'no-store');
+    if (req.secure) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    next();
+  };
+}
