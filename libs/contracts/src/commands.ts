@@ -46,7 +46,8 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
     type: z.literal('RelinkAccount'),
     applicationId: Uuid,
     accountId: Uuid.nullable(),
-    providerKey: SealedSecret,
+    /** Null when the client has none: the application is checked first, then that is the answer. */
+    providerKey: SealedSecret.nullable(),
   }),
   z.object({ ...commandBase, type: z.literal('GetApplication'), applicationId: Uuid }),
 ]);
@@ -63,7 +64,12 @@ export const CommandErrorCode = z.enum([
   'KEY_IN_USE',
   'NO_ACCOUNTS',
   'PROVIDER_UNAVAILABLE',
+  'PROVIDER_KEY_MISSING',
 ]);
+
+/** The answer when a client account has no provider key to start the widget with. */
+export const PROVIDER_KEY_MISSING_MESSAGE =
+  'Account-linking provider API key is not configured on this account; set providerSecretKey on the client account';
 export type CommandErrorCode = z.infer<typeof CommandErrorCode>;
 
 export const CommandReply = z.discriminatedUnion('ok', [

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   ApplicantDetails,
+  PROVIDER_KEY_MISSING_MESSAGE,
   Topics,
   type ApplicationCommand,
   type InitiateRequest,
@@ -281,10 +282,12 @@ export function createApplicationsService(deps: {
     if (!stored) return notFound();
     const refused = checkRelink(stored.state, cmd.accountId);
     if (refused && !refused.ok) return { ok: false as const, code: refused.code, message: refused.message };
+    const providerKey = cmd.providerKey;
+    if (!providerKey) return { ok: false as const, code: 'PROVIDER_KEY_MISSING' as const, message: PROVIDER_KEY_MISSING_MESSAGE };
     const [only] = cmd.accountId ? accountsToRelink(stored.state, cmd.accountId) : [];
-    const widgetUrl = await widgetFor(stored.state, cmd.providerKey, only?.providerAccountId);
+    const widgetUrl = await widgetFor(stored.state, providerKey, only?.providerAccountId);
     return commandMutation(cmd.applicationId, cmd.clientId, cmd.correlationId, (state, now) =>
-      relinkAccount(state, { accountId: cmd.accountId, widgetUrl, providerKeySealed: cmd.providerKey, now }),
+      relinkAccount(state, { accountId: cmd.accountId, widgetUrl, providerKeySealed: providerKey, now }),
       publishing,
     );
   }

@@ -379,6 +379,31 @@ describe('finalize-linking, analyze, link-account and GET', () => {
     expect(fin.body.message).toBe('Cannot finalize linking for application with status: FAILED');
   });
 
+  it('when a client without a provider key calls link-account, then the application is checked first: 404 unknown, 400 terminal, then 500 for the key', async () => {
+    const keyless = await createClient(gateway.url);
+    const pending = await initiate(applicant(), keyless.apiKey);
+    const abandoned = await initiate(applicant(), keyless.apiKey);
+    const doc = await applications.runtime.db.model('Application').findById(abandoned.body.applicationId).lean<{ linkWindowStart: Date }>();
+    const deadline: DeadlinePassed = {
+      deadlineId: randomUUID(), kind: 'no_link', clientId: keyless.clientId, applicationId: abandoned.body.applicationId, accountId: null, attempt: null,
+      since: new Date(doc!.linkWindowStart).toISOString(), dueAt: new Date().toISOString(), firedAt: new Date().toISOString(),
+    };
+    await bus.publish(Topics.deadlines, [{ key: abandoned.body.applicationId, value: deadline }]);
+    await waitFor(async () => (await view(abandoned.body.applicationId, keyless.apiKey)).body.status === 'ABANDONED', { what: 'ABANDONED' });
+    const removed = await fetch(`${gateway.url}/admin/clients/${keyless.clientId}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'x-admin-token': 'local-admin-token' },
+      body: JSON.stringify({ providerSecretKey: null }),
+    });
+    expect(removed.status).toBe(200);
+    expect((await action(randomUUID(), 'link-account', keyless.apiKey)).status).toBe(404);
+    expect((await action(pending.body.applicationId, 'link-account', other.apiKey)).status).toBe(404);
+    const terminal = await action(abandoned.body.applicationId, 'link-account', keyless.apiKey);
+    expect(terminal.body).toEqual({ statusCode: 400, message: 'Cannot link accounts for application with status: ABANDONED', error: 'Bad Request' });
+    const open = await action(pending.body.applicationId, 'link-account', keyless.apiKey);
+    expect(open.body).toEqual({ statusCode: 500, message: expect.stringMatching(/provider API key is not configured/), error: 'Internal Server Error' });
+  });
+
   it('when an ABANDONED application is initiated again with its key, then it is PENDING_LINKING again with resumed true', async () => {
     const body = applicant();
     const first = await initiate(body);

@@ -20,4 +20,5 @@ export const STATUS_OF: Record<CommandErrorCode, number> = {
   KEY_OWNED_BY_OTHER_CLIENT: 403,
   KEY_IN_USE: 409,
   PROVIDER_UNAVAILABLE: 500,
+  PROVIDER_KEY_MISSING: 500,
 };

@@ -1,13 +1,11 @@
 import { Router, type RequestHandler, type Response } from 'express';
-import { InitiateRequest, LinkAccountRequest, Uuid, type CommandReply } from '@loan/contracts';
+import { InitiateRequest, LinkAccountRequest, PROVIDER_KEY_MISSING_MESSAGE, Uuid, type CommandReply } from '@loan/contracts';
 import type { Sealer } from '@loan/runtime';
 import { HttpError, STATUS_OF } from '../../domain/errors';
 import { ReplyTimeoutError, type CommandBus, type CommandInput, type DistributiveOmit } from '../../data-access/commandBus';
 import type { ClientRecord } from '../../data-access/clientRepository';
 import { ctx, requireJson, route, validate } from './support';
 
-const PROVIDER_KEY_MISSING =
-  'Account-linking provider API key is not configured on this account; set providerSecretKey on the client account';
 
 /** A path id that is not a UUID names no application: 404, like any unknown id. */
 function applicationIdOf(raw: string | string[] | undefined): string {
@@ -17,7 +15,7 @@ function applicationIdOf(raw: string | string[] | undefined): string {
 }
 
 function providerKeyOf(client: ClientRecord): string {
-  if (!client.providerSecretKey) throw new HttpError(500, PROVIDER_KEY_MISSING);
+  if (!client.providerSecretKey) throw new HttpError(500, PROVIDER_KEY_MISSING_MESSAGE);
   return client.providerSecretKey;
 }
 
@@ -96,7 +94,8 @@ export function applicationRoutes(deps: {
     route(async (req, res) => {
       const applicationId = applicationIdOf(req.params.id);
       const body = validate(LinkAccountRequest, req.body && Object.keys(req.body).length > 0 ? req.body : undefined);
-      const providerKey = providerKeyOf(ctx(res).client!);
+      // Without a provider key the application is still checked first (404, 400 come before 500).
+      const providerKey = ctx(res).client!.providerSecretKey;
       res.json(
         await ask(res, { type: 'RelinkAccount', applicationId, accountId: body.accountId ?? null, providerKey }),
       );
