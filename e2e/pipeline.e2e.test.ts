@@ -219,8 +219,8 @@ describe('a loan application from initiate to a signed decision', () => {
     expect((await api('GET', `/api/applications/${applicationId}`)).body.accounts[0].enrichmentStatus).toBe('PENDING');
   });
 
-  it('when nobody links an account in time, then application.abandoned arrives with reason no_link, and the same key resumes it', async () => {
-    const body = applicant();
+  it('when nobody links an account in time, then application.abandoned arrives with reason no_link, and the same key resumes it with what the lender sends then', async () => {
+    const body = applicant({ bvn: '22200000001' });
     const start = await api('POST', '/api/applications/initiate', body);
     const abandoned = await waitFor(() => eventsOf(start.body.applicationId, 'application.abandoned')[0], { timeoutMs: 60_000, what: 'application.abandoned' });
     expect(abandoned.data).toMatchObject({ applicationId: start.body.applicationId, applicantId: start.body.applicantId, reason: 'no_link', message: expect.any(String) });
@@ -232,10 +232,20 @@ describe('a loan application from initiate to a signed decision', () => {
       body: JSON.stringify({ widgetUrl: start.body.widgetUrl }),
     });
     expect(late.status).toBe(410);
-    const resumed = await api('POST', '/api/applications/initiate', body);
+    // Abandonment cleared the stored BVN; the resending request carries it again, and new terms.
+    const resumed = await api('POST', '/api/applications/initiate', { ...body, amount: 180_000, tenor: 4 });
     expect(resumed.body).toMatchObject({ applicationId: start.body.applicationId, resumed: true, status: 'PENDING_LINKING' });
     expect(resumed.body.widgetUrl).not.toBe(start.body.widgetUrl);
-  });
+    const { applicationId } = resumed.body;
+    expect((await api('GET', `/api/applications/${applicationId}`)).body.loan).toMatchObject({ amount: 180_000, tenor: 4 });
+    await link(resumed.body.widgetUrl, 'salaried', 'GTBank');
+    await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], { timeoutMs: 60_000, what: 'account.enrichment_ready' });
+    expect((await api('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
+    await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], { timeoutMs: 30_000, what: 'ready_for_analysis' });
+    expect((await api('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
+    const decided = await waitFor(() => eventsOf(applicationId, 'application.decision')[0], { timeoutMs: 60_000, what: 'application.decision' });
+    expect(decided.data.decision.regulatory_compliance.credit_bureau_checked).toBe(true);
+  }, 120_000);
 
   it('when the bureau is down or no BVN is given, then the decision still completes, flagged or unchecked', async () => {
     const decide = async (patch: Record<string, unknown>) => {

@@ -236,11 +236,13 @@ export function createApplicationsService(deps: {
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const existing = await repo.getByKey(request.idempotencyKey);
       const now = clock.now();
+      const bvnSealed = request.bvn ? sealer.seal(request.bvn) : null;
+      const applicant = { firstName: request.firstName, lastName: request.lastName, email: request.email, phone: null, bvnSealed };
       if (existing) {
         const check = decideExistingKey(existing.state, cmd.clientId);
         if ('ok' in check) return { ok: false as const, code: check.code, message: check.message };
-        const widgetUrl = await widgetFor(existing.state, cmd.providerKey);
-        const outcome = resumeApplication(existing.state, { widgetUrl, providerKeySealed: cmd.providerKey, now });
+        const widgetUrl = await widgetFor({ applicationId: existing.state.applicationId, applicant }, cmd.providerKey);
+        const outcome = resumeApplication(existing.state, { request, bvnSealed, widgetUrl, providerKeySealed: cmd.providerKey, now });
         if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
         const outbox = toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
         if (await repo.replace(outcome.state, existing.rev, outbox)) {
@@ -250,8 +252,6 @@ export function createApplicationsService(deps: {
         continue;
       }
       const applicationId = applicationIdFor(request.idempotencyKey);
-      const bvnSealed = request.bvn ? sealer.seal(request.bvn) : null;
-      const applicant = { firstName: request.firstName, lastName: request.lastName, email: request.email, phone: null, bvnSealed };
       const widgetUrl = await widgetFor({ applicationId, applicant }, cmd.providerKey);
       const outcome = openApplication({
         applicationId,

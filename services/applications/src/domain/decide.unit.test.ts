@@ -13,20 +13,22 @@ import { recordScoring } from './recordScoring/decide';
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const later = (ms: number) => new Date(t0.getTime() + ms);
 
+const request = {
+  firstName: 'Adaeze',
+  lastName: 'Okafor',
+  email: 'ada@example.com',
+  amount: 500_000,
+  tenor: 12,
+  interestRate: 5,
+  idempotencyKey: 'key-1',
+};
+
 function opened(): Application {
   const outcome = openApplication({
     applicationId: randomUUID(),
     applicantId: randomUUID(),
     clientId: 'client-a',
-    request: {
-      firstName: 'Adaeze',
-      lastName: 'Okafor',
-      email: 'ada@example.com',
-      amount: 500_000,
-      tenor: 12,
-      interestRate: 5,
-      idempotencyKey: 'key-1',
-    },
+    request,
     bvnSealed: null,
     providerKeySealed: 'sealed-key',
     widgetUrl: 'http://sandbox/widget/1',
@@ -81,12 +83,16 @@ describe('initiate', () => {
   it('when an ABANDONED application is resumed, then it is PENDING_LINKING with a fresh widget and a new link window', () => {
     const abandoned = { ...opened(), status: 'ABANDONED' as const, abandonReason: 'no_link' as const };
     expect(decideExistingKey(abandoned, 'client-a')).toEqual({ action: 'resume' });
-    const outcome = resumeApplication(abandoned, { widgetUrl: 'http://sandbox/widget/2', providerKeySealed: 'k', now: later(5000) });
+    const resent = { ...request, lastName: 'Okafor-Eze', bvn: '22200000009', amount: 420_000, tenor: 9 };
+    const outcome = resumeApplication(abandoned, { request: resent, bvnSealed: 'sealed-bvn', widgetUrl: 'http://sandbox/widget/2', providerKeySealed: 'k', now: later(5000) });
     expect(outcome).toMatchObject({ ok: true, result: { resumed: true, status: 'PENDING_LINKING', widgetUrl: 'http://sandbox/widget/2' } });
     if (outcome.ok) {
       expect(outcome.state.status).toBe('PENDING_LINKING');
       expect(outcome.state.linkWindowStart).toEqual(later(5000));
       expect(outcome.state.abandonReason).toBeNull();
+      // The resending request is the lender's current truth.
+      expect(outcome.state.applicant).toMatchObject({ lastName: 'Okafor-Eze', bvnSealed: 'sealed-bvn' });
+      expect(outcome.state.loan).toMatchObject({ amount: 420_000, tenor: 9 });
     }
   });
 });

@@ -31,16 +31,37 @@ export function decideExistingKey(
   return { action: 'resume' };
 }
 
-/** Resumes an application with a fresh widget address and a new 24-hour link window. */
+const applicantOf = (request: InitiateRequest, bvnSealed: string | null): Application['applicant'] => ({
+  firstName: request.firstName,
+  lastName: request.lastName,
+  email: request.email,
+  phone: request.phone ?? null,
+  bvnSealed,
+});
+
+const loanOf = (request: InitiateRequest): Application['loan'] => ({
+  amount: request.amount,
+  tenor: request.tenor,
+  interestRate: request.interestRate,
+  purpose: request.purpose ?? null,
+});
+
+/**
+ * Resumes an application with a fresh widget address and a new 24-hour link window. The
+ * request that resumes it is the lender's current truth: applicant and loan come from it
+ * (abandonment cleared the stored BVN; a resend may carry it again, or new terms).
+ */
 export function resumeApplication(
   existing: Application,
-  input: { widgetUrl: string; providerKeySealed: string; now: Date },
+  input: { request: InitiateRequest; bvnSealed: string | null; widgetUrl: string; providerKeySealed: string; now: Date },
 ): Outcome<InitiateResult> {
   const next = transition(existing.status, 'resume');
   if (!next) return reject('KEY_IN_USE', `Cannot resume application with status: ${existing.status}`);
   const state: Application = {
     ...existing,
     status: next,
+    applicant: applicantOf(input.request, input.bvnSealed),
+    loan: loanOf(input.request),
     widgetUrl: input.widgetUrl,
     providerKeySealed: input.providerKeySealed,
     linkWindowStart: input.now,
@@ -79,19 +100,8 @@ export function openApplication(input: {
     applicantId: input.applicantId,
     idempotencyKey: request.idempotencyKey,
     status: 'PENDING_LINKING',
-    applicant: {
-      firstName: request.firstName,
-      lastName: request.lastName,
-      email: request.email,
-      phone: request.phone ?? null,
-      bvnSealed: input.bvnSealed,
-    },
-    loan: {
-      amount: request.amount,
-      tenor: request.tenor,
-      interestRate: request.interestRate,
-      purpose: request.purpose ?? null,
-    },
+    applicant: applicantOf(request, input.bvnSealed),
+    loan: loanOf(request),
     providerKeySealed: input.providerKeySealed,
     widgetUrl: input.widgetUrl,
     linkWindowStart: now,
