@@ -379,6 +379,27 @@ describe('finalize-linking, analyze, link-account and GET', () => {
     expect(fin.body.message).toBe('Cannot finalize linking for application with status: FAILED');
   });
 
+  it('when an analysis has no outcome by its deadline, then the application is FAILED with reason analysis_timeout and a late result changes nothing', async () => {
+    const app = await readyApplication();
+    expect((await action(app.applicationId, 'analyze')).body.status).toBe('PROCESSING');
+    const requested = (await applications.runtime.db.model('Application').findById(app.applicationId).lean<{ analysis: { requestedAt: Date } }>())!
+      .analysis.requestedAt;
+    const passed = (since: string): DeadlinePassed => ({
+      deadlineId: randomUUID(), kind: 'analysis_timeout', clientId: lender.clientId, applicationId: app.applicationId, accountId: null, attempt: null,
+      since, dueAt: new Date().toISOString(), firedAt: new Date().toISOString(),
+    });
+    await bus.publish(Topics.deadlines, [{ key: app.applicationId, value: passed(new Date(requested).toISOString()) }]);
+    const failed = await waitFor(async () => {
+      const v = await view(app.applicationId);
+      return v.body.status === 'FAILED' ? v.body : null;
+    }, { what: 'FAILED' });
+    expect(failed.failureReason).toBe('analysis_timeout');
+    // A scoring result arriving after that changes nothing.
+    const late: ScoringResult = { factId: randomUUID(), clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId, at: new Date().toISOString(), type: 'ScoringFailed', analysisId: randomUUID(), reason: 'late' };
+    await bus.publish(Topics.scoringResults, [{ key: app.applicationId, value: late }]);
+    expect((await view(app.applicationId)).body.failureReason).toBe('analysis_timeout');
+  });
+
   it('when a client without a provider key calls link-account, then the application is checked first: 404 unknown, 400 terminal, then 500 for the key', async () => {
     const keyless = await createClient(gateway.url);
     const pending = await initiate(applicant(), keyless.apiKey);

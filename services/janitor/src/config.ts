@@ -13,6 +13,9 @@ export const configShape = {
   ENRICHMENT_TIMEOUT: durationMs('20m').describe(
     'Time an account may stay in enrichment before it fails (spec: 20 minutes)',
   ),
+  ANALYSIS_TIMEOUT: durationMs('5m').describe(
+    'Time an analysis may take from analyze to a decision before the application fails with reason analysis_timeout',
+  ),
   JANITOR_POLL_INTERVAL: durationMs('500ms').describe(
     'How often the scheduler looks for deadlines that are due, among the armed deadlines it holds in memory',
   ),

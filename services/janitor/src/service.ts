@@ -24,6 +24,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
   const ttls: DeadlineTtls = {
     no_link: config.NO_LINK_TTL,
     no_analyze: config.NO_ANALYZE_TTL,
+    analysis_timeout: config.ANALYSIS_TIMEOUT,
     enrichment_timeout: config.ENRICHMENT_TIMEOUT,
   };
   const relay = createOutboxRelay({ bus, model: models.outcomes, logger });

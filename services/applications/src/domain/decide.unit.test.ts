@@ -187,6 +187,21 @@ describe('analyze and scoring', () => {
     expect(failed?.state.status).toBe('FAILED');
     expect(failed?.effects[0]).toMatchObject({ event: 'application.failed', data: { status: 'FAILED', reason: 'no enriched accounts' } });
   });
+
+  it('when analysis_timeout passes for the current analysis, then FAILED with reason analysis_timeout; for an older one, nothing', () => {
+    const outcome = analyzeApplication(ready(), { analysisId: 'a-1', now: later(4000) });
+    if (!outcome.ok) throw new Error();
+    const passed = (since: Date): DeadlinePassed => ({
+      deadlineId: `analysis_timeout:${since.toISOString()}`, kind: 'analysis_timeout', clientId: 'client-a', applicationId: outcome.state.applicationId,
+      accountId: null, attempt: null, since: since.toISOString(), dueAt: later(9000).toISOString(), firedAt: later(9000).toISOString(),
+    });
+    expect(expireDeadline(outcome.state, passed(later(3000)), later(9000))).toBeNull();
+    const change = expireDeadline(outcome.state, passed(later(4000)), later(9000));
+    expect(change?.state).toMatchObject({ status: 'FAILED', failureReason: 'analysis_timeout' });
+    expect(change?.effects[0]).toMatchObject({ event: 'application.failed', data: { status: 'FAILED', reason: 'analysis_timeout' } });
+    expect(change?.effects[1]).toMatchObject({ kind: 'fact', fact: { type: 'ApplicationClosed', status: 'FAILED' } });
+    expect(expireDeadline(change!.state, passed(later(4000)), later(9500))).toBeNull();
+  });
 });
 
 describe('deadlines and re-linking', () => {

@@ -17,7 +17,9 @@ export type DeadlineTtls = Record<DeadlineKind, number>;
  * A timeout the janitor watches on behalf of an owner (spec sections 3 and 8):
  * - `no_link`: 24 hours from creation or resume without a linked account (owner: applications);
  * - `no_analyze`: 7 days from the first linked account without analyze (owner: applications);
- * - `enrichment_timeout`: 20 minutes of one account in enrichment (owner: enrichment).
+ * - `enrichment_timeout`: 20 minutes of one account in enrichment (owner: enrichment);
+ * - `analysis_timeout`: an analysis that has no outcome a few minutes after analyze (owner:
+ *   applications, which fails the application): PROCESSING always ends.
  */
 export interface Deadline {
   /** Deterministic, so that a redelivered fact arms the same deadline rather than a second one. */

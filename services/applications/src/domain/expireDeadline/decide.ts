@@ -18,6 +18,7 @@ export function expireDeadline(
   now: Date,
 ): { state: Application; effects: Effect[] } | null {
   if (deadline.kind === 'enrichment_timeout') return null;
+  if (deadline.kind === 'analysis_timeout') return failAnalysis(state, deadline, now);
   const since = deadline.kind === 'no_link' ? state.linkWindowStart : state.firstLinkedAt;
   if (!since || since.toISOString() !== deadline.since) return null;
   if (deadline.kind === 'no_link' && state.accounts.length > 0) return null;
@@ -46,6 +47,21 @@ export function expireDeadline(
         message: MESSAGES[reason],
       }),
       fact({ type: 'ApplicationClosed', applicantId: state.applicantId, status: next, abandonReason: reason }),
+    ],
+  };
+}
+
+/** An analysis with no outcome in time: the application fails, so PROCESSING always ends. */
+function failAnalysis(state: Application, deadline: DeadlinePassed, now: Date): { state: Application; effects: Effect[] } | null {
+  if (state.analysis?.requestedAt.toISOString() !== deadline.since) return null;
+  const next = transition(state.status, 'analysis_failed');
+  if (!next) return null;
+  const reason = 'analysis_timeout';
+  return {
+    state: { ...state, status: next, failureReason: reason, updatedAt: now },
+    effects: [
+      event('application.failed', { applicationId: state.applicationId, applicantId: state.applicantId, status: 'FAILED', reason }),
+      fact({ type: 'ApplicationClosed', applicantId: state.applicantId, status: next, abandonReason: null }),
     ],
   };
 }

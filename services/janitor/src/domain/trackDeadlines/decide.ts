@@ -49,7 +49,7 @@ export interface DeadlinePlan {
   cancel: CancelDeadlines[];
 }
 
-const ALL_KINDS: readonly DeadlineKind[] = ['no_link', 'no_analyze', 'enrichment_timeout'];
+const ALL_KINDS: readonly DeadlineKind[] = ['no_link', 'no_analyze', 'enrichment_timeout', 'analysis_timeout'];
 
 // The `at` strings are ISO 8601 UTC with milliseconds, so they compare as text.
 const later = (a: string | null, b: string): string => (a !== null && a > b ? a : b);
@@ -154,6 +154,9 @@ export function planDeadlines(
   }
   if (analysisRequestedAt !== null) {
     cancel.push({ kind: 'no_analyze', applicationId, sinceAtMost: analysisRequestedAt });
+    cancel.push({ kind: 'analysis_timeout', applicationId, sinceBefore: analysisRequestedAt });
+    // Cancelled when the application closes (decided or failed); fires if it never does.
+    if (open(analysisRequestedAt)) arm.push(deadline('analysis_timeout', analysisRequestedAt, null));
   }
 
   const account = accountId ? timeline.accounts.find((a) => a.accountId === accountId) : undefined;
@@ -187,7 +190,8 @@ export function planDeadlines(
 /**
  * What one fact does to the deadlines of its application: arm no_link on creation or resume,
  * swap it for no_analyze on the first link of the window, arm (and re-arm on restart) the
- * enrichment timeout of each account, cancel on analyze, enrichment and closing.
+ * enrichment timeout of each account, swap no_analyze for analysis_timeout on analyze, cancel
+ * on enrichment and closing.
  * Null when the fact concerns no deadline.
  */
 export function trackFact(current: Timeline | null, fact: TrackedFact, ttls: DeadlineTtls): DeadlinePlan | null {

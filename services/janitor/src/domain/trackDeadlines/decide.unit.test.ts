@@ -157,7 +157,21 @@ describe('arming and cancelling deadlines from facts', () => {
       app.restarted(accountId, at(4 * HOUR)),
     ]);
     expect(statusOf('no_analyze', at(HOUR))).toBe('CANCELLED');
-    expect(armed.map((d) => [d.kind, d.since])).toEqual([['enrichment_timeout', at(4 * HOUR)]]);
+    expect(armed.map((d) => [d.kind, d.since])).toEqual([
+      ['analysis_timeout', at(3 * HOUR)],
+      ['enrichment_timeout', at(4 * HOUR)],
+    ]);
+  });
+
+  it('when analyze is requested, then analysis_timeout is armed from that moment, and the application closing (decided or failed) cancels it', () => {
+    const app = factsOf();
+    const accountId = randomUUID();
+    const opened = [app.opened(at(0)), app.linked(accountId, at(HOUR)), app.enriched(accountId, 1, at(HOUR + 60_000))];
+    const waiting = play([...opened, app.analysisRequested(at(3 * HOUR), [accountId])]);
+    expect(waiting.armed.map((d) => [d.kind, d.since])).toEqual([['analysis_timeout', at(3 * HOUR)]]);
+    const decided = play([...opened, app.analysisRequested(at(3 * HOUR), [accountId]), app.closed(at(3 * HOUR + 2_000), 'COMPLETED')]);
+    expect(decided.armed).toEqual([]);
+    expect(decided.statusOf('analysis_timeout', at(3 * HOUR))).toBe('CANCELLED');
   });
 
   it('when the application closes, then every armed deadline of it is cancelled and facts from before the closing arm nothing', () => {
