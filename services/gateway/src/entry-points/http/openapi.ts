@@ -55,7 +55,7 @@ export function buildOpenApi(serverUrl: string) {
         post: {
           summary: 'Create the applicant and the application; returns the widget address',
           description:
-            'Same idempotencyKey on a PENDING_LINKING or ABANDONED application resumes it with a fresh widgetUrl (resumed true, 200). Rate limit: 20 per minute per client.',
+            'A new application answers 201. The same idempotencyKey on a PENDING_LINKING or ABANDONED application resumes it (200, resumed true): a fresh widgetUrl, a new 24-hour window to link, and applicant and loan taken from this request (it replaces what was stored). Optional fields (phone, bvn, purpose) sent as null or "" are treated as absent. Bounds the spec leaves open: amount > 0 and at most 100,000,000 Naira; tenor a whole number of months, 1 to 60; interestRate a monthly percentage from 0 to 100; purpose at most 500 characters; idempotencyKey 1 to 255 characters; names 2 to 100 characters; phone 10 to 15 characters; bvn 11 digits. Bodies over 16 KiB answer 413, bodies that are not application/json 415. Rate limit: 20 per minute per client.',
           requestBody: { required: true, content: json('InitiateRequest') },
           responses: {
             201: { description: 'Application created', content: json('InitiateResponse') },
@@ -64,6 +64,8 @@ export function buildOpenApi(serverUrl: string) {
             401: error('Missing or invalid x-api-key'),
             403: error('idempotencyKey used by another account'),
             409: error('Application for this key is LINKED, PROCESSING, COMPLETED or FAILED'),
+            413: error('Body larger than 16 KiB'),
+            415: error('Body is not application/json'),
             429: error('Rate limit exceeded'),
             500: error('Provider API key not configured, or a downstream failure'),
           },
@@ -94,7 +96,8 @@ export function buildOpenApi(serverUrl: string) {
       '/api/applications/{id}/analyze': {
         post: {
           summary: 'Queue the analysis; the result comes as application.decision or application.failed',
-          description: 'Call after application.ready_for_analysis. Rate limit: 30 per minute per client.',
+          description:
+            'Call after application.ready_for_analysis. PROCESSING always ends: an analysis with no outcome within ANALYSIS_TIMEOUT (5 minutes by default) fails with application.failed, reason analysis_timeout. Rate limit: 30 per minute per client.',
           parameters: [idParam],
           responses: {
             200: { description: 'Analysis queued', content: json('AnalyzeResponse') },
@@ -114,7 +117,7 @@ export function buildOpenApi(serverUrl: string) {
             200: { description: 'Widget address issued', content: json('LinkAccountResponse') },
             400: error('Application is COMPLETED, FAILED or ABANDONED'),
             404: error('Not found or not yours'),
-            500: error('Provider API key not configured'),
+            500: error('Provider API key not configured (answered only after the application is found and can be re-linked)'),
           },
         },
       },
@@ -123,6 +126,8 @@ export function buildOpenApi(serverUrl: string) {
       event: {
         post: {
           summary: 'Every event, signed with x-signature (hex HMAC-SHA256 of the raw body, keyed with the webhook secret)',
+          description:
+            "Events of one application arrive in order: while one is being retried (failed attempts back off from 10 seconds), that application's later events wait until its retries end; other applications are not held back. Deduplicate on id.",
           requestBody: { content: json('WebhookEvent') },
           responses: { 200: { description: 'Any 2xx within 10 seconds acknowledges the event' } },
         },
