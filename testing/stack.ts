@@ -12,6 +12,7 @@ import {
   type Clock,
 } from '@loan/runtime';
 import { createMonoClient } from '@loan/provider';
+import type { EnrichmentResult } from '@loan/contracts';
 import { testStamp } from './helpers';
 
 /**
@@ -231,4 +232,36 @@ export function testBus(ns: string, clientId: string) {
       namespace: ns,
     },
   });
+}
+
+/** An AccountEnriched result as the enrichment service reports it, with a small profile. */
+export function accountEnriched(ids: { clientId: string; applicationId: string; applicantId: string; accountId: string }): EnrichmentResult {
+  const { accountId } = ids;
+  return {
+    type: 'AccountEnriched',
+    factId: randomUUID(),
+    ...ids,
+    providerAccountId: 'p',
+    attempt: 1,
+    at: new Date().toISOString(),
+    profile: {
+      accountId,
+      providerAccountId: 'p',
+      institution: 'GTBank',
+      bankCode: '058',
+      accountNumber: '0123456785',
+      holderName: 'CHINEDU OKONKWO',
+      bvnLast4: null,
+      currency: 'NGN',
+      balance: 1000,
+      income: { employer: null, monthlyIncome: 0, annualIncome: 0, totalIncome: 0, regularMonthlyAverage: 0, irregularMonthlyAverage: 0, streams: [], periodMonths: 6 },
+      insights: {
+        startDate: '2026-01-01', endDate: '2026-06-30', transactionDays: 180, transactionCount: 10, openingBalance: 0, closingBalance: 0, averageBalance: 0,
+        debitToCreditRatio: 1, overallCredits: 0, overallDebits: 0, totalRecurringCredits: 0, totalRecurringDebits: 0,
+        redFlags: { immediateLargeWithdrawalPostPayday: false, identicalDebitVsCredit: false, cashDepositsLargerThanSalary: false },
+      },
+      months: [],
+      enrichedAt: new Date().toISOString(),
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Topics, type EnrichmentResult, type ScoringResult, type DeadlinePassed } from '@loan/contracts';
+import { Topics, type ScoringResult, type DeadlinePassed } from '@loan/contracts';
 import { waitFor } from '../../../testing/helpers';
 import {
   applicant,
@@ -8,6 +8,7 @@ import {
   startApplications,
   startGateway,
   startSandbox,
+  accountEnriched,
   suiteNamespace,
   testBus,
   type Running,
@@ -72,36 +73,7 @@ async function linkedApplication() {
 
 /** What the enrichment service would report once an account's data is analysed. */
 async function reportEnriched(app: { applicationId: string; applicantId: string }, accountId: string) {
-  const result: EnrichmentResult = {
-    type: 'AccountEnriched',
-    factId: randomUUID(),
-    clientId: lender.clientId,
-    applicationId: app.applicationId,
-    applicantId: app.applicantId,
-    accountId,
-    providerAccountId: 'p',
-    attempt: 1,
-    at: new Date().toISOString(),
-    profile: {
-      accountId,
-      providerAccountId: 'p',
-      institution: 'GTBank',
-      bankCode: '058',
-      accountNumber: '0123456785',
-      holderName: 'CHINEDU OKONKWO',
-      bvnLast4: null,
-      currency: 'NGN',
-      balance: 1000,
-      income: { employer: null, monthlyIncome: 0, annualIncome: 0, totalIncome: 0, regularMonthlyAverage: 0, irregularMonthlyAverage: 0, streams: [], periodMonths: 6 },
-      insights: {
-        startDate: '2026-01-01', endDate: '2026-06-30', transactionDays: 180, transactionCount: 10, openingBalance: 0, closingBalance: 0, averageBalance: 0,
-        debitToCreditRatio: 1, overallCredits: 0, overallDebits: 0, totalRecurringCredits: 0, totalRecurringDebits: 0,
-        redFlags: { immediateLargeWithdrawalPostPayday: false, identicalDebitVsCredit: false, cashDepositsLargerThanSalary: false },
-      },
-      months: [],
-      enrichedAt: new Date().toISOString(),
-    },
-  };
+  const result = accountEnriched({ clientId: lender.clientId, ...app, accountId });
   await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: result }]);
 }
 

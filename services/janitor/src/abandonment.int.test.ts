@@ -16,6 +16,7 @@ import { createMonoClient } from '@loan/provider';
 import { createLogger, createServiceRuntime, type ServiceRuntime } from '@loan/runtime';
 import { createSandbox, loadConfig as loadSandboxConfig, type Sandbox } from '@loan/sandbox';
 import { testConfig, uniqueName, waitFor } from '../../../testing/helpers';
+import { accountEnriched } from '../../../testing/stack';
 import {
   type Driver,
   type RunningJanitor,
@@ -138,6 +139,29 @@ describe('abandonment: janitor and applications service together', () => {
       (d) => d.kind === kind && d.status === 'ARMED',
     );
 
+  /** The applicant links an account in the sandbox; the provider's webhook, as the gateway passes it on. */
+  async function linkThroughProvider(applicationId: string, widgetUrl: string) {
+    const linked = await fetch(`${sandboxUrl}/sandbox/link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetUrl }),
+    }).then((r) => r.json() as Promise<{ providerAccountId: string }>);
+    await driver.bus.publish(Topics.providerCallbacks, [
+      {
+        key: linked.providerAccountId,
+        value: {
+          callbackId: randomUUID(),
+          kind: 'account_connected',
+          providerEvent: 'mono.events.account_connected',
+          providerAccountId: linked.providerAccountId,
+          ref: applicationId,
+          receivedAt: clock.now().toISOString(),
+          payload: { id: linked.providerAccountId, meta: { ref: applicationId } },
+        },
+      },
+    ]);
+  }
+
   const abandonments = (applicationId: string) =>
     events
       .filter((e) => e.applicationId === applicationId && e.event === 'application.abandoned')
@@ -167,26 +191,7 @@ describe('abandonment: janitor and applications service together', () => {
   it('when an account is linked but analyze is never called, then no_link never fires and after 7 days the application is abandoned with reason no_analyze', async () => {
     const { applicationId, widgetUrl } = await initiate(uniqueName('key'));
     const noLink = await waitFor(() => armedOf(applicationId, 'no_link'), { what: 'no_link armed' });
-    const linked = await fetch(`${sandboxUrl}/sandbox/link`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ widgetUrl }),
-    }).then((r) => r.json() as Promise<{ providerAccountId: string }>);
-    // What the gateway makes of the provider's account_connected webhook.
-    await driver.bus.publish(Topics.providerCallbacks, [
-      {
-        key: linked.providerAccountId,
-        value: {
-          callbackId: randomUUID(),
-          kind: 'account_connected',
-          providerEvent: 'mono.events.account_connected',
-          providerAccountId: linked.providerAccountId,
-          ref: applicationId,
-          receivedAt: clock.now().toISOString(),
-          payload: { id: linked.providerAccountId, meta: { ref: applicationId } },
-        },
-      },
-    ]);
+    await linkThroughProvider(applicationId, widgetUrl);
     const noAnalyze = await waitFor(() => armedOf(applicationId, 'no_analyze'), { what: 'no_analyze armed' });
     expect((await janitor.service.deadlines.get(noLink.deadlineId))?.status).toBe('CANCELLED');
     expect(await statusOf(applicationId)).toBe('LINKED');
@@ -198,5 +203,26 @@ describe('abandonment: janitor and applications service together', () => {
     expect(driver.deadlinesOf(applicationId).filter((d) => d.kind !== 'enrichment_timeout')).toEqual([
       expect.objectContaining({ kind: 'no_analyze', since: noAnalyze.since }),
     ]);
+  });
+
+  it('when an analysis gets no outcome (no scoring service answers), then the janitor fires analysis_timeout and the application FAILS with that reason', async () => {
+    const { applicationId, widgetUrl } = await initiate(uniqueName('key'));
+    await linkThroughProvider(applicationId, widgetUrl);
+    const linked = await waitFor(async () => {
+      const view = await send({ type: 'GetApplication', applicationId });
+      return view.status === 'LINKED' ? (view as { applicantId: string; accounts: { accountId: string }[] }) : null;
+    }, { what: 'LINKED' });
+    await send({ type: 'FinalizeLinking', applicationId });
+    const enriched = accountEnriched({ clientId: 'client-chain', applicationId, applicantId: linked.applicantId, accountId: linked.accounts[0]!.accountId });
+    await driver.bus.publish(Topics.enrichmentResults, [{ key: applicationId, value: { ...enriched, at: clock.now().toISOString() } }]);
+    await waitFor(() => events.some((e) => e.applicationId === applicationId && e.event === 'application.ready_for_analysis'), { what: 'ready_for_analysis' });
+    await send({ type: 'AnalyzeApplication', applicationId });
+    const timeout = await waitFor(() => armedOf(applicationId, 'analysis_timeout'), { what: 'analysis_timeout armed' });
+    expect(await statusOf(applicationId)).toBe('PROCESSING');
+
+    clock.setTo(new Date(timeout.dueAt.getTime() + 1_000));
+    const failed = await waitFor(() => events.find((e) => e.applicationId === applicationId && e.event === 'application.failed'), { what: 'application.failed' });
+    expect(failed.data).toMatchObject({ applicationId, status: 'FAILED', reason: 'analysis_timeout' });
+    expect(await statusOf(applicationId)).toBe('FAILED');
   });
 });
