@@ -9,6 +9,7 @@ import {
   startGateway,
   startSandbox,
   accountEnriched,
+  captureLogs,
   suiteNamespace,
   testBus,
   type Running,
@@ -27,7 +28,7 @@ let lender: Awaited<ReturnType<typeof createClient>>;
 let other: Awaited<ReturnType<typeof createClient>>;
 const bus = testBus(ns, 'api-test');
 
-const limits = { RATE_LIMIT_INITIATE: '1000', RATE_LIMIT_GLOBAL: '1000', RATE_LIMIT_ANALYZE: '1000' };
+const limits = { RATE_LIMIT_INITIATE: '1000', RATE_LIMIT_GLOBAL: '1000', RATE_LIMIT_ANALYZE: '1000', AUTH_FAILURE_LIMIT: '1000' };
 
 beforeAll(async () => {
   gateway = await startGateway(ns, limits);
@@ -570,5 +571,43 @@ describe('webhook URLs at registration', () => {
   it('when private targets are allowed (a local stack), then an http loopback receiver is accepted, but never another scheme', async () => {
     expect((await admin(gateway.url, 'POST', '/clients', { name: 'Local hooks', webhookUrl: 'http://127.0.0.1:9000/hooks' })).status).toBe(201);
     expect((await admin(gateway.url, 'POST', '/clients', { name: 'Files', webhookUrl: 'file:///etc/passwd' })).status).toBe(400);
+  });
+});
+
+describe('guessing keys and admin tokens', () => {
+  it('when one address keeps failing authentication, then it gets 429 before any lookup, also when it rotates X-Forwarded-For; admin changes leave an audit line without secrets', async () => {
+    const logs = captureLogs();
+    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1', LOG_LEVEL: 'info' });
+    try {
+      // One trusted hop: only the address the proxy appended counts, whatever the client put first.
+      const from = (i: number) => ({ 'x-forwarded-for': `203.0.113.${i}, 198.51.100.7` });
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const res = await fetch(`${guarded.url}/api/applications/${randomUUID()}`, { headers: { 'x-api-key': `guess-${i}`, ...from(i) } });
+        statuses.push(res.status);
+        if (res.status === 429) {
+          expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+          expect(await res.json()).toEqual({ statusCode: 429, message: expect.stringContaining('failed authentications'), error: 'Too Many Requests' });
+        }
+      }
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+      const admin = await fetch(`${guarded.url}/admin/clients`, { method: 'POST', headers: { 'x-admin-token': 'guess', 'content-type': 'application/json', ...from(99) }, body: '{}' });
+      expect(admin.status).toBe(429);
+      // Another address is not held back.
+      const created = await fetch(`${guarded.url}/admin/clients`, {
+        method: 'POST',
+        headers: { 'x-admin-token': 'local-admin-token', 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.8' },
+        body: JSON.stringify({ name: 'Audited', providerSecretKey: 'test_sk_audit_secret' }),
+      });
+      expect(created.status).toBe(201);
+      const { clientId, apiKey, webhookSecret } = (await created.json()) as { clientId: string; apiKey: string; webhookSecret: string };
+      const auditLines = logs.lines().filter((line) => line.includes('"audit"'));
+      expect(auditLines.map((line) => JSON.parse(line).audit)).toEqual([
+        { action: 'client.create', clientId, changed: ['name', 'providerSecretKey'], ip: '198.51.100.8', correlationId: null },
+      ]);
+      for (const secret of [apiKey, webhookSecret, 'test_sk_audit_secret']) expect(auditLines.join('\n')).not.toContain(secret);
+    } finally {
+      await guarded.stop();
+    }
   });
 });

@@ -26,7 +26,29 @@ export const configShape = {
   RATE_LIMIT_GLOBAL: z.coerce.number().int().positive().default(60).describe('Other API requests per window per IP'),
   RATE_LIMIT_WINDOW: durationMs('60s').describe('Length of a rate-limit window'),
   RATE_LIMITS_ENABLED: booleanSetting(true).describe('Set false to lift the limits (benchmarks)'),
-  TRUST_PROXY: booleanSetting(false).describe('Take the client IP from X-Forwarded-For (behind a load balancer)'),
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v, ctx): false | number | string[] => {
+      const text = v.trim();
+      if (text === 'false' || text === '0' || text === '') return false;
+      if (text === 'true') return 1;
+      if (/^\d+$/.test(text)) return Number(text);
+      const nets = text.split(',').map((s) => s.trim()).filter(Boolean);
+      if (nets.every((n) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(n))) return nets;
+      ctx.addIssue({ code: 'custom', message: 'use false, a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs' });
+      return z.NEVER;
+    })
+    .describe(
+      'Which X-Forwarded-For hops to believe for the client IP: false (none), a hop count (true = 1, the load balancer), or the proxies\' addresses/CIDRs. Never every hop: a client could then pick its own IP and a fresh rate-limit bucket',
+    ),
+  AUTH_FAILURE_LIMIT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30)
+    .describe('Failed authentications (401/403) per client IP per AUTH_FAILURE_WINDOW before further requests from it get 429 without a key lookup'),
+  AUTH_FAILURE_WINDOW: durationMs('5m').describe('Window of AUTH_FAILURE_LIMIT'),
   API_KEY_CACHE_TTL: durationMs('5s').describe('How long a verified API key is cached in memory'),
   NOTIFIER_URL: z
     .string()

@@ -64,6 +64,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     logger,
     checks: { ...runtime.checks, replies: () => ready },
     trustProxy: config.TRUST_PROXY,
+    authFailures: { limit: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
     api: applicationRoutes({ commands, sealer, authenticate: auth, limit: limiter }),
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, authenticate: auth, limit: limiter }),
     adminGuard: adminOnly(config.ADMIN_TOKEN),
@@ -73,6 +74,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
       clock,
       webhookSecretOverlapMs: config.WEBHOOK_SECRET_OVERLAP,
       allowPrivateWebhookUrls: config.ALLOW_PRIVATE_WEBHOOK_URLS,
+      logger: logger.child({ component: 'admin' }),
       onKeyChange: () => auth.forget(),
     }),
     providerWebhooks: providerWebhookRoutes({

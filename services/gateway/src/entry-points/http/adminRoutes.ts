@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { CreateClientRequest, UpdateClientRequest, checkWebhookUrl } from '@loan/contracts';
-import type { Clock, Sealer } from '@loan/runtime';
+import type { Clock, Logger, Sealer } from '@loan/runtime';
 import { z } from 'zod';
 import { HttpError } from '../../domain/errors';
 import { hashApiKey, newApiKey, newWebhookSecret } from '../../domain/keys';
@@ -25,9 +25,18 @@ export function adminRoutes(deps: {
   /** Whether webhook URLs may use http and name private addresses (local stacks only). */
   allowPrivateWebhookUrls: boolean;
   onKeyChange: () => void;
+  logger: Logger;
 }) {
   const { clients, sealer, clock } = deps;
   const router = Router();
+
+  /**
+   * The audit trail: one line per admin change, saying what, to which client, from where and
+   * when (the log line's time). Never a key, secret or URL credential.
+   */
+  function audit(req: Request, action: string, clientId: string, changed: string[] = []) {
+    deps.logger.info({ audit: { action, clientId, changed, ip: req.ip, correlationId: req.header('x-correlation-id') ?? null } }, 'admin action');
+  }
 
   /** A webhook URL the notifier would refuse to deliver to is refused here, saying why. */
   function webhookUrlOf(url: string | null | undefined): string | null | undefined {
@@ -66,6 +75,7 @@ export function adminRoutes(deps: {
         version: 1,
       };
       await clients.create(record, clock.now());
+      audit(req, 'client.create', record.clientId, Object.keys(body));
       res.status(201).json({ clientId: record.clientId, apiKey, webhookSecret });
     }),
   );
@@ -97,6 +107,7 @@ export function adminRoutes(deps: {
       }
       await save(next);
       deps.onKeyChange();
+      audit(req, 'client.update', next.clientId, Object.keys(body));
       res.json({
         clientId: next.clientId,
         name: next.name,
@@ -114,6 +125,7 @@ export function adminRoutes(deps: {
       const apiKey = newApiKey();
       await save({ ...client, apiKeyHash: hashApiKey(apiKey), version: client.version + 1 });
       deps.onKeyChange();
+      audit(req, 'client.rotate-key', client.clientId);
       res.json({ clientId: client.clientId, apiKey });
     }),
   );
@@ -135,6 +147,7 @@ export function adminRoutes(deps: {
         webhookSecrets: [{ secret: sealer.seal(webhookSecret), validUntil: null }, ...previous].slice(0, 3),
         version: client.version + 1,
       });
+      audit(req, 'client.rotate-webhook-secret', client.clientId);
       res.json({ clientId: client.clientId, webhookSecret, previousSecretValidUntil: validUntil.toISOString() });
     }),
   );

@@ -2,6 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import { Limits } from '@loan/contracts';
 import { httpMetrics, mountOps, type Metrics, type ReadinessCheck } from '@loan/runtime';
 import { buildOpenApi, docsPage } from './openapi';
+import { authFailureLimit } from './guards';
 import { correlation, errorHandler, notFoundHandler, securityHeaders } from './support';
 import type { Logger } from '@loan/runtime';
 
@@ -10,7 +11,8 @@ export function createHttpApp(deps: {
   metrics: Metrics;
   checks: Record<string, ReadinessCheck>;
   logger: Logger;
-  trustProxy: boolean;
+  trustProxy: false | number | string[];
+  authFailures: { limit: number; windowMs: number };
   api: express.Router;
   deliveries: express.Router;
   admin: express.Router;
@@ -40,6 +42,8 @@ export function createHttpApp(deps: {
   app.get('/api/docs', (_req, res) => {
     res.type('html').send(docsPage(buildOpenApi(deps.publicUrl())));
   });
+  // Before authentication: an IP that keeps failing it is turned away without a key lookup.
+  app.use(['/api/applications', '/api/webhooks', '/admin'], authFailureLimit(deps.authFailures));
   app.use('/api/applications', deps.api);
   app.use('/api/webhooks', deps.deliveries);
   app.use('/admin', deps.adminGuard, deps.admin);

@@ -1,4 +1,6 @@
 import type { RequestHandler } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import { errorBody } from '@loan/contracts';
 import type { Counter } from 'prom-client';
 import { HttpError } from '../../domain/errors';
 import { hashApiKey, safeEqual } from '../../domain/keys';
@@ -113,4 +115,28 @@ export function createRateLimiter(deps: { model: RateWindowModel; settings: Rate
 /** Periodically removes windows past their end (MongoDB's TTL index does it too where supported). */
 export function pruneRateWindows(model: RateWindowModel, clock: Clock) {
   return () => model.deleteMany({ expiresAt: { $lt: clock.now() } }).then(() => undefined);
+}
+
+/**
+ * Counts failed authentications (401, 403) per client IP in this replica's memory; past the
+ * limit the IP gets 429 (with Retry-After) before its key or token is even looked up, so
+ * guessing keys or the admin token costs no database query and goes nowhere. Successful
+ * requests are not counted. The IP is Express's `req.ip`, which believes X-Forwarded-For only
+ * as far as TRUST_PROXY says.
+ */
+export function authFailureLimit(settings: { limit: number; windowMs: number }): RequestHandler {
+  return rateLimit({
+    windowMs: settings.windowMs,
+    limit: settings.limit,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    requestWasSuccessful: (_req, res) => res.statusCode !== 401 && res.statusCode !== 403,
+    skipSuccessfulRequests: true,
+    handler: (_req, res, _next, options) => {
+      res
+        .status(429)
+        .setHeader('Retry-After', String(Math.ceil(options.windowMs / 1000)))
+        .json(errorBody(429, 'Too many failed authentications from this address; try again later'));
+    },
+  });
 }
