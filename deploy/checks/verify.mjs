@@ -41,6 +41,21 @@ const KNOWN_METRICS = [
   'webhook_attempt_duration_seconds',
 ];
 
+/**
+ * Settings each service reads whose built-in default points at this machine (127.0.0.1,
+ * localhost): right for `npm start`, wrong in a container. Compose and the chart must set each
+ * of them, or the service talks to itself (the class of defect of NOTIFIER_URL).
+ */
+function loopbackSettings(service) {
+  const { configShape } = createRequire(import.meta.url)(path.join(root, 'services', service, 'dist/config.js'));
+  return Object.entries(configShape)
+    .filter(([, schema]) => {
+      const fallback = schema.safeParse(undefined);
+      return fallback.success && /127\.0\.0\.1|localhost/.test(JSON.stringify(fallback.data ?? ''));
+    })
+    .map(([name]) => name);
+}
+
 const problems = [];
 const fail = (message) => problems.push(message);
 const read = (file) => readFileSync(path.resolve(root, file), 'utf8');
@@ -175,6 +190,9 @@ function checkRelease(file, { production }) {
         if (!cm[key]) fail(`${where}: ConfigMap lacks ${key}`);
       for (const key of ['DATA_KEY', 'MONGO_URL'])
         if (!secretEnv.includes(key)) fail(`${where}: ${key} does not come from a Secret`);
+      const podEnv = new Set([...Object.keys(cm), ...secretEnv, ...(c.env ?? []).map((e) => e.name)]);
+      for (const key of loopbackSettings(name))
+        if (!podEnv.has(key)) fail(`${where}: ${key} is not set (its default points at 127.0.0.1)`);
       if (cm.HTTP_HOST !== '0.0.0.0') fail(`${where}: HTTP_HOST must be 0.0.0.0 in a pod`);
       const listens = Number(name === 'gateway' ? cm.GATEWAY_PORT : cm.HTTP_PORT);
       if (listens !== port) fail(`${where}: listens on ${listens}, container port is ${port}`);
@@ -336,6 +354,9 @@ function compose() {
     if (env(n).ALLOW_PRIVATE_WEBHOOK_URLS !== 'true') fail(`compose/${n}: ALLOW_PRIVATE_WEBHOOK_URLS`);
   for (const key of ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET'])
     if (!env('gateway')[key]) fail(`compose/gateway: ${key}`);
+  for (const name of SERVICES)
+    for (const key of loopbackSettings(name))
+      if (env(name)[key] === undefined) fail(`compose/${name}: ${key} is not set (its default points at 127.0.0.1)`);
   checkTopicList('compose topics', parseTopics(env('topics').TOPICS ?? ''));
   console.log(
     `compose: ${Object.keys(services).length} services (${COMPONENTS.join(', ')} + kafka, schema-registry, mongo, topics)`,

@@ -94,16 +94,22 @@ count of the enabled services consuming it, so that no consumer replica sits idl
 {{- end -}}
 
 {{/*
-V8 heap limit in MiB: three quarters of the container's memory limit (Mi or Gi), so the
-process fails with a heap error rather than being killed by the kernel.
+V8 heap limit in MiB: three quarters of the container's memory limit, so the process fails
+with a heap error rather than being killed by the kernel. Every Kubernetes quantity form:
+binary (Ki, Mi, Gi, Ti), decimal (k, M, G, T), plain bytes, decimals and exponents
+(1.5Gi, 1G, 1073741824, 1e9).
 */}}
 {{- define "loan.heapMegabytes" -}}
-{{- $limit := toString (default "512Mi" (.limits).memory) -}}
-{{- $mib := 512 -}}
-{{- if hasSuffix "Gi" $limit -}}{{- $mib = mul (trimSuffix "Gi" $limit | int) 1024 -}}
-{{- else if hasSuffix "Mi" $limit -}}{{- $mib = trimSuffix "Mi" $limit | int -}}
+{{- $q := toString (default "512Mi" (.limits).memory) -}}
+{{- $units := list (list "Ki" 1024.0) (list "Mi" 1048576.0) (list "Gi" 1073741824.0) (list "Ti" 1099511627776.0) (list "k" 1000.0) (list "M" 1000000.0) (list "G" 1000000000.0) (list "T" 1000000000000.0) -}}
+{{- $bytes := float64 $q -}}
+{{- range $units -}}
+{{- if hasSuffix (index . 0) $q -}}
+{{- $bytes = mulf (float64 (trimSuffix (index . 0) $q)) (index . 1) -}}
 {{- end -}}
-{{- div (mul $mib 3) 4 -}}
+{{- end -}}
+{{- if le $bytes 0.0 -}}{{- fail (printf "memory limit %q is not a Kubernetes quantity" $q) -}}{{- end -}}
+{{- floor (divf (mulf $bytes 3.0) 4194304.0) | int -}}
 {{- end -}}
 
 {{/* Topic settings as "key=value key=value" (sorted). */}}
