@@ -10,7 +10,9 @@
 # runtime (no command: `docker run IMAGE services/<name>/dist/start.js`). The last stage,
 # built when no target is given, is the gateway. See deploy/README.md.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24, the active LTS (Node 20 reached end of life on 2026-04-30); its npm 11 installs the
+# lockfile with `npm ci`.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS base
 WORKDIR /app
