@@ -84,6 +84,28 @@ describe('Mono client contract', () => {
     }
   });
 
+  it.each([
+    ['a widget address that is not a URL', () => ok({ mono_url: 42 }), 'initiate', /data\.mono_url/],
+    ['statement lines of the wrong shape', () => ok([{ id: 't1', narration: 'POS', amount: '500', type: 'debit', date: '2026-01-01' }]), 'transactions', /data\.0\.amount/],
+    ['an account without its envelope', () => ({ status: 200, json: ACCOUNT.account }), 'account', /data/],
+    ['an answer larger than allowed', () => ok([{ id: 't1', narration: 'x'.repeat(5_000), amount: 1, type: 'credit', date: '2026-01-01' }]), 'transactions', /maxContentLength|exceeded|unexpected body/],
+  ])('when the provider answers with %s, then the call fails as a provider error naming what was wrong, never a crash further on', async (_what, answer, call, why) => {
+    const server = await monoServer(answer);
+    try {
+      const client = createMonoClient({ baseUrl: server.url, logger, retries: 0, maxResponseBytes: 4_000 });
+      const run = {
+        initiate: () => client.initiateLink('k', { ref: 'r', customerName: 'A B', customerEmail: 'a@b.ng', redirectUrl: 'http://x/linked' }),
+        transactions: () => client.getTransactions('k', 'acc-1'),
+        account: () => client.getAccount('k', 'acc-1'),
+      }[call as 'initiate' | 'transactions' | 'account'];
+      const error = await run().then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as Error).message).toMatch(why);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('when the statement insights job starts and finishes, then the job id and the record are read', async () => {
     const server = await monoServer((req) =>
       req.url!.includes('/statement/insights')

@@ -1,5 +1,6 @@
 import axios, { AxiosError, type AxiosInstance, type AxiosRequestConfig } from 'axios';
 import CircuitBreaker from 'opossum';
+import { z } from 'zod';
 import { ServiceError, type Logger } from '@loan/runtime';
 import type {
   AccountLinkingProvider,
@@ -31,13 +32,53 @@ export interface MonoClientOptions {
   breaker?: { errorThresholdPercentage?: number; resetTimeoutMs?: number; volumeThreshold?: number };
   /** Called when the breaker opens, half-opens or closes (for metrics). */
   onBreakerState?: (state: 'open' | 'half_open' | 'closed') => void;
+  /** Largest response body accepted (a year of statement lines is a few MB); default 20 MB. */
+  maxResponseBytes?: number;
 }
 
-interface MonoEnvelope<T> {
-  status: string;
-  message?: string;
-  data: T;
-}
+/**
+ * What each answer must look like before anything of it is used: Mono's envelope and the
+ * fields the services read, with their types. Fields we do not read pass through unchecked.
+ */
+const envelope = <T extends z.ZodType>(data: T) => z.object({ status: z.string().optional(), message: z.string().optional(), data });
+const text = z.string().max(2_000);
+const Answers = {
+  initiate: envelope(z.object({ mono_url: z.url().max(2_000) })),
+  account: envelope(
+    z.object({
+      account: z.looseObject({
+        id: text.optional(),
+        _id: text.optional(),
+        name: text.nullish(),
+        account_number: text.nullish(),
+        currency: text.nullish(),
+        type: text.nullish(),
+        balance: z.number().nullish(),
+        bvn: z.union([text, z.number()]).nullish(),
+        institution: z.looseObject({ name: text.nullish(), bank_code: z.union([text, z.number()]).nullish(), type: text.nullish() }).nullish(),
+      }),
+    }),
+  ),
+  transactions: envelope(
+    z
+      .array(
+        z.looseObject({
+          id: text,
+          narration: text,
+          amount: z.number(),
+          type: z.enum(['debit', 'credit']),
+          balance: z.number().nullish(),
+          date: text,
+          category: text.nullish(),
+        }),
+      )
+      .nullish(),
+  ),
+  income: envelope(z.union([z.array(z.record(z.string(), z.unknown())), z.record(z.string(), z.unknown())]).nullish()),
+  started: envelope(z.unknown()),
+  insightsJob: envelope(z.object({ jobId: text })),
+  record: z.object({ status: z.string().optional(), data: z.record(z.string(), z.unknown()).nullish() }),
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -99,6 +140,7 @@ export function createMonoClient(options: MonoClientOptions): AccountLinkingProv
     timeout: options.timeoutMs ?? 10_000,
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     maxRedirects: 0,
+    maxContentLength: options.maxResponseBytes ?? 20 * 1024 * 1024,
   });
   const retries = options.retries ?? 3;
   const retryBaseMs = options.retryBaseMs ?? 250;
@@ -131,11 +173,18 @@ export function createMonoClient(options: MonoClientOptions): AccountLinkingProv
     options.onBreakerState?.('closed');
   });
 
-  async function call<T>(secretKey: string, config: AxiosRequestConfig): Promise<T> {
+  /** A call whose answer is checked against `schema`; an answer of another shape is refused. */
+  async function call<S extends z.ZodType>(secretKey: string, config: AxiosRequestConfig, schema: S): Promise<z.infer<S>> {
     const request = { ...config, headers: { ...(config.headers ?? {}), 'mono-sec-key': secretKey } };
     for (let attempt = 0; ; attempt++) {
       try {
-        return (await breaker.fire(request)) as T;
+        const answer = schema.safeParse(await breaker.fire(request));
+        if (answer.success) return answer.data;
+        const issue = answer.error.issues[0];
+        throw new ProviderError(
+          `Provider answered ${config.method} ${config.url} with an unexpected body (${issue?.path.join('.') || 'body'}: ${issue?.message})`,
+          { status: null, retriable: true },
+        );
       } catch (raw) {
         const error = toProviderError(raw);
         const open = breaker.opened;
@@ -160,65 +209,48 @@ export function createMonoClient(options: MonoClientOptions): AccountLinkingProv
         redirect_url: input.redirectUrl,
       };
       if (input.reauthAccountId) body.account = input.reauthAccountId;
-      const res = await call<MonoEnvelope<{ mono_url: string }>>(secretKey, {
-        method: 'POST',
-        url: '/v2/accounts/initiate',
-        data: body,
-      });
-      if (!res?.data?.mono_url) throw new ProviderError('Provider answered without a widget address', { status: null, retriable: true });
+      const res = await call(secretKey, { method: 'POST', url: '/v2/accounts/initiate', data: body }, Answers.initiate);
       return { widgetUrl: res.data.mono_url };
     },
 
     async getAccount(secretKey: string, accountId: string): Promise<ProviderAccount> {
-      const res = await call<MonoEnvelope<{ account: Record<string, unknown> & { institution?: Record<string, unknown> } }>>(
-        secretKey,
-        { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}` },
-      );
-      return toProviderAccount(res.data.account, accountId);
+      const res = await call(secretKey, { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}` }, Answers.account);
+      return toProviderAccount(res.data.account as Parameters<typeof toProviderAccount>[0], accountId);
     },
 
     async getTransactions(secretKey: string, accountId: string): Promise<ProviderTransaction[]> {
-      const res = await call<MonoEnvelope<ProviderTransaction[]>>(secretKey, {
-        method: 'GET',
-        url: `/v2/accounts/${encodeURIComponent(accountId)}/transactions`,
-        params: { paginate: false },
-      });
-      return res.data ?? [];
+      const res = await call(
+        secretKey,
+        { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}/transactions`, params: { paginate: false } },
+        Answers.transactions,
+      );
+      return (res.data ?? []) as ProviderTransaction[];
     },
 
     async startIncomeAnalysis(secretKey: string, accountId: string, periodMonths: number) {
-      await call(secretKey, {
-        method: 'GET',
-        url: `/v2/accounts/${encodeURIComponent(accountId)}/income`,
-        params: { period: periodMonths },
-      });
+      await call(
+        secretKey,
+        { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}/income`, params: { period: periodMonths } },
+        Answers.started,
+      );
     },
 
     async getLatestIncome(secretKey: string, accountId: string): Promise<ProviderIncome | null> {
-      const res = await call<MonoEnvelope<ProviderIncome[] | ProviderIncome | null>>(secretKey, {
-        method: 'GET',
-        url: `/v2/accounts/${encodeURIComponent(accountId)}/income-records`,
-      });
-      const data = res.data;
+      const res = await call(secretKey, { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}/income-records` }, Answers.income);
+      const data: ProviderIncome[] | ProviderIncome | null | undefined = res.data;
       if (Array.isArray(data)) return data[data.length - 1] ?? null;
       return data ?? null;
     },
 
     async startStatementInsights(secretKey: string, accountId: string) {
-      const res = await call<MonoEnvelope<{ jobId: string }>>(secretKey, {
-        method: 'GET',
-        url: `/v2/accounts/${encodeURIComponent(accountId)}/statement/insights`,
-      });
-      if (!res?.data?.jobId) throw new ProviderError('Provider answered without an insights job id', { status: null, retriable: true });
+      const res = await call(secretKey, { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}/statement/insights` }, Answers.insightsJob);
       return { jobId: res.data.jobId };
     },
 
     async getInsightsRecord(secretKey: string, jobId: string): Promise<InsightsRecord> {
-      const res = await call<MonoEnvelope<Record<string, unknown>>>(secretKey, {
-        method: 'GET',
-        url: `/v2/enrichments/record/${encodeURIComponent(jobId)}`,
-      });
+      const res = await call(secretKey, { method: 'GET', url: `/v2/enrichments/record/${encodeURIComponent(jobId)}` }, Answers.record);
       if (res.status === 'processing') return { status: 'processing' };
+      if (!res.data) throw new ProviderError('Provider answered a finished insights record without data', { status: null, retriable: true });
       return { status: 'finished', result: res.data };
     },
   };

@@ -20,6 +20,8 @@ export function createHttpBureau(options: {
     timeout: options.timeoutMs,
     headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey },
     maxRedirects: 0,
+    // A credit report is tens of KB; an answer far larger is refused rather than buffered.
+    maxContentLength: 2 * 1024 * 1024,
   });
   const breaker = new CircuitBreaker(
     async (bvn: string) => (await http.post('/bureau/v1/consumer/report', { bvn })).data as unknown,
