@@ -153,11 +153,11 @@ export function createDeliveryRepository(models: NotifierModels) {
       return { items: docs.slice(0, query.limit).map(toDelivery), more: docs.length > query.limit };
     },
 
-    /** A client's FAILED deliveries recorded since a time, oldest first (the replay order). */
-    async failedSince(clientId: string, since: Date, event?: EventName): Promise<Delivery[]> {
+    /** A client's FAILED deliveries recorded since a time, oldest first (the replay order), `limit` at most. */
+    async failedSince(clientId: string, since: Date, event: EventName | undefined, limit: number): Promise<Delivery[]> {
       const filter: Record<string, unknown> = { clientId, status: 'FAILED', createdAt: { $gte: since } };
       if (event) filter.event = event;
-      const docs = await deliveries.find(filter).sort({ createdAt: 1, _id: 1 }).lean<DeliveryDoc[]>();
+      const docs = await deliveries.find(filter).sort({ createdAt: 1, _id: 1 }).limit(limit).lean<DeliveryDoc[]>();
       return docs.map(toDelivery);
     },
 

@@ -154,13 +154,17 @@ describe('the delivery log API, through the gateway, over the real broker and da
     hook.setBehaviour(() => 200);
 
     const onlyAbandoned = await api(clientId, 'POST', '/deliveries/replay', { since, event: 'application.abandoned' });
-    expect(onlyAbandoned).toEqual({ status: 202, body: { count: 1 } });
+    expect(onlyAbandoned).toEqual({ status: 202, body: { count: 1, more: false } });
     await until(clientId, failedOnes[2]!.id, (d) => d.status === 'DELIVERED', 'the replayed abandoned event');
 
-    const rest = await api(clientId, 'POST', '/deliveries/replay', { since });
-    expect(rest).toEqual({ status: 202, body: { count: 2 } });
+    // One page at a time: the oldest first, `more` until none is left.
+    const first = await api(clientId, 'POST', '/deliveries/replay', { since, limit: 1 });
+    expect(first).toEqual({ status: 202, body: { count: 1, more: true } });
+    const rest = await api(clientId, 'POST', '/deliveries/replay', { since, limit: 1 });
+    expect(rest).toEqual({ status: 202, body: { count: 1, more: false } });
     for (const r of failedOnes) await until(clientId, r.id, (d) => d.status === 'DELIVERED', `${r.id} DELIVERED`);
-    expect((await api(clientId, 'POST', '/deliveries/replay', { since })).body).toEqual({ count: 0 });
+    expect((await api(clientId, 'POST', '/deliveries/replay', { since })).body).toEqual({ count: 0, more: false });
+    expect((await api(clientId, 'POST', '/deliveries/replay', { since, limit: 501 })).status).toBe(400);
   });
 
   it('when the log is listed, then the caller sees only its own deliveries, newest first, page by page, filtered as asked', async () => {

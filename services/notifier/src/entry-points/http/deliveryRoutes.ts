@@ -34,6 +34,13 @@ const ListQuery = z.object({
 const ReplayRequest = z.object({
   since: z.iso.datetime({ offset: true, error: 'since is required and must be an ISO 8601 date-time' }),
   event: eventName.optional(),
+  /** Deliveries re-queued per call at most: the work of one request stays bounded. */
+  limit: z
+    .number({ error: 'limit must be a number' })
+    .int('limit must be an integer between 1 and 500')
+    .min(1, 'limit must be an integer between 1 and 500')
+    .max(500, 'limit must be an integer between 1 and 500')
+    .default(100),
 });
 
 /** Expected failures, mapped to HTTP statuses here and nowhere else. */
@@ -141,12 +148,15 @@ export function deliveryRoutes(deps: {
       const now = clock.now();
       const filter = { since: new Date(body.since), event: body.event };
       let count = 0;
-      for (const delivery of await repo.failedSince(clientId, filter.since, filter.event)) {
+      // The oldest FAILED deliveries first, one page of them; those re-queued are no longer
+      // FAILED, so calling again (while `more`) goes on where this call stopped.
+      const page = await repo.failedSince(clientId, filter.since, filter.event, body.limit + 1);
+      for (const delivery of page.slice(0, body.limit)) {
         if (!isReplayable(delivery, filter)) continue;
         await requeue(replay(delivery, now, deps.policy));
         count++;
       }
-      res.status(202).json({ count });
+      res.status(202).json({ count, more: page.length > body.limit });
     }),
   );
 
