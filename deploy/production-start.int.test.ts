@@ -24,6 +24,7 @@ const ownSecrets = {
   ADMIN_TOKEN: 'an-admin-token-of-our-own',
   PROVIDER_WEBHOOK_SECRET: 'a-webhook-secret-of-our-own',
   BUREAU_API_KEY: 'a-bureau-key-of-our-own',
+  INTERNAL_TOKEN: 'an-internal-token-of-our-own',
   ALLOW_PRIVATE_WEBHOOK_URLS: 'false',
 };
 
@@ -35,6 +36,7 @@ describe('a production start', () => {
     expect(stderr).toMatch(/^Refusing to start with NODE_ENV=production: .*DATA_KEY is not set/);
     if (service === 'gateway') expect(stderr).toMatch(/ADMIN_TOKEN is not set.*PROVIDER_WEBHOOK_SECRET is not set/);
     if (service === 'scoring') expect(stderr).toContain('BUREAU_API_KEY is not set');
+    if (service === 'gateway' || service === 'notifier') expect(stderr).toContain('INTERNAL_TOKEN is not set');
   });
 
   it('when the gateway is given the built-in development secrets, then it refuses each by name', () => {

@@ -65,6 +65,13 @@ export const baseConfigShape = {
 
 export type BaseConfig = z.infer<z.ZodObject<typeof baseConfigShape>>;
 
+/** The token the gateway presents to the notifier's internal API (both read it). */
+export const internalTokenSetting = z
+  .string()
+  .min(16)
+  .default('local-internal-token-change-me')
+  .describe('Shared token of internal calls (gateway to notifier, x-internal-token); refused at its built-in value in production');
+
 /** A setting that stops a service from starting; its message names the variable. */
 export class ConfigError extends Error {
   constructor(message: string) {

@@ -1,4 +1,4 @@
-import { baseConfigShape, booleanSetting, durationMs, loadConfig } from '@loan/runtime';
+import { baseConfigShape, booleanSetting, durationMs, internalTokenSetting, loadConfig } from '@loan/runtime';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
@@ -11,6 +11,7 @@ export const configShape = {
     .regex(/^[A-Za-z0-9_-]{1,64}$/)
     .default(() => randomUUID().replace(/-/g, '').slice(0, 16))
     .describe('Identity of this replica; names its reply topic'),
+  INTERNAL_TOKEN: internalTokenSetting,
   ADMIN_TOKEN: z.string().min(8).default('local-admin-token').describe('Token of the admin API (x-admin-token)'),
   PROVIDER_WEBHOOK_SECRET: z
     .string()
@@ -59,4 +60,4 @@ export const configShape = {
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 export const loadGatewayConfig = (env: Record<string, string | undefined> = process.env) =>
-  loadConfig(configShape, env, { secrets: ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET'] });
+  loadConfig(configShape, env, { secrets: ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET', 'INTERNAL_TOKEN'] });

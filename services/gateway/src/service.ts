@@ -66,7 +66,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     trustProxy: config.TRUST_PROXY,
     authFailures: { limit: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
     api: applicationRoutes({ commands, sealer, authenticate: auth, limit: limiter }),
-    deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, authenticate: auth, limit: limiter }),
+    deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
     adminGuard: adminOnly(config.ADMIN_TOKEN),
     admin: adminRoutes({
       clients: clientRepo,

@@ -1,8 +1,9 @@
-import { baseConfigShape, booleanSetting, durationMs, loadConfig } from '@loan/runtime';
+import { baseConfigShape, booleanSetting, durationMs, internalTokenSetting, loadConfig } from '@loan/runtime';
 import { z } from 'zod';
 
 export const configShape = {
   ...baseConfigShape,
+  INTERNAL_TOKEN: internalTokenSetting,
   SERVICE_NAME: z.string().default('notifier').describe('Service name'),
   WEBHOOK_TIMEOUT: durationMs('10s').describe(
     'How long a receiver has to answer with a 2xx; a later answer counts as a failed attempt',
@@ -41,4 +42,4 @@ export const configShape = {
 
 export type NotifierConfig = ReturnType<typeof loadNotifierConfig>;
 export const loadNotifierConfig = (env: Record<string, string | undefined> = process.env) =>
-  loadConfig(configShape, env);
+  loadConfig(configShape, env, { secrets: ['INTERNAL_TOKEN'] });

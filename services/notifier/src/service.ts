@@ -122,6 +122,7 @@ export function createNotifierService(deps: {
         checks: runtime.checks,
         logger,
         deliveries: deliveryRoutes({ repo, clock, policy, onRequeued: (entry) => dispatcher.wake(entry) }),
+        internalToken: config.INTERNAL_TOKEN,
       });
       http = await listen(app, config.HTTP_HOST, config.HTTP_PORT);
       runtime.lifecycle.onStop('http', () => http?.close());

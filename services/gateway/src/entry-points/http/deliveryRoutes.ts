@@ -14,6 +14,8 @@ const UNAVAILABLE = 'The webhook delivery log is unavailable right now; retry th
  */
 export function deliveryRoutes(deps: {
   notifierUrl: string;
+  /** Presented to the notifier, which answers nobody else. */
+  internalToken: string;
   authenticate: RequestHandler;
   limit: (kind: 'other') => RequestHandler;
 }): Router {
@@ -29,7 +31,11 @@ export function deliveryRoutes(deps: {
         if (typeof value === 'string') url.searchParams.set(name, value);
       }
     }
-    const headers: Record<string, string> = { 'x-client-id': client!.clientId, accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'x-client-id': client!.clientId,
+      'x-internal-token': deps.internalToken,
+      accept: 'application/json',
+    };
     if (correlationId) headers['x-correlation-id'] = correlationId;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let upstream: Awaited<ReturnType<typeof fetch>>;

@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import { errorBody } from '@loan/contracts';
+import { timingSafeEqual } from 'node:crypto';
 import { httpMetrics, mountOps, type Logger, type Metrics, type ReadinessCheck } from '@loan/runtime';
 
 /** The notifier's HTTP app: health, readiness and metrics, and the internal delivery log API. */
@@ -8,12 +9,14 @@ export function createHttpApp(deps: {
   checks: Record<string, ReadinessCheck>;
   logger: Logger;
   deliveries: Router;
+  /** The gateway's token: the internal API trusts `x-client-id` only from a caller holding it. */
+  internalToken: string;
 }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(httpMetrics(deps.metrics));
   mountOps(app, { metrics: deps.metrics, checks: deps.checks });
-  app.use('/internal', express.json({ limit: '16kb', strict: true }), deps.deliveries);
+  app.use('/internal', internalOnly(deps.internalToken), express.json({ limit: '16kb', strict: true }), deps.deliveries);
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody(404, `Cannot ${req.method} ${req.path}`));
   });
@@ -35,4 +38,14 @@ export function createHttpApp(deps: {
     if (!res.headersSent) res.status(status).json(errorBody(status, message));
   });
   return app;
+}
+
+/** 401 unless the caller presents the internal token (compared in constant time). */
+function internalOnly(token: string) {
+  const expected = Buffer.from(token);
+  return (req: Request, res: Response, next: NextFunction) => {
+    const given = Buffer.from(req.header('x-internal-token') ?? '');
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return next();
+    res.status(401).json(errorBody(401, 'Missing or invalid x-internal-token header'));
+  };
 }

@@ -33,7 +33,7 @@ async function startGateway(notifierUrl: string) {
     next();
   };
   const limit = () => ((_req, _res, next) => next()) as RequestHandler;
-  app.use('/api/webhooks', gatewayDeliveryRoutes({ notifierUrl, authenticate, limit }));
+  app.use('/api/webhooks', gatewayDeliveryRoutes({ notifierUrl, internalToken: 'local-internal-token-change-me', authenticate, limit }));
   app.use(errorHandler(createLogger('gateway-test', 'silent')));
   return listen(app, '127.0.0.1', 0);
 }
@@ -103,9 +103,19 @@ describe('the delivery log API, through the gateway, over the real broker and da
   });
 
   it('when a request to the notifier names no client, then it answers 401 in the error shape', async () => {
-    const res = await fetch(`${notifier.url}/internal/deliveries`);
+    const res = await fetch(`${notifier.url}/internal/deliveries`, { headers: { 'x-internal-token': 'local-internal-token-change-me' } });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ statusCode: 401, message: 'Missing x-client-id header', error: 'Unauthorized' });
+  });
+
+  it('when anyone but the gateway calls the internal API, naming any client it likes, then 401 and nothing of that client', async () => {
+    for (const token of [undefined, 'a-guess-of-the-token-value', 'local-internal-token-change']) {
+      const res = await fetch(`${notifier.url}/internal/deliveries`, {
+        headers: { 'x-client-id': 'client-x', ...(token ? { 'x-internal-token': token } : {}) },
+      });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ statusCode: 401, message: 'Missing or invalid x-internal-token header', error: 'Unauthorized' });
+    }
   });
 
   it('when a FAILED delivery is redelivered after the receiver is fixed, then the same event id and body are sent once more and it is DELIVERED', async () => {
