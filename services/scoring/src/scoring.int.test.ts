@@ -84,6 +84,18 @@ describe('scoring service', () => {
     expect(await scoring.runtime.db.model('Analysis').countDocuments({ applicationId })).toBe(1);
   });
 
+  it('when an analysis cannot be scored (terms the scorecard refuses), then it fails at once with reason scoring_error instead of being retried for ever', async () => {
+    const applicationId = randomUUID();
+    const accountId = randomUUID();
+    await enriched(applicationId, accountId);
+    await waitFor(() => scoring.runtime.db.model('Profile').exists({ _id: accountId }), { what: 'the profile' });
+    const fact = analysis(applicationId, [accountId], null);
+    if (fact.type !== 'AnalysisRequested') throw new Error();
+    await bus.publish(Topics.applicationFacts, [{ key: applicationId, value: { ...fact, loan: { ...fact.loan, tenor: 0 } } }]);
+    const result = await waitFor(() => results.find((r) => r.applicationId === applicationId), { timeoutMs: 30_000, what: 'the failure' });
+    expect(result).toMatchObject({ type: 'ScoringFailed', reason: 'scoring_error', analysisId: fact.analysisId });
+  });
+
   it('when no enriched account exists at analysis time, then the analysis fails with a reason', async () => {
     const applicationId = randomUUID();
     await bus.publish(Topics.applicationFacts, [{ key: applicationId, value: analysis(applicationId, [randomUUID()], null) }]);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import {
+  Decision,
   Topics,
   type ApplicationFact,
   type EnrichedAccount,
@@ -177,12 +178,18 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
         now,
       });
       duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+      // A decision that breaks its own contract is not published (and not retried for ever).
+      Decision.parse(decision);
       decisions.inc({ decision: decision.decision, band: decision.score_band });
       result = { ...base, type: 'ApplicationScored', decision };
       update = { status: 'DECIDED', decision, audit, bureau: { status: bureauOutcome.status }, decidedAt: now };
     } catch (error) {
-      if (!(error instanceof NoEnrichedAccountsError)) throw error;
-      const reason = 'No linked account has completed enrichment';
+      // An outage (a ServiceError) is retried; anything else comes out the same every time, so
+      // the analysis fails now with a reason instead of holding the application in PROCESSING.
+      if (error instanceof ServiceError) throw error;
+      const unscorable = !(error instanceof NoEnrichedAccountsError);
+      if (unscorable) logger.error({ err: error, analysisId: fact.analysisId }, 'analysis could not be scored; failing it');
+      const reason = unscorable ? 'scoring_error' : 'No linked account has completed enrichment';
       decisions.inc({ decision: 'FAILED', band: 'none' });
       result = { ...base, type: 'ScoringFailed', reason };
       update = { status: 'FAILED', failureReason: reason, decidedAt: now };

@@ -260,7 +260,7 @@ describe('webhook delivery over the real broker and database', () => {
       // A redelivery is the same event again: the receiver recognises it and still answers 200.
       const redeliver = await fetch(`${notifier.url}/internal/deliveries/${delivered.deliveryId}/redeliver`, {
         method: 'POST',
-        headers: { 'x-client-id': clientId },
+        headers: { 'x-client-id': clientId, 'x-internal-token': 'local-internal-token-change-me' },
       });
       expect(redeliver.status).toBe(202);
       await waitFor(async () => (await deliveryOf(record.id, clientId))?.attempts.length === 2, {
