@@ -5,15 +5,7 @@ import { waitFor } from '../testing/helpers';
 import {
   applicant,
   call,
-  createClient,
-  startApplications,
-  startEnrichment,
-  startGateway,
-  startJanitor,
-  startNotifier,
-  startReceiver,
-  startSandbox,
-  startScoring,
+  startWholeStack,
   suiteNamespace,
   type Running,
 } from '../testing/stack';
@@ -23,10 +15,10 @@ import {
  * real broker, registry and database, and a webhook receiver that checks every signature.
  */
 const ns = suiteNamespace();
-const services: Running[] = [];
-let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let lender: Awaited<ReturnType<typeof createClient>>;
+let stack: Awaited<ReturnType<typeof startWholeStack>>;
+let services: Running[];
+let receiver: Awaited<ReturnType<typeof startWholeStack>>['receiver'];
+let lender: Awaited<ReturnType<typeof startWholeStack>>['lender'];
 let gatewayUrl: string;
 
 const timings = {
@@ -38,32 +30,12 @@ const timings = {
 };
 
 beforeAll(async () => {
-  receiver = await startReceiver();
-  const notifier = await startNotifier(ns, timings);
-  services.push(notifier);
-  const gateway = await startGateway(ns, { ...timings, NOTIFIER_URL: notifier.url });
-  gatewayUrl = gateway.url;
-  services.push(gateway);
-  sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`, {
-    SANDBOX_JOB_DELAY: '200ms',
-    SANDBOX_SESSION_TTL: timings.NO_LINK_TTL,
-  });
-  const shared = { ...timings, PROVIDER_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, BUREAU_TIMEOUT: '2s' };
-  services.push(
-    ...(await Promise.all([
-      startApplications(ns, shared),
-      startEnrichment(ns, shared),
-      startScoring(ns, { ...shared, PROFILE_WAIT: '3s' }),
-      startJanitor(ns, shared),
-    ])),
-  );
-  lender = await createClient(gateway.url, { webhookUrl: `${receiver.url}/hooks` });
+  stack = await startWholeStack(ns, timings, { SANDBOX_SESSION_TTL: timings.NO_LINK_TTL });
+  ({ services, receiver, lender, gatewayUrl } = stack);
 });
 
 afterAll(async () => {
-  for (const s of services.reverse()) await s.stop();
-  await sandbox?.stop();
-  await receiver?.close();
+  await stack?.stop();
 });
 
 const api = (method: string, path: string, body?: unknown) => call(gatewayUrl, lender.apiKey, method, path, body);

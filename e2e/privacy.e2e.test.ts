@@ -1,21 +1,6 @@
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { waitFor } from '../testing/helpers';
-import {
-  applicant,
-  call,
-  captureLogs,
-  createClient,
-  startApplications,
-  startEnrichment,
-  startGateway,
-  startJanitor,
-  startNotifier,
-  startReceiver,
-  startSandbox,
-  startScoring,
-  suiteNamespace,
-  type Running,
-} from '../testing/stack';
+import { applicant, call, captureLogs, startWholeStack, suiteNamespace } from '../testing/stack';
 
 /**
  * What a data-protection officer checks: an applicant with recognisable personal data goes
@@ -25,11 +10,10 @@ import {
  * none of the applicant's identity in keys, values or headers; neither do the services' logs.
  */
 const ns = suiteNamespace();
-const services: Running[] = [];
 const logs = captureLogs();
-let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let lender: Awaited<ReturnType<typeof createClient>>;
+let stack: Awaited<ReturnType<typeof startWholeStack>>;
+let receiver: Awaited<ReturnType<typeof startWholeStack>>['receiver'];
+let lender: Awaited<ReturnType<typeof startWholeStack>>['lender'];
 let gatewayUrl: string;
 
 const person = {
@@ -46,39 +30,20 @@ const needles = Object.entries(person).flatMap(([field, value]) => [
   { field, text: value.toUpperCase() },
 ]);
 
-const timings = {
-  NO_LINK_TTL: '1m',
-  NO_ANALYZE_TTL: '2m',
-  ENRICHMENT_TIMEOUT: '20s',
-  WEBHOOK_RETRY_BASE: '300ms',
-  RATE_LIMITS_ENABLED: 'false',
-  LOG_LEVEL: 'debug',
-};
-
 beforeAll(async () => {
-  receiver = await startReceiver();
-  const notifier = await startNotifier(ns, timings);
-  services.push(notifier);
-  const gateway = await startGateway(ns, { ...timings, NOTIFIER_URL: notifier.url });
-  gatewayUrl = gateway.url;
-  services.push(gateway);
-  sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`, { SANDBOX_JOB_DELAY: '200ms' });
-  const shared = { ...timings, PROVIDER_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, BUREAU_TIMEOUT: '2s' };
-  services.push(
-    ...(await Promise.all([
-      startApplications(ns, shared),
-      startEnrichment(ns, shared),
-      startScoring(ns, { ...shared, PROFILE_WAIT: '3s' }),
-      startJanitor(ns, shared),
-    ])),
-  );
-  lender = await createClient(gateway.url, { webhookUrl: `${receiver.url}/hooks` });
+  stack = await startWholeStack(ns, {
+    NO_LINK_TTL: '1m',
+    NO_ANALYZE_TTL: '2m',
+    ENRICHMENT_TIMEOUT: '20s',
+    WEBHOOK_RETRY_BASE: '300ms',
+    RATE_LIMITS_ENABLED: 'false',
+    LOG_LEVEL: 'debug',
+  });
+  ({ receiver, lender, gatewayUrl } = stack);
 });
 
 afterAll(async () => {
-  for (const s of services.reverse()) await s.stop();
-  await sandbox?.stop();
-  await receiver?.close();
+  await stack?.stop();
 });
 
 const api = (method: string, path: string, body?: unknown) => call(gatewayUrl, lender.apiKey, method, path, body);

@@ -265,3 +265,40 @@ export function accountEnriched(ids: { clientId: string; applicationId: string; 
     },
   };
 }
+
+/**
+ * The whole system as a lender meets it: a webhook receiver, every service, the sandbox
+ * provider and bureau, and a client account whose webhooks go to the receiver. `timings` go
+ * to every service; `sandbox` to the sandbox.
+ */
+export async function startWholeStack(ns: string, timings: Record<string, string>, sandboxEnv: Record<string, string> = {}) {
+  const receiver = await startReceiver();
+  const services: Running[] = [];
+  const notifier = await startNotifier(ns, timings);
+  services.push(notifier);
+  const gateway = await startGateway(ns, { ...timings, NOTIFIER_URL: notifier.url });
+  services.push(gateway);
+  const sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`, { SANDBOX_JOB_DELAY: '200ms', ...sandboxEnv });
+  const shared = { ...timings, PROVIDER_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, BUREAU_TIMEOUT: '2s' };
+  services.push(
+    ...(await Promise.all([
+      startApplications(ns, shared),
+      startEnrichment(ns, shared),
+      startScoring(ns, { ...shared, PROFILE_WAIT: '3s' }),
+      startJanitor(ns, shared),
+    ])),
+  );
+  const lender = await createClient(gateway.url, { webhookUrl: `${receiver.url}/hooks` });
+  return {
+    services,
+    sandbox,
+    receiver,
+    lender,
+    gatewayUrl: gateway.url,
+    async stop() {
+      for (const s of services.reverse()) await s.stop();
+      await sandbox.stop();
+      await receiver.close();
+    },
+  };
+}
