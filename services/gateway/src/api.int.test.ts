@@ -373,6 +373,17 @@ describe('finalize-linking, analyze, link-account and GET', () => {
     expect((await view(app.applicationId)).body.failureReason).toBe('analysis_timeout');
   });
 
+  it('when an account is re-linked after ready_for_analysis, then analyze waits until it is enriched again', async () => {
+    const app = await readyApplication();
+    const { accountId } = app.accounts[0]!;
+    expect((await action(app.applicationId, 'link-account', lender.apiKey, { accountId })).status).toBe(200);
+    const early = await action(app.applicationId, 'analyze');
+    expect(early.status).toBe(400);
+    expect(early.body.message).toMatch(/ready_for_analysis/);
+    await reportEnriched(app, accountId);
+    await waitFor(async () => (await action(app.applicationId, 'analyze')).body.status === 'PROCESSING', { what: 'analyze accepted again' });
+  });
+
   it('when a client without a provider key calls link-account, then the application is checked first: 404 unknown, 400 terminal, then 500 for the key', async () => {
     const keyless = await createClient(gateway.url);
     const pending = await initiate(applicant(), keyless.apiKey);

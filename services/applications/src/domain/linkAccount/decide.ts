@@ -49,6 +49,9 @@ export function relinkAccount(
   const next: Application = {
     ...state,
     accounts,
+    // An account whose enrichment restarts is not enriched any more: the application is ready
+    // for analysis again (and says so again) only once it is.
+    readyAnnounced: targets.size > 0 ? false : state.readyAnnounced,
     widgetUrl: input.widgetUrl,
     providerKeySealed: input.providerKeySealed,
     updatedAt: input.now,
