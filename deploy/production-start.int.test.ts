@@ -25,6 +25,7 @@ const ownSecrets = {
   PROVIDER_WEBHOOK_SECRET: 'a-webhook-secret-of-our-own',
   BUREAU_API_KEY: 'a-bureau-key-of-our-own',
   INTERNAL_TOKEN: 'an-internal-token-of-our-own',
+  ANALYTICS_KEY: 'an-analytics-key-of-our-own',
   ALLOW_PRIVATE_WEBHOOK_URLS: 'false',
 };
 
@@ -37,6 +38,7 @@ describe('a production start', () => {
     if (service === 'gateway') expect(stderr).toMatch(/ADMIN_TOKEN is not set.*PROVIDER_WEBHOOK_SECRET is not set/);
     if (service === 'scoring') expect(stderr).toContain('BUREAU_API_KEY is not set');
     if (service === 'gateway' || service === 'notifier') expect(stderr).toContain('INTERNAL_TOKEN is not set');
+    if (service === 'notifier') expect(stderr).toContain('ANALYTICS_KEY is not set');
   });
 
   it('when the gateway is given the built-in development secrets, then it refuses each by name', () => {

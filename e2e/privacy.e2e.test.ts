@@ -1,6 +1,7 @@
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { waitFor } from '../testing/helpers';
-import { applicant, call, captureLogs, startWholeStack, suiteNamespace } from '../testing/stack';
+import type { AnalyticsRecord } from '@loan/contracts';
+import { applicant, call, captureLogs, startWholeStack, suiteNamespace, testBus } from '../testing/stack';
 
 /**
  * What a data-protection officer checks: an applicant with recognisable personal data goes
@@ -99,6 +100,26 @@ async function scanTopics(): Promise<{ found: Found[]; counts: Record<string, nu
   return { found, counts };
 }
 
+/** Every record of loan.analytics.v1 so far, decoded through the schema registry as an analyst would. */
+async function readAnalytics(): Promise<AnalyticsRecord[]> {
+  const bus = testBus(ns, `${ns}analyst`);
+  const records: AnalyticsRecord[] = [];
+  await bus.connect();
+  try {
+    const { kafka } = bus;
+    const admin = kafka.admin();
+    await admin.connect();
+    const offsets = await admin.fetchTopicOffsets(`${ns}loan.analytics.v1`);
+    await admin.disconnect();
+    const total = offsets.reduce((sum, o) => sum + Number(o.high) - Number(o.low), 0);
+    await bus.consume({ groupId: `analyst-${Date.now()}`, topics: ['loan.analytics.v1'], handle: async (m) => void records.push(m.value as AnalyticsRecord) });
+    await waitFor(() => records.length >= total, { what: `${total} analytics records` });
+    return records;
+  } finally {
+    await bus.disconnect();
+  }
+}
+
 describe('personal data of an applicant', () => {
   it('when an application runs end to end, then no topic, dead-letter topic, reply topic or log line carries the applicant\u2019s BVN, e-mail, phone or names', async () => {
     const start = await api('POST', '/api/applications/initiate', applicant({ ...person, amount: 200_000, tenor: 6 }));
@@ -138,7 +159,7 @@ describe('personal data of an applicant', () => {
     const replies = Object.keys(scan.counts).filter((t) => t.startsWith('loan.gateway.replies.'));
     expect(replies.length).toBeGreaterThan(0);
     expect(replies.reduce((n, t) => n + scan.counts[t], 0)).toBeGreaterThan(0);
-    for (const topic of ['loan.applications.commands', 'loan.gateway.provider-callbacks', 'loan.applications.facts', 'loan.enrichment.results', 'loan.scoring.results', 'loan.events.v1']) {
+    for (const topic of ['loan.applications.commands', 'loan.gateway.provider-callbacks', 'loan.applications.facts', 'loan.enrichment.results', 'loan.scoring.results', 'loan.events.v1', 'loan.analytics.v1']) {
       expect({ topic, records: scan.counts[topic] ?? 0 }).toEqual({ topic, records: expect.any(Number) });
       expect(scan.counts[topic]).toBeGreaterThan(0);
     }
@@ -163,6 +184,20 @@ describe('personal data of an applicant', () => {
     });
     expect(kept.filter((k) => !k.ok)).toEqual([]);
     expect(kept.length).toBe(Object.keys(scan.counts).length);
+
+    // The analysts' stream: every public event of the application, pseudonymous, with the decision.
+    const analytics = await readAnalytics();
+    const events = receiver.received.map((r) => r.body).filter((b) => b.data?.applicationId === applicationId);
+    const mine = analytics.filter((a) => events.some((e) => e.id === a.id));
+    expect(mine.map((a) => a.event).sort()).toEqual(events.map((e) => e.event).sort());
+    expect(new Set(mine.map((a) => a.application)).size).toBe(1);
+    const decided = mine.find((a) => a.event === 'application.decision')!;
+    expect(decided.decision).toMatchObject({ outcome: expect.any(String), score: expect.any(Number), band: expect.any(String) });
+    const linkedEvent = events.find((e) => e.event === 'account.linked');
+    const raw = JSON.stringify(mine);
+    for (const id of [applicationId, start.body.applicantId, lender.clientId, linkedEvent.data.accountId, linkedEvent.data.accountNumber]) {
+      expect(raw).not.toContain(id);
+    }
 
     const logged = logs.lines().filter((line) => needles.some((n) => line.includes(n.text)));
     expect(logs.lines().length).toBeGreaterThan(0);

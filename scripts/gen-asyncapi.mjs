@@ -28,10 +28,16 @@ const flows = {
     key: 'applicationId (accountId for account events without an application)',
     producers: ['applications', 'enrichment'],
     consumers: ['notifier'],
-    readers: 'Analysts read it too (see deploy/README.md).',
+    readers: 'Carries account numbers of account.linked: analysts read loan.analytics.v1 instead (docs/privacy.md).',
+  },
+  [Topics.analytics]: {
+    key: "the application's pseudonym (the lender's for events without an application)",
+    producers: ['notifier'],
+    consumers: ['analysts'],
+    readers: 'For analysts: every public event without personal data, ids pseudonymised (docs/privacy.md, examples/analytics).',
   },
   [Topics.applicationCommands]: {
-    key: '`key:<idempotencyKey>` for InitiateApplication, the applicationId for every other command',
+    key: '`key:<SHA-256 of the idempotencyKey>` for InitiateApplication, the applicationId for every other command',
     producers: ['gateway'],
     consumers: ['applications'],
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AnalyticsRecord } from './analytics';
 import { ApplicationCommand, CommandReply } from './commands';
 import { PublicEventRecord } from './events';
 import { ApplicationFact, ClientChanged, DeadlinePassed, EnrichmentResult, ProviderCallback, ScoringResult } from './facts';
@@ -14,6 +15,7 @@ export const TopicSchemas = {
   [Topics.enrichmentResults]: EnrichmentResult,
   [Topics.scoringResults]: ScoringResult,
   [Topics.deadlines]: DeadlinePassed,
+  [Topics.analytics]: AnalyticsRecord,
 } as const;
 
 export type TopicName = keyof typeof TopicSchemas;

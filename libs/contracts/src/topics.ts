@@ -19,6 +19,8 @@ export const Topics = {
   scoringResults: 'loan.scoring.results',
   /** Deadlines that passed, for the owners to act on. */
   deadlines: 'loan.janitor.deadlines',
+  /** Every public event without personal data, ids pseudonymised: the analysts' stream. */
+  analytics: 'loan.analytics.v1',
 } as const;
 
 /** Reply topics are per gateway instance so that a replica only sees its own replies. */

@@ -41,7 +41,9 @@ export const baseConfigShape = {
   KAFKA_RETENTION: durationMs('7d').describe(
     'How long the broker keeps records of internal topics the service creates (commands, callbacks, facts, results, replies, dead letters)',
   ),
-  KAFKA_EVENTS_RETENTION: durationMs('7d').describe('How long the broker keeps records of loan.events.v1 when the service creates it'),
+  KAFKA_EVENTS_RETENTION: durationMs('7d').describe(
+    'How long the broker keeps records of loan.events.v1 and loan.analytics.v1 when the service creates them',
+  ),
   KAFKA_TOPIC_NAMESPACE: z
     .string()
     .regex(/^[A-Za-z0-9._-]*$/)

@@ -44,7 +44,7 @@ export interface KafkaSettings {
   commitIntervalMs?: number;
   /**
    * How long the broker keeps records of the topics this bus creates (`retention.ms`): the
-   * public events topic keeps `eventsRetentionMs`, every other one (commands, callbacks,
+   * public events and analytics topics keep `eventsRetentionMs`, every other one (commands, callbacks,
    * facts, results, replies, dead letters) `retentionMs`. Compacted topics keep their latest
    * record per key instead. Unset: the broker's default.
    */
@@ -222,7 +222,8 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   /** What a topic is created with: compaction, or how long its records are kept. */
   function topicConfig(topic: string, compacted: boolean): { name: string; value: string }[] {
     if (compacted) return [{ name: 'cleanup.policy', value: 'compact' }];
-    const retention = topic === real(Topics.events) ? settings.eventsRetentionMs : settings.retentionMs;
+    const published = topic === real(Topics.events) || topic === real(Topics.analytics);
+    const retention = published ? settings.eventsRetentionMs : settings.retentionMs;
     return retention === undefined ? [] : [{ name: 'retention.ms', value: String(retention) }];
   }
 

@@ -3,6 +3,11 @@ import { z } from 'zod';
 
 export const configShape = {
   ...baseConfigShape,
+  ANALYTICS_KEY: z
+    .string()
+    .min(16)
+    .default('local-analytics-key-change-me')
+    .describe('Key of the pseudonyms in loan.analytics.v1 (HMAC-SHA256 of lender, application and account ids); keep it secret and stable'),
   INTERNAL_TOKEN: internalTokenSetting,
   SERVICE_NAME: z.string().default('notifier').describe('Service name'),
   WEBHOOK_TIMEOUT: durationMs('10s').describe(
@@ -42,4 +47,4 @@ export const configShape = {
 
 export type NotifierConfig = ReturnType<typeof loadNotifierConfig>;
 export const loadNotifierConfig = (env: Record<string, string | undefined> = process.env) =>
-  loadConfig(configShape, env, { secrets: ['INTERNAL_TOKEN'] });
+  loadConfig(configShape, env, { secrets: ['INTERNAL_TOKEN', 'ANALYTICS_KEY'] });

@@ -15,6 +15,7 @@ import { createEndpointRepository } from './data-access/endpointRepository';
 import { notifierModels } from './data-access/models';
 import { createWebhookClient, type WebhookClient } from './data-access/webhookClient';
 import { scheduleEntryOf, type DeliveryPolicy } from './domain/delivery';
+import { projectAnalyticsHandler } from './entry-points/consumers/projectAnalytics';
 import { projectClientHandler } from './entry-points/consumers/projectClient';
 import { recordEventHandler } from './entry-points/consumers/recordEvent';
 import { createAttemptRunner } from './entry-points/dispatcher/attempt';
@@ -116,6 +117,13 @@ export function createNotifierService(deps: {
         topics: Object.keys(handlers),
         partitionsConsumedConcurrently: config.INGEST_CONCURRENCY,
         handle: async (message) => handlers[message.topic]?.(message),
+      });
+      // The analysts' stream, in a consumer group of its own: a slow webhook never holds it up.
+      const analytics = projectAnalyticsHandler({ bus, key: config.ANALYTICS_KEY });
+      await bus.consume({
+        groupId: `${config.CONSUMER_GROUP}-analytics`,
+        topics: [Topics.events],
+        handle: analytics,
       });
       const app = createHttpApp({
         metrics: runtime.metrics,
