@@ -39,6 +39,8 @@ beforeAll(async () => {
     WEBHOOK_RETRY_BASE: '300ms',
     RATE_LIMITS_ENABLED: 'false',
     LOG_LEVEL: 'debug',
+    // The decided application's bank data is kept this long here (90 days by default).
+    BANK_DATA_RETENTION: '6s',
   });
   ({ receiver, lender, gatewayUrl } = stack);
 });
@@ -121,7 +123,7 @@ async function readAnalytics(): Promise<AnalyticsRecord[]> {
 }
 
 describe('personal data of an applicant', () => {
-  it('when an application runs end to end, then no topic, dead-letter topic, reply topic or log line carries the applicant\u2019s BVN, e-mail, phone or names', async () => {
+  it('when an application runs end to end, then no topic, dead-letter topic, reply topic or log line carries the applicant\u2019s BVN, e-mail, phone or names, and its bank data goes when its retention ends', async () => {
     const start = await api('POST', '/api/applications/initiate', applicant({ ...person, amount: 200_000, tenor: 6 }));
     expect(start.status).toBe(201);
     const { applicationId, widgetUrl } = start.body;
@@ -198,6 +200,25 @@ describe('personal data of an applicant', () => {
     for (const id of [applicationId, start.body.applicantId, lender.clientId, linkedEvent.data.accountId, linkedEvent.data.accountNumber]) {
       expect(raw).not.toContain(id);
     }
+
+    // When the retention period ends, every service holding the bank data lets it go.
+    const db = (name: string) => stack.services.find((s) => s.name === name)!.runtime.db;
+    const accountNumber = String(linkedEvent.data.accountNumber);
+    await waitFor(
+      async () =>
+        (await db('enrichment').collection('bank_data').countDocuments({ applicationId })) === 0 &&
+        (await db('scoring').collection('profiles').countDocuments({ applicationId })) === 0 &&
+        (await db('notifier').collection('deliveries').countDocuments({ applicationId, body: { $regex: accountNumber } })) === 0,
+      { timeoutMs: 60_000, what: 'bank data gone from enrichment, scoring and the delivery log' },
+    );
+    const audits = await db('scoring').collection('analyses').find({ applicationId }).toArray();
+    expect(audits.map((a) => a.audit)).toEqual([null]);
+    const jobs = await db('enrichment').collection('enrichment_jobs').find({ applicationId }).toArray();
+    expect(jobs.map((j) => j.accountNumber)).toEqual([null]);
+    const bodies = await db('notifier').collection('deliveries').find({ applicationId, event: 'account.linked' }).toArray();
+    expect(bodies.map((b) => JSON.parse(b.body as string).data.accountNumber)).toEqual([`******${accountNumber.slice(-4)}`]);
+    // The lender's view keeps the decision and status.
+    expect((await api('GET', `/api/applications/${applicationId}`)).body.status).toBe('COMPLETED');
 
     const logged = logs.lines().filter((line) => needles.some((n) => line.includes(n.text)));
     expect(logs.lines().length).toBeGreaterThan(0);

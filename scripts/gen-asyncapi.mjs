@@ -70,7 +70,7 @@ const flows = {
   [Topics.deadlines]: {
     key: 'applicationId',
     producers: ['janitor'],
-    consumers: ['applications', 'enrichment'],
+    consumers: ['applications', 'enrichment', 'notifier'],
   },
 };
 

@@ -228,20 +228,23 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
     deps.kick(restarted.accountId);
   }
 
-  async function onApplicationClosed(fact: Fact<'ApplicationClosed'>) {
+  async function onApplicationClosed(
+    fact: Pick<Fact<'ApplicationClosed'>, 'factId' | 'clientId' | 'applicationId'>,
+    scrub: boolean,
+  ) {
     // Every closing (each decided application has one) finds its jobs by `_id`. A scrub, rare,
     // also queries the collection, for jobs written before the lookup existed.
     const candidates = new Set(await index.byApplication(fact.applicationId));
-    if (mustScrub(fact)) for (const id of await jobs.idsByApplication(fact.applicationId)) candidates.add(id);
+    if (scrub) for (const id of await jobs.idsByApplication(fact.applicationId)) candidates.add(id);
     const accountIds: string[] = [];
     for (const accountId of candidates) {
       const { current, written } = await change(accountId, (job, now) =>
-        job.applicationId === fact.applicationId ? closeJob(job, fact, now) : null,
+        job.applicationId === fact.applicationId ? closeJob(job, fact, now, scrub) : null,
       );
       if (current?.applicationId === fact.applicationId) accountIds.push(accountId);
       if (written) metrics.jobs.inc({ outcome: written.scrubbedAt ? 'scrubbed' : 'closed' });
     }
-    if (!mustScrub(fact)) return;
+    if (!scrub) return;
     // The jobs are marked first, so that no worker stores a profile after the delete.
     const deleted = await bankData.deleteApplication(fact.applicationId);
     const now = clock.now();
@@ -282,7 +285,7 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
       case 'EnrichmentRestartRequested':
         return onRestartRequested(fact);
       case 'ApplicationClosed':
-        return onApplicationClosed(fact);
+        return onApplicationClosed(fact, mustScrub(fact));
       default:
         return;
     }
@@ -308,6 +311,13 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
   }
 
   async function onDeadline(deadline: DeadlinePassed) {
+    if (deadline.kind === 'bank_data_retention') {
+      // The decided application's bank data has been kept long enough: scrubbed as after a
+      // no_analyze abandonment (scoring follows BankDataScrubbed). The deadline id makes a
+      // redelivered deadline a no-op.
+      await onApplicationClosed({ factId: deadline.deadlineId, clientId: deadline.clientId, applicationId: deadline.applicationId }, true);
+      return;
+    }
     if (deadline.kind !== 'enrichment_timeout' || !deadline.accountId) return;
     const failed = await mutate(deadline.accountId, (job, now) => expireJob(job, deadline, now));
     if (!failed) return;

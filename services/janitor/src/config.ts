@@ -16,6 +16,9 @@ export const configShape = {
   ANALYSIS_TIMEOUT: durationMs('5m').describe(
     'Time an analysis may take from analyze to a decision before the application fails with reason analysis_timeout',
   ),
+  BANK_DATA_RETENTION: durationMs('90d').describe(
+    'How long bank data (statements, enriched profiles, webhook bodies with account numbers) is kept after an application is COMPLETED or FAILED',
+  ),
   JANITOR_POLL_INTERVAL: durationMs('500ms').describe(
     'How often the scheduler looks for deadlines that are due, among the armed deadlines it holds in memory',
   ),

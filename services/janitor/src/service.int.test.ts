@@ -212,7 +212,7 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
     expect(await statusOf(`enrichment_timeout:${accountId}:${dueAt}`)).toBe('ARMED');
   });
 
-  it('when the application closes, then none of its deadlines fire, and a facts redelivery does not arm them again', async () => {
+  it('when the application closes, then none of its deadlines fire (only the retention of its bank data runs on), and a facts redelivery does not arm them again', async () => {
     const app = factsOf();
     const accountId = randomUUID();
     const openedAt = now();
@@ -230,7 +230,16 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
     await settle([janitor], driver);
     expect(driver.deadlinesOf(app.applicationId)).toEqual([]);
     const stored = await janitor.service.deadlines.listByApplication(app.applicationId);
-    expect(stored.map((d) => d.status)).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED']);
+    expect(stored.map((d) => [d.kind, d.status]).sort()).toEqual([
+      ['bank_data_retention', 'ARMED'],
+      ['enrichment_timeout', 'CANCELLED'],
+      ['no_analyze', 'CANCELLED'],
+      ['no_link', 'CANCELLED'],
+    ]);
+    // 90 days after the failure, the retention deadline fires once.
+    clock.advance(90 * DAY);
+    await settle([janitor], driver);
+    expect(driver.deadlinesOf(app.applicationId).map((d) => [d.kind, d.since])).toEqual([['bank_data_retention', plus(openedAt, 2)]]);
   });
 
   it('when the ops endpoints are asked, then the janitor is healthy, ready, and counts its deadlines by kind', async () => {

@@ -25,6 +25,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
     no_link: config.NO_LINK_TTL,
     no_analyze: config.NO_ANALYZE_TTL,
     analysis_timeout: config.ANALYSIS_TIMEOUT,
+    bank_data_retention: config.BANK_DATA_RETENTION,
     enrichment_timeout: config.ENRICHMENT_TIMEOUT,
   };
   const relay = createOutboxRelay({ bus, model: models.outcomes, logger });

@@ -18,6 +18,7 @@ import { scheduleEntryOf, type DeliveryPolicy } from './domain/delivery';
 import { projectAnalyticsHandler } from './entry-points/consumers/projectAnalytics';
 import { projectClientHandler } from './entry-points/consumers/projectClient';
 import { recordEventHandler } from './entry-points/consumers/recordEvent';
+import { scrubBodiesHandlers } from './entry-points/consumers/scrubBodies';
 import { createAttemptRunner } from './entry-points/dispatcher/attempt';
 import { createClaimer } from './entry-points/dispatcher/claims';
 import { createDispatcher } from './entry-points/dispatcher/dispatcher';
@@ -81,9 +82,15 @@ export function createNotifierService(deps: {
     pollMs: config.DELIVERY_POLL_INTERVAL,
   });
 
+  const recordEvent = recordEventHandler({ repo, clock, policy, onRecorded: (entry, delivery) => dispatcher.wake(entry, delivery) });
+  const scrubBodies = scrubBodiesHandlers({ repo, logger });
   const handlers: Record<string, (m: InboundMessage) => Promise<void>> = {
     [Topics.clients]: projectClientHandler({ endpoints, logger }),
-    [Topics.events]: recordEventHandler({ repo, clock, policy, onRecorded: (entry, delivery) => dispatcher.wake(entry, delivery) }),
+    [Topics.events]: async (message) => {
+      await recordEvent(message);
+      await scrubBodies.onEvent(message);
+    },
+    [Topics.deadlines]: scrubBodies.onDeadline,
   };
 
   let http: Awaited<ReturnType<typeof listen>> | null = null;

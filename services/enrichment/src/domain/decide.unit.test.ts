@@ -13,7 +13,7 @@ import {
 import { completeJob } from './completeEnrichment/decide';
 import { expireJob } from './expireEnrichment/decide';
 import type { EnrichmentJob } from './job';
-import { closeJob } from './scrubBankData/decide';
+import { closeJob, mustScrub } from './scrubBankData/decide';
 import { openJob, restartJob } from './startEnrichment/decide';
 
 const t0 = new Date('2026-11-01T08:00:00.000Z');
@@ -245,7 +245,7 @@ describe('enrichment decisions', () => {
   });
 
   it('when the application is abandoned without analysis, then the provider results and account number are dropped and work stops', () => {
-    const scrubbed = closeJob(done(), closed('no_analyze'), later(9000))!;
+    const scrubbed = closeJob(done(), closed('no_analyze'), later(9000), mustScrub(closed('no_analyze')))!;
     expect(scrubbed).toMatchObject({
       accountNumber: null,
       scrubbedAt: later(9000),
@@ -260,10 +260,18 @@ describe('enrichment decisions', () => {
   });
 
   it('when the application closes for another reason, then pending work stops but the data stays', () => {
-    const job = closeJob(done(), closed('no_link'), later(9000))!;
+    const job = closeJob(done(), closed('no_link'), later(9000), mustScrub(closed('no_link')))!;
     expect(job.closedAt).toEqual(later(9000));
     expect(job.scrubbedAt).toBeNull();
     expect(job.income.result).not.toBeNull();
+  });
+
+  it('when a closed application\'s bank data retention ends, then the data of its closed job is dropped too, once', () => {
+    const closedJob = closeJob(done(), closed('no_link'), later(9000), false)!;
+    const scrubbed = closeJob(closedJob, { factId: 'bank_data_retention:a:t' }, later(90_000), true)!;
+    expect(scrubbed).toMatchObject({ accountNumber: null, scrubbedAt: later(90_000), closedAt: later(9000) });
+    expect(scrubbed.income.result).toBeNull();
+    expect(closeJob(scrubbed, { factId: 'bank_data_retention:a:t' }, later(95_000), true)).toBeNull();
   });
 
   it('when a worker claims a job that is not due, then it does not get it', () => {

@@ -91,6 +91,7 @@ const timelineFields = {
   firstLinkedAt: { type: String, default: null },
   analysisRequestedAt: { type: String, default: null },
   closedAt: { type: String, default: null },
+  decidedAt: { type: String, default: null },
   accounts: { type: [accountSchema], default: [] },
   armed: { type: [armedRefSchema], default: [] },
 };

@@ -23,6 +23,7 @@ interface Doc {
   firstLinkedAt?: string | null;
   analysisRequestedAt?: string | null;
   closedAt?: string | null;
+  decidedAt?: string | null;
   accounts?: { accountId: string; starts?: string[]; enriched?: { at: string; attempt: number } | null }[];
   armed?: {
     deadlineId: string;
@@ -43,6 +44,7 @@ function toStored(doc: Doc): StoredTimeline {
       firstLinkedAt: doc.firstLinkedAt ?? null,
       analysisRequestedAt: doc.analysisRequestedAt ?? null,
       closedAt: doc.closedAt ?? null,
+      decidedAt: doc.decidedAt ?? null,
       accounts: (doc.accounts ?? []).map((a): AccountEnrichment => ({
         accountId: a.accountId,
         starts: a.starts ?? [],

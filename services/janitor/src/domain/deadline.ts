@@ -19,7 +19,9 @@ export type DeadlineTtls = Record<DeadlineKind, number>;
  * - `no_analyze`: 7 days from the first linked account without analyze (owner: applications);
  * - `enrichment_timeout`: 20 minutes of one account in enrichment (owner: enrichment);
  * - `analysis_timeout`: an analysis that has no outcome a few minutes after analyze (owner:
- *   applications, which fails the application): PROCESSING always ends.
+ *   applications, which fails the application): PROCESSING always ends;
+ * - `bank_data_retention`: a COMPLETED or FAILED application's bank data is kept this long
+ *   (owners: enrichment, scoring through enrichment's scrub, notifier).
  */
 export interface Deadline {
   /** Deterministic, so that a redelivered fact arms the same deadline rather than a second one. */

@@ -24,6 +24,8 @@ export interface Timeline {
   analysisRequestedAt: string | null;
   /** The application reached COMPLETED, FAILED or ABANDONED; a resume opens a new window after it. */
   closedAt: string | null;
+  /** When the application was first decided or failed: its bank data is kept for a period from then. */
+  decidedAt: string | null;
   accounts: AccountEnrichment[];
 }
 
@@ -34,5 +36,6 @@ export const emptyTimeline = (applicationId: string, clientId: string): Timeline
   firstLinkedAt: null,
   analysisRequestedAt: null,
   closedAt: null,
+  decidedAt: null,
   accounts: [],
 });

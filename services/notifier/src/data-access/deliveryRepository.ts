@@ -109,6 +109,24 @@ export function createDeliveryRepository(models: NotifierModels) {
   }
 
   return {
+    /**
+     * Masks the account numbers in the stored bodies of an application's settled deliveries
+     * (a pending one keeps its bytes until it settles). Returns how many bodies changed.
+     */
+    async scrubBodies(applicationId: string, mask: (body: string) => string | null): Promise<number> {
+      const settled = await raw.deliveries
+        .find({ applicationId, status: { $ne: 'PENDING' } }, { projection: { body: 1 } })
+        .toArray();
+      let scrubbed = 0;
+      for (const doc of settled) {
+        const masked = mask(doc.body as string);
+        if (masked === null) continue;
+        await raw.deliveries.updateOne({ _id: doc._id, status: { $ne: 'PENDING' } }, { $set: { body: masked } });
+        scrubbed++;
+      }
+      return scrubbed;
+    },
+
     /** Records a new delivery; when this (event, client) is known already, the stored one. */
     async insert(delivery: Delivery): Promise<{ created: boolean; delivery: Delivery }> {
       const { deliveryId, ...rest } = delivery;

@@ -17,7 +17,9 @@ export function expireDeadline(
   deadline: DeadlinePassed,
   now: Date,
 ): { state: Application; effects: Effect[] } | null {
-  if (deadline.kind === 'enrichment_timeout') return null;
+  // Enrichment timeouts and the bank data's retention are the enrichment service's (and the
+  // notifier's) to act on.
+  if (deadline.kind === 'enrichment_timeout' || deadline.kind === 'bank_data_retention') return null;
   if (deadline.kind === 'analysis_timeout') return failAnalysis(state, deadline, now);
   const since = deadline.kind === 'no_link' ? state.linkWindowStart : state.firstLinkedAt;
   if (!since || since.toISOString() !== deadline.since) return null;

@@ -8,12 +8,17 @@ export const mustScrub = (fact: ApplicationClosed): boolean => fact.abandonReaso
 
 /**
  * The application was closed. Pending work on its accounts stops (nobody needs it any more);
- * when it was abandoned without analysis, the provider's results and the account details we
- * hold are dropped as well. The status is kept: it answers what happened.
+ * with `scrub` (abandoned without analysis, or the retention period of a decided application
+ * ended) the provider's results and the account details we hold are dropped as well. The
+ * status is kept: it answers what happened.
  */
-export function closeJob(job: EnrichmentJob, fact: ApplicationClosed, now: Date): EnrichmentJob | null {
+export function closeJob(
+  job: EnrichmentJob,
+  fact: Pick<ApplicationClosed, 'factId'>,
+  now: Date,
+  scrub: boolean,
+): EnrichmentJob | null {
   if (job.handledFacts.includes(fact.factId)) return null;
-  const scrub = mustScrub(fact);
   if (job.closedAt && (!scrub || job.scrubbedAt)) return null;
   const closed: EnrichmentJob = {
     ...job,

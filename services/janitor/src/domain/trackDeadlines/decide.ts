@@ -49,6 +49,7 @@ export interface DeadlinePlan {
   cancel: CancelDeadlines[];
 }
 
+/** What a closing cancels: everything but the retention of the bank data, which it starts. */
 const ALL_KINDS: readonly DeadlineKind[] = ['no_link', 'no_analyze', 'enrichment_timeout', 'analysis_timeout'];
 
 // The `at` strings are ISO 8601 UTC with milliseconds, so they compare as text.
@@ -105,8 +106,15 @@ export function applyFact(timeline: Timeline, fact: TrackedFact): Timeline | nul
     case 'AnalysisRequested':
       if (stale) return timeline;
       return { ...timeline, analysisRequestedAt: later(timeline.analysisRequestedAt, fact.at) };
-    case 'ApplicationClosed':
-      return { ...timeline, closedAt: later(timeline.closedAt, fact.at) };
+    case 'ApplicationClosed': {
+      const decided = fact.status === 'COMPLETED' || fact.status === 'FAILED';
+      return {
+        ...timeline,
+        closedAt: later(timeline.closedAt, fact.at),
+        // The first decision only: COMPLETED and FAILED are final, a redelivery changes nothing.
+        decidedAt: timeline.decidedAt ?? (decided ? fact.at : null),
+      };
+    }
     case 'LinkingFinalized':
     case 'EnrichmentTimedOut':
     case 'BankDataScrubbed':
@@ -184,6 +192,7 @@ export function planDeadlines(
   if (closedAt !== null) {
     for (const kind of ALL_KINDS) cancel.push({ kind, applicationId, sinceAtMost: closedAt });
   }
+  if (timeline.decidedAt) arm.push(deadline('bank_data_retention', timeline.decidedAt, null));
   return { arm, cancel };
 }
 

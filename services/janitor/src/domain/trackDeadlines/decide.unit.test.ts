@@ -170,11 +170,12 @@ describe('arming and cancelling deadlines from facts', () => {
     const waiting = play([...opened, app.analysisRequested(at(3 * HOUR), [accountId])]);
     expect(waiting.armed.map((d) => [d.kind, d.since])).toEqual([['analysis_timeout', at(3 * HOUR)]]);
     const decided = play([...opened, app.analysisRequested(at(3 * HOUR), [accountId]), app.closed(at(3 * HOUR + 2_000), 'COMPLETED')]);
-    expect(decided.armed).toEqual([]);
+    // Only the retention of the bank data runs on after a decision.
+    expect(decided.armed.map((d) => [d.kind, d.since])).toEqual([['bank_data_retention', at(3 * HOUR + 2_000)]]);
     expect(decided.statusOf('analysis_timeout', at(3 * HOUR))).toBe('CANCELLED');
   });
 
-  it('when the application closes, then every armed deadline of it is cancelled and facts from before the closing arm nothing', () => {
+  it('when the application closes, then every armed deadline of it is cancelled (the bank data retention starts) and facts from before the closing arm nothing', () => {
     const app = factsOf();
     const [a, b] = [randomUUID(), randomUUID()];
     const played = play([
@@ -183,11 +184,18 @@ describe('arming and cancelling deadlines from facts', () => {
       app.linked(b, at(2 * HOUR)),
       app.closed(at(3 * HOUR), 'FAILED'),
     ]);
-    expect(played.armed).toEqual([]);
-    expect([...played.deadlines.values()].every((d) => d.status === 'CANCELLED')).toBe(true);
-    const replayed = play([app.opened(at(0)), app.linked(a, at(HOUR)), app.restarted(b, at(2 * HOUR + 1))], played);
-    expect(replayed.armed).toEqual([]);
+    const retention = [['bank_data_retention', at(3 * HOUR)]];
+    expect(played.armed.map((d) => [d.kind, d.since])).toEqual(retention);
+    expect([...played.deadlines.values()].filter((d) => d.kind !== 'bank_data_retention').every((d) => d.status === 'CANCELLED')).toBe(true);
+    const replayed = play([app.opened(at(0)), app.linked(a, at(HOUR)), app.restarted(b, at(2 * HOUR + 1)), app.closed(at(3 * HOUR), 'FAILED')], played);
+    expect(replayed.armed.map((d) => [d.kind, d.since])).toEqual(retention);
     expect(replayed.deadlines.size).toBe(played.deadlines.size);
+  });
+
+  it('when an application is abandoned, then no retention deadline is armed (abandonment scrubs or holds no bank data)', () => {
+    const app = factsOf();
+    const played = play([app.opened(at(0)), app.closed(at(24 * HOUR), 'ABANDONED')]);
+    expect(played.armed).toEqual([]);
   });
 
   it('when an abandoned application is resumed, then a new window starts: no_link from the resume, then no_analyze from its first link', () => {
