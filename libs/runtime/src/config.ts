@@ -62,6 +62,11 @@ export const baseConfigShape = {
     .string()
     .default('local-development-data-key-change-me')
     .describe('Secret that seals provider keys and webhook secrets at rest and on Kafka'),
+  DATA_KEY_PREVIOUS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .describe('Earlier data keys, comma-separated: they only open values sealed before DATA_KEY was rotated'),
   SHUTDOWN_TIMEOUT: durationMs('15s').describe('How long in-flight work may take to finish on SIGTERM'),
 };
 

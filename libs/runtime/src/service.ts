@@ -62,7 +62,7 @@ export async function createServiceRuntime(config: BaseConfig, overrides: { logg
     metrics,
     bus,
     db,
-    sealer: createSealer(config.DATA_KEY),
+    sealer: createSealer(config.DATA_KEY, config.DATA_KEY_PREVIOUS),
     lifecycle,
     checks: {
       kafka: () => bus.isConnected(),

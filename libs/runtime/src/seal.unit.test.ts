@@ -1,0 +1,28 @@
+import { createSealer, isSealed } from './seal';
+
+describe('sealing with a data key, and rotating it', () => {
+  const old = createSealer('the-old-data-key-1234');
+
+  it('when a value is sealed, then it opens to the same text and looks sealed, never like the text', () => {
+    const sealed = old.seal('22291827364');
+    expect(isSealed(sealed)).toBe(true);
+    expect(sealed).not.toContain('22291827364');
+    expect(old.open(sealed)).toBe('22291827364');
+    expect(old.reveal(sealed)).toBe('22291827364');
+    expect(old.reveal('written before sealing')).toBe('written before sealing');
+  });
+
+  it('when DATA_KEY is rotated with the old key kept as previous, then old values still open and new values use the new key', () => {
+    const sealedBefore = old.seal('Ifeyinwa');
+    const rotated = createSealer('the-new-data-key-5678', ['the-old-data-key-1234']);
+    expect(rotated.open(sealedBefore)).toBe('Ifeyinwa');
+    const sealedAfter = rotated.seal('Onyekachukwu');
+    expect(createSealer('the-new-data-key-5678').open(sealedAfter)).toBe('Onyekachukwu');
+    expect(() => old.open(sealedAfter)).toThrow();
+  });
+
+  it('when a value was sealed under a key that is neither current nor previous, then opening it fails', () => {
+    const stranger = createSealer('somebody-elses-key-999').seal('x');
+    expect(() => createSealer('the-new-data-key-5678', ['the-old-data-key-1234']).open(stranger)).toThrow();
+  });
+});
