@@ -211,8 +211,9 @@ describe('personal data of an applicant', () => {
         (await db('notifier').collection('deliveries').countDocuments({ applicationId, body: { $regex: accountNumber } })) === 0,
       { timeoutMs: 60_000, what: 'bank data gone from enrichment, scoring and the delivery log' },
     );
+    // The decision and its audit record (derived features, no statements) stay.
     const audits = await db('scoring').collection('analyses').find({ applicationId }).toArray();
-    expect(audits.map((a) => a.audit)).toEqual([null]);
+    expect(audits.map((a) => [a.status, a.audit === null])).toEqual([['DECIDED', false]]);
     const jobs = await db('enrichment').collection('enrichment_jobs').find({ applicationId }).toArray();
     expect(jobs.map((j) => j.accountNumber)).toEqual([null]);
     const bodies = await db('notifier').collection('deliveries').find({ applicationId, event: 'account.linked' }).toArray();

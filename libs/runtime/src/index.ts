@@ -13,3 +13,4 @@ export * from './outbox';
 export * from './seal';
 export * from './service';
 export * from './topics';
+export * from './reseal';

@@ -21,6 +21,17 @@ describe('sealing with a data key, and rotating it', () => {
     expect(() => old.open(sealedAfter)).toThrow();
   });
 
+  it('when a value is sealed, then it names its key; values sealed before key ids still open', () => {
+    const rotated = createSealer('the-new-data-key-5678', ['the-old-data-key-1234']);
+    expect(rotated.keyIdOf(old.seal('x'))).toBe(old.keyId);
+    expect(rotated.keyIdOf(rotated.seal('x'))).toBe(rotated.keyId);
+    expect(rotated.keyId).not.toBe(old.keyId);
+    // The format of values sealed before key ids: a bare 16-character IV.
+    const legacy = old.seal('written long ago').replace(`v1.${old.keyId}`, 'v1.');
+    expect(rotated.keyIdOf(legacy)).toBeNull();
+    expect(rotated.open(legacy)).toBe('written long ago');
+  });
+
   it('when a value was sealed under a key that is neither current nor previous, then opening it fails', () => {
     const stranger = createSealer('somebody-elses-key-999').seal('x');
     expect(() => createSealer('the-new-data-key-5678', ['the-old-data-key-1234']).open(stranger)).toThrow();

@@ -108,10 +108,13 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
     }
   }
 
-  /** Abandonment scrubs the applicant's bank data: profiles and the inputs kept for audit. */
+  /**
+   * The applicant's bank data goes (a no_analyze abandonment, or the end of a decided
+   * application's retention): the enriched profiles. A decision and its audit record (derived
+   * features and the bureau summary, no statements) stay: they explain the decision.
+   */
   async function scrub(applicationId: string) {
     await profiles.deleteMany({ applicationId });
-    await analyses.updateMany({ applicationId }, { $set: { audit: null, bureau: null } });
   }
 
   async function lookupBureau(sealedBvn: string | null): Promise<BureauOutcome> {
