@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { buildEvent } from '@loan/contracts';
 import express, { type RequestHandler } from 'express';
 import { createLogger, listen } from '@loan/runtime';
 import { waitFor } from '../../../../../testing/helpers';
@@ -175,6 +176,32 @@ describe('the delivery log API, through the gateway, over the real broker and da
     for (const r of failedOnes) await until(clientId, r.id, (d) => d.status === 'DELIVERED', `${r.id} DELIVERED`);
     expect((await api(clientId, 'POST', '/deliveries/replay', { since })).body).toEqual({ count: 0, more: false });
     expect((await api(clientId, 'POST', '/deliveries/replay', { since, limit: 501 })).status).toBe(400);
+  });
+
+  it('when an application is abandoned without analysis, then the account numbers in its delivered webhook bodies are cut to four digits and the log keeps the rest', async () => {
+    const hook = await startReceiver(() => 200);
+    receivers.push(hook);
+    const { clientId } = await knownClient(hook.url);
+    const ids = { applicationId: randomUUID(), applicantId: randomUUID() };
+    const linked = buildEvent({
+      id: randomUUID(), event: 'account.linked', clientId, applicationId: ids.applicationId,
+      data: { ...ids, accountId: randomUUID(), institution: 'GTBank', accountNumber: '0123456785' }, at: new Date(),
+    });
+    await publisher.publish(linked);
+    const delivered = await until(clientId, linked.id, (d) => d.status === 'DELIVERED', 'account.linked delivered');
+    const abandoned = buildEvent({
+      id: randomUUID(), event: 'application.abandoned', clientId, applicationId: ids.applicationId,
+      data: { ...ids, reason: 'no_analyze', message: 'Analyze was not called within 7 days' }, at: new Date(),
+    });
+    await publisher.publish(abandoned);
+    const deliveries = notifier.runtime.db.collection('deliveries');
+    const stored = await waitFor(async () => {
+      const doc = await deliveries.findOne({ eventId: linked.id });
+      return doc && !String(doc.body).includes('0123456785') ? doc : undefined;
+    }, { what: 'the body scrubbed' });
+    expect(JSON.parse(String(stored.body)).data.accountNumber).toBe('******6785');
+    expect(stored).toMatchObject({ status: 'DELIVERED', event: 'account.linked', eventId: linked.id });
+    expect((await view(clientId, linked.id))?.attempts).toEqual(delivered.attempts);
   });
 
   it('when the log is listed, then the caller sees only its own deliveries, newest first, page by page, filtered as asked', async () => {
