@@ -218,8 +218,12 @@ describe('personal data of an applicant', () => {
     expect(jobs.map((j) => j.accountNumber)).toEqual([null]);
     const bodies = await db('notifier').collection('deliveries').find({ applicationId, event: 'account.linked' }).toArray();
     expect(bodies.map((b) => JSON.parse(b.body as string).data.accountNumber)).toEqual([`******${accountNumber.slice(-4)}`]);
+    await waitFor(async () => {
+      const stored = await db('applications').collection('applications').findOne({ _id: applicationId as never });
+      return stored?.accounts.every((a: { accountNumber: string; holderName: string }) => a.accountNumber === `******${accountNumber.slice(-4)}` && a.holderName === '');
+    }, { what: 'the applications service to forget account numbers and holder names' });
     // The lender's view keeps the decision and status.
-    expect((await api('GET', `/api/applications/${applicationId}`)).body.status).toBe('COMPLETED');
+    expect((await api('GET', `/api/applications/${applicationId}`)).body).toMatchObject({ status: 'COMPLETED', decision: { score: expect.any(Number) } });
 
     const logged = logs.lines().filter((line) => needles.some((n) => line.includes(n.text)));
     expect(logs.lines().length).toBeGreaterThan(0);

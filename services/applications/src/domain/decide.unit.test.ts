@@ -241,6 +241,18 @@ describe('deadlines and re-linking', () => {
     expect(change?.effects[1]).toMatchObject({ kind: 'fact', fact: { type: 'ApplicationClosed', abandonReason: 'no_analyze' } });
   });
 
+  it('when a decided application\'s bank data retention ends, then its accounts keep institution and status but lose the account number (last four digits stay) and the holder name, once', () => {
+    const { state } = linked();
+    const decided = { ...state, status: 'COMPLETED' as const };
+    const change = expireDeadline(decided, deadline(decided, 'bank_data_retention', later(1000)), later(10_000));
+    expect(change?.effects).toEqual([]);
+    expect(change?.state.accounts.map((a) => [a.accountNumber.slice(0, 6), a.accountNumber.slice(-4), a.holderName, a.institution])).toEqual(
+      state.accounts.map((a) => ['******', a.accountNumber.slice(-4), '', a.institution]),
+    );
+    expect(expireDeadline(change!.state, deadline(decided, 'bank_data_retention', later(1000)), later(11_000))).toBeNull();
+    expect(expireDeadline(state, deadline(state, 'bank_data_retention', later(1000)), later(10_000))).toBeNull();
+  });
+
   it('when link-account names an account, then its enrichment restarts and the widget is fresh', () => {
     const l = linked();
     const outcome = relinkAccount(l.state, { accountId: l.accountId, widgetUrl: 'http://sandbox/widget/re', providerKeySealed: 'k', now: later(2000) });

@@ -17,9 +17,8 @@ export function expireDeadline(
   deadline: DeadlinePassed,
   now: Date,
 ): { state: Application; effects: Effect[] } | null {
-  // Enrichment timeouts and the bank data's retention are the enrichment service's (and the
-  // notifier's) to act on.
-  if (deadline.kind === 'enrichment_timeout' || deadline.kind === 'bank_data_retention') return null;
+  if (deadline.kind === 'enrichment_timeout') return null;
+  if (deadline.kind === 'bank_data_retention') return forgetBankData(state, now);
   if (deadline.kind === 'analysis_timeout') return failAnalysis(state, deadline, now);
   const since = deadline.kind === 'no_link' ? state.linkWindowStart : state.firstLinkedAt;
   if (!since || since.toISOString() !== deadline.since) return null;
@@ -65,5 +64,28 @@ function failAnalysis(state: Application, deadline: DeadlinePassed, now: Date): 
       event('application.failed', { applicationId: state.applicationId, applicantId: state.applicantId, status: 'FAILED', reason }),
       fact({ type: 'ApplicationClosed', applicantId: state.applicantId, status: next, abandonReason: null }),
     ],
+  };
+}
+
+/**
+ * The retention period of a decided application's bank data ended: the linked accounts keep
+ * their institution and status (the lender's view still answers), but the account number is cut
+ * to its last four digits and the bank's holder name goes. Nothing is published.
+ */
+function forgetBankData(state: Application, now: Date): { state: Application; effects: Effect[] } | null {
+  if (state.status !== 'COMPLETED' && state.status !== 'FAILED') return null;
+  const masked = (n: string) => /^\*+\d{0,4}$/.test(n);
+  if (state.accounts.every((a) => masked(a.accountNumber) && a.holderName === '')) return null;
+  return {
+    state: {
+      ...state,
+      accounts: state.accounts.map((a) => ({
+        ...a,
+        accountNumber: masked(a.accountNumber) ? a.accountNumber : `******${a.accountNumber.slice(-4)}`,
+        holderName: '',
+      })),
+      updatedAt: now,
+    },
+    effects: [],
   };
 }
