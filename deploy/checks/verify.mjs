@@ -26,7 +26,7 @@ const contracts = createRequire(import.meta.url)(path.join(root, 'libs/contracts
 export const SERVICES = ['gateway', 'applications', 'enrichment', 'scoring', 'notifier', 'janitor'];
 const COMPONENTS = [...SERVICES, 'sandbox'];
 const CONTRACT_TOPICS = Object.values(contracts.Topics);
-/** Metrics the services expose (libs/runtime, gateway, scoring, notifier). */
+/** Metrics the services expose (libs/runtime with Node's defaults, gateway, enrichment, scoring, notifier, janitor). */
 const KNOWN_METRICS = [
   'http_request_duration_seconds',
   'kafka_handler_duration_seconds',
@@ -39,6 +39,14 @@ const KNOWN_METRICS = [
   'circuit_breaker_open',
   'webhook_attempts_total',
   'webhook_attempt_duration_seconds',
+  'nodejs_eventloop_lag_p99_seconds',
+  'nodejs_heap_size_used_bytes',
+  'process_resident_memory_bytes',
+  'enrichment_jobs_pending',
+  'enrichment_jobs_total',
+  'janitor_deadlines_armed',
+  'janitor_deadlines_unpublished',
+  'mongo_commands_total',
 ];
 
 /**
