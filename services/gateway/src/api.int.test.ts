@@ -242,6 +242,25 @@ describe('errors at the edge', () => {
     expect(big.body).toMatchObject({ statusCode: 413, error: 'Payload Too Large' });
   });
 
+  it.each([
+    ['DELETE', '/api/applications/00000000-0000-4000-8000-000000000000', 'GET, HEAD'],
+    ['PUT', '/api/applications/initiate', 'POST'],
+    ['GET', '/api/applications/00000000-0000-4000-8000-000000000000/analyze', 'POST'],
+    ['DELETE', '/api/webhooks/deliveries', 'GET, HEAD'],
+    ['GET', '/provider/webhooks/mono', 'POST'],
+  ])('when %s %s is asked of a route that exists, then 405 with Allow: %s', async (method, path, allow) => {
+    const res = await call(gateway.url, lender.apiKey, method, path);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    expect(res.body).toEqual({ statusCode: 405, message: expect.stringContaining(`allowed: ${allow}`), error: 'Method Not Allowed' });
+  });
+
+  it('when an admin route is asked with another method, then 405 with Allow', async () => {
+    const res = await fetch(`${gateway.url}/admin/clients/${lender.clientId}`, { method: 'DELETE', headers: { 'x-admin-token': 'local-admin-token' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD, PATCH');
+  });
+
   it('when a route does not exist, then 404 in the error shape', async () => {
     const res = await call(gateway.url, lender.apiKey, 'GET', '/api/nothing-here');
     expect(res.status).toBe(404);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { HttpError } from '../../domain/errors';
 import { hashApiKey, newApiKey, newWebhookSecret } from '../../domain/keys';
 import type { ClientRecord, ClientRepository } from '../../data-access/clientRepository';
-import { requireJson, route, validate } from './support';
+import { allowOnlyRoutedMethods, requireJson, route, validate } from './support';
 
 const RotateSecretRequest = z
   .object({ overlapSeconds: z.number().int().min(0).max(7 * 86_400).optional() })
@@ -152,5 +152,5 @@ export function adminRoutes(deps: {
     }),
   );
 
-  return router;
+  return allowOnlyRoutedMethods(router);
 }

@@ -4,7 +4,7 @@ import type { Sealer } from '@loan/runtime';
 import { HttpError, STATUS_OF } from '../../domain/errors';
 import { ReplyTimeoutError, type CommandBus, type CommandInput, type DistributiveOmit } from '../../data-access/commandBus';
 import type { ClientRecord } from '../../data-access/clientRepository';
-import { ctx, requireJson, route, validate } from './support';
+import { allowOnlyRoutedMethods, ctx, requireJson, route, validate } from './support';
 
 
 /** A path id that is not a UUID names no application: 404, like any unknown id. */
@@ -102,5 +102,5 @@ export function applicationRoutes(deps: {
     }),
   );
 
-  return router;
+  return allowOnlyRoutedMethods(router);
 }

@@ -1,6 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { HttpError } from '../../domain/errors';
-import { ctx, requireJson, route } from './support';
+import { allowOnlyRoutedMethods, ctx, requireJson, route } from './support';
 
 /** Query parameters of the delivery log the notifier understands; anything else is dropped. */
 const LIST_PARAMS = ['applicationId', 'eventId', 'event', 'status', 'limit', 'cursor'] as const;
@@ -86,5 +86,5 @@ export function deliveryRoutes(deps: {
     route((req, res) => forward(req, res, `${deliveryPath(req)}/redeliver`, {})),
   );
 
-  return router;
+  return allowOnlyRoutedMethods(router);
 }

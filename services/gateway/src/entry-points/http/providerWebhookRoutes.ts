@@ -5,7 +5,7 @@ import type { Counter } from 'prom-client';
 import { HttpError } from '../../domain/errors';
 import { safeEqual } from '../../domain/keys';
 import { toProviderCallback } from '../../domain/providerCallback';
-import { route } from './support';
+import { allowOnlyRoutedMethods, route } from './support';
 
 /**
  * The provider's webhooks. A webhook is verified (`mono-webhook-secret`, constant time) and
@@ -39,5 +39,5 @@ export function providerWebhookRoutes(deps: {
       res.json({ received: true });
     }),
   );
-  return router;
+  return allowOnlyRoutedMethods(router);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { errorBody } from '@loan/contracts';
 import type { Logger } from '@loan/runtime';
 import type { z } from 'zod';
@@ -105,4 +105,28 @@ export function securityHeaders(): RequestHandler {
     if (req.secure) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     next();
   };
+}
+
+/**
+ * Closes a router: a path it serves asked with another method answers 405 with `Allow` (the
+ * methods it does serve there) instead of falling through to 404. Call after the routes; the
+ * table is read from the router itself, so a new route is covered without listing it again.
+ */
+export function allowOnlyRoutedMethods(router: Router): Router {
+  const allowed = new Map<string, Set<string>>();
+  for (const layer of router.stack as { route?: { path: string; methods: Record<string, boolean> } }[]) {
+    if (!layer.route) continue;
+    const methods = allowed.get(layer.route.path) ?? new Set<string>();
+    for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') methods.add(method.toUpperCase());
+    if (methods.has('GET')) methods.add('HEAD');
+    allowed.set(layer.route.path, methods);
+  }
+  for (const [path, methods] of allowed) {
+    const allow = [...methods].sort().join(', ');
+    router.all(path, (req, res) => {
+      res.setHeader('Allow', allow);
+      res.status(405).json(errorBody(405, `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}; allowed: ${allow}`));
+    });
+  }
+  return router;
 }
