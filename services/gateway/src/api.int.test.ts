@@ -101,13 +101,16 @@ describe('POST /api/applications/initiate', () => {
     expect(page.status).toBe(200);
   });
 
-  it('when the same key is sent again while PENDING_LINKING, then the same application is resumed with a fresh widget address', async () => {
-    const body = applicant();
+  it('when the same key is sent again while PENDING_LINKING, then the same application is resumed with a fresh widget address and what the lender sent this time', async () => {
+    const body = applicant({ purpose: 'School fees' });
     const first = await initiate(body);
-    const again = await initiate(body);
+    const again = await initiate({ ...body, lastName: 'Okonkwo-Eze', amount: 450_000, tenor: 9, purpose: null });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ applicationId: first.body.applicationId, applicantId: first.body.applicantId, resumed: true, status: 'PENDING_LINKING' });
     expect(again.body.widgetUrl).not.toBe(first.body.widgetUrl);
+    const resumed = (await view(first.body.applicationId)).body;
+    expect(resumed.applicant).toMatchObject({ firstName: body.firstName, lastName: 'Okonkwo-Eze' });
+    expect(resumed.loan).toEqual({ amount: 450_000, tenor: 9, interestRate: body.interestRate, purpose: null });
   });
 
   it('when ten identical requests arrive at once, across two gateway replicas, then exactly one application exists', async () => {
