@@ -196,7 +196,7 @@ function checkRelease(file, { production }) {
     if (name !== 'sandbox') {
       for (const key of ['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'HTTP_HOST', 'HTTP_PORT', 'SERVICE_NAME'])
         if (!cm[key]) fail(`${where}: ConfigMap lacks ${key}`);
-      for (const key of ['DATA_KEY', 'MONGO_URL'])
+      for (const key of ['DATA_KEY', 'DATA_KEY_PREVIOUS', 'MONGO_URL'])
         if (!secretEnv.includes(key)) fail(`${where}: ${key} does not come from a Secret`);
       const podEnv = new Set([...Object.keys(cm), ...secretEnv, ...(c.env ?? []).map((e) => e.name)]);
       for (const key of loopbackSettings(name))
@@ -343,6 +343,8 @@ function compose() {
       fail(`compose/${name}: SCHEMA_REGISTRY_URL must be the Confluent registry's root`);
     if (!String(env.MONGO_URL ?? '').startsWith('mongodb://mongo:27017')) fail(`compose/${name}: MONGO_URL`);
     if (!env.DATA_KEY) fail(`compose/${name}: DATA_KEY`);
+    // A DATA_KEY rotation needs the earlier keys on every service (docs/privacy.md).
+    if (!('DATA_KEY_PREVIOUS' in env)) fail(`compose/${name}: DATA_KEY_PREVIOUS`);
     if (env.HTTP_HOST !== '0.0.0.0') fail(`compose/${name}: HTTP_HOST must be 0.0.0.0`);
     if (env.SERVICE_NAME !== name) fail(`compose/${name}: SERVICE_NAME`);
     for (const dep of ['kafka', 'schema-registry', 'mongo'])
