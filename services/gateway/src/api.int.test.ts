@@ -406,6 +406,18 @@ describe('finalize-linking, analyze, link-account and GET', () => {
     await waitFor(async () => (await action(app.applicationId, 'analyze')).body.status === 'PROCESSING', { what: 'analyze accepted again' });
   });
 
+  it('when link-account is called while PROCESSING, then 400 and the analysis in flight keeps the accounts as they were enriched', async () => {
+    const app = await readyApplication();
+    expect((await action(app.applicationId, 'analyze')).body.status).toBe('PROCESSING');
+    const { accountId } = app.accounts[0]!;
+    for (const body of [{ accountId }, undefined]) {
+      const res = await action(app.applicationId, 'link-account', lender.apiKey, body);
+      expect(res.body).toEqual({ statusCode: 400, message: 'Cannot link accounts for application with status: PROCESSING', error: 'Bad Request' });
+    }
+    const v = await view(app.applicationId);
+    expect(v.body).toMatchObject({ status: 'PROCESSING', accounts: [{ accountId, enrichmentStatus: 'READY' }] });
+  });
+
   it('when a client without a provider key calls link-account, then the application is checked first: 404 unknown, 400 terminal, then 500 for the key', async () => {
     const keyless = await createClient(gateway.url);
     const pending = await initiate(applicant(), keyless.apiKey);

@@ -260,7 +260,7 @@ describe('deadlines and re-linking', () => {
     expect(outcome.ok && outcome.effects[0]).toMatchObject({ kind: 'fact', fact: { type: 'EnrichmentRestartRequested', accountId: l.accountId } });
   });
 
-  it.each(['COMPLETED', 'FAILED', 'ABANDONED'] as const)('when link-account is called on a %s application, then it is refused', (status) => {
+  it.each(['PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'] as const)('when link-account is called on a %s application, then it is refused', (status) => {
     const outcome = relinkAccount({ ...opened(), status }, { accountId: null, widgetUrl: 'u', providerKeySealed: 'k', now: t0 });
     expect(outcome).toMatchObject({ ok: false, code: 'INVALID_STATE' });
   });

@@ -27,7 +27,6 @@ const EXPECTED: Record<string, string> = {
   'LINKED/cleanup_no_analyze': 'ABANDONED',
   'PENDING_LINKING/relink': 'PENDING_LINKING',
   'LINKED/relink': 'LINKED',
-  'PROCESSING/relink': 'PROCESSING',
 };
 
 describe('application state machine', () => {
