@@ -5,14 +5,17 @@ import { normaliseCrcResponse } from './normalise';
 import type { BureauOutcome, CreditBureau } from './types';
 
 /**
- * Client of a CRC-shaped consumer report API (the sandbox speaks the same). A timeout, a 5xx
- * or an unreadable answer is UNAVAILABLE: the decision still completes, flagged for review.
+ * Client of a CRC-shaped consumer report API (the sandbox speaks the same). A timeout, a 5xx,
+ * an answer over the size cap or one whose fields have another shape (checked with zod before
+ * use) is UNAVAILABLE: the decision still completes, flagged for review.
  */
 export function createHttpBureau(options: {
   baseUrl: string;
   apiKey: string;
   timeoutMs: number;
   logger: Logger;
+  /** Largest answer read; a credit report is tens of KB, one far larger is refused rather than buffered. */
+  maxResponseBytes?: number;
   onBreakerState?: (state: 'open' | 'half_open' | 'closed') => void;
 }): CreditBureau & { breaker: CircuitBreaker } {
   const http: AxiosInstance = axios.create({
@@ -20,8 +23,7 @@ export function createHttpBureau(options: {
     timeout: options.timeoutMs,
     headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey },
     maxRedirects: 0,
-    // A credit report is tens of KB; an answer far larger is refused rather than buffered.
-    maxContentLength: 2 * 1024 * 1024,
+    maxContentLength: options.maxResponseBytes ?? 2 * 1024 * 1024,
   });
   const breaker = new CircuitBreaker(
     async (bvn: string) => (await http.post('/bureau/v1/consumer/report', { bvn })).data as unknown,
@@ -41,7 +43,9 @@ export function createHttpBureau(options: {
         const reason = axios.isAxiosError(error)
           ? error.response
             ? `bureau answered ${error.response.status}`
-            : `bureau unreachable: ${error.code ?? error.message}`
+            : error.code === 'ERR_BAD_RESPONSE'
+              ? `bureau answer refused: ${error.message}`
+              : `bureau unreachable: ${error.code ?? error.message}`
           : String((error as Error).message ?? error);
         options.logger.warn({ reason }, 'credit bureau unavailable');
         return { status: 'UNAVAILABLE', reason };

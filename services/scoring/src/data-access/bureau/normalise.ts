@@ -1,3 +1,4 @@
+import { crcErrorSchema, crcHitSchema, issuePath } from './crcSchema';
 import type {
   BureauEnquiries,
   BureauFileSummary,
@@ -355,7 +356,8 @@ const parseJson = (json: unknown): unknown => {
 
 /**
  * Maps a CRC consumer-report response (JSON, parsed or as text) onto the normalised report.
- * - `ConsumerHitResponse` -> HIT with the normalised report.
+ * - `ConsumerHitResponse` -> HIT with the normalised report; a report whose fields have
+ *   another shape than CRC's (crcSchema.ts) -> UNAVAILABLE (`MALFORMED_RESPONSE: <field>`).
  * - `ConsumerNoHitResponse`, or RESPONSETYPE code 2 -> NO_HIT (HTTP 200 at CRC).
  * - `ErrorResponse`, `ConsumerSearchResultResponse` (several candidate files, needing a
  *   merge request we do not make) or anything unreadable -> UNAVAILABLE with the reason.
@@ -367,6 +369,8 @@ export const normaliseCrcResponse = (json: unknown, options: NormaliseOptions = 
   if (isObject(response.ConsumerNoHitResponse)) return { status: 'NO_HIT' };
   const hit = response.ConsumerHitResponse;
   if (isObject(hit)) {
+    const checked = crcHitSchema.safeParse(hit);
+    if (!checked.success) return { status: 'UNAVAILABLE', reason: `MALFORMED_RESPONSE: ${issuePath(checked.error)}` };
     const code = textOf(at(hit, 'HEADER', 'RESPONSETYPE', 'CODE'));
     return code === CRC_NO_HIT_CODE
       ? { status: 'NO_HIT' }
@@ -375,6 +379,7 @@ export const normaliseCrcResponse = (json: unknown, options: NormaliseOptions = 
   if (isObject(response.ConsumerSearchResultResponse))
     return { status: 'UNAVAILABLE', reason: 'MULTIPLE_MATCHES' };
   if (response.ErrorResponse !== undefined) {
+    if (!crcErrorSchema.safeParse(response.ErrorResponse).success) return { status: 'UNAVAILABLE', reason: 'BUREAU_ERROR' };
     const [first] = listOf(at(response, 'ErrorResponse', 'BODY', 'ERRORLIST'));
     const code = first === undefined ? null : textOf(first.ERRORCODE);
     return { status: 'UNAVAILABLE', reason: code === null ? 'BUREAU_ERROR' : `BUREAU_ERROR: ${code}` };
