@@ -107,7 +107,9 @@ ENV SANDBOX_PORT=8090
 EXPOSE 8090
 CMD ["sandbox/dist/start.js"]
 
+# The public API on 8080; health and /metrics on the internal port 9090 (HTTP_PORT).
 FROM runtime AS gateway
-ENV GATEWAY_PORT=8080
-EXPOSE 8080
+ENV GATEWAY_PORT=8080 \
+    HTTP_PORT=9090
+EXPOSE 8080 9090
 CMD ["services/gateway/dist/start.js"]

@@ -127,7 +127,7 @@ describe('a loan application from initiate to a signed decision', () => {
     expect(relink.status).toBe(400);
 
     // What an operator scrapes after a full flow.
-    const scrape = async (name: string) => (await fetch(`${services.find((x) => x.name === name)!.url}/metrics`)).text();
+    const scrape = async (name: string) => (await fetch(`${services.find((x) => x.name === name)!.opsUrl}/metrics`)).text();
     const gatewayMetrics = await scrape('gateway');
     expect(gatewayMetrics).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/applications\/initiate"/);
     expect(gatewayMetrics).toMatch(/gateway_provider_webhooks_total\{[^}]*outcome="accepted"/);

@@ -46,7 +46,8 @@ const processes = [
   { name: 'scoring', entry: 'services/scoring/dist/start.js', port: 8103, env: {} },
   { name: 'notifier', entry: 'services/notifier/dist/start.js', port: 8104, env: {} },
   { name: 'janitor', entry: 'services/janitor/dist/start.js', port: 8105, env: {} },
-  { name: 'gateway', entry: 'services/gateway/dist/start.js', port: gatewayPort, env: { GATEWAY_PORT: String(gatewayPort) } },
+  // The gateway's API is on GATEWAY_PORT; its health and /metrics on its internal port.
+  { name: 'gateway', entry: 'services/gateway/dist/start.js', port: 8106, env: { GATEWAY_PORT: String(gatewayPort) } },
 ];
 
 const children = [];

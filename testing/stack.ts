@@ -65,6 +65,8 @@ export function baseEnv(ns: string, service: string, extra: Record<string, strin
 export interface Running {
   name: string;
   url: string;
+  /** Where /healthz, /readyz and /metrics are: the gateway's internal port; `url` elsewhere. */
+  opsUrl: string;
   runtime: ServiceRuntime;
   stop(): Promise<void>;
 }
@@ -74,8 +76,8 @@ export async function startGateway(ns: string, extra: Record<string, string> = {
   const config = loadGatewayConfig(baseEnv(ns, 'gateway', { ALLOW_PRIVATE_WEBHOOK_URLS: 'true', ...extra }));
   const runtime = await runtimeOf(config);
   const service = createGatewayService({ runtime, config, clock });
-  const { url } = await service.start();
-  return { name: 'gateway', url, runtime, stop: () => service.stop() };
+  const { url, internalUrl } = await service.start();
+  return { name: 'gateway', url, opsUrl: internalUrl, runtime, stop: () => service.stop() };
 }
 
 export async function startApplications(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
@@ -85,7 +87,7 @@ export async function startApplications(ns: string, extra: Record<string, string
   const provider = createMonoClient({ baseUrl: config.PROVIDER_BASE_URL, logger: runtime.logger, retries: 1, retryBaseMs: 50 });
   const service = createApplicationsService({ runtime, config, provider, clock });
   const { url } = await service.start();
-  return { name: 'applications', url, runtime, stop: () => service.stop() };
+  return { name: 'applications', url, opsUrl: url, runtime, stop: () => service.stop() };
 }
 
 /** The sandbox provider and bureau, sending its webhooks to the given gateway. */
@@ -187,7 +189,7 @@ export async function startEnrichment(ns: string, extra: Record<string, string> 
   const runtime = await runtimeOf(config);
   const service = createEnrichmentService({ runtime, config, clock });
   const { url } = await service.start();
-  return { name: 'enrichment', url, runtime, stop: () => service.stop() };
+  return { name: 'enrichment', url, opsUrl: url, runtime, stop: () => service.stop() };
 }
 
 export async function startScoring(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
@@ -197,7 +199,7 @@ export async function startScoring(ns: string, extra: Record<string, string> = {
   const bureau = createHttpBureau({ baseUrl: config.BUREAU_BASE_URL, apiKey: config.BUREAU_API_KEY, timeoutMs: config.BUREAU_TIMEOUT, logger: runtime.logger });
   const service = createScoringService({ runtime, config, bureau, clock });
   const { url } = await service.start();
-  return { name: 'scoring', url, runtime, stop: () => service.stop() };
+  return { name: 'scoring', url, opsUrl: url, runtime, stop: () => service.stop() };
 }
 
 export async function startJanitor(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
@@ -206,7 +208,7 @@ export async function startJanitor(ns: string, extra: Record<string, string> = {
   const runtime = await runtimeOf(config);
   const service = createJanitorService({ runtime, config, clock });
   const { url } = await service.start();
-  return { name: 'janitor', url, runtime, stop: () => service.stop() };
+  return { name: 'janitor', url, opsUrl: url, runtime, stop: () => service.stop() };
 }
 
 export async function startNotifier(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
@@ -215,7 +217,7 @@ export async function startNotifier(ns: string, extra: Record<string, string> = 
   const runtime = await runtimeOf(config);
   const service = createNotifierService({ runtime, config, clock });
   const { url } = await service.start();
-  return { name: 'notifier', url, runtime, stop: () => service.stop() };
+  return { name: 'notifier', url, opsUrl: url, runtime, stop: () => service.stop() };
 }
 
 /** A Kafka bus of the test itself, in the suite's namespace, to publish and read as the services would. */

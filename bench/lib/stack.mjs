@@ -17,7 +17,8 @@ export const STACK_PROCESSES = [
   { name: 'scoring', entry: 'services/scoring/dist/start.js', port: 8103 },
   { name: 'notifier', entry: 'services/notifier/dist/start.js', port: 8104 },
   { name: 'janitor', entry: 'services/janitor/dist/start.js', port: 8105 },
-  { name: 'gateway', entry: 'services/gateway/dist/start.js', port: 8080 },
+  // The gateway's API is on GATEWAY_PORT; `port` is its internal one (health, /metrics).
+  { name: 'gateway', entry: 'services/gateway/dist/start.js', port: 8106 },
 ];
 
 const spawned = new Set();
@@ -118,7 +119,7 @@ export async function spawnService({ name, entry, port, health = '/readyz', env,
 }
 
 /**
- * Starts the stack. With every entry point built and the fixed service ports (8101-8105) free,
+ * Starts the stack. With every entry point built and the fixed service ports (8101-8106) free,
  * through `node scripts/stack.mjs`, exactly as `npm start` does; otherwise the same processes
  * with the same settings on free ports, leaving out a service that is not built yet.
  */
@@ -130,7 +131,7 @@ export async function startStack({ namespace, logDir, dbPrefix = null }) {
   const scriptNamesDatabases = readFileSync(path.join(root, 'scripts', 'stack.mjs'), 'utf8').includes(
     'LOAN_STACK_DB_PREFIX',
   );
-  const fixedFree = (await Promise.all([8101, 8102, 8103, 8104, 8105].map((p) => isPortFree(p)))).every(Boolean);
+  const fixedFree = (await Promise.all([8101, 8102, 8103, 8104, 8105, 8106].map((p) => isPortFree(p)))).every(Boolean);
   const gatewayPort = Number(process.env.GATEWAY_PORT ?? ((await isPortFree(8080)) ? 8080 : await freePort()));
   const sandboxPort = Number(process.env.SANDBOX_PORT ?? ((await isPortFree(8090)) ? 8090 : await freePort()));
   const sandboxUrl = `http://${host}:${sandboxPort}`;
@@ -149,7 +150,7 @@ export async function startStack({ namespace, logDir, dbPrefix = null }) {
     missing.length > 0
       ? `not built: ${missing.join(', ')}`
       : !fixedFree
-        ? 'ports 8101-8105 are in use'
+        ? 'ports 8101-8106 are in use'
         : 'it does not take LOAN_STACK_DB_PREFIX (databases of this run)';
   log(`scripts/stack.mjs not used (${why}); starting the same processes with the same settings`);
   return startOwnProcesses({ common, gatewayPort, sandboxPort, missing, logDir, why });
@@ -193,7 +194,7 @@ async function startWithStackScript({ env, common, gatewayPort, sandboxPort }) {
     .map(({ pid, argv }) => {
       const p = STACK_PROCESSES.find((s) => argv.some((a) => a.endsWith(s.entry)));
       if (!p) return null;
-      const port = p.name === 'gateway' ? gatewayPort : p.name === 'sandbox' ? sandboxPort : p.port;
+      const port = p.name === 'sandbox' ? sandboxPort : p.port;
       return { name: p.name, pid, port };
     })
     .filter(Boolean);
@@ -240,7 +241,7 @@ async function startOwnProcesses({ common, gatewayPort, sandboxPort, missing, lo
         }
         // spawnService names the database from LOAN_STACK_DB_PREFIX, as stack.mjs would.
         if (p.name === 'gateway')
-          return { ...p, port: gatewayPort, env: { ...common, GATEWAY_PORT: String(gatewayPort) } };
+          return { ...p, port: (await isPortFree(p.port)) ? p.port : await freePort(), env: { ...common, GATEWAY_PORT: String(gatewayPort) } };
         return { ...p, port: (await isPortFree(p.port)) ? p.port : await freePort(), env: common };
       }),
     );

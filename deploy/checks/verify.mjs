@@ -204,6 +204,17 @@ function checkRelease(file, { production }) {
       if (cm.HTTP_HOST !== '0.0.0.0') fail(`${where}: HTTP_HOST must be 0.0.0.0 in a pod`);
       const listens = Number(name === 'gateway' ? cm.GATEWAY_PORT : cm.HTTP_PORT);
       if (listens !== port) fail(`${where}: listens on ${listens}, container port is ${port}`);
+      if (name === 'gateway') {
+        // Health and /metrics on their own port, never the public one.
+        const internal = c.ports?.find((p) => p.name === 'internal')?.containerPort;
+        if (!internal || Number(cm.HTTP_PORT) !== internal || internal === port)
+          fail(`${where}: HTTP_PORT ${cm.HTTP_PORT} must be the container port "internal" (${internal}), apart from the API port ${port}`);
+        for (const p of ['livenessProbe', 'readinessProbe', 'startupProbe'])
+          if (c[p]?.httpGet?.port !== 'internal') fail(`${where}: ${p} must ask the internal port`);
+        const monitored = services.filter((s) => s.metadata.labels?.['loan-analysis/metrics'] === 'true' && component(s) === name);
+        if (monitored.length !== 1 || monitored[0].spec.ports.some((p) => p.targetPort !== 'internal'))
+          fail(`${where}: metrics must be scraped from one Service on the internal port`);
+      }
       if (production) {
         if (cm.KAFKA_SSL !== 'true') fail(`${where}: Kafka TLS is off in production`);
         if (!cm.KAFKA_SASL_MECHANISM) fail(`${where}: Kafka SASL is off in production`);

@@ -202,9 +202,25 @@ describe('errors at the edge', () => {
       await call(gateway.url, 'wrong-key', 'POST', `/api/applications/${mark}`, '{"broken json');
       await call(gateway.url, null, 'GET', `/${mark}`);
     }
-    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    const metrics = await (await fetch(`${gateway.opsUrl}/metrics`)).text();
     expect(marks.filter((mark) => metrics.includes(mark))).toEqual([]);
     expect(metrics).toMatch(/route="unmatched",status="401"/);
+  });
+
+  it('when /metrics or health is asked on the public port, then 404; the internal port serves them', async () => {
+    expect(new URL(gateway.opsUrl).port).not.toBe(new URL(gateway.url).port);
+    for (const path of ['/metrics', '/healthz', '/readyz']) {
+      const outside = await call(gateway.url, null, 'GET', path);
+      expect(outside.status).toBe(404);
+      expect(outside.body).toMatchObject({ statusCode: 404, error: 'Not Found' });
+    }
+    expect((await fetch(`${gateway.opsUrl}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${gateway.opsUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { kafka: true, database: true, replies: true } });
+    expect(await (await fetch(`${gateway.opsUrl}/metrics`)).text()).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/applications\/initiate"/);
+    // The internal port serves nothing else.
+    expect((await call(gateway.opsUrl, lender.apiKey, 'POST', '/api/applications/initiate', applicant())).status).toBe(404);
   });
 
   it('when any answer is sent, then it says nosniff, and answers with personal data or secrets are not to be stored', async () => {
@@ -545,7 +561,7 @@ describe('provider webhooks', () => {
       expect(forged.status).toBe(401);
       expect(await forged.json()).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
     }
-    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    const metrics = await (await fetch(`${gateway.opsUrl}/metrics`)).text();
     expect(metrics).toMatch(/gateway_provider_webhooks_total\{[^}]*outcome="rejected"[^}]*\} 2/);
     // A real link afterwards still works, and the forged account never appeared.
     await linkAccount(res.body.widgetUrl);

@@ -1,4 +1,4 @@
-import { baseConfigShape, booleanSetting, durationMs, internalTokenSetting, loadConfig } from '@loan/runtime';
+import { ConfigError, baseConfigShape, booleanSetting, durationMs, internalTokenSetting, loadConfig } from '@loan/runtime';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
@@ -6,6 +6,13 @@ export const configShape = {
   ...baseConfigShape,
   SERVICE_NAME: z.string().default('gateway').describe('Service name'),
   GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe('Port of the public API'),
+  HTTP_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(0)
+    .describe('Internal port of /healthz, /readyz and /metrics (for probes and Prometheus; never behind the public ingress)'),
   GATEWAY_INSTANCE_ID: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/)
@@ -59,5 +66,10 @@ export const configShape = {
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
-export const loadGatewayConfig = (env: Record<string, string | undefined> = process.env) =>
-  loadConfig(configShape, env, { secrets: ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET', 'INTERNAL_TOKEN'] });
+export const loadGatewayConfig = (env: Record<string, string | undefined> = process.env) => {
+  const config = loadConfig(configShape, env, { secrets: ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET', 'INTERNAL_TOKEN'] });
+  if (config.HTTP_PORT !== 0 && config.HTTP_PORT === config.GATEWAY_PORT) {
+    throw new ConfigError(`HTTP_PORT (internal: health and metrics) must differ from GATEWAY_PORT (public API); both are ${config.HTTP_PORT}`);
+  }
+  return config;
+};

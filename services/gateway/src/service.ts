@@ -1,5 +1,6 @@
 import { Counter } from 'prom-client';
 import {
+  createOpsApp,
   createOutboxRelay,
   ensureContractTopics,
   listen,
@@ -58,11 +59,12 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
   });
   let url = `http://${config.HTTP_HOST}:${config.GATEWAY_PORT}`;
   let ready = false;
+  // Health and /metrics on the internal port only: the public port is what an ingress exposes.
+  const ops = createOpsApp({ metrics, checks: { ...runtime.checks, replies: () => ready } });
 
   const app = createHttpApp({
     metrics,
     logger,
-    checks: { ...runtime.checks, replies: () => ready },
     trustProxy: config.TRUST_PROXY,
     authFailures: { limit: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
     api: applicationRoutes({ commands, sealer, authenticate: auth, limit: limiter }),
@@ -102,6 +104,8 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
       }, 60_000);
       prune.unref();
       runtime.lifecycle.onStop('prune', () => clearInterval(prune));
+      const internal = await listen(ops, config.HTTP_HOST, config.HTTP_PORT);
+      runtime.lifecycle.onStop('internal http', () => internal.close());
       const http = await listen(app, config.HTTP_HOST, config.GATEWAY_PORT);
       url = http.url;
       ready = true;
@@ -109,8 +113,8 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
         ready = false;
         await http.close();
       });
-      logger.info({ url }, 'gateway started');
-      return { url };
+      logger.info({ url, internalUrl: internal.url }, 'gateway started');
+      return { url, internalUrl: internal.url };
     },
     stop: () => runtime.lifecycle.stop(),
   };

@@ -1,15 +1,17 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { Limits } from '@loan/contracts';
-import { httpMetrics, mountOps, type Metrics, type ReadinessCheck } from '@loan/runtime';
+import { httpMetrics, type Metrics } from '@loan/runtime';
 import { buildOpenApi, docsPage } from './openapi';
 import { authFailureLimit } from './guards';
 import { correlation, errorHandler, notFoundHandler, securityHeaders } from './support';
 import type { Logger } from '@loan/runtime';
 
-/** Assembles the gateway's HTTP app: ops endpoints, the lender API, admin and provider webhooks. */
+/**
+ * Assembles the gateway's public HTTP app: the lender API, admin and provider webhooks.
+ * Health and `/metrics` are not here: they are served on the internal port (HTTP_PORT).
+ */
 export function createHttpApp(deps: {
   metrics: Metrics;
-  checks: Record<string, ReadinessCheck>;
   logger: Logger;
   trustProxy: false | number | string[];
   authFailures: { limit: number; windowMs: number };
@@ -26,7 +28,6 @@ export function createHttpApp(deps: {
   app.use(httpMetrics(deps.metrics));
   app.use(securityHeaders());
   app.use(correlation());
-  mountOps(app, { metrics: deps.metrics, checks: deps.checks });
   app.use(
     express.json({
       limit: Limits.maxBodyBytes,
