@@ -167,10 +167,21 @@ export const CreateClientRequest = z.object({
   name: z.string().trim().min(1, 'name is required').max(200, 'name must be at most 200 characters'),
   webhookUrl: z.url({ error: 'webhookUrl must be a URL' }).optional(),
   providerSecretKey: z.string().min(1, 'providerSecretKey must not be empty').max(500).optional(),
+  providerWebhookSecret: z.string().min(16, 'providerWebhookSecret must have at least 16 characters').max(500).optional(),
 });
 export const UpdateClientRequest = z.object({
   webhookUrl: z.url({ error: 'webhookUrl must be a URL' }).nullable().optional(),
   providerSecretKey: z.string().min(1, 'providerSecretKey must not be empty').max(500).nullable().optional(),
+  /**
+   * The webhook secret of the client's own provider app: its provider webhooks then go to
+   * `/provider/webhooks/mono/<clientId>` and are verified against it (docs/security.md).
+   */
+  providerWebhookSecret: z
+    .string()
+    .min(16, 'providerWebhookSecret must have at least 16 characters')
+    .max(500)
+    .nullable()
+    .optional(),
 });
 export const CreateClientResponse = z.object({
   clientId: z.string(),

@@ -22,6 +22,12 @@ export const ProviderCallback = z.object({
   providerEvent: z.string(),
   providerAccountId: z.string(),
   ref: z.string().nullable(),
+  /**
+   * The client whose own provider webhook secret verified this callback
+   * (`/provider/webhooks/mono/<clientId>`): only that client's applications and accounts may be
+   * touched by it. Absent when the deployment-wide secret verified it.
+   */
+  clientId: z.string().nullish(),
   receivedAt: IsoTimestamp,
   /**
    * Ids of the provider's `data` object only (`id`, `meta.ref`): never the account data it

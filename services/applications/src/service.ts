@@ -357,6 +357,11 @@ export function createApplicationsService(deps: {
       logger.warn({ ref: callback.ref }, 'provider linked an account for an unknown application; ignored');
       return;
     }
+    if (callback.clientId && callback.clientId !== stored.state.clientId) {
+      // Verified with one lender's own provider secret, about another lender's application.
+      logger.warn({ ref: callback.ref, clientId: callback.clientId }, 'provider callback about another client\'s application; ignored');
+      return;
+    }
     if (stored.state.accounts.some((a) => a.providerAccountId === callback.providerAccountId)) return;
     const account = await provider.getAccount(openKey(stored.state.providerKeySealed), callback.providerAccountId);
     const accountId = randomUUID();

@@ -303,10 +303,10 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
     const ours = (job: EnrichmentJob) => job.providerAccountId === callback.providerAccountId;
     for (const accountId of await index.byProviderAccount(callback.providerAccountId)) {
       const { current } = await change(accountId, (job, now) =>
-        ours(job) ? signalPart(job, { part, at: now, leaseUntil: leaseFrom(now) }) : null,
+        ours(job) ? signalPart(job, { part, at: now, leaseUntil: leaseFrom(now), clientId: callback.clientId }) : null,
       );
       // Also when the signal was recorded already (a redelivery after a crash): work resumes now.
-      if (current && isActive(current) && ours(current)) deps.kick(accountId);
+      if (current && isActive(current) && ours(current) && (!callback.clientId || current.clientId === callback.clientId)) deps.kick(accountId);
     }
   }
 

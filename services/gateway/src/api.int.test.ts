@@ -572,6 +572,44 @@ describe('provider webhooks', () => {
     expect(v.accounts[0].providerAccountId).not.toBe('forged-account');
   });
 
+  it('when a lender has a provider app of its own, then its webhooks are verified with its secret and touch only its applications', async () => {
+    const secretA = `whsec-a-${randomUUID()}`;
+    const secretB = `whsec-b-${randomUUID()}`;
+    const a = await createClient(gateway.url, { providerWebhookSecret: secretA });
+    const b = await createClient(gateway.url, { providerWebhookSecret: secretB });
+    const keyless = await createClient(gateway.url);
+    const shown = await fetch(`${gateway.url}/admin/clients/${a.clientId}`, { headers: { 'x-admin-token': 'local-admin-token' } });
+    const described = await shown.json();
+    expect(described).toMatchObject({ providerWebhookSecretConfigured: true });
+    expect(JSON.stringify(described)).not.toContain(secretA);
+    // A real provider account, linked to one of A's applications the usual way.
+    const first = await initiate(applicant(), a.apiKey);
+    const { providerAccountId } = await linkAccount(first.body.widgetUrl);
+    await waitFor(async () => (await view(first.body.applicationId, a.apiKey)).body.accounts.length === 1, { what: 'the first link' });
+    const second = await initiate(applicant(), a.apiKey);
+    const theirs = await initiate(applicant(), b.apiKey);
+    const connected = (ref: string) => ({ event: 'mono.events.account_connected', event_id: randomUUID(), data: { id: providerAccountId, meta: { ref } } });
+    const send = (clientId: string, secret: string, body: unknown) =>
+      fetch(`${gateway.url}/provider/webhooks/mono/${clientId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'mono-webhook-secret': secret },
+        body: JSON.stringify(body),
+      });
+    // Another client's secret, the shared secret, or a client without a secret of its own: 401.
+    for (const [clientId, secret] of [[a.clientId, secretB], [a.clientId, 'sandbox-webhook-secret'], [keyless.clientId, secretA], [randomUUID(), secretA], ['not-an-id', secretA]] as const) {
+      const refused = await send(clientId, secret, connected(second.body.applicationId));
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({ statusCode: 401, message: 'Invalid webhook secret', error: 'Unauthorized' });
+    }
+    // A's own secret, about B's application: accepted by the edge, ignored by the owner.
+    expect((await send(a.clientId, secretA, connected(theirs.body.applicationId))).status).toBe(200);
+    // A's own secret, about A's application: linked (same account, same partition, so after the one above).
+    expect((await send(a.clientId, secretA, connected(second.body.applicationId))).status).toBe(200);
+    await waitFor(async () => (await view(second.body.applicationId, a.apiKey)).body.accounts.length === 1, { what: "A's callback to link A's application" });
+    const untouched = await view(theirs.body.applicationId, b.apiKey);
+    expect(untouched.body).toMatchObject({ status: 'PENDING_LINKING', accounts: [] });
+  });
+
   it('when the provider sends the same webhook twice, then the account is linked once', async () => {
     const res = await initiate(applicant());
     await linkAccount(res.body.widgetUrl);

@@ -82,6 +82,8 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     providerWebhooks: providerWebhookRoutes({
       bus,
       secret: config.PROVIDER_WEBHOOK_SECRET,
+      clients: clientRepo,
+      sealer,
       clock,
       logger,
       received: providerWebhooks,

@@ -140,6 +140,9 @@ export async function startHarness(options: { jobDelay?: string } = {}): Promise
     providerWebhookRoutes({
       bus: driver.bus,
       secret: WEBHOOK_SECRET,
+      // The sandbox posts to the deployment-wide route; no client has a secret of its own here.
+      clients: { get: async () => null },
+      sealer: driver.sealer,
       clock: systemClock,
       logger: driver.logger,
       received: new Counter({

@@ -137,6 +137,13 @@ describe('enrichment decisions', () => {
     expect(signalPart(signalled!, { part: 'insights', at: later(700), leaseUntil: later(30_000) })).toBeNull();
   });
 
+  it("when a webhook verified with another client's own provider secret names the account, then the job is not signalled; its own client's is", () => {
+    const job = started();
+    expect(signalPart(job, { part: 'income', at: later(500), leaseUntil: later(30_000), clientId: 'another-client' })).toBeNull();
+    expect(signalPart(job, { part: 'income', at: later(500), leaseUntil: later(30_000), clientId: job.clientId })?.income.signalledAt).toEqual(later(500));
+    expect(signalPart(job, { part: 'income', at: later(500), leaseUntil: later(30_000), clientId: null })?.income.signalledAt).toEqual(later(500));
+  });
+
   it('when a webhook arrives before the start of its part is recorded, then the part is fetched as soon as the start is', () => {
     const job = opened();
     // The provider finished the income job (and said so) while our start request was on its way.

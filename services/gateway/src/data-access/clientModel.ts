@@ -13,6 +13,7 @@ const clientSchema = new Schema(
       default: [],
     },
     providerSecretKey: { type: String, default: null },
+    providerWebhookSecret: { type: String, default: null },
     version: { type: Number, required: true },
     createdAt: Date,
     updatedAt: Date,

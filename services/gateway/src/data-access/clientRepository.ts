@@ -10,6 +10,8 @@ export interface ClientRecord {
   webhookUrl: string | null;
   webhookSecrets: { secret: string; validUntil: Date | null }[];
   providerSecretKey: string | null;
+  /** Sealed: the webhook secret of the client's own provider app, when it has one. */
+  providerWebhookSecret: string | null;
   version: number;
 }
 
@@ -21,6 +23,7 @@ const toRecord = (doc: Doc): ClientRecord => ({
   webhookUrl: doc.webhookUrl ?? null,
   webhookSecrets: (doc.webhookSecrets ?? []).map((s) => ({ secret: s.secret, validUntil: s.validUntil ?? null })),
   providerSecretKey: doc.providerSecretKey ?? null,
+  providerWebhookSecret: doc.providerWebhookSecret ?? null,
   version: doc.version,
 });
 

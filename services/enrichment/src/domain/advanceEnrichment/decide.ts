@@ -120,12 +120,17 @@ export function applyStep(
   return next;
 }
 
-/** A webhook says a part's result is ready: remembered, so that it is fetched at once. */
+/**
+ * A webhook says a part's result is ready: remembered, so that it is fetched at once. A
+ * webhook verified with one client's own provider secret (`clientId`) signals only that
+ * client's jobs.
+ */
 export function signalPart(
   job: EnrichmentJob,
-  input: { part: EnrichmentPart; at: Date; leaseUntil: Date },
+  input: { part: EnrichmentPart; at: Date; leaseUntil: Date; clientId?: string | null },
 ): EnrichmentJob | null {
   if (!isActive(job)) return null;
+  if (input.clientId && input.clientId !== job.clientId) return null;
   const part = job[input.part];
   // NOT_STARTED too: the provider may finish (and say so) before the start is recorded here.
   if (part.status === 'DONE' || part.signalledAt) return null;

@@ -14,8 +14,8 @@ const RotateSecretRequest = z
   .transform((v) => v ?? {});
 
 /**
- * Admin API of the local contract: create a client, change its webhook URL or provider key,
- * rotate its API key or webhook secret. Keys are shown once and stored hashed; secrets sealed.
+ * Admin API of the local contract: create a client, change its webhook URL, provider key or
+ * provider webhook secret, rotate its API key or webhook secret. Keys are shown once and stored hashed; secrets sealed.
  */
 export function adminRoutes(deps: {
   clients: ClientRepository;
@@ -72,6 +72,7 @@ export function adminRoutes(deps: {
         webhookUrl: webhookUrlOf(body.webhookUrl) ?? null,
         webhookSecrets: [{ secret: sealer.seal(webhookSecret), validUntil: null }],
         providerSecretKey: body.providerSecretKey ? sealer.seal(body.providerSecretKey) : null,
+        providerWebhookSecret: body.providerWebhookSecret ? sealer.seal(body.providerWebhookSecret) : null,
         version: 1,
       };
       await clients.create(record, clock.now());
@@ -89,6 +90,7 @@ export function adminRoutes(deps: {
         name: client.name,
         webhookUrl: client.webhookUrl,
         providerKeyConfigured: client.providerSecretKey !== null,
+        providerWebhookSecretConfigured: client.providerWebhookSecret !== null,
         version: client.version,
       });
     }),
@@ -105,6 +107,9 @@ export function adminRoutes(deps: {
       if (body.providerSecretKey !== undefined) {
         next.providerSecretKey = body.providerSecretKey === null ? null : sealer.seal(body.providerSecretKey);
       }
+      if (body.providerWebhookSecret !== undefined) {
+        next.providerWebhookSecret = body.providerWebhookSecret === null ? null : sealer.seal(body.providerWebhookSecret);
+      }
       await save(next);
       deps.onKeyChange();
       audit(req, 'client.update', next.clientId, Object.keys(body));
@@ -113,6 +118,7 @@ export function adminRoutes(deps: {
         name: next.name,
         webhookUrl: next.webhookUrl,
         providerKeyConfigured: next.providerSecretKey !== null,
+        providerWebhookSecretConfigured: next.providerWebhookSecret !== null,
         version: next.version,
       });
     }),

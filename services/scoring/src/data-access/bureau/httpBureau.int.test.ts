@@ -35,7 +35,9 @@ describe('credit bureau answers', () => {
   it('when the bureau answers a CRC report, then it is read as a hit with its facilities', async () => {
     const server = await bureauServer(() => crcCleanHit());
     try {
-      const outcome = await createHttpBureau({ baseUrl: server.url, apiKey: 'k', timeoutMs: 2_000, logger }).lookup(CLEAN_BVN);
+      const outcome = await createHttpBureau({ baseUrl: server.url, apiKey: 'k', timeoutMs: 2_000, logger }).lookup(
+        CLEAN_BVN,
+      );
       expect(outcome.status).toBe('HIT');
       expect(outcome.status === 'HIT' && outcome.report.facilities.length).toBe(3);
     } finally {
@@ -56,25 +58,55 @@ describe('credit bureau answers', () => {
   });
 
   it.each([
-    ['a facility list that is text', (b: Record<string, unknown>) => void (b.CreditFacilityHistory24 = 'see attached'), 'BODY.CreditFacilityHistory24'],
-    ['a facility whose balance is an object', (b: Record<string, unknown>) => void ((b.CreditFacilityHistory24 as Record<string, unknown>[])[0]!.CURRENT_BALANCE_CAL = { amount: 400_000 }), 'BODY.CreditFacilityHistory24'],
-    ['a score that is a list', (b: Record<string, unknown>) => void ((b.CREDIT_SCORE_DETAILS as { CREDIT_SCORE_SUMMARY: Record<string, unknown> }).CREDIT_SCORE_SUMMARY.CREDIT_SCORE = [762]), 'BODY.CREDIT_SCORE_DETAILS.CREDIT_SCORE_SUMMARY.CREDIT_SCORE'],
+    [
+      'a facility list that is text',
+      (b: Record<string, unknown>) => void (b.CreditFacilityHistory24 = 'see attached'),
+      'BODY.CreditFacilityHistory24',
+    ],
+    [
+      'a facility whose balance is an object',
+      (b: Record<string, unknown>) =>
+        void ((b.CreditFacilityHistory24 as Record<string, unknown>[])[0]!.CURRENT_BALANCE_CAL = { amount: 400_000 }),
+      'BODY.CreditFacilityHistory24',
+    ],
+    [
+      'a score that is a list',
+      (b: Record<string, unknown>) =>
+        void ((
+          b.CREDIT_SCORE_DETAILS as { CREDIT_SCORE_SUMMARY: Record<string, unknown> }
+        ).CREDIT_SCORE_SUMMARY.CREDIT_SCORE = [762]),
+      'BODY.CREDIT_SCORE_DETAILS.CREDIT_SCORE_SUMMARY.CREDIT_SCORE',
+    ],
     ['a body that is text', (b: Record<string, unknown>) => void Object.keys(b).forEach((k) => delete b[k]), null],
-  ])('when a hit has %s, then the lookup is UNAVAILABLE naming the field, never scored as a clean file', async (_what, patch, field) => {
-    const answer = field === null ? { ConsumerHitResponse: { ...crcCleanHit().ConsumerHitResponse, BODY: 'no data' } } : cleanHitWith(patch);
-    const server = await bureauServer(() => answer);
-    try {
-      const outcome = await createHttpBureau({ baseUrl: server.url, apiKey: 'k', timeoutMs: 2_000, logger }).lookup(CLEAN_BVN);
-      expect(outcome).toEqual({ status: 'UNAVAILABLE', reason: `MALFORMED_RESPONSE: ${field ?? 'BODY'}` });
-    } finally {
-      await server.close();
-    }
-  });
+  ])(
+    'when a hit has %s, then the lookup is UNAVAILABLE naming the field, never scored as a clean file',
+    async (_what, patch, field) => {
+      const answer =
+        field === null
+          ? { ConsumerHitResponse: { ...crcCleanHit().ConsumerHitResponse, BODY: 'no data' } }
+          : cleanHitWith(patch);
+      const server = await bureauServer(() => answer);
+      try {
+        const outcome = await createHttpBureau({ baseUrl: server.url, apiKey: 'k', timeoutMs: 2_000, logger }).lookup(
+          CLEAN_BVN,
+        );
+        expect(outcome).toEqual({ status: 'UNAVAILABLE', reason: `MALFORMED_RESPONSE: ${field ?? 'BODY'}` });
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   it('when the answer is larger than the cap, then it is refused unread and the lookup is UNAVAILABLE', async () => {
     const server = await bureauServer(() => cleanHitWith((b) => void (b.Padding = 'x'.repeat(50_000))));
     try {
-      const bureau = createHttpBureau({ baseUrl: server.url, apiKey: 'k', timeoutMs: 2_000, logger, maxResponseBytes: 20_000 });
+      const bureau = createHttpBureau({
+        baseUrl: server.url,
+        apiKey: 'k',
+        timeoutMs: 2_000,
+        logger,
+        maxResponseBytes: 20_000,
+      });
       const outcome = await bureau.lookup(CLEAN_BVN);
       expect(outcome.status).toBe('UNAVAILABLE');
       expect(outcome.status === 'UNAVAILABLE' && outcome.reason).toMatch(/maxContentLength/);
