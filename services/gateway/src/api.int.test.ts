@@ -674,6 +674,26 @@ describe('webhook URLs at registration', () => {
 });
 
 describe('guessing keys and admin tokens', () => {
+  it('when the same wrong key is sent again and again, then the database is asked once per cache period, and every answer is 401', async () => {
+    const lookups = await startGateway(ns, { AUTH_FAILURE_LIMIT: '1000', API_KEY_CACHE_TTL: '1m' });
+    try {
+      const finds = async () =>
+        (await lookups.runtime.metrics.databaseCommands.get()).values
+          .filter((v) => v.labels.collection === 'clients' && v.labels.command === 'find')
+          .reduce((sum, v) => sum + v.value, 0);
+      const before = await finds();
+      for (let i = 0; i < 10; i++) {
+        const res = await call(lookups.url, 'lk_not-a-key-of-anyone', 'GET', `/api/applications/${randomUUID()}`);
+        expect(res.body).toEqual({ statusCode: 401, message: 'Invalid API key', error: 'Unauthorized' });
+      }
+      expect((await finds()) - before).toBe(1);
+      // A real key still works through the same gateway.
+      expect((await call(lookups.url, lender.apiKey, 'GET', `/api/applications/${randomUUID()}`)).status).toBe(404);
+    } finally {
+      await lookups.stop();
+    }
+  });
+
   it('when one address keeps failing authentication, then it gets 429 before any lookup, also when it rotates X-Forwarded-For; admin changes leave an audit line without secrets', async () => {
     const logs = captureLogs();
     const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1', LOG_LEVEL: 'info' });

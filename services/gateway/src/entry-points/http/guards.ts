@@ -13,12 +13,14 @@ import { ctx } from './support';
 
 /**
  * `x-api-key` on every /api route. Keys are looked up by their SHA-256 (only the hash is
- * stored) and the stored hash is compared in constant time. Verified keys are cached briefly.
+ * stored) and the stored hash is compared in constant time. Lookups are cached briefly, misses
+ * too: a key sent again and again costs one query per TTL, not one per request. (A miss can
+ * never turn into a hit: keys are random and made only by us.)
  */
 export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: number; clock: Clock }): RequestHandler & {
   forget(): void;
 } {
-  const cache = new Map<string, { client: ClientRecord; until: number }>();
+  const cache = new Map<string, { client: ClientRecord | null; until: number }>();
   const handler = (async (req, res, next) => {
     try {
       const key = req.header('x-api-key');
@@ -26,13 +28,16 @@ export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: numb
       const hash = hashApiKey(key);
       const now = deps.clock.now().getTime();
       const hit = cache.get(hash);
-      let client = hit && hit.until > now ? hit.client : null;
-      if (!client) {
-        client = await deps.clients.findByKeyHash(hash);
-        if (!client || !safeEqual(client.apiKeyHash, hash)) throw new HttpError(401, 'Invalid API key');
+      let client: ClientRecord | null;
+      if (hit && hit.until > now) {
+        client = hit.client;
+      } else {
+        const found = await deps.clients.findByKeyHash(hash);
+        client = found && safeEqual(found.apiKeyHash, hash) ? found : null;
         if (cache.size > 10_000) cache.clear();
         cache.set(hash, { client, until: now + deps.cacheTtlMs });
       }
+      if (!client) throw new HttpError(401, 'Invalid API key');
       ctx(res).client = client;
       next();
     } catch (error) {
