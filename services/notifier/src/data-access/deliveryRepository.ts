@@ -1,6 +1,6 @@
 import type { EventName } from '@loan/contracts';
 import { isDuplicateKey, rawCollection } from '@loan/runtime';
-import type { Delivery, DeliveryStatus, ScheduleEntry } from '../domain/delivery';
+import type { Delivery, DeliveryHead, DeliveryStatus, ScheduleEntry } from '../domain/delivery';
 import type { NotifierModels } from './models';
 
 type DeliveryDoc = Omit<Delivery, 'deliveryId'> & { _id: string };
@@ -53,7 +53,7 @@ const entryFields = (e: ScheduleEntry) => ({
 });
 
 /** What changes on a delivery after it was recorded (the event and its body never do). */
-const mutableFields = (d: Delivery) => ({
+const mutableFields = (d: DeliveryHead) => ({
   status: d.status,
   reason: d.reason,
   attempts: d.attempts,
@@ -146,7 +146,7 @@ export function createDeliveryRepository(models: NotifierModels) {
     },
 
     /** Writes what changed; the caller holds the claim on the delivery (or it had settled). */
-    async save(delivery: Delivery): Promise<void> {
+    async save(delivery: DeliveryHead): Promise<void> {
       await raw.deliveries.updateOne({ _id: delivery.deliveryId }, { $set: mutableFields(delivery) });
     },
 
@@ -171,12 +171,22 @@ export function createDeliveryRepository(models: NotifierModels) {
       return { items: docs.slice(0, query.limit).map(toDelivery), more: docs.length > query.limit };
     },
 
-    /** A client's FAILED deliveries recorded since a time, oldest first (the replay order), `limit` at most. */
-    async failedSince(clientId: string, since: Date, event: EventName | undefined, limit: number): Promise<Delivery[]> {
+    /**
+     * A client's FAILED deliveries recorded since a time, oldest first (the replay order),
+     * `limit` at most, without their bodies (a replay changes only their state).
+     */
+    async failedSince(clientId: string, since: Date, event: EventName | undefined, limit: number): Promise<DeliveryHead[]> {
       const filter: Record<string, unknown> = { clientId, status: 'FAILED', createdAt: { $gte: since } };
       if (event) filter.event = event;
-      const docs = await deliveries.find(filter).sort({ createdAt: 1, _id: 1 }).limit(limit).lean<DeliveryDoc[]>();
-      return docs.map(toDelivery);
+      const docs = await deliveries
+        .find(filter, { body: 0 })
+        .sort({ createdAt: 1, _id: 1 })
+        .limit(limit)
+        .lean<Omit<DeliveryDoc, 'body'>[]>();
+      return docs.map((doc) => {
+        const { body: _body, ...head } = toDelivery({ ...doc, body: '' });
+        return head;
+      });
     },
 
     /** Every pending delivery (for rebuilding the schedule at start-up). */

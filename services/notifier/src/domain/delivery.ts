@@ -65,6 +65,9 @@ export interface Delivery {
   deliveredAt: Date | null;
 }
 
+/** A delivery without its body: what bulk work (replay) reads, so a page stays small. */
+export type DeliveryHead = Omit<Delivery, 'body'>;
+
 /**
  * The part of a pending delivery the dispatcher needs to choose what to send next. Kept apart
  * from the delivery log so that finding due work stays cheap however long the log grows.
@@ -79,7 +82,7 @@ export interface ScheduleEntry {
   version: number;
 }
 
-export const scheduleEntryOf = (d: Delivery): ScheduleEntry => ({
+export const scheduleEntryOf = (d: DeliveryHead): ScheduleEntry => ({
   deliveryId: d.deliveryId,
   clientId: d.clientId,
   applicationId: d.applicationId,

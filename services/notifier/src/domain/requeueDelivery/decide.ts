@@ -1,11 +1,11 @@
 import type { EventName } from '@loan/contracts';
-import type { Delivery, DeliveryPolicy } from '../delivery';
+import type { Delivery, DeliveryHead, DeliveryPolicy } from '../delivery';
 import { fullRound, singleAttemptRound } from '../deliverWebhook/backoff';
 
 export type RequeueError = { ok: false; code: 'NOT_FOUND' | 'ALREADY_PENDING'; message: string };
 export type Requeued = { ok: true; delivery: Delivery };
 
-const requeue = (delivery: Delivery, now: Date, round: Delivery['round']): Delivery => ({
+const requeue = <D extends DeliveryHead>(delivery: D, now: Date, round: Delivery['round']): D => ({
   ...delivery,
   status: 'PENDING',
   reason: null,
@@ -30,7 +30,7 @@ export function redeliver(delivery: Delivery | null, clientId: string, now: Date
 }
 
 /** Whether a replay since `since` (of one event name, when given) takes this delivery. */
-export function isReplayable(delivery: Delivery, filter: { since: Date; event?: EventName }): boolean {
+export function isReplayable(delivery: DeliveryHead, filter: { since: Date; event?: EventName }): boolean {
   return (
     delivery.status === 'FAILED' &&
     delivery.createdAt.getTime() >= filter.since.getTime() &&
@@ -39,6 +39,6 @@ export function isReplayable(delivery: Delivery, filter: { since: Date; event?: 
 }
 
 /** A replayed delivery starts a full retry round again, as if it had just arrived. */
-export function replay(delivery: Delivery, now: Date, policy: Pick<DeliveryPolicy, 'maxRetries'>): Delivery {
+export function replay<D extends DeliveryHead>(delivery: D, now: Date, policy: Pick<DeliveryPolicy, 'maxRetries'>): D {
   return requeue(delivery, now, fullRound(policy));
 }

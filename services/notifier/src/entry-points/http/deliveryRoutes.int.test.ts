@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { buildEvent } from '@loan/contracts';
 import express, { type RequestHandler } from 'express';
+import type { mongo } from 'mongoose';
 import { createLogger, listen } from '@loan/runtime';
 import { waitFor } from '../../../../../testing/helpers';
 import { deliveryRoutes as gatewayDeliveryRoutes } from '../../../../gateway/src/entry-points/http/deliveryRoutes';
@@ -152,6 +153,31 @@ describe('the delivery log API, through the gateway, over the real broker and da
     await until(clientId, record.id, (d) => d.status === 'DELIVERED' && d.attempts.length === 4, 'DELIVERED again');
   });
 
+  /**
+   * The FAILED deliveries the database sends the notifier (replies to its `find`s of FAILED
+   * deliveries, which only a replay asks for) until `stop`.
+   */
+  function deliveriesReadDuring() {
+    const client = notifier.runtime.db.getClient();
+    const finds = new Set<number>();
+    const docs: Record<string, unknown>[] = [];
+    const started = (e: mongo.CommandStartedEvent) => {
+      if (e.commandName === 'find' && e.command.find === 'deliveries' && e.command.filter?.status === 'FAILED') finds.add(e.requestId);
+    };
+    const succeeded = (e: mongo.CommandSucceededEvent) => {
+      if (finds.has(e.requestId)) docs.push(...((e.reply as { cursor: { firstBatch: Record<string, unknown>[] } }).cursor.firstBatch ?? []));
+    };
+    client.on('commandStarted', started);
+    client.on('commandSucceeded', succeeded);
+    return {
+      stop() {
+        client.off('commandStarted', started);
+        client.off('commandSucceeded', succeeded);
+        return docs;
+      },
+    };
+  }
+
   it('when FAILED deliveries are replayed since a time, then they are re-queued, counted and delivered', async () => {
     const { hook, clientId } = await failingClient();
     const since = new Date().toISOString();
@@ -168,9 +194,14 @@ describe('the delivery log API, through the gateway, over the real broker and da
     expect(onlyAbandoned).toEqual({ status: 202, body: { count: 1, more: false } });
     await until(clientId, failedOnes[2]!.id, (d) => d.status === 'DELIVERED', 'the replayed abandoned event');
 
-    // One page at a time: the oldest first, `more` until none is left.
+    // One page at a time: the oldest first, `more` until none is left; the database sends the
+    // deliveries without their bodies (a replay changes only their state).
+    const read = deliveriesReadDuring();
     const first = await api(clientId, 'POST', '/deliveries/replay', { since, limit: 1 });
+    const docs = read.stop();
     expect(first).toEqual({ status: 202, body: { count: 1, more: true } });
+    expect(docs.length).toBeGreaterThan(0);
+    expect(docs.filter((d) => 'body' in d)).toEqual([]);
     const rest = await api(clientId, 'POST', '/deliveries/replay', { since, limit: 1 });
     expect(rest).toEqual({ status: 202, body: { count: 1, more: false } });
     for (const r of failedOnes) await until(clientId, r.id, (d) => d.status === 'DELIVERED', `${r.id} DELIVERED`);

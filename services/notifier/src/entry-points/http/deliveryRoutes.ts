@@ -7,6 +7,7 @@ import {
   DeliveryStatuses,
   scheduleEntryOf,
   type Delivery,
+  type DeliveryHead,
   type DeliveryPolicy,
   type ScheduleEntry,
 } from '../../domain/delivery';
@@ -116,7 +117,7 @@ export function deliveryRoutes(deps: {
   const router = Router();
 
   /** The schedule entry goes first: a crash between the two writes leaves no pending delivery unscheduled. */
-  async function requeue(delivery: Delivery) {
+  async function requeue(delivery: DeliveryHead) {
     const entry = scheduleEntryOf(delivery);
     if (!(await repo.addEntry(entry))) await repo.setEntry(entry);
     await repo.save(delivery);
