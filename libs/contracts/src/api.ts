@@ -29,17 +29,23 @@ const name = (field: string) =>
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === null || v === '' ? undefined : v), schema.optional());
 
+/** The applicant's phone number as the lender has it: 10 to 15 characters. */
+export const Phone = z
+  .string({ error: 'phone must be a string' })
+  .min(10, 'phone must be between 10 and 15 characters')
+  .max(15, 'phone must be between 10 and 15 characters');
+
+/** What the loan is for, in the lender's words. */
+export const Purpose = z
+  .string({ error: 'purpose must be a string' })
+  .max(Limits.maxPurpose, `purpose must be at most ${Limits.maxPurpose} characters`);
+
 /** Body of `POST /api/applications/initiate` (spec section 2). */
 export const InitiateRequest = z.object({
   firstName: name('firstName'),
   lastName: name('lastName'),
   email: z.email({ error: 'email must be a valid e-mail address' }),
-  phone: optional(
-    z
-      .string({ error: 'phone must be a string' })
-      .min(10, 'phone must be between 10 and 15 characters')
-      .max(15, 'phone must be between 10 and 15 characters'),
-  ),
+  phone: optional(Phone),
   bvn: optional(z.string({ error: 'bvn must be a string' }).pipe(Bvn)),
   amount: z
     .number({ error: 'amount is required and must be a number' })
@@ -54,9 +60,7 @@ export const InitiateRequest = z.object({
     .number({ error: 'interestRate is required and must be a number' })
     .min(0, 'interestRate must be a monthly percentage of 0 or more')
     .max(Limits.maxInterestRate, `interestRate must not exceed ${Limits.maxInterestRate}`),
-  purpose: optional(
-    z.string({ error: 'purpose must be a string' }).max(Limits.maxPurpose, `purpose must be at most ${Limits.maxPurpose} characters`),
-  ),
+  purpose: optional(Purpose),
   idempotencyKey: z
     .string({ error: 'idempotencyKey is required and must be a string' })
     .min(1, 'idempotencyKey must not be empty')
@@ -187,4 +191,27 @@ export const CreateClientResponse = z.object({
   clientId: z.string(),
   apiKey: z.string(),
   webhookSecret: z.string(),
+});
+
+/** A client account as the admin API shows it: never its keys or secrets. */
+export const ClientView = z.object({
+  clientId: z.string(),
+  name: z.string(),
+  webhookUrl: z.string().nullable(),
+  providerKeyConfigured: z.boolean(),
+  providerWebhookSecretConfigured: z.boolean(),
+  version: z.number().int(),
+});
+
+export const RotateKeyResponse = z.object({ clientId: z.string(), apiKey: z.string() });
+
+/** Body of `POST /admin/clients/:id/rotate-webhook-secret`; the overlap defaults to WEBHOOK_SECRET_OVERLAP. */
+export const RotateWebhookSecretBody = z.object({ overlapSeconds: z.number().int().min(0).max(7 * 86_400).optional() });
+export const RotateWebhookSecretRequest = RotateWebhookSecretBody.optional().transform((v) => v ?? {});
+
+export const RotateWebhookSecretResponse = z.object({
+  clientId: z.string(),
+  webhookSecret: z.string(),
+  /** Until when the previous secret still signs `x-signature-previous`. */
+  previousSecretValidUntil: z.string(),
 });

@@ -2,6 +2,7 @@ export * from './analytics';
 export * from './api';
 export * from './commands';
 export * from './decision';
+export * from './deliveries';
 export * from './enrichment';
 export * from './events';
 export * from './facts';

@@ -1,20 +1,9 @@
+import type { DeliveryView } from '@loan/contracts';
+
+export type { DeliveryView };
 import type { Delivery } from './delivery';
 
-/** A delivery as the lender sees it in the delivery log. */
-export interface DeliveryView {
-  id: string;
-  eventId: string;
-  event: string;
-  applicationId: string;
-  status: string;
-  reason: string | null;
-  attempts: { at: string; statusCode: number | null; error: string | null; durationMs: number }[];
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deliveredAt: string | null;
-}
-
+/** A delivery as the lender sees it in the delivery log (its shape is in the contracts). */
 export function toView(d: Delivery): DeliveryView {
   return {
     id: d.deliveryId,

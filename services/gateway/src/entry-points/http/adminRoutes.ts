@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request } from 'express';
-import { CreateClientRequest, UpdateClientRequest, checkWebhookUrl } from '@loan/contracts';
+import { CreateClientRequest, RotateWebhookSecretRequest, UpdateClientRequest, checkWebhookUrl } from '@loan/contracts';
 import type { Clock, Logger, Sealer } from '@loan/runtime';
-import { z } from 'zod';
 import { HttpError } from '../../domain/errors';
 import { hashApiKey, newApiKey, newWebhookSecret } from '../../domain/keys';
 import type { ClientRecord, ClientRepository } from '../../data-access/clientRepository';
 import { allowOnlyRoutedMethods, requireJson, route, validate } from './support';
-
-const RotateSecretRequest = z
-  .object({ overlapSeconds: z.number().int().min(0).max(7 * 86_400).optional() })
-  .optional()
-  .transform((v) => v ?? {});
 
 /**
  * Admin API of the local contract: create a client, change its webhook URL, provider key or
@@ -139,7 +133,7 @@ export function adminRoutes(deps: {
   router.post(
     '/clients/:id/rotate-webhook-secret',
     route(async (req, res) => {
-      const body = validate(RotateSecretRequest, req.body && Object.keys(req.body).length > 0 ? req.body : undefined);
+      const body = validate(RotateWebhookSecretRequest, req.body && Object.keys(req.body).length > 0 ? req.body : undefined);
       const client = await load(req.params.id);
       const now = clock.now();
       const overlapMs = body.overlapSeconds !== undefined ? body.overlapSeconds * 1000 : deps.webhookSecretOverlapMs;

@@ -1,7 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { Limits } from '@loan/contracts';
 import { httpMetrics, type Metrics } from '@loan/runtime';
-import { buildOpenApi, docsPage } from './openapi';
+import { adminDocsRoutes, docsRoutes } from './docsRoutes';
 import { authFailureLimit } from './guards';
 import { correlation, errorHandler, notFoundHandler, securityHeaders } from './support';
 import type { Logger } from '@loan/runtime';
@@ -37,17 +37,13 @@ export function createHttpApp(deps: {
       },
     }),
   );
-  app.get('/api/openapi.json', (_req, res) => {
-    res.json(buildOpenApi(deps.publicUrl()));
-  });
-  app.get('/api/docs', (_req, res) => {
-    res.type('html').send(docsPage(buildOpenApi(deps.publicUrl())));
-  });
+  // The documents of the API; the operator's document is behind the admin token like the rest of /admin.
+  app.use('/api', docsRoutes({ publicUrl: deps.publicUrl }));
   // Before authentication: an IP that keeps failing it is turned away without a key lookup.
   app.use(['/api/applications', '/api/webhooks', '/admin'], authFailureLimit(deps.authFailures));
   app.use('/api/applications', deps.api);
   app.use('/api/webhooks', deps.deliveries);
-  app.use('/admin', deps.adminGuard, deps.admin);
+  app.use('/admin', deps.adminGuard, adminDocsRoutes({ publicUrl: deps.publicUrl }), deps.admin);
   app.use('/provider/webhooks', deps.providerWebhooks);
   app.use(notFoundHandler());
   app.use(errorHandler(deps.logger));

@@ -95,38 +95,71 @@ export function requireJson(): RequestHandler {
 /**
  * Headers on every response: no content sniffing; nothing stored by caches or browsers (API
  * answers carry applicants' data, admin answers keys and secrets; the OpenAPI document and
- * docs page may be cached); HSTS when the request came over TLS (directly or, with
+ * docs page and its assets may be cached); HSTS when the request came over TLS (directly or, with
  * TRUST_PROXY, through the proxy).
  */
 export function securityHeaders(): RequestHandler {
   return (req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (req.path !== '/api/openapi.json' && req.path !== '/api/docs') res.setHeader('Cache-Control', 'no-store');
+    if (req.path !== '/api/openapi.json' && req.path !== '/api/docs' && !req.path.startsWith('/api/docs/')) res.setHeader('Cache-Control', 'no-store');
     if (req.secure) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     next();
   };
 }
 
+type RouteLayer = {
+  route?: { path: string; methods: Record<string, boolean> };
+  match(path: string): boolean;
+};
+
+const methodsOf = (layer: RouteLayer) =>
+  Object.entries(layer.route!.methods)
+    .filter(([method, on]) => on && method !== '_all')
+    .map(([method]) => method.toUpperCase());
+
 /**
  * Closes a router: a path it serves asked with another method answers 405 with `Allow` (the
- * methods it does serve there) instead of falling through to 404. Call after the routes; the
- * table is read from the router itself, so a new route is covered without listing it again.
+ * methods it does serve there) instead of falling through to 404 or to another route whose
+ * pattern also matches (`GET /initiate` is not `GET /:id`). The check runs before the router's
+ * own middleware (authentication, limits), and the table is read from the router itself, so a
+ * new route is covered without listing it again. Call after the routes.
  */
 export function allowOnlyRoutedMethods(router: Router): Router {
-  const allowed = new Map<string, Set<string>>();
-  for (const layer of router.stack as { route?: { path: string; methods: Record<string, boolean> } }[]) {
-    if (!layer.route) continue;
-    const methods = allowed.get(layer.route.path) ?? new Set<string>();
-    for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') methods.add(method.toUpperCase());
-    if (methods.has('GET')) methods.add('HEAD');
-    allowed.set(layer.route.path, methods);
-  }
-  for (const [path, methods] of allowed) {
-    const allow = [...methods].sort().join(', ');
-    router.all(path, (req, res) => {
-      res.setHeader('Allow', allow);
-      res.status(405).json(errorBody(405, `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}; allowed: ${allow}`));
-    });
-  }
+  const routes = (router.stack as unknown as RouteLayer[]).filter((layer) => layer.route);
+  router.use((req, res, next) => {
+    const allowed = new Set<string>();
+    for (const layer of routes) if (layer.match(req.path)) for (const method of methodsOf(layer)) allowed.add(method);
+    if (allowed.size === 0) return next();
+    if (allowed.has('GET')) allowed.add('HEAD');
+    if (allowed.has(req.method)) return next();
+    const allow = [...allowed].sort().join(', ');
+    res.setHeader('Allow', allow);
+    res.status(405).json(errorBody(405, `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}; allowed: ${allow}`));
+  });
+  // The guard goes first: before the middleware and routes registered so far.
+  router.stack.unshift(router.stack.pop()!);
   return router;
+}
+
+/** A route the app serves, with its path in OpenAPI's form (`/api/applications/{id}`). */
+export interface ServedRoute {
+  method: string;
+  path: string;
+}
+
+type AnyLayer = RouteLayer & { rawPath?: unknown; handle: { stack?: AnyLayer[] } };
+
+/** Every route of an express app or router, mounted routers included: the drift test's truth. */
+export function servedRoutes(stack: unknown[], prefix = ''): ServedRoute[] {
+  const out: ServedRoute[] = [];
+  for (const layer of stack as AnyLayer[]) {
+    if (layer.route) {
+      const path = `${prefix}${layer.route.path}`.replace(/:(\w+)/g, '{$1}');
+      for (const method of methodsOf(layer)) out.push({ method: method.toLowerCase(), path });
+    } else if (Array.isArray(layer.handle?.stack)) {
+      const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
+      out.push(...servedRoutes(layer.handle.stack, `${prefix}${mount}`));
+    }
+  }
+  return out;
 }

@@ -1,10 +1,9 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { EventNames, errorBody, type EventName } from '@loan/contracts';
+import { DeliveryListQuery, ReplayRequest, errorBody } from '@loan/contracts';
 import type { Clock } from '@loan/runtime';
 import { z } from 'zod';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
 import {
-  DeliveryStatuses,
   scheduleEntryOf,
   type Delivery,
   type DeliveryHead,
@@ -13,36 +12,6 @@ import {
 } from '../../domain/delivery';
 import { isReplayable, redeliver, replay, type RequeueError } from '../../domain/requeueDelivery/decide';
 import { toView } from '../../domain/view';
-
-const eventName = z.enum(EventNames as [EventName, ...EventName[]], {
-  error: `event must be one of: ${EventNames.join(', ')}`,
-});
-
-const ListQuery = z.object({
-  applicationId: z.string({ error: 'applicationId must be a string' }).min(1).max(100).optional(),
-  eventId: z.string({ error: 'eventId must be a string' }).min(1).max(100).optional(),
-  event: eventName.optional(),
-  status: z.enum(DeliveryStatuses, { error: `status must be one of: ${DeliveryStatuses.join(', ')}` }).optional(),
-  limit: z.coerce
-    .number({ error: 'limit must be a number' })
-    .int('limit must be an integer between 1 and 100')
-    .min(1, 'limit must be an integer between 1 and 100')
-    .max(100, 'limit must be an integer between 1 and 100')
-    .default(20),
-  cursor: z.string({ error: 'cursor must be a string' }).max(500).optional(),
-});
-
-const ReplayRequest = z.object({
-  since: z.iso.datetime({ offset: true, error: 'since is required and must be an ISO 8601 date-time' }),
-  event: eventName.optional(),
-  /** Deliveries re-queued per call at most: the work of one request stays bounded. */
-  limit: z
-    .number({ error: 'limit must be a number' })
-    .int('limit must be an integer between 1 and 500')
-    .min(1, 'limit must be an integer between 1 and 500')
-    .max(500, 'limit must be an integer between 1 and 500')
-    .default(100),
-});
 
 /** Expected failures, mapped to HTTP statuses here and nowhere else. */
 const STATUS_OF: Record<RequeueError['code'] | 'INVALID' | 'NO_CLIENT', number> = {
@@ -127,7 +96,7 @@ export function deliveryRoutes(deps: {
   router.get(
     '/deliveries',
     route(async (req, res, clientId) => {
-      const query = parse(ListQuery, req.query);
+      const query = parse(DeliveryListQuery, req.query);
       const page = await repo.list({
         clientId,
         applicationId: query.applicationId,

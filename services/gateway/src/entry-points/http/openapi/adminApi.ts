@@ -1,0 +1,225 @@
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import {
+  ClientView,
+  CreateClientRequest,
+  CreateClientResponse,
+  RotateKeyResponse,
+  RotateWebhookSecretBody,
+  RotateWebhookSecretResponse,
+  UpdateClientRequest,
+} from '@loan/contracts';
+import { Examples } from './examples';
+import { failure, malformedJson, notJson, ok } from './responses';
+import { z } from 'zod';
+
+/**
+ * The route table of the operator's side of the gateway: the admin API of client accounts
+ * (`x-admin-token`) and the provider's webhooks. Served at `/admin/openapi.json`, behind the
+ * admin token. A new route needs one entry here.
+ */
+
+const clients = 'Client accounts';
+const provider = 'Provider webhooks';
+
+export const adminTags = [
+  { name: clients, description: 'Lender accounts: API keys (shown once, stored hashed), webhook URL and secrets, provider keys.' },
+  {
+    name: provider,
+    description:
+      'Where the account-linking provider posts its webhooks. `/mono` is verified with PROVIDER_WEBHOOK_SECRET (one provider app for every lender); `/mono/{clientId}` with the providerWebhookSecret of that lender’s own provider app, and can only touch that lender’s applications.',
+  },
+];
+
+const ClientId = z.object({
+  id: z.string().meta({ param: { description: 'The clientId returned at creation' }, example: Examples.client.clientId }),
+});
+
+const adminErrors = {
+  401: failure(401, 'x-admin-token missing or wrong', {
+    'no token': 'Missing x-admin-token header',
+    'wrong token': 'Invalid admin token',
+  }),
+  413: failure(413, 'Body over 16 KiB', { 'too large': 'Request body is too large' }),
+  429: failure(429, 'Too many failed authentications from this address', {
+    'failed authentications': 'Too many failed authentications from this address; try again later',
+  }),
+  500: failure(500, 'A database failure: retry', { internal: 'Internal server error' }),
+};
+const clientNotFound = failure(404, 'No such client', { 'not found': 'Client not found' });
+const concurrent = failure(409, 'The client was changed at the same time: retry', {
+  concurrent: 'The client was changed concurrently; retry',
+});
+
+const ClientViewSchema = ClientView.meta({ id: 'Client' });
+const adminSecurity = [{ adminToken: [] }];
+
+export const adminOperations: RouteConfig[] = [
+  {
+    method: 'post',
+    path: '/admin/clients',
+    operationId: 'createClient',
+    tags: [clients],
+    security: adminSecurity,
+    summary: 'Create a lender account; answers its API key and webhook secret, once',
+    request: {
+      body: {
+        required: true,
+        content: { 'application/json': { schema: CreateClientRequest.meta({ id: 'CreateClientRequest',  example: Examples.createClientRequest }) } },
+      },
+    },
+    responses: {
+      201: ok('Account created', CreateClientResponse.meta({ id: 'CreateClientResponse' }), Examples.createClientResponse),
+      400: failure(400, 'An invalid field, or a webhook URL the notifier would refuse', {
+        'no name': 'name is required',
+        'refused URL': 'webhookUrl is refused: the host is a private or loopback address',
+        ...malformedJson,
+      }),
+      401: adminErrors[401],
+      413: adminErrors[413],
+      415: notJson,
+      429: adminErrors[429],
+      500: adminErrors[500],
+    },
+  },
+  {
+    method: 'get',
+    path: '/admin/clients/{id}',
+    operationId: 'getClient',
+    tags: [clients],
+    security: adminSecurity,
+    summary: 'A lender account (never its keys or secrets)',
+    request: { params: ClientId },
+    responses: {
+      200: ok('The account', ClientViewSchema, Examples.client),
+      401: adminErrors[401],
+      404: clientNotFound,
+      413: adminErrors[413],
+      429: adminErrors[429],
+      500: adminErrors[500],
+    },
+  },
+  {
+    method: 'patch',
+    path: '/admin/clients/{id}',
+    operationId: 'updateClient',
+    tags: [clients],
+    security: adminSecurity,
+    summary: 'Change the webhook URL, provider key or provider webhook secret (null removes)',
+    request: {
+      params: ClientId,
+      body: {
+        required: true,
+        content: { 'application/json': { schema: UpdateClientRequest.meta({ id: 'UpdateClientRequest',  example: Examples.updateClientRequest }) } },
+      },
+    },
+    responses: {
+      200: ok('The account as changed', ClientViewSchema, Examples.client),
+      400: failure(400, 'An invalid field', { 'bad URL': 'webhookUrl: webhookUrl must be a URL', ...malformedJson }),
+      401: adminErrors[401],
+      404: clientNotFound,
+      409: concurrent,
+      413: adminErrors[413],
+      415: notJson,
+      429: adminErrors[429],
+      500: adminErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/admin/clients/{id}/rotate-key',
+    operationId: 'rotateApiKey',
+    tags: [clients],
+    security: adminSecurity,
+    summary: 'Issue a new API key; the old one stops working at once',
+    request: { params: ClientId },
+    responses: {
+      200: ok('The new key, shown once', RotateKeyResponse.meta({ id: 'RotateKeyResponse' }), Examples.rotateKey),
+      400: failure(400, 'Malformed JSON', malformedJson),
+      401: adminErrors[401],
+      404: clientNotFound,
+      409: concurrent,
+      413: adminErrors[413],
+      429: adminErrors[429],
+      500: adminErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/admin/clients/{id}/rotate-webhook-secret',
+    operationId: 'rotateWebhookSecret',
+    tags: [clients],
+    security: adminSecurity,
+    summary: 'Issue a new webhook secret; the previous one keeps signing x-signature-previous for the overlap',
+    request: {
+      params: ClientId,
+      body: {
+        required: false,
+        content: {
+          'application/json': {
+            schema: RotateWebhookSecretBody.meta({ id: 'RotateWebhookSecretRequest',  example: Examples.rotateWebhookSecretRequest }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: ok('The new secret, shown once', RotateWebhookSecretResponse.meta({ id: 'RotateWebhookSecretResponse' }), Examples.rotateWebhookSecret),
+      400: failure(400, 'An invalid overlap', { 'bad overlap': 'overlapSeconds: Too big: expected number to be <=604800', ...malformedJson }),
+      401: adminErrors[401],
+      404: clientNotFound,
+      409: concurrent,
+      413: adminErrors[413],
+      429: adminErrors[429],
+      500: adminErrors[500],
+    },
+  },
+];
+
+const ProviderWebhook = z
+  .object({
+    event: z.string().meta({ example: 'mono.events.account_updated' }),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .passthrough()
+  .meta({ id: 'ProviderWebhook',  example: Examples.providerWebhook });
+const ProviderSecret = z.object({
+  'mono-webhook-secret': z.string().meta({ description: 'The webhook secret of the provider app' }),
+});
+const Received = z.object({ received: z.literal(true) }).meta({ id: 'ProviderWebhookReceived' });
+
+const providerResponses = {
+  200: ok('Kept: the provider need not retry', Received, { received: true }),
+  400: failure(400, 'Not a provider webhook', {
+    'not a webhook': 'Webhook body must have an event, a data object and an account id',
+    ...malformedJson,
+  }),
+  401: failure(401, 'Wrong or missing mono-webhook-secret', { 'wrong secret': 'Invalid webhook secret' }),
+  413: adminErrors[413],
+  500: failure(500, 'Not kept (the broker is unavailable): the provider retries', { internal: 'Internal server error' }),
+};
+
+export const providerOperations: RouteConfig[] = [
+  {
+    method: 'post',
+    path: '/provider/webhooks/mono',
+    operationId: 'receiveProviderWebhook',
+    tags: [provider],
+    security: [],
+    summary: 'A webhook of the deployment’s provider app',
+    request: { headers: ProviderSecret, body: { required: true, content: { 'application/json': { schema: ProviderWebhook } } } },
+    responses: providerResponses,
+  },
+  {
+    method: 'post',
+    path: '/provider/webhooks/mono/{clientId}',
+    operationId: 'receiveClientProviderWebhook',
+    tags: [provider],
+    security: [],
+    summary: 'A webhook of one lender’s own provider app',
+    request: {
+      params: z.object({ clientId: z.string().meta({ param: { description: 'The lender whose provider app this is' } }) }),
+      headers: ProviderSecret,
+      body: { required: true, content: { 'application/json': { schema: ProviderWebhook } } },
+    },
+    responses: providerResponses,
+  },
+];

@@ -1,0 +1,198 @@
+import type { EventName } from '@loan/contracts';
+
+/**
+ * Examples shown in the OpenAPI document, one per request, response and event. Each is parsed
+ * with the schema it illustrates by the document's tests, so none can drift from the contract.
+ */
+const applicationId = '3f6c1f1e-8a52-4c1b-9d3e-2b7f0c9a6e41';
+const applicantId = '9b2d7c4a-1e8f-4a6b-b3c5-7d9e0f1a2b3c';
+const accountId = '5e8a9f0b-2c3d-4e5f-8a9b-0c1d2e3f4a5b';
+const eventId = '0d6f3c2b-7a8e-4b9c-9d1e-2f3a4b5c6d7e';
+const deliveryId = 'c4d5e6f7-a8b9-4c0d-8e1f-2a3b4c5d6e7f';
+const clientId = '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+const at = '2026-11-20T09:15:27.412Z';
+const widgetUrl = 'https://connect.sandbox.example/widget/4c9e2f7a1b';
+
+export const Examples = {
+  initiateRequest: {
+    firstName: 'Chinedu',
+    lastName: 'Okonkwo',
+    email: 'chinedu.okonkwo@example.com',
+    phone: '08031234567',
+    bvn: '22200000001',
+    amount: 300000,
+    tenor: 6,
+    interestRate: 5,
+    purpose: 'Stock for a provisions shop',
+    idempotencyKey: 'loan-2026-000123',
+  },
+  initiateCreated: { applicationId, applicantId, widgetUrl, status: 'PENDING_LINKING', resumed: false },
+  initiateResumed: { applicationId, applicantId, widgetUrl, status: 'PENDING_LINKING', resumed: true },
+  finalizeLinking: {
+    applicationId,
+    status: 'LINKED',
+    message: 'Linking finalized; application.ready_for_analysis follows once every account is enriched',
+  },
+  analyze: {
+    applicationId,
+    status: 'PROCESSING',
+    message: 'Analysis queued; the result is delivered as application.decision or application.failed',
+  },
+  linkAccountRequest: { accountId },
+  linkAccount: {
+    applicationId,
+    accountId,
+    widgetUrl,
+    status: 'LINKED',
+    message: 'Enrichment restarted for 1 account(s); present the widget to the applicant to re-link',
+  },
+  decision: {
+    score: 742,
+    decision: 'APPROVED',
+    score_band: 'LOW_RISK',
+    timestamp: at,
+    applicant_id: applicantId,
+    approval_details: { approved_amount: 300000, approved_tenor: 6, approved_interest: 5, monthly_payment: 59105.26 },
+    counter_offer: null,
+    risk_factors: [],
+    score_breakdown: {
+      total: 742,
+      cash_flow_health: 168,
+      income_stability: 172,
+      debt_service_capacity: 151,
+      account_behavior: 126,
+      credit_history: 125,
+    },
+    explainability: {
+      primary_reason: 'Steady salary from one employer covers the instalment more than four times',
+      key_strengths: ['Salary paid on the same day for 12 months', 'Never overdrawn'],
+      key_weaknesses: [],
+    },
+    eligible_tenors: [3, 6, 9, 12],
+    manual_review_reasons: [],
+    regulatory_compliance: {
+      thin_file: false,
+      identity_verified: true,
+      credit_bureau_checked: true,
+      affordability_assessed: true,
+    },
+    scorecard_version: '2026.11-1',
+  },
+  delivery: {
+    id: deliveryId,
+    eventId,
+    event: 'application.decision',
+    applicationId,
+    status: 'FAILED',
+    reason: 'retries_exhausted',
+    attempts: [
+      { at: '2026-11-20T09:15:28.003Z', statusCode: 503, error: null, durationMs: 84 },
+      { at: '2026-11-20T09:15:38.120Z', statusCode: null, error: 'timeout after 10000 ms', durationMs: 10001 },
+    ],
+    nextAttemptAt: null,
+    createdAt: '2026-11-20T09:15:27.500Z',
+    updatedAt: '2026-11-20T09:20:38.121Z',
+    deliveredAt: null,
+  },
+  replayRequest: { since: '2026-11-20T00:00:00Z', event: 'application.decision', limit: 100 },
+  replayResult: { count: 3, more: false },
+  createClientRequest: {
+    name: 'Acme Lending',
+    webhookUrl: 'https://lender.example/webhooks/loan-analysis',
+    providerSecretKey: 'live_sk_provider_key_of_the_lender',
+  },
+  createClientResponse: {
+    clientId,
+    apiKey: 'lk_4f0c2a9e7b1d6c3a8e5f2b0d9c7a4e1f',
+    webhookSecret: 'whsec_8d3f1a6c9e2b5d7f0a4c8e1b3d6f9a2c',
+  },
+  client: {
+    clientId,
+    name: 'Acme Lending',
+    webhookUrl: 'https://lender.example/webhooks/loan-analysis',
+    providerKeyConfigured: true,
+    providerWebhookSecretConfigured: false,
+    version: 2,
+  },
+  updateClientRequest: { webhookUrl: 'https://lender.example/webhooks/v2' },
+  rotateKey: { clientId, apiKey: 'lk_9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d' },
+  rotateWebhookSecretRequest: { overlapSeconds: 86400 },
+  rotateWebhookSecret: {
+    clientId,
+    webhookSecret: 'whsec_1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f',
+    previousSecretValidUntil: '2026-11-21T09:15:27.412Z',
+  },
+  providerWebhook: {
+    event: 'mono.events.account_updated',
+    data: { account: { _id: '65f1c0ffee0123456789abcd' }, meta: { data_status: 'AVAILABLE', ref: applicationId } },
+  },
+} as const;
+
+/** The webhook body of each event, as it is signed and sent. */
+export const EventExamples: Record<EventName, { id: string; event: EventName; data: Record<string, unknown>; timestamp: string }> = {
+  'account.linked': {
+    id: eventId,
+    event: 'account.linked',
+    data: { applicationId, applicantId, accountId, institution: 'GTBank', accountNumber: '0123456785' },
+    timestamp: at,
+  },
+  'account.enrichment_ready': {
+    id: eventId,
+    event: 'account.enrichment_ready',
+    data: {
+      accountId,
+      providerAccountId: '65f1c0ffee0123456789abcd',
+      applicantId,
+      applicationId,
+      message: 'Income analysis and statement insights have both completed for this account',
+    },
+    timestamp: at,
+  },
+  'application.ready_for_analysis': {
+    id: eventId,
+    event: 'application.ready_for_analysis',
+    data: {
+      applicationId,
+      applicantId,
+      accountCount: 1,
+      message: 'All 1 linked account(s) are enriched; the application is ready for analysis',
+    },
+    timestamp: at,
+  },
+  'account.enrichment_failed': {
+    id: eventId,
+    event: 'account.enrichment_failed',
+    data: {
+      accountId,
+      providerAccountId: '65f1c0ffee0123456789abcd',
+      applicantId,
+      reason: 'enrichment_timeout',
+      message:
+        'Income analysis and statement insights did not complete in time for this account. Re-link it through link-account to restart enrichment.',
+    },
+    timestamp: at,
+  },
+  'application.failed': {
+    id: eventId,
+    event: 'application.failed',
+    data: { applicationId, applicantId, status: 'FAILED', reason: 'No linked account has completed enrichment' },
+    timestamp: at,
+  },
+  'application.abandoned': {
+    id: eventId,
+    event: 'application.abandoned',
+    data: {
+      applicationId,
+      applicantId,
+      reason: 'no_link',
+      message: 'No bank account was linked within the allowed time; the widget address has expired. Initiate a fresh application.',
+    },
+    timestamp: at,
+  },
+  'application.decision': {
+    id: eventId,
+    event: 'application.decision',
+    data: { applicationId, applicantId, status: 'COMPLETED', score: 742, decision: Examples.decision },
+    timestamp: at,
+  },
+};

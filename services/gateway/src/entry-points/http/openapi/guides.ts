@@ -1,0 +1,197 @@
+import { EventNames, Limits } from '@loan/contracts';
+
+/**
+ * The guides beside the reference: Markdown that the reference page renders above the
+ * operations (the document's `info.description`), so they travel with the document.
+ */
+
+const quickStart = `## Quick start (sandbox)
+
+Locally \`npm start\` runs the whole service with the sandbox provider and credit bureau and prints
+\`READY gateway=<url>\`. Every call below is also in the SDK (\`@loan/client\`) and in
+\`examples/lender-backend\`, which does all of it in one script.
+
+1. **Get an account.** The operator creates it with the admin API (\`POST /admin/clients\`) and
+   hands you \`apiKey\` (send it as \`x-api-key\`) and \`webhookSecret\` (verify webhooks with it).
+   Both are shown once.
+2. **Open an application**: \`POST /api/applications/initiate\` with the applicant and the loan.
+   Keep \`applicationId\`; send the applicant's browser to \`widgetUrl\`.
+3. **The applicant links a bank account** in the widget. In the sandbox a script can do it:
+   \`POST <origin of widgetUrl>/sandbox/link\` with \`{"widgetUrl": "...", "persona": "salaried"}\`.
+   You receive \`account.linked\`, then \`account.enrichment_ready\`.
+4. **Finalize linking**: \`POST /api/applications/{id}/finalize-linking\`. You receive
+   \`application.ready_for_analysis\` once every account is enriched.
+5. **Analyze**: \`POST /api/applications/{id}/analyze\`. The decision arrives as
+   \`application.decision\` (or \`application.failed\`); \`GET /api/applications/{id}\` shows it too.
+
+\`\`\`sh
+curl -s -X POST "$BASE/api/applications/initiate" -H "x-api-key: $API_KEY" \\
+  -H 'content-type: application/json' \\
+  -d '{"firstName":"Chinedu","lastName":"Okonkwo","email":"chinedu@example.com","bvn":"22200000001",
+       "amount":300000,"tenor":6,"interestRate":5,"idempotencyKey":"loan-0001"}'
+\`\`\`
+
+\`\`\`ts
+import { LoanClient } from '@loan/client';
+const loans = new LoanClient({ baseUrl: process.env.BASE!, apiKey: process.env.API_KEY! });
+const { applicationId, widgetUrl } = await loans.initiate({ firstName: 'Chinedu', lastName: 'Okonkwo',
+  email: 'chinedu@example.com', amount: 300000, tenor: 6, interestRate: 5 }); // idempotencyKey generated
+\`\`\``;
+
+const signatures = `## Verifying webhook signatures
+
+Every event is a \`POST\` of JSON to your webhook URL with \`x-signature\`: the hex HMAC-SHA256 of
+the **raw request body** (the bytes as received, never re-serialised JSON), keyed with your
+webhook secret. Compare in constant time and answer 401 when it does not match. After a secret
+rotation (\`POST /admin/clients/{id}/rotate-webhook-secret\`) events carry
+\`x-signature-previous\` too, signed with the previous secret until the overlap ends: accept a
+match of either header with any secret you hold. \`x-event-id\` and \`x-event-name\` repeat the
+body's \`id\` and \`event\`. Answer 2xx within 10 seconds; deduplicate on \`id\`.
+
+**Node** (the SDK has it: \`verifyWebhook(rawBody, signature, [secret])\`)
+
+\`\`\`js
+import { createHmac, timingSafeEqual } from 'node:crypto';
+function verify(rawBody, header, secret) {            // rawBody: Buffer, as received
+  if (!/^[0-9a-f]{64}$/i.test(header ?? '')) return false;
+  const expected = createHmac('sha256', secret).update(rawBody).digest();
+  return timingSafeEqual(Buffer.from(header, 'hex'), expected);
+}
+// express: app.post('/webhooks', express.raw({ type: 'application/json' }), (req, res) => ...)
+\`\`\`
+
+**Python**
+
+\`\`\`python
+import hashlib, hmac
+def verify(raw_body: bytes, header: str, secret: str) -> bool:
+    expected = hmac.new(secret.encode(), raw_body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, (header or "").lower())
+# Flask: verify(request.get_data(), request.headers.get("x-signature"), SECRET)
+# Django: verify(request.body, request.headers.get("x-signature"), SECRET)
+\`\`\`
+
+**PHP**
+
+\`\`\`php
+$raw = file_get_contents('php://input');
+$expected = hash_hmac('sha256', $raw, $secret);
+if (!hash_equals($expected, strtolower($_SERVER['HTTP_X_SIGNATURE'] ?? ''))) {
+    http_response_code(401); exit;
+}
+// Laravel: $request->getContent() and $request->header('x-signature')
+\`\`\`
+
+**Java**
+
+\`\`\`java
+import javax.crypto.Mac; import javax.crypto.spec.SecretKeySpec;
+import java.security.MessageDigest; import java.util.HexFormat;
+
+static boolean verify(byte[] rawBody, String header, String secret) throws Exception {
+    if (header == null || !header.matches("[0-9a-fA-F]{64}")) return false;
+    Mac mac = Mac.getInstance("HmacSHA256");
+    mac.init(new SecretKeySpec(secret.getBytes(java.nio.charset.StandardCharsets.UTF_8), "HmacSHA256"));
+    byte[] expected = mac.doFinal(rawBody);
+    return MessageDigest.isEqual(expected, HexFormat.of().parseHex(header));
+}
+// Spring: take the body as @RequestBody byte[] (not a parsed object) and @RequestHeader("x-signature")
+\`\`\``;
+
+const sandbox = `## Sandbox personas and test BVNs
+
+The sandbox links accounts whose statements follow a persona (\`POST /sandbox/link\` with
+\`persona\`, or the choice in the widget page; \`GET /sandbox/personas\` lists them):
+
+| persona | bank data |
+|---|---|
+| \`salaried\` (default) | steady monthly salary from one employer, small savings, never overdrawn |
+| \`salaried_high\` | senior salary of about ₦1.2m a month, larger bills and savings |
+| \`gig\` | irregular income: many small transfers, POS settlements, cash deposits |
+| \`heavy_betting\` | modest salary, a large share of it to betting platforms |
+| \`debt_stressed\` | salary eaten by several digital-lender loans, re-borrowed as soon as repaid |
+| \`overdrawn\` | spends past the salary into an overdraft; bounced debits |
+| \`thin_file\` | account opened under three months ago |
+| \`name_mismatch\` | the bank names a different account holder than the applicant |
+| \`never_completes\` | links, but enrichment never finishes (\`account.enrichment_failed\` after the timeout) |
+
+The sandbox credit bureau answers by BVN:
+
+| bvn | bureau answer |
+|---|---|
+| \`22200000001\` | clean file, score 762 |
+| \`22200000002\` | delinquent: 96 days past due, a written-off loan |
+| \`22200000003\` | no record (thin file) |
+| \`22200000004\` | answers too late (bureau timeout) |
+| \`22200000005\` | bureau error |
+| any other 11 digits | a clean-ish file derived from the BVN, the same every time |
+| no \`bvn\` | no bureau lookup |`;
+
+const errors = `## Errors and retries
+
+Every error is JSON \`{"statusCode": 404, "message": "Application not found", "error": "Not Found"}\`;
+\`message\` says what to fix. Each operation below lists the statuses it can answer.
+
+| status | when | retry? |
+|---|---|---|
+| 400 | a field missing or invalid (the message names each), malformed JSON, or the application is in the wrong state | no, fix the request |
+| 401 | \`x-api-key\` missing or wrong | no |
+| 403 | the \`idempotencyKey\` belongs to another account | no, use another key |
+| 404 | no such application (or delivery), a malformed id, or another lender's | no |
+| 405 | the path exists but not with this method; \`Allow\` lists the methods it has | no |
+| 409 | initiate: the key's application is LINKED, PROCESSING, COMPLETED or FAILED (use a new key); redeliver: already pending | no |
+| 413 | body over ${Limits.maxBodyBytes / 1024} KiB | no |
+| 415 | a body that is not \`application/json\` | no |
+| 429 | rate limit (see below); \`Retry-After\` says when | yes, after \`Retry-After\` |
+| 500 | a downstream failure or timeout, or no provider key on your account | yes, 3 times with backoff (1 s, 2 s, 4 s) |
+
+Retrying is safe: \`initiate\` with the same \`idempotencyKey\` never creates a second application
+(it answers 201 when it creates one and 200 with \`resumed: true\` when it resumes a
+PENDING_LINKING or ABANDONED one); the other operations move an application forward only once. The SDK
+generates the key when you do not give one and retries network errors and 5xx with the same key.
+
+What the specification leaves open and this service decided: bounds \`amount\` 0 < amount ≤
+${Limits.maxAmount.toLocaleString('en-US')} Naira, \`tenor\` 1..${Limits.maxTenor} months, \`interestRate\` 0..${Limits.maxInterestRate} (% a month; 0 is a
+promotional loan), \`purpose\` ≤ ${Limits.maxPurpose} characters, \`idempotencyKey\` 1..${Limits.maxIdempotencyKey} characters; optional
+fields (\`phone\`, \`bvn\`, \`purpose\`) sent as \`null\` or \`""\` are absent; a resume takes the
+applicant and loan of the resuming request and starts a new 24-hour window to link; PROCESSING
+always ends (\`application.decision\` or \`application.failed\`, with reason \`analysis_timeout\` when
+no outcome came in time).`;
+
+const rateLimits = `## Rate limits
+
+| what | limit | counted per |
+|---|---|---|
+| \`initiate\` | 20 a minute | account |
+| \`analyze\` | 30 a minute | account |
+| every other \`/api\` call | 60 a minute | IP address |
+| failed authentications (401, 403) | 30 per 5 minutes | IP address |
+
+Windows are fixed 60-second windows shared by every replica. Answers of limited operations carry
+\`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds when the
+window resets); a 429 carries \`Retry-After\` (seconds). Back off until then, then retry with
+exponential backoff.`;
+
+const events = `## Events
+
+Events go to your webhook URL (see *Webhooks* at the end of this page for each body):
+
+| event | when |
+|---|---|
+| \`account.linked\` | a bank account is linked; its enrichment starts |
+| \`account.enrichment_ready\` | an account's income analysis and statement insights are done |
+| \`application.ready_for_analysis\` | after finalize-linking, once every account is enriched: call analyze |
+| \`account.enrichment_failed\` | an account stayed unenriched for 20 minutes: re-link it with link-account |
+| \`application.decision\` | the scored decision |
+| \`application.failed\` | analysis could not complete; the reason says why |
+| \`application.abandoned\` | no account linked in 24 hours (\`no_link\`) or no analyze 7 days after linking (\`no_analyze\`) |
+
+Delivery is at least once: deduplicate on \`id\`. A failed delivery (no 2xx within 10 s) is retried
+5 times from 10 s with exponential backoff, then marked FAILED; the delivery log
+(\`/api/webhooks/deliveries\`) shows every attempt and can redeliver or replay. One application's
+events arrive in order: while one of them is being retried, that application's later events wait
+until its retries end (delivered or failed); other applications are not held back.
+
+Event names: ${EventNames.map((e) => `\`${e}\``).join(', ')}.`;
+
+export const guides = [quickStart, signatures, sandbox, errors, rateLimits, events].join('\n\n');

@@ -1,0 +1,373 @@
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import {
+  AnalyzeResponse,
+  ApplicationView,
+  Bvn,
+  DeliveryListQuery,
+  DeliveryPage,
+  DeliveryView,
+  EventNames,
+  FinalizeLinkingResponse,
+  InitiateRequest,
+  InitiateResponse,
+  LinkAccountResponse,
+  Phone,
+  PROVIDER_KEY_MISSING_MESSAGE,
+  Purpose,
+  ReplayRequest,
+  ReplayResult,
+  Uuid,
+  WebhookEnvelope,
+  type EventName,
+} from '@loan/contracts';
+import { EventExamples, Examples } from './examples';
+import { failure, lenderErrors, malformedJson, notJson, ok } from './responses';
+import { z } from 'zod';
+
+/**
+ * The route table of the lender API: one entry per operation the gateway serves under `/api`.
+ * Schemas are the contracts' own zod schemas; a new route needs one entry here, and the drift
+ * test fails until it has one.
+ */
+
+/**
+ * Optional applicant fields as a request may carry them: a value, or `null` / `""` meaning absent
+ * (the contract treats both as absent; Java and C# backends send them that way).
+ */
+const absentable = (schema: z.ZodType) => z.union([schema, z.literal(''), z.null()]).optional();
+
+const InitiateBody = InitiateRequest.extend({
+  phone: absentable(Phone).meta({ description: '10 to 15 characters', example: '08031234567' }),
+  bvn: absentable(Bvn).meta({
+    description: 'Bank Verification Number, 11 digits. When present the analysis includes a credit-bureau lookup.',
+    example: '22200000001',
+  }),
+  purpose: absentable(Purpose).meta({ description: 'What the loan is for', example: 'Stock for a provisions shop' }),
+}).meta({ id: 'InitiateRequest',  example: Examples.initiateRequest });
+
+const LinkAccountBody = z
+  .object({ accountId: Uuid.optional().meta({ description: 'The account to re-link, from account.enrichment_failed' }) })
+  .meta({ id: 'LinkAccountRequest',  example: Examples.linkAccountRequest });
+
+const ApplicationId = z.object({
+  id: Uuid.meta({ param: { description: 'The applicationId returned by initiate' }, example: Examples.initiateCreated.applicationId }),
+});
+const DeliveryId = z.object({
+  id: z.string().meta({ param: { description: 'The id of a delivery in the log' }, example: Examples.delivery.id }),
+});
+
+const applicationLinks = {
+  GetApplication: { operationId: 'getApplication', parameters: { id: '$response.body#/applicationId' } },
+  FinalizeLinking: { operationId: 'finalizeLinking', parameters: { id: '$response.body#/applicationId' } },
+  Analyze: { operationId: 'analyzeApplication', parameters: { id: '$response.body#/applicationId' } },
+  LinkAccount: { operationId: 'linkAccount', parameters: { id: '$response.body#/applicationId' } },
+};
+
+const notFound = failure(404, 'No such application, a malformed id, or another lender’s', {
+  'not found': 'Application not found',
+});
+
+const applications = 'Applications';
+const deliveries = 'Webhook deliveries';
+
+export const lenderTags = [
+  { name: applications, description: 'Open an application, have the applicant link accounts, analyze, read the outcome.' },
+  { name: deliveries, description: 'Your webhook delivery log: every attempt, redelivery and replay of failed deliveries.' },
+];
+
+export const lenderOperations: RouteConfig[] = [
+  {
+    method: 'post',
+    path: '/api/applications/initiate',
+    operationId: 'initiateApplication',
+    tags: [applications],
+    summary: 'Open an application (or resume it) and get the widget address',
+    description:
+      'Creates the applicant and the application and answers 201. The same `idempotencyKey` on a PENDING_LINKING or ABANDONED application resumes it and answers 200 with `resumed: true`: a fresh `widgetUrl`, a new 24-hour window to link, and the applicant and loan taken from this request (it replaces what was stored). On LINKED, PROCESSING, COMPLETED or FAILED it answers 409. Optional fields (`phone`, `bvn`, `purpose`) sent as null or "" are absent. Rate limit: 20 a minute per account.',
+    request: { body: { required: true, content: { 'application/json': { schema: InitiateBody } } } },
+    responses: {
+      201: ok('Application created', InitiateResponse.meta({ id: 'InitiateResponse' }), Examples.initiateCreated, {
+        limited: true,
+        links: applicationLinks,
+      }),
+      200: ok('Existing PENDING_LINKING or ABANDONED application resumed', InitiateResponse, Examples.initiateResumed, {
+        limited: true,
+        links: applicationLinks,
+      }),
+      400: failure(400, 'A field missing or invalid (the message names each), or malformed JSON', {
+        'missing field': 'firstName is required',
+        'invalid values': 'email: email must be a valid e-mail address; tenor: tenor must be a positive integer number of months',
+        'bvn': 'bvn: must be exactly 11 digits',
+        ...malformedJson,
+      }),
+      401: lenderErrors[401],
+      403: failure(403, 'The idempotencyKey belongs to another account', {
+        'key of another account': 'idempotencyKey is already used by another account',
+      }),
+      409: failure(409, 'The application of this key is LINKED, PROCESSING, COMPLETED or FAILED: use a new key', {
+        'key in use': 'Cannot resume application with status: COMPLETED',
+      }),
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: failure(500, 'No provider key on your account, or a downstream failure: retry with the same idempotencyKey', {
+        'no provider key': PROVIDER_KEY_MISSING_MESSAGE,
+        'took too long': 'The request took too long to process; retry it (initiate with the same idempotencyKey)',
+      }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/applications/{id}',
+    operationId: 'getApplication',
+    tags: [applications],
+    summary: 'Status, loan, accounts and decision of an application',
+    description: 'For polling when a webhook went missing. Rate limit: 60 a minute per IP with the other calls.',
+    request: { params: ApplicationId },
+    responses: {
+      200: ok('The application', ApplicationView.meta({ id: 'Application' }), {
+        applicationId: Examples.initiateCreated.applicationId,
+        applicantId: Examples.initiateCreated.applicantId,
+        status: 'COMPLETED',
+        applicant: { firstName: 'Chinedu', lastName: 'Okonkwo', email: 'chinedu.okonkwo@example.com' },
+        loan: { amount: 300000, tenor: 6, interestRate: 5, purpose: 'Stock for a provisions shop' },
+        linkingLocked: true,
+        accounts: [
+          {
+            accountId: Examples.linkAccount.accountId,
+            providerAccountId: '65f1c0ffee0123456789abcd',
+            institution: 'GTBank',
+            accountNumber: '0123456785',
+            enrichmentStatus: 'READY',
+            linkedAt: '2026-11-20T09:02:11.000Z',
+          },
+        ],
+        decision: Examples.decision,
+        failureReason: null,
+        abandonReason: null,
+        createdAt: '2026-11-20T09:00:00.000Z',
+        updatedAt: '2026-11-20T09:15:27.412Z',
+      }, { limited: true }),
+      401: lenderErrors[401],
+      404: notFound,
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/applications/{id}/finalize-linking',
+    operationId: 'finalizeLinking',
+    tags: [applications],
+    summary: 'Lock linking; application.ready_for_analysis follows once every account is enriched',
+    description: 'No body. Call once the applicant has linked every account (ideally after each sent account.enrichment_ready).',
+    request: { params: ApplicationId },
+    responses: {
+      200: ok('Linking finalized', FinalizeLinkingResponse.meta({ id: 'FinalizeLinkingResponse' }), Examples.finalizeLinking, {
+        limited: true,
+      }),
+      400: failure(400, 'Not LINKED, or no account linked yet', {
+        'wrong status': 'Cannot finalize linking for application with status: PENDING_LINKING',
+        'no accounts': 'No accounts linked yet',
+        ...malformedJson,
+      }),
+      401: lenderErrors[401],
+      404: notFound,
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/applications/{id}/analyze',
+    operationId: 'analyzeApplication',
+    tags: [applications],
+    summary: 'Queue the analysis; the result comes as application.decision or application.failed',
+    description:
+      'No body. Call after application.ready_for_analysis; earlier answers 400. PROCESSING always ends: with no outcome within ANALYSIS_TIMEOUT (5 minutes) the application fails with reason analysis_timeout. Rate limit: 30 a minute per account.',
+    request: { params: ApplicationId },
+    responses: {
+      200: ok('Analysis queued', AnalyzeResponse.meta({ id: 'AnalyzeResponse' }), Examples.analyze, { limited: true }),
+      400: failure(400, 'No linked (and enriched) account yet, or wrong status', {
+        'no accounts': 'Application has no linked bank accounts',
+        'wrong status': 'Cannot analyze application with status: COMPLETED',
+        ...malformedJson,
+      }),
+      401: lenderErrors[401],
+      404: notFound,
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/applications/{id}/link-account',
+    operationId: 'linkAccount',
+    tags: [applications],
+    summary: 'A fresh widget address; restarts enrichment of the account(s) re-linked',
+    description:
+      'With `accountId` (from account.enrichment_failed) that account is re-linked and its enrichment restarts; without a body a fresh widget address is issued and every account whose enrichment is not complete restarts. Checks the application (404, 400) before the provider key (500).',
+    request: { params: ApplicationId, body: { required: false, content: { 'application/json': { schema: LinkAccountBody } } } },
+    responses: {
+      200: ok('Widget address issued', LinkAccountResponse.meta({ id: 'LinkAccountResponse' }), Examples.linkAccount, { limited: true }),
+      400: failure(400, 'Application COMPLETED, FAILED or ABANDONED, an account not of this application, or an invalid body', {
+        'terminal status': 'Cannot link accounts for application with status: COMPLETED',
+        'unknown account': `Account ${Examples.linkAccount.accountId} is not linked to this application`,
+        ...malformedJson,
+      }),
+      401: lenderErrors[401],
+      404: notFound,
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: failure(500, 'No provider key on your account, or a downstream failure', {
+        'no provider key': PROVIDER_KEY_MISSING_MESSAGE,
+        'took too long': 'The request took too long to process; retry it (initiate with the same idempotencyKey)',
+      }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/webhooks/deliveries',
+    operationId: 'listDeliveries',
+    tags: [deliveries],
+    summary: 'Your webhook deliveries, newest first, with every attempt',
+    request: { query: DeliveryListQuery },
+    responses: {
+      200: ok(
+        'A page of deliveries',
+        DeliveryPage.extend({ data: z.array(DeliveryView.meta({ id: 'Delivery' })) }).meta({ id: 'DeliveryPage' }),
+        { data: [Examples.delivery], nextCursor: null },
+        { limited: true, links: { GetDelivery: { operationId: 'getDelivery', parameters: { id: '$response.body#/data/0/id' } } } },
+      ),
+      400: failure(400, 'An invalid filter', { 'bad status': 'status: Invalid option: expected one of "PENDING"|"DELIVERED"|"FAILED"|"SKIPPED"' }),
+      401: lenderErrors[401],
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: failure(500, 'The delivery log is unavailable: retry', {
+        unavailable: 'The webhook delivery log is unavailable right now; retry the request',
+      }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/webhooks/deliveries/replay',
+    operationId: 'replayDeliveries',
+    tags: [deliveries],
+    summary: 'Re-queue FAILED deliveries since a time (the oldest first, at most `limit` a call)',
+    description: 'While `more` is true, call again: the deliveries re-queued are no longer FAILED, so the next call goes on where this one stopped.',
+    request: {
+      body: {
+        required: true,
+        content: { 'application/json': { schema: ReplayRequest.meta({ id: 'ReplayRequest',  example: Examples.replayRequest }) } },
+      },
+    },
+    responses: {
+      202: ok('Deliveries re-queued', ReplayResult.meta({ id: 'ReplayResult' }), Examples.replayResult, { limited: true }),
+      400: failure(400, 'An invalid body', {
+        'no since': 'since: since is required and must be an ISO 8601 date-time',
+        ...malformedJson,
+      }),
+      401: lenderErrors[401],
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: failure(500, 'The delivery log is unavailable: retry', {
+        unavailable: 'The webhook delivery log is unavailable right now; retry the request',
+      }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/webhooks/deliveries/{id}',
+    operationId: 'getDelivery',
+    tags: [deliveries],
+    summary: 'One delivery and its attempts',
+    request: { params: DeliveryId },
+    responses: {
+      200: ok('The delivery', DeliveryView, Examples.delivery, { limited: true }),
+      401: lenderErrors[401],
+      404: failure(404, 'No such delivery of yours', { 'not found': 'Delivery not found' }),
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: failure(500, 'The delivery log is unavailable: retry', {
+        unavailable: 'The webhook delivery log is unavailable right now; retry the request',
+      }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/webhooks/deliveries/{id}/redeliver',
+    operationId: 'redeliverDelivery',
+    tags: [deliveries],
+    summary: 'Send a delivery again (one attempt), whatever its status',
+    request: { params: DeliveryId },
+    responses: {
+      202: ok('Redelivery queued', DeliveryView, { ...Examples.delivery, status: 'PENDING', reason: null, nextAttemptAt: '2026-11-20T09:30:00.000Z' }, { limited: true }),
+      400: failure(400, 'Malformed JSON', malformedJson),
+      401: lenderErrors[401],
+      404: failure(404, 'No such delivery of yours', { 'not found': 'Delivery not found' }),
+      409: failure(409, 'The delivery is already pending', { pending: 'Delivery is already pending' }),
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: failure(500, 'The delivery log is unavailable: retry', {
+        unavailable: 'The webhook delivery log is unavailable right now; retry the request',
+      }),
+    },
+  },
+];
+
+const signatureHeaders = z.object({
+  'x-signature': z.string().regex(/^[0-9a-f]{64}$/).meta({
+    description: 'Hex HMAC-SHA256 of the raw body, keyed with your webhook secret',
+  }),
+  'x-signature-previous': z.string().regex(/^[0-9a-f]{64}$/).optional().meta({
+    description: 'The same, keyed with your previous webhook secret, during the overlap after a rotation',
+  }),
+  'x-event-id': Uuid.meta({ description: 'The event id (the body’s id): deduplicate on it' }),
+  'x-event-name': z.enum(EventNames as [EventName, ...EventName[]]).meta({ description: 'The event name (the body’s event)' }),
+});
+
+const eventDescriptions: Record<EventName, string> = {
+  'account.linked': 'A bank account was linked through the widget; its enrichment starts.',
+  'account.enrichment_ready': 'Income analysis and statement insights have both completed for one account. Once per account (again after a re-link).',
+  'application.ready_for_analysis': 'After finalize-linking, once every linked account is enriched: call analyze.',
+  'account.enrichment_failed': 'An account stayed unenriched for 20 minutes: re-link it with link-account and its accountId.',
+  'application.failed': 'The analysis could not complete (no enriched account, scoring_error, analysis_timeout). Initiate a new application.',
+  'application.abandoned': 'No account linked within 24 hours (no_link) or no analyze within 7 days of linking (no_analyze; bank data scrubbed).',
+  'application.decision': 'The scored, explained decision.',
+};
+
+const componentName = (event: string) =>
+  event
+    .split(/[._]/)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('') + 'Event';
+
+/** One webhook per event: the body as signed and sent, with its example. */
+export const lenderWebhooks: RouteConfig[] = EventNames.map((event) => {
+  const envelope = (WebhookEnvelope.options as z.ZodObject[]).find(
+    (o) => (o.shape.event as z.ZodLiteral).value === event,
+  )!;
+  return {
+    method: 'post',
+    path: event,
+    operationId: `on_${event.replace('.', '_')}`,
+    summary: event,
+    description: `${eventDescriptions[event]} Verify \`x-signature\`, answer 2xx within 10 seconds, deduplicate on \`id\`.`,
+    request: {
+      headers: signatureHeaders,
+      body: { required: true, content: { 'application/json': { schema: envelope.meta({ id: componentName(event) }), example: EventExamples[event] } } },
+    },
+    responses: {
+      200: { description: 'Any 2xx within 10 seconds acknowledges the event; anything else (3xx included) is retried' },
+      401: { description: 'Your receiver refuses a signature that does not match (the delivery is retried, then FAILED)' },
+    },
+  } satisfies RouteConfig;
+});

@@ -1,0 +1,186 @@
+import type { RequestHandler } from 'express';
+import {
+  AnalyzeResponse,
+  ApplicationView,
+  ClientView,
+  CreateClientRequest,
+  CreateClientResponse,
+  DeliveryPage,
+  DeliveryView,
+  FinalizeLinkingResponse,
+  InitiateRequest,
+  InitiateResponse,
+  LinkAccountRequest,
+  LinkAccountResponse,
+  ReplayRequest,
+  ReplayResult,
+  RotateKeyResponse,
+  RotateWebhookSecretRequest,
+  RotateWebhookSecretResponse,
+  UpdateClientRequest,
+  WebhookEnvelope,
+  EventNames,
+} from '@loan/contracts';
+import { createLogger, createMetrics, createSealer, systemClock } from '@loan/runtime';
+import { createHttpApp } from '../app';
+import { adminRoutes } from '../adminRoutes';
+import { applicationRoutes } from '../applicationRoutes';
+import { deliveryRoutes } from '../deliveryRoutes';
+import { providerWebhookRoutes } from '../providerWebhookRoutes';
+import { servedRoutes } from '../support';
+import { adminDocument, lenderDocument, type OpenApiDocument } from './document';
+import { EventExamples, Examples } from './examples';
+
+/**
+ * The documents are generated from the route tables; these tests hold the tables to what the
+ * app really serves, and the examples to the contracts.
+ */
+
+/** The app as the gateway assembles it. Nothing is called: only its routes are read. */
+function assembledApp() {
+  const pass: RequestHandler = (_req, _res, next) => next();
+  const logger = createLogger('gateway', 'silent');
+  const sealer = createSealer('a-data-key-for-listing-routes-only');
+  const unused = {} as never;
+  return createHttpApp({
+    metrics: createMetrics('gateway-openapi-test'),
+    logger,
+    trustProxy: false,
+    authFailures: { limit: 1, windowMs: 1000 },
+    api: applicationRoutes({ commands: unused, sealer, authenticate: pass, limit: () => pass }),
+    deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
+    adminGuard: pass,
+    admin: adminRoutes({
+      clients: unused,
+      sealer,
+      clock: systemClock,
+      webhookSecretOverlapMs: 0,
+      allowPrivateWebhookUrls: false,
+      onKeyChange: () => undefined,
+      logger,
+    }),
+    providerWebhooks: providerWebhookRoutes({
+      bus: unused,
+      secret: 'unused-secret',
+      clients: unused,
+      sealer,
+      clock: systemClock,
+      logger,
+      received: unused,
+    }),
+    publicUrl: () => 'http://127.0.0.1:1',
+  });
+}
+
+/** The routes that serve the documents themselves. */
+const DOCUMENTATION = [
+  'get /api/openapi.json',
+  'get /api/docs',
+  'get /api/docs/init.js',
+  'get /api/docs/assets/swagger-ui.css',
+  'get /api/docs/assets/swagger-ui-bundle.js',
+  'get /api/docs/assets/swagger-ui-standalone-preset.js',
+  'get /api/docs/assets/favicon-32x32.png',
+  'get /admin/openapi.json',
+];
+
+const operationsOf = (doc: OpenApiDocument) =>
+  Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+    Object.keys(item as object)
+      .filter((k) => ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'].includes(k))
+      .map((method) => `${method} ${path}`),
+  );
+
+const lender = lenderDocument('http://127.0.0.1:1');
+const admin = adminDocument('http://127.0.0.1:1');
+
+describe('the OpenAPI documents', () => {
+  it('when the app serves a route, then a document describes it, and every documented operation is served', () => {
+    const app = assembledApp();
+    const served = servedRoutes((app as unknown as { router: { stack: unknown[] } }).router.stack).map((r) => `${r.method} ${r.path}`);
+    const documented = [...operationsOf(lender), ...operationsOf(admin)];
+    expect(served.length).toBeGreaterThan(15);
+    expect(served.filter((r) => !DOCUMENTATION.includes(r) && !documented.includes(r))).toEqual([]);
+    expect(documented.filter((r) => !served.includes(r))).toEqual([]);
+    expect(DOCUMENTATION.filter((r) => !served.includes(r))).toEqual([]);
+  });
+
+  it('when an operation of the lender API is documented, then it lists 401, 429 and 500 in the error shape', () => {
+    for (const [path, item] of Object.entries(lender.paths ?? {})) {
+      for (const [method, op] of Object.entries(item as Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>)) {
+        for (const status of ['401', '429', '500']) {
+          expect([`${method} ${path}`, status, op.responses[status]?.content?.['application/json']?.schema]).toEqual([
+            `${method} ${path}`,
+            status,
+            { $ref: '#/components/schemas/Error' },
+          ]);
+        }
+      }
+    }
+  });
+
+  it('when a field has a constraint, then the document states it', () => {
+    const initiate = (lender.components!.schemas!.InitiateRequest as { properties: Record<string, any> }).properties;
+    expect(initiate.bvn.anyOf[0]).toMatchObject({ type: 'string', pattern: '^\\d{11}$' });
+    expect(initiate.phone.anyOf[0]).toMatchObject({ minLength: 10, maxLength: 15 });
+    expect(initiate.firstName).toMatchObject({ minLength: 2, maxLength: 100 });
+    expect(initiate.amount).toMatchObject({ exclusiveMinimum: 0, maximum: 100_000_000 });
+    expect(initiate.tenor).toMatchObject({ type: 'integer', exclusiveMinimum: 0, maximum: 60 });
+    expect(initiate.interestRate).toMatchObject({ minimum: 0, maximum: 100 });
+    expect(initiate.purpose.anyOf[0]).toMatchObject({ maxLength: 500 });
+    expect(initiate.idempotencyKey).toMatchObject({ minLength: 1, maxLength: 255 });
+  });
+
+  it('when a limited operation answers, then its rate-limit headers are documented', () => {
+    const created = (lender.paths!['/api/applications/initiate'] as any).post.responses['201'];
+    expect(Object.keys(created.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+    const limited = (lender.paths!['/api/applications/initiate'] as any).post.responses['429'];
+    expect(Object.keys(limited.headers)).toContain('Retry-After');
+  });
+
+  it('when initiate answers, then links lead to every operation on the application (for stateful testing)', () => {
+    const links = (lender.paths!['/api/applications/initiate'] as any).post.responses['201'].links;
+    expect(Object.values(links).map((l: any) => l.operationId).sort()).toEqual(['analyzeApplication', 'finalizeLinking', 'getApplication', 'linkAccount']);
+  });
+
+  it('when an event is sent, then the webhooks section describes it with its example', () => {
+    expect(Object.keys(lender.webhooks ?? {}).sort()).toEqual([...EventNames].sort());
+    for (const event of EventNames) {
+      const body = (lender.webhooks as any)[event].post.requestBody.content['application/json'];
+      expect(body.example).toEqual(EventExamples[event]);
+    }
+  });
+
+  it('when the admin document is generated, then it uses the admin token and not the API key', () => {
+    expect(JSON.stringify(admin)).not.toContain('x-api-key');
+    expect((admin.components!.securitySchemes as any).adminToken).toMatchObject({ in: 'header', name: 'x-admin-token' });
+  });
+});
+
+describe('the examples of the documents', () => {
+  it.each([
+    ['initiate request', InitiateRequest, Examples.initiateRequest],
+    ['initiate answer', InitiateResponse, Examples.initiateCreated],
+    ['resume answer', InitiateResponse, Examples.initiateResumed],
+    ['finalize-linking answer', FinalizeLinkingResponse, Examples.finalizeLinking],
+    ['analyze answer', AnalyzeResponse, Examples.analyze],
+    ['link-account request', LinkAccountRequest, Examples.linkAccountRequest],
+    ['link-account answer', LinkAccountResponse, Examples.linkAccount],
+    ['application', ApplicationView, (lender.paths!['/api/applications/{id}'] as any).get.responses['200'].content['application/json'].example],
+    ['delivery', DeliveryView, Examples.delivery],
+    ['delivery page', DeliveryPage, { data: [Examples.delivery], nextCursor: null }],
+    ['replay request', ReplayRequest, Examples.replayRequest],
+    ['replay answer', ReplayResult, Examples.replayResult],
+    ['client creation', CreateClientRequest, Examples.createClientRequest],
+    ['client credentials', CreateClientResponse, Examples.createClientResponse],
+    ['client', ClientView, Examples.client],
+    ['client update', UpdateClientRequest, Examples.updateClientRequest],
+    ['key rotation', RotateKeyResponse, Examples.rotateKey],
+    ['secret rotation request', RotateWebhookSecretRequest, Examples.rotateWebhookSecretRequest],
+    ['secret rotation', RotateWebhookSecretResponse, Examples.rotateWebhookSecret],
+    ...EventNames.map((e) => [`event ${e}`, WebhookEnvelope, EventExamples[e]] as const),
+  ])('when the %s example is read with its contract, then it is valid', (_name, schema, example) => {
+    const parsed = (schema as { safeParse(v: unknown): { success: boolean; error?: unknown } }).safeParse(example);
+    expect(parsed.error).toBeUndefined();
+  });
+});
