@@ -264,6 +264,9 @@ describe('errors at the edge', () => {
   it.each([
     ['DELETE', '/api/applications/00000000-0000-4000-8000-000000000000', 'GET, HEAD'],
     ['PUT', '/api/applications/initiate', 'POST'],
+    ['GET', '/api/applications/initiate', 'POST'],
+    ['POST', '/api/applications/00000000-0000-4000-8000-000000000000', 'GET, HEAD'],
+    ['POST', '/api/openapi.json', 'GET, HEAD'],
     ['GET', '/api/applications/00000000-0000-4000-8000-000000000000/analyze', 'POST'],
     ['DELETE', '/api/webhooks/deliveries', 'GET, HEAD'],
     ['GET', '/provider/webhooks/mono', 'POST'],
@@ -299,6 +302,16 @@ describe('errors at the edge', () => {
       ]),
     );
     expect((await fetch(`${gateway.url}/api/docs`)).status).toBe(200);
+  });
+
+  it('when the operator document is asked for, then only the admin token gets it', async () => {
+    expect((await fetch(`${gateway.url}/admin/openapi.json`)).status).toBe(401);
+    expect((await fetch(`${gateway.url}/admin/openapi.json`, { headers: { 'x-api-key': lender.apiKey } })).status).toBe(401);
+    const res = await fetch(`${gateway.url}/admin/openapi.json`, { headers: { 'x-admin-token': 'local-admin-token' } });
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/admin/clients', '/admin/clients/{id}', '/provider/webhooks/mono']));
   });
 });
 

@@ -112,6 +112,8 @@ type RouteLayer = {
   match(path: string): boolean;
 };
 
+const paramCount = (layer: RouteLayer) => (layer.route!.path.match(/[:*]/g) ?? []).length;
+
 const methodsOf = (layer: RouteLayer) =>
   Object.entries(layer.route!.methods)
     .filter(([method, on]) => on && method !== '_all')
@@ -127,8 +129,11 @@ const methodsOf = (layer: RouteLayer) =>
 export function allowOnlyRoutedMethods(router: Router): Router {
   const routes = (router.stack as unknown as RouteLayer[]).filter((layer) => layer.route);
   router.use((req, res, next) => {
+    // The most specific routes that match decide: `/initiate` over `/:id`.
+    const matching = routes.filter((layer) => layer.match(req.path));
+    const fewest = Math.min(...matching.map(paramCount));
     const allowed = new Set<string>();
-    for (const layer of routes) if (layer.match(req.path)) for (const method of methodsOf(layer)) allowed.add(method);
+    for (const layer of matching) if (paramCount(layer) === fewest) for (const method of methodsOf(layer)) allowed.add(method);
     if (allowed.size === 0) return next();
     if (allowed.has('GET')) allowed.add('HEAD');
     if (allowed.has(req.method)) return next();
