@@ -1,6 +1,8 @@
 /**
- * Three tiers, told apart by file name: `*.unit.test.ts` (pure, no I/O), `*.int.test.ts`
- * (real broker, registry and database) and `*.e2e.test.ts` (the whole stack over HTTP).
+ * Four tiers, told apart by file name: `*.unit.test.ts` (pure, no I/O), `*.int.test.ts`
+ * (real broker, registry and database), `*.e2e.test.ts` (the whole stack over HTTP) and
+ * `*.fault.test.ts` (the whole stack while the broker or database is stopped: run alone, after
+ * the others, because they stop the infrastructure every suite shares).
  */
 const base = {
   testEnvironment: 'node',
@@ -22,6 +24,13 @@ module.exports = {
       ...base,
       displayName: 'int',
       testMatch: ['<rootDir>/**/*.int.test.ts'],
+      globalSetup: '<rootDir>/testing/global-setup.js',
+      setupFilesAfterEnv: ['<rootDir>/testing/long-timeout.js'],
+    },
+    {
+      ...base,
+      displayName: 'fault',
+      testMatch: ['<rootDir>/**/*.fault.test.ts'],
       globalSetup: '<rootDir>/testing/global-setup.js',
       setupFilesAfterEnv: ['<rootDir>/testing/long-timeout.js'],
     },

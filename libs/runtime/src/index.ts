@@ -10,6 +10,7 @@ export * from './logger';
 export * from './metrics';
 export * from './mongo';
 export * from './outbox';
+export * from './probe';
 export * from './seal';
 export * from './service';
 export * from './topics';

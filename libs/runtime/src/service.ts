@@ -5,6 +5,7 @@ import { createLifecycle, type Lifecycle } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
 import { connectMongo } from './mongo';
+import { roundTripCheck } from './probe';
 import { createSealer, type Sealer } from './seal';
 
 /** What every service is built on: its logger, metrics, Kafka bus, database and shutdown. */
@@ -16,7 +17,8 @@ export interface ServiceRuntime {
   db: Connection;
   sealer: Sealer;
   lifecycle: Lifecycle;
-  checks: Record<string, () => boolean>;
+  /** Readiness: each asks its dependency over the network (see `roundTripCheck`). */
+  checks: Record<string, () => Promise<boolean>>;
 }
 
 /**
@@ -65,8 +67,15 @@ export async function createServiceRuntime(config: BaseConfig, overrides: { logg
     sealer: createSealer(config.DATA_KEY, config.DATA_KEY_PREVIOUS),
     lifecycle,
     checks: {
-      kafka: () => bus.isConnected(),
-      database: () => db.readyState === 1,
+      kafka: roundTripCheck(async () => {
+        if (!bus.isConnected()) throw new Error('not connected');
+        await bus.admin.describeCluster();
+      }),
+      database: roundTripCheck(async () => {
+        const handle = db.db;
+        if (!handle) throw new Error('not connected');
+        await handle.admin().ping();
+      }),
     },
   };
 }
