@@ -11,7 +11,10 @@ import { EventNames, type EventName } from './events';
  * answered 2xx. FAILED: retries exhausted or the target was refused; resent only on request.
  * SKIPPED: the client had no webhook URL, so nothing was sent.
  */
-export const DeliveryStatus = z.enum(['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED']);
+const DeliveryStatuses = ['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED'] as const;
+export const DeliveryStatus = z.enum(DeliveryStatuses, {
+  error: `status must be one of: ${DeliveryStatuses.join(', ')}`,
+});
 export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
 
 export const EventNameSchema = z.enum(EventNames as [EventName, ...EventName[]], {
