@@ -124,6 +124,14 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** A network failure in a few words: fetch's own message hides the cause (ECONNREFUSED, a timeout). */
+function describe(error: unknown): string {
+  const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } } | undefined;
+  if (e?.name === 'TimeoutError') return 'timed out';
+  const detail = e?.cause?.code ?? e?.cause?.message;
+  return detail ? `${e?.message ?? 'failed'} (${detail})` : (e?.message ?? String(error));
+}
+
 const idPath = (id: string) => {
   if (typeof id !== 'string' || id.length === 0) throw new TypeError('An id must be a non-empty string');
   return encodeURIComponent(id);
@@ -199,7 +207,7 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       if (delay === null) {
         if (!answer) {
           throw new LoanConnectionError(
-            `${call.method} ${call.path} got no answer after ${retry + 1} attempt(s): ${(cause as Error)?.message ?? String(cause)}`,
+            `${call.method} ${call.path} got no answer after ${retry + 1} attempt(s): ${describe(cause)}`,
             cause,
           );
         }

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { EventNames, WebhookEnvelope } from '@loan/contracts';
 import { WebhookVerificationError } from './errors';
@@ -113,5 +113,21 @@ describe('the package', () => {
   it('reports the version of its package.json', () => {
     const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
     expect(VERSION).toBe(manifest.version);
+  });
+});
+
+describe('the published package', () => {
+  it('is self-contained: its code imports only its own modules and Node built-ins, and it has no dependencies', () => {
+    const dir = __dirname;
+    const sources = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.includes('.test.'));
+    expect(sources.length).toBeGreaterThan(3);
+    for (const file of sources) {
+      const text = readFileSync(path.join(dir, file), 'utf8');
+      const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((m) => m[1]!);
+      for (const specifier of specifiers) expect(`${file}: ${specifier}`).toMatch(/: (\.\/|node:)/);
+    }
+    const manifest = JSON.parse(readFileSync(path.join(dir, '..', 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.peerDependencies ?? {}).toEqual({});
   });
 });
