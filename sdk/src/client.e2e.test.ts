@@ -7,6 +7,7 @@ import {
   BadRequestError,
   ConflictError,
   createLoanClient,
+  LoanClientError,
   LoanConnectionError,
   LoanServerError,
   NotFoundError,
@@ -180,6 +181,12 @@ describe('@loan/client against the running service', () => {
     const conflict = (await rejection(client.initiate({ ...newApplicant(), idempotencyKey: started.idempotencyKey }))) as ConflictError;
     expect(conflict).toBeInstanceOf(ConflictError);
     expect(conflict.statusCode).toBe(409);
+
+    // Re-linking one account names it back, with a fresh widget address.
+    const [account] = (await client.getApplication(started.applicationId)).accounts;
+    const relinked = await client.linkAccount(started.applicationId, { accountId: account!.accountId });
+    expect(relinked).toMatchObject({ applicationId: started.applicationId, accountId: account!.accountId, widgetUrl: expect.stringMatching(/^http/) });
+    await expect(client.linkAccount(started.applicationId, { accountId: randomUUID() })).rejects.toBeInstanceOf(LoanClientError);
 
     const anonymous = createLoanClient({ apiKey: 'lk_not_a_key', baseUrl: stack.gatewayUrl, retry: fast });
     const unauthenticated = (await rejection(anonymous.listDeliveries())) as AuthenticationError;
