@@ -97,10 +97,16 @@ describe('examples/lender-backend', () => {
   });
 
   it('when run with the admin token of the local stack, then it makes its own account and reaches a decision', async () => {
-    const backend = run('lender-backend/backend.mjs', { LOAN_BASE_URL: stack.gatewayUrl, LOAN_ADMIN_TOKEN: 'local-admin-token', PORT: '0' });
+    const backend = run('lender-backend/backend.mjs', {
+      LOAN_BASE_URL: stack.gatewayUrl,
+      LOAN_ADMIN_TOKEN: 'local-admin-token',
+      PORT: '0',
+    });
     const code = await backend.exited;
     expect({ code, stderr: backend.stderr() }).toEqual({ code: 0, stderr: '' });
-    expect(backend.lines.map((l) => l.step)).toEqual(expect.arrayContaining(['account created', 'initiate', 'finalize-linking', 'analyze', 'decision']));
+    expect(backend.lines.map((l) => l.step)).toEqual(
+      expect.arrayContaining(['account created', 'initiate', 'finalize-linking', 'analyze', 'decision']),
+    );
     expect(backend.lines.at(-1)!.decision).toMatch(/^(APPROVED|COUNTER_OFFER|MANUAL_REVIEW|DECLINED)$/);
   });
 });
@@ -108,11 +114,21 @@ describe('examples/lender-backend', () => {
 describe('examples/webhook-receiver', () => {
   it('when the service delivers to it, then it takes signed events once, refuses forgeries and keeps working through a secret rotation', async () => {
     const lender = await createClient(stack.gatewayUrl);
-    const receiver = run('webhook-receiver/receiver.mjs', { WEBHOOK_SECRET: lender.webhookSecret, WEBHOOK_SECRET_PREVIOUS: 'whsec_previous_secret_of_this_test', PORT: '0' });
-    const listening = await waitFor(() => receiver.lines.find((l) => l.outcome === 'listening'), { what: 'the receiver to listen' });
+    const receiver = run('webhook-receiver/receiver.mjs', {
+      WEBHOOK_SECRET: lender.webhookSecret,
+      WEBHOOK_SECRET_PREVIOUS: 'whsec_previous_secret_of_this_test',
+      PORT: '0',
+    });
+    const listening = await waitFor(() => receiver.lines.find((l) => l.outcome === 'listening'), {
+      what: 'the receiver to listen',
+    });
     const url = `${listening.url}webhooks`;
     const admin = { 'content-type': 'application/json', 'x-admin-token': 'local-admin-token' };
-    const patched = await fetch(`${stack.gatewayUrl}/admin/clients/${lender.clientId}`, { method: 'PATCH', headers: admin, body: JSON.stringify({ webhookUrl: url }) });
+    const patched = await fetch(`${stack.gatewayUrl}/admin/clients/${lender.clientId}`, {
+      method: 'PATCH',
+      headers: admin,
+      body: JSON.stringify({ webhookUrl: url }),
+    });
     expect(patched.status).toBe(200);
 
     // Real deliveries: account.linked for an account the applicant links.
@@ -121,7 +137,11 @@ describe('examples/webhook-receiver', () => {
     const started = await client.initiate(input);
     await link(started.widgetUrl);
     const received = await waitFor(
-      () => receiver.lines.find((l) => l.outcome === 'received' && l.event === 'account.linked' && l.data.applicationId === started.applicationId),
+      () =>
+        receiver.lines.find(
+          (l) =>
+            l.outcome === 'received' && l.event === 'account.linked' && l.data.applicationId === started.applicationId,
+        ),
       { timeoutMs: 60_000, what: 'account.linked at the receiver' },
     );
     const [delivery] = (await client.listDeliveries({ eventId: received.eventId })).data;
@@ -130,12 +150,25 @@ describe('examples/webhook-receiver', () => {
 
     // A redelivery is the same event again: taken (200) but not handled twice.
     await client.redeliver(delivery!.id);
-    await waitFor(() => receiver.lines.find((l) => l.outcome === 'duplicate' && l.eventId === received.eventId), { what: 'the duplicate' });
+    await waitFor(() => receiver.lines.find((l) => l.outcome === 'duplicate' && l.eventId === received.eventId), {
+      what: 'the duplicate',
+    });
     expect(receiver.lines.filter((l) => l.outcome === 'received' && l.eventId === received.eventId)).toHaveLength(1);
 
     // Forged, unsigned, and signed with the previous secret (the rotation overlap).
-    const body = JSON.stringify({ id: '7d3c1b2a-0f9e-4d8c-8b7a-6e5d4c3b2a19', event: 'application.failed', data: { applicationId: started.applicationId, applicantId: started.applicantId, status: 'FAILED', reason: 'scoring_error' }, timestamp: new Date().toISOString() });
-    const post = (headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const body = JSON.stringify({
+      id: '7d3c1b2a-0f9e-4d8c-8b7a-6e5d4c3b2a19',
+      event: 'application.failed',
+      data: {
+        applicationId: started.applicationId,
+        applicantId: started.applicantId,
+        status: 'FAILED',
+        reason: 'scoring_error',
+      },
+      timestamp: new Date().toISOString(),
+    });
+    const post = (headers: Record<string, string>) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
     expect((await post({ 'x-signature': signWebhook(body, 'whsec_somebody_else') })).status).toBe(401);
     expect((await post({})).status).toBe(401);
     expect((await post({ 'x-signature': signWebhook(body, 'whsec_previous_secret_of_this_test') })).status).toBe(200);

@@ -6,7 +6,13 @@
 //   LOAN_API_KEY=lk_... LOAN_WEBHOOK_SECRET=whsec_... PORT=4100 node backend.mjs
 //   LOAN_ADMIN_TOKEN=local-admin-token PORT=4100 node backend.mjs     (local stack: makes its own account)
 import { createServer } from 'node:http';
-import { createLoanClient, PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, verifyWebhook, WebhookVerificationError } from '@loan/client';
+import {
+  createLoanClient,
+  PREVIOUS_SIGNATURE_HEADER,
+  SIGNATURE_HEADER,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '@loan/client';
 
 const env = process.env;
 const baseUrl = env.LOAN_BASE_URL ?? 'http://127.0.0.1:8080';
@@ -111,7 +117,11 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     let event;
     try {
-      event = verifyWebhook(Buffer.concat(chunks), [req.headers[SIGNATURE_HEADER], req.headers[PREVIOUS_SIGNATURE_HEADER]], secrets ?? []);
+      event = verifyWebhook(
+        Buffer.concat(chunks),
+        [req.headers[SIGNATURE_HEADER], req.headers[PREVIOUS_SIGNATURE_HEADER]],
+        secrets ?? [],
+      );
     } catch (error) {
       const known = error instanceof WebhookVerificationError;
       const signed = known && (error.reason === 'unknown_event' || error.reason === 'invalid_payload');
@@ -122,7 +132,9 @@ const server = createServer((req, res) => {
     res.writeHead(200).end();
     if (seenEvents.has(event.id)) return;
     seenEvents.add(event.id);
-    queue = queue.then(() => onEvent(event)).catch((error) => fail('error', { message: error.message, statusCode: error.statusCode }));
+    queue = queue
+      .then(() => onEvent(event))
+      .catch((error) => fail('error', { message: error.message, statusCode: error.statusCode }));
   });
 });
 
@@ -136,7 +148,14 @@ function shutdown() {
   // Idle keep-alive connections to the service close on their own; do not wait for them.
   setTimeout(() => process.exit(), 1_000).unref();
 }
-const deadline = setTimeout(() => fail('timeout', { seconds: timeoutMs / 1000, state: { ...state, linked: state.linked.size, enriched: state.enriched.size } }), timeoutMs);
+const deadline = setTimeout(
+  () =>
+    fail('timeout', {
+      seconds: timeoutMs / 1000,
+      state: { ...state, linked: state.linked.size, enriched: state.enriched.size },
+    }),
+  timeoutMs,
+);
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, shutdown);
 
 /** For the local stack only: an account of its own whose webhooks come to this backend. */
@@ -164,7 +183,9 @@ async function main() {
     log('account created', { clientId: account.clientId });
   }
   if (!apiKey || secrets.length === 0) {
-    throw new Error('Set LOAN_API_KEY and LOAN_WEBHOOK_SECRET (your account, its webhookUrl pointing here), or LOAN_ADMIN_TOKEN on the local stack');
+    throw new Error(
+      'Set LOAN_API_KEY and LOAN_WEBHOOK_SECRET (your account, its webhookUrl pointing here), or LOAN_ADMIN_TOKEN on the local stack',
+    );
   }
   client = createLoanClient({
     apiKey,

@@ -37,7 +37,14 @@ function reply(res, status, body) {
 function handle(event) {
   switch (event.event) {
     case 'application.decision':
-      log({ outcome: 'received', eventId: event.id, event: event.event, applicationId: event.data.applicationId, decision: event.data.decision.decision, score: event.data.score });
+      log({
+        outcome: 'received',
+        eventId: event.id,
+        event: event.event,
+        applicationId: event.data.applicationId,
+        decision: event.data.decision.decision,
+        score: event.data.score,
+      });
       break;
     default:
       log({ outcome: 'received', eventId: event.id, event: event.event, timestamp: event.timestamp, data: event.data });
@@ -65,7 +72,11 @@ const server = createServer((req, res) => {
     // The signature covers the bytes as received: verify them before parsing, never re-serialised JSON.
     let event;
     try {
-      event = verifyWebhook(Buffer.concat(chunks), [req.headers[SIGNATURE_HEADER], req.headers[PREVIOUS_SIGNATURE_HEADER]], secrets);
+      event = verifyWebhook(
+        Buffer.concat(chunks),
+        [req.headers[SIGNATURE_HEADER], req.headers[PREVIOUS_SIGNATURE_HEADER]],
+        secrets,
+      );
     } catch (error) {
       if (!(error instanceof WebhookVerificationError)) throw error;
       if (error.reason === 'unknown_event') {

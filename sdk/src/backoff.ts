@@ -37,7 +37,11 @@ const RATE_LIMIT_SPREAD_MS = 1_000;
  * of `min(maxDelayMs, baseDelayMs * 2^n)`. Never zero (a retry at once would meet the same
  * fault), and spread so that many clients do not retry in step.
  */
-export function backoffDelay(retry: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: () => number = Math.random): number {
+export function backoffDelay(
+  retry: number,
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry));
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
@@ -63,9 +67,7 @@ export function retryAfterMs(headers: Headers, now: number): number | null {
 }
 
 /** What went wrong with one attempt. */
-export type AttemptFailure =
-  | { kind: 'network' }
-  | { kind: 'status'; status: number; headers: Headers };
+export type AttemptFailure = { kind: 'network' } | { kind: 'status'; status: number; headers: Headers };
 
 /**
  * The delay before retry number `retry` (0-based) after `failure`, or null when the call must

@@ -1,10 +1,21 @@
-import { backoffDelay, DEFAULT_RETRY_POLICY, RATE_LIMIT_FALLBACK_MS, retryAfterMs, retryDelay, type RetryPolicy } from './backoff';
+import {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  RATE_LIMIT_FALLBACK_MS,
+  retryAfterMs,
+  retryDelay,
+  type RetryPolicy,
+} from './backoff';
 
 const policy: RetryPolicy = { maxRetries: 3, baseDelayMs: 1_000, maxDelayMs: 30_000, maxRateLimitWaitMs: 65_000 };
 const low = () => 0;
 const high = () => 0.999999;
 const now = Date.parse('2026-11-20T09:00:00.000Z');
-const status = (code: number, headers: Record<string, string> = {}) => ({ kind: 'status' as const, status: code, headers: new Headers(headers) });
+const status = (code: number, headers: Record<string, string> = {}) => ({
+  kind: 'status' as const,
+  status: code,
+  headers: new Headers(headers),
+});
 
 describe('backoffDelay', () => {
   it('when retries follow one another, then each ceiling doubles from the base (1 s, 2 s, 4 s) and the delay lies between half and all of it', () => {

@@ -19,7 +19,14 @@ import {
   type WebhookEvent,
 } from '@loan/client';
 import { waitFor } from '../../testing/helpers';
-import { applicant, createClient, startGateway, startWholeStack, suiteNamespace, type Running } from '../../testing/stack';
+import {
+  applicant,
+  createClient,
+  startGateway,
+  startWholeStack,
+  suiteNamespace,
+  type Running,
+} from '../../testing/stack';
 
 /**
  * The client against the whole stack: every service, the sandbox, the real broker, registry and
@@ -76,11 +83,22 @@ describe('@loan/client against the running service', () => {
     const started = await client.initiate(newApplicant({ bvn: '22200000001' }));
     expect(started).toMatchObject({ status: 'PENDING_LINKING', resumed: false });
     expect(started.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
-    const resumed = await client.initiate({ ...newApplicant({ bvn: '22200000001' }), idempotencyKey: started.idempotencyKey });
-    expect(resumed).toMatchObject({ applicationId: started.applicationId, applicantId: started.applicantId, resumed: true });
+    const resumed = await client.initiate({
+      ...newApplicant({ bvn: '22200000001' }),
+      idempotencyKey: started.idempotencyKey,
+    });
+    expect(resumed).toMatchObject({
+      applicationId: started.applicationId,
+      applicantId: started.applicantId,
+      resumed: true,
+    });
     const { applicationId } = started;
 
-    expect(await client.getApplication(applicationId)).toMatchObject({ applicationId, status: 'PENDING_LINKING', accounts: [] });
+    expect(await client.getApplication(applicationId)).toMatchObject({
+      applicationId,
+      status: 'PENDING_LINKING',
+      accounts: [],
+    });
 
     await link(resumed.widgetUrl);
     await waitFor(() => verifiedEvents(applicationId).some((e) => e.event === 'account.enrichment_ready'), {
@@ -88,18 +106,29 @@ describe('@loan/client against the running service', () => {
       what: 'account.enrichment_ready',
     });
     const relinked = await client.linkAccount(applicationId);
-    expect(relinked).toMatchObject({ applicationId, accountId: null, widgetUrl: expect.stringMatching(/^http/), status: 'LINKED' });
+    expect(relinked).toMatchObject({
+      applicationId,
+      accountId: null,
+      widgetUrl: expect.stringMatching(/^http/),
+      status: 'LINKED',
+    });
 
     expect(await client.finalizeLinking(applicationId)).toMatchObject({ applicationId, status: 'LINKED' });
-    const ready = await waitFor(() => verifiedEvents(applicationId).find((e) => e.event === 'application.ready_for_analysis'), {
-      timeoutMs: 60_000,
-      what: 'application.ready_for_analysis',
-    });
+    const ready = await waitFor(
+      () => verifiedEvents(applicationId).find((e) => e.event === 'application.ready_for_analysis'),
+      {
+        timeoutMs: 60_000,
+        what: 'application.ready_for_analysis',
+      },
+    );
     expect(ready.event === 'application.ready_for_analysis' && ready.data.accountCount).toBe(1);
 
     expect(await client.analyze(applicationId)).toMatchObject({ applicationId, status: 'PROCESSING' });
     const decided = await waitFor(
-      () => verifiedEvents(applicationId).find((e): e is Extract<WebhookEvent, { event: 'application.decision' }> => e.event === 'application.decision'),
+      () =>
+        verifiedEvents(applicationId).find(
+          (e): e is Extract<WebhookEvent, { event: 'application.decision' }> => e.event === 'application.decision',
+        ),
       { timeoutMs: 60_000, what: 'application.decision' },
     );
     const view = await client.getApplication(applicationId);
@@ -114,14 +143,25 @@ describe('@loan/client against the running service', () => {
     const all = [];
     for await (const d of client.deliveries({ applicationId, limit: 2 })) all.push(d);
     const names = all.map((d) => d.event).sort();
-    expect(names).toEqual(verifiedEvents(applicationId).map((e) => e.event).filter((e, i, a) => a.indexOf(e) === i).sort());
+    expect(names).toEqual(
+      verifiedEvents(applicationId)
+        .map((e) => e.event)
+        .filter((e, i, a) => a.indexOf(e) === i)
+        .sort(),
+    );
     expect(all.every((d) => d.status === 'DELIVERED')).toBe(true);
     const decisionDelivery = all.find((d) => d.event === 'application.decision')!;
-    expect(await client.getDelivery(decisionDelivery.id)).toMatchObject({ id: decisionDelivery.id, eventId: decided.id, status: 'DELIVERED' });
+    expect(await client.getDelivery(decisionDelivery.id)).toMatchObject({
+      id: decisionDelivery.id,
+      eventId: decided.id,
+      status: 'DELIVERED',
+    });
 
     const sent = stack.receiver.received.length;
     expect(await client.redeliver(decisionDelivery.id)).toMatchObject({ id: decisionDelivery.id, status: 'PENDING' });
-    await waitFor(() => stack.receiver.received.slice(sent).some((r) => r.body.id === decided.id), { what: 'the redelivered decision' });
+    await waitFor(() => stack.receiver.received.slice(sent).some((r) => r.body.id === decided.id), {
+      what: 'the redelivered decision',
+    });
     const again = await waitFor(async () => {
       const d = await client.getDelivery(decisionDelivery.id);
       return d.status === 'DELIVERED' && d;
@@ -137,7 +177,14 @@ describe('@loan/client against the running service', () => {
     const started = await downClient.initiate(newApplicant());
     await link(started.widgetUrl);
     const failed = await waitFor(
-      async () => (await downClient.listDeliveries({ applicationId: started.applicationId, event: 'account.linked', status: 'FAILED' })).data[0],
+      async () =>
+        (
+          await downClient.listDeliveries({
+            applicationId: started.applicationId,
+            event: 'account.linked',
+            status: 'FAILED',
+          })
+        ).data[0],
       { timeoutMs: 60_000, what: 'a FAILED account.linked delivery' },
     );
     expect(failed.attempts.length).toBeGreaterThan(1);
@@ -155,7 +202,11 @@ describe('@loan/client against the running service', () => {
   it('when the API refuses a call, then the error is of the status’s class and carries the spec’s error shape', async () => {
     const invalid = (await rejection(client.initiate(newApplicant({ email: 'not-an-email' })))) as BadRequestError;
     expect(invalid).toBeInstanceOf(BadRequestError);
-    expect(invalid.toJSON()).toEqual({ statusCode: 400, message: expect.stringContaining('email'), error: 'Bad Request' });
+    expect(invalid.toJSON()).toEqual({
+      statusCode: 400,
+      message: expect.stringContaining('email'),
+      error: 'Bad Request',
+    });
     expect(invalid.retriable).toBe(false);
     expect(invalid.requestId).toEqual(expect.any(String));
 
@@ -171,22 +222,34 @@ describe('@loan/client against the running service', () => {
 
     const stranger = await createClient(stack.gatewayUrl);
     const strangerClient = createLoanClient({ apiKey: stranger.apiKey, baseUrl: stack.gatewayUrl, retry: fast });
-    const taken = (await rejection(strangerClient.initiate({ ...newApplicant(), idempotencyKey: started.idempotencyKey }))) as PermissionDeniedError;
+    const taken = (await rejection(
+      strangerClient.initiate({ ...newApplicant(), idempotencyKey: started.idempotencyKey }),
+    )) as PermissionDeniedError;
     expect(taken).toBeInstanceOf(PermissionDeniedError);
     expect(taken.statusCode).toBe(403);
     await expect(strangerClient.getApplication(started.applicationId)).rejects.toBeInstanceOf(NotFoundError);
 
     await link(started.widgetUrl);
-    await waitFor(async () => (await client.getApplication(started.applicationId)).status === 'LINKED', { timeoutMs: 30_000 });
-    const conflict = (await rejection(client.initiate({ ...newApplicant(), idempotencyKey: started.idempotencyKey }))) as ConflictError;
+    await waitFor(async () => (await client.getApplication(started.applicationId)).status === 'LINKED', {
+      timeoutMs: 30_000,
+    });
+    const conflict = (await rejection(
+      client.initiate({ ...newApplicant(), idempotencyKey: started.idempotencyKey }),
+    )) as ConflictError;
     expect(conflict).toBeInstanceOf(ConflictError);
     expect(conflict.statusCode).toBe(409);
 
     // Re-linking one account names it back, with a fresh widget address.
     const [account] = (await client.getApplication(started.applicationId)).accounts;
     const relinked = await client.linkAccount(started.applicationId, { accountId: account!.accountId });
-    expect(relinked).toMatchObject({ applicationId: started.applicationId, accountId: account!.accountId, widgetUrl: expect.stringMatching(/^http/) });
-    await expect(client.linkAccount(started.applicationId, { accountId: randomUUID() })).rejects.toBeInstanceOf(LoanClientError);
+    expect(relinked).toMatchObject({
+      applicationId: started.applicationId,
+      accountId: account!.accountId,
+      widgetUrl: expect.stringMatching(/^http/),
+    });
+    await expect(client.linkAccount(started.applicationId, { accountId: randomUUID() })).rejects.toBeInstanceOf(
+      LoanClientError,
+    );
 
     const anonymous = createLoanClient({ apiKey: 'lk_not_a_key', baseUrl: stack.gatewayUrl, retry: fast });
     const unauthenticated = (await rejection(anonymous.listDeliveries())) as AuthenticationError;
@@ -205,7 +268,12 @@ describe('@loan/client against the running service', () => {
     });
     const error = (await rejection(keylessClient.initiate(newApplicant()))) as LoanServerError;
     expect(error).toBeInstanceOf(LoanServerError);
-    expect(error).toMatchObject({ statusCode: 500, message: PROVIDER_KEY_MISSING_MESSAGE, error: 'Internal Server Error', retriable: true });
+    expect(error).toMatchObject({
+      statusCode: 500,
+      message: PROVIDER_KEY_MISSING_MESSAGE,
+      error: 'Internal Server Error',
+      retriable: true,
+    });
     expect(retries.map((r) => [r.retry, r.statusCode])).toEqual([
       [1, 500],
       [2, 500],
@@ -234,27 +302,40 @@ async function faultyProxy(target: string, fault: (seen: Seen, index: number) =>
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const entry: Seen = { method: req.method!, path: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const entry: Seen = {
+        method: req.method!,
+        path: req.url!,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       const index = seen.push(entry) - 1;
       const mode = fault(entry, index);
       if (mode === 'hang') return;
-      const upstream = httpRequest(new URL(req.url!, target), { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (answer) => {
-        const parts: Buffer[] = [];
-        answer.on('data', (c: Buffer) => parts.push(c));
-        answer.on('end', () => {
-          const body = Buffer.concat(parts).toString('utf8');
-          upstreamAnswers.push({ status: answer.statusCode!, body });
-          if (mode === 'drop') {
-            req.socket.destroy();
-          } else if (mode === '500') {
-            res.writeHead(500, { 'content-type': 'application/json' }).end(
-              JSON.stringify({ statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' }),
-            );
-          } else {
-            res.writeHead(answer.statusCode!, { 'content-type': answer.headers['content-type'] ?? 'application/json' }).end(body);
-          }
-        });
-      });
+      const upstream = httpRequest(
+        new URL(req.url!, target),
+        { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
+        (answer) => {
+          const parts: Buffer[] = [];
+          answer.on('data', (c: Buffer) => parts.push(c));
+          answer.on('end', () => {
+            const body = Buffer.concat(parts).toString('utf8');
+            upstreamAnswers.push({ status: answer.statusCode!, body });
+            if (mode === 'drop') {
+              req.socket.destroy();
+            } else if (mode === '500') {
+              res
+                .writeHead(500, { 'content-type': 'application/json' })
+                .end(
+                  JSON.stringify({ statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' }),
+                );
+            } else {
+              res
+                .writeHead(answer.statusCode!, { 'content-type': answer.headers['content-type'] ?? 'application/json' })
+                .end(body);
+            }
+          });
+        },
+      );
       upstream.end(entry.body);
     });
   });
@@ -272,9 +353,16 @@ async function faultyProxy(target: string, fault: (seen: Seen, index: number) =>
 
 describe('@loan/client retries', () => {
   it('when initiate got a 500 after the service had opened the application, then the retry carries the same key and no second application is opened', async () => {
-    const proxy = await faultyProxy(stack.gatewayUrl, (s, i) => (s.path.endsWith('/initiate') && i === 0 ? '500' : undefined));
+    const proxy = await faultyProxy(stack.gatewayUrl, (s, i) =>
+      s.path.endsWith('/initiate') && i === 0 ? '500' : undefined,
+    );
     const retries: RetryInfo[] = [];
-    const viaProxy = createLoanClient({ apiKey: stack.lender.apiKey, baseUrl: proxy.url, retry: fast, onRetry: (r) => retries.push(r) });
+    const viaProxy = createLoanClient({
+      apiKey: stack.lender.apiKey,
+      baseUrl: proxy.url,
+      retry: fast,
+      onRetry: (r) => retries.push(r),
+    });
     try {
       const result = await viaProxy.initiate(newApplicant());
       expect(retries).toEqual([expect.objectContaining({ retry: 1, statusCode: 500 })]);
@@ -296,7 +384,12 @@ describe('@loan/client retries', () => {
   it('when the connection drops before the answer, then the call is retried and answers as if nothing happened', async () => {
     const proxy = await faultyProxy(stack.gatewayUrl, (s, i) => (i === 0 ? 'drop' : undefined));
     const retries: RetryInfo[] = [];
-    const viaProxy = createLoanClient({ apiKey: stack.lender.apiKey, baseUrl: proxy.url, retry: fast, onRetry: (r) => retries.push(r) });
+    const viaProxy = createLoanClient({
+      apiKey: stack.lender.apiKey,
+      baseUrl: proxy.url,
+      retry: fast,
+      onRetry: (r) => retries.push(r),
+    });
     try {
       const result = await viaProxy.initiate(newApplicant());
       expect(retries).toEqual([expect.objectContaining({ retry: 1, statusCode: null })]);
@@ -309,7 +402,12 @@ describe('@loan/client retries', () => {
 
   it('when the service never answers, then each attempt times out and the call throws LoanConnectionError; a cancelled call is not retried', async () => {
     const proxy = await faultyProxy(stack.gatewayUrl, () => 'hang');
-    const viaProxy = createLoanClient({ apiKey: stack.lender.apiKey, baseUrl: proxy.url, timeoutMs: 300, retry: { ...fast, maxRetries: 1 } });
+    const viaProxy = createLoanClient({
+      apiKey: stack.lender.apiKey,
+      baseUrl: proxy.url,
+      timeoutMs: 300,
+      retry: { ...fast, maxRetries: 1 },
+    });
     try {
       const error = (await rejection(viaProxy.getApplication(randomUUID()))) as LoanConnectionError;
       expect(error).toBeInstanceOf(LoanConnectionError);
@@ -334,7 +432,11 @@ describe('@loan/client retries', () => {
 
     beforeAll(async () => {
       // A second gateway replica of the same stack with one initiate a client per 2-second window.
-      limited = await startGateway(ns, { RATE_LIMITS_ENABLED: 'true', RATE_LIMIT_INITIATE: '1', RATE_LIMIT_WINDOW: '2s' });
+      limited = await startGateway(ns, {
+        RATE_LIMITS_ENABLED: 'true',
+        RATE_LIMIT_INITIATE: '1',
+        RATE_LIMIT_WINDOW: '2s',
+      });
     });
 
     afterAll(async () => {
@@ -344,7 +446,12 @@ describe('@loan/client retries', () => {
     it('when over the limit, then the client waits the Retry-After the gateway sent and the call succeeds; with no wait allowed it throws RateLimitError', async () => {
       const lender = await createClient(limited.url);
       const retries: RetryInfo[] = [];
-      const patient = createLoanClient({ apiKey: lender.apiKey, baseUrl: limited.url, retry: fast, onRetry: (r) => retries.push(r) });
+      const patient = createLoanClient({
+        apiKey: lender.apiKey,
+        baseUrl: limited.url,
+        retry: fast,
+        onRetry: (r) => retries.push(r),
+      });
       const first = await patient.initiate(newApplicant());
       const second = await patient.initiate(newApplicant());
       expect(second.applicationId).not.toBe(first.applicationId);
@@ -353,9 +460,17 @@ describe('@loan/client retries', () => {
       expect(waited.delayMs).toBeGreaterThanOrEqual(1_000);
       expect(waited.delayMs).toBeLessThanOrEqual(3_000);
 
-      const impatient = createLoanClient({ apiKey: lender.apiKey, baseUrl: limited.url, retry: { ...fast, maxRateLimitWaitMs: 0 } });
+      const impatient = createLoanClient({
+        apiKey: lender.apiKey,
+        baseUrl: limited.url,
+        retry: { ...fast, maxRateLimitWaitMs: 0 },
+      });
       let error: unknown;
-      for (let i = 0; i < 5 && !error; i++) error = await impatient.initiate(newApplicant()).then(() => undefined, (e: unknown) => e);
+      for (let i = 0; i < 5 && !error; i++)
+        error = await impatient.initiate(newApplicant()).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(error).toBeInstanceOf(RateLimitError);
       expect(error).toMatchObject({ statusCode: 429, error: 'Too Many Requests', retriable: true });
       expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(0);

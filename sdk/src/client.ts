@@ -72,7 +72,11 @@ export interface LoanClient {
   /** Queues the analysis; the result comes as `application.decision` or `application.failed`. */
   analyze(applicationId: string, options?: RequestOptions): Promise<AnalyzeResponse>;
   /** A fresh widget address; with `accountId`, re-links that account and restarts its enrichment. */
-  linkAccount(applicationId: string, request?: LinkAccountRequest, options?: RequestOptions): Promise<LinkAccountResponse>;
+  linkAccount(
+    applicationId: string,
+    request?: LinkAccountRequest,
+    options?: RequestOptions,
+  ): Promise<LinkAccountResponse>;
   /** One page of your webhook delivery log, newest first. */
   listDeliveries(query?: DeliveryListQuery, options?: RequestOptions): Promise<DeliveryPage>;
   /** Every delivery matching `query`, newest first, fetching page after page as you iterate. */
@@ -97,7 +101,13 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 function isErrorBody(value: unknown): value is ErrorBody {
   const v = value as ErrorBody | null;
-  return typeof v === 'object' && v !== null && typeof v.statusCode === 'number' && typeof v.message === 'string' && typeof v.error === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.statusCode === 'number' &&
+    typeof v.message === 'string' &&
+    typeof v.error === 'string'
+  );
 }
 
 function parseJson(text: string): unknown {
@@ -151,7 +161,9 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
   try {
     base = new URL(options.baseUrl);
   } catch {
-    throw new TypeError(`createLoanClient needs baseUrl, an absolute URL such as http://127.0.0.1:8080 (got ${options.baseUrl})`);
+    throw new TypeError(
+      `createLoanClient needs baseUrl, an absolute URL such as http://127.0.0.1:8080 (got ${options.baseUrl})`,
+    );
   }
   const origin = base.href.replace(/\/+$/, '');
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
@@ -198,11 +210,15 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       const payload = parseJson(text);
       if (answer && status >= 200 && status < 300) {
         if (payload === undefined) {
-          throw new LoanError(`${call.method} ${call.path} answered ${status} without a JSON body`, { retriable: false });
+          throw new LoanError(`${call.method} ${call.path} answered ${status} without a JSON body`, {
+            retriable: false,
+          });
         }
         return payload as T;
       }
-      const failure: AttemptFailure = answer ? { kind: 'status', status, headers: answer.headers } : { kind: 'network' };
+      const failure: AttemptFailure = answer
+        ? { kind: 'status', status, headers: answer.headers }
+        : { kind: 'network' };
       const delay = retryDelay(failure, retry, policy, Date.now());
       if (delay === null) {
         if (!answer) {
@@ -213,10 +229,26 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
         }
         const errorBody: ErrorBody = isErrorBody(payload)
           ? payload
-          : { statusCode: status, message: text.slice(0, 500) || answer.statusText || `HTTP ${status}`, error: answer.statusText || `HTTP ${status}` };
-        throw apiErrorOf(status, errorBody, answer.headers, status === 429 ? retryAfterMs(answer.headers, Date.now()) : null);
+          : {
+              statusCode: status,
+              message: text.slice(0, 500) || answer.statusText || `HTTP ${status}`,
+              error: answer.statusText || `HTTP ${status}`,
+            };
+        throw apiErrorOf(
+          status,
+          errorBody,
+          answer.headers,
+          status === 429 ? retryAfterMs(answer.headers, Date.now()) : null,
+        );
       }
-      options.onRetry?.({ method: call.method, path: call.path, retry: retry + 1, delayMs: delay, statusCode: answer ? status : null, requestId });
+      options.onRetry?.({
+        method: call.method,
+        path: call.path,
+        retry: retry + 1,
+        delayMs: delay,
+        statusCode: answer ? status : null,
+        requestId,
+      });
       await sleep(delay, userSignal);
     }
   }
@@ -238,9 +270,15 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
     getApplication: (id, requestOptions) => request({ method: 'GET', path: application(id), options: requestOptions }),
     finalizeLinking: (id, requestOptions) =>
       request({ method: 'POST', path: `${application(id)}/finalize-linking`, options: requestOptions }),
-    analyze: (id, requestOptions) => request({ method: 'POST', path: `${application(id)}/analyze`, options: requestOptions }),
+    analyze: (id, requestOptions) =>
+      request({ method: 'POST', path: `${application(id)}/analyze`, options: requestOptions }),
     linkAccount: (id, body, requestOptions) =>
-      request({ method: 'POST', path: `${application(id)}/link-account`, body: body?.accountId ? body : undefined, options: requestOptions }),
+      request({
+        method: 'POST',
+        path: `${application(id)}/link-account`,
+        body: body?.accountId ? body : undefined,
+        options: requestOptions,
+      }),
     listDeliveries: (query = {}, requestOptions) =>
       request({ method: 'GET', path: '/api/webhooks/deliveries', query: { ...query }, options: requestOptions }),
     deliveries(query = {}, requestOptions) {
@@ -256,7 +294,8 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       };
     },
     getDelivery: (id, requestOptions) => request({ method: 'GET', path: delivery(id), options: requestOptions }),
-    redeliver: (id, requestOptions) => request({ method: 'POST', path: `${delivery(id)}/redeliver`, options: requestOptions }),
+    redeliver: (id, requestOptions) =>
+      request({ method: 'POST', path: `${delivery(id)}/redeliver`, options: requestOptions }),
     replayDeliveries: (body, requestOptions) =>
       request({ method: 'POST', path: '/api/webhooks/deliveries/replay', body, options: requestOptions }),
   };

@@ -85,7 +85,8 @@ export class LoanConnectionError extends LoanError {
 }
 
 /** Why a webhook was refused by `verifyWebhook`. */
-export type WebhookVerificationFailure = 'missing_signature' | 'signature_mismatch' | 'invalid_payload' | 'unknown_event';
+export type WebhookVerificationFailure =
+  'missing_signature' | 'signature_mismatch' | 'invalid_payload' | 'unknown_event';
 
 /**
  * A webhook request that must not be trusted (`missing_signature`, `signature_mismatch`:
@@ -102,7 +103,12 @@ export class WebhookVerificationError extends LoanError {
 }
 
 /** The error class of an error answer, by status. */
-export function apiErrorOf(status: number, body: ErrorBody, headers: Headers, retryAfterMs: number | null): LoanApiError {
+export function apiErrorOf(
+  status: number,
+  body: ErrorBody,
+  headers: Headers,
+  retryAfterMs: number | null,
+): LoanApiError {
   switch (status) {
     case 400:
       return new BadRequestError(body, headers);

@@ -18,14 +18,18 @@ function recordingClient() {
     fetch: async (input, init) => {
       const url = new URL(String(input));
       calls.push(`${String(init?.method).toLowerCase()} ${url.pathname.replaceAll(ID, '{id}')}`);
-      return new Response(JSON.stringify({ data: [], nextCursor: null }), { status: 200, headers: { 'content-type': 'application/json' } });
+      return new Response(JSON.stringify({ data: [], nextCursor: null }), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      });
     },
   });
   return { client, calls };
 }
 
 const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>> = {
-  initiate: (c) => c.initiate({ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com', amount: 1, tenor: 1, interestRate: 1 }),
+  initiate: (c) =>
+    c.initiate({ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com', amount: 1, tenor: 1, interestRate: 1 }),
   getApplication: (c) => c.getApplication(ID),
   finalizeLinking: (c) => c.finalizeLinking(ID),
   analyze: (c) => c.analyze(ID),

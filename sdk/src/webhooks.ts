@@ -50,14 +50,19 @@ export function verifyWebhook(
   if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
     throw new TypeError('verifyWebhook needs the raw request body (a Buffer or string), not parsed JSON');
   }
-  const keys = (typeof secrets === 'string' ? [secrets] : [...secrets]).filter((s) => typeof s === 'string' && s.length > 0);
+  const keys = (typeof secrets === 'string' ? [secrets] : [...secrets]).filter(
+    (s) => typeof s === 'string' && s.length > 0,
+  );
   if (keys.length === 0) throw new TypeError('verifyWebhook needs at least one non-empty webhook secret');
   const given = (typeof signature === 'string' ? [signature] : [...(signature ?? [])]).filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
   if (given.length === 0) throw new WebhookVerificationError('missing_signature', 'The x-signature header is missing');
   if (!keys.some((key) => given.some((s) => matches(rawBody, s, key)))) {
-    throw new WebhookVerificationError('signature_mismatch', 'The signature does not match the body with any of the secrets');
+    throw new WebhookVerificationError(
+      'signature_mismatch',
+      'The signature does not match the body with any of the secrets',
+    );
   }
   let body: unknown;
   try {
@@ -72,11 +77,13 @@ export function verifyWebhook(
     !isObject(body.data) ||
     typeof body.timestamp !== 'string'
   ) {
-    throw new WebhookVerificationError('invalid_payload', 'The body is not an event envelope {id, event, data, timestamp}');
+    throw new WebhookVerificationError(
+      'invalid_payload',
+      'The body is not an event envelope {id, event, data, timestamp}',
+    );
   }
   if (!KNOWN_EVENTS.has(body.event)) {
     throw new WebhookVerificationError('unknown_event', `Unknown event: ${body.event}`);
   }
   return body as WebhookEvent;
 }
-

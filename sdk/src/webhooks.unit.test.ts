@@ -21,7 +21,9 @@ const event = {
   timestamp: '2026-11-20T09:15:00.123Z',
 };
 // Spacing and key order as a sender might write them: the signature covers these bytes, not JSON.stringify's.
-const raw = Buffer.from(`{"id":"${event.id}",  "event":"${event.event}","data":${JSON.stringify(event.data, null, 1)},"timestamp":"${event.timestamp}"}`);
+const raw = Buffer.from(
+  `{"id":"${event.id}",  "event":"${event.event}","data":${JSON.stringify(event.data, null, 1)},"timestamp":"${event.timestamp}"}`,
+);
 const hmac = (body: Buffer | string, key: string) => createHmac('sha256', key).update(body).digest('hex');
 
 function failure(fn: () => unknown): WebhookVerificationError {
@@ -111,7 +113,9 @@ describe('the package', () => {
   });
 
   it('reports the version of its package.json', () => {
-    const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
     expect(VERSION).toBe(manifest.version);
   });
 });

@@ -29,7 +29,13 @@ type SameKeys<A, B> = [A] extends [readonly (infer X)[]]
  * A request the package sends is one the service accepts: the same fields, and every value of
  * the package's type valid input of the schema (whose input may be looser, e.g. coerced).
  */
-type Accepted<Sdk, Input> = [Sdk] extends [Input] ? ([keyof Sdk] extends [keyof Input] ? ([keyof Input] extends [keyof Sdk] ? true : false) : false) : false;
+type Accepted<Sdk, Input> = [Sdk] extends [Input]
+  ? [keyof Sdk] extends [keyof Input]
+    ? [keyof Input] extends [keyof Sdk]
+      ? true
+      : false
+    : false
+  : false;
 
 /** Compiles only when `T` is `true`. */
 type Holds<T extends true> = T;
@@ -56,7 +62,9 @@ export type Checks = [
   Holds<Same<sdk.WebhookEvent, contracts.WebhookEnvelope>>,
   Holds<Same<sdk.EventDataMap['account.linked'], contracts.EventDataOf<'account.linked'>>>,
   Holds<Same<sdk.EventDataMap['account.enrichment_ready'], contracts.EventDataOf<'account.enrichment_ready'>>>,
-  Holds<Same<sdk.EventDataMap['application.ready_for_analysis'], contracts.EventDataOf<'application.ready_for_analysis'>>>,
+  Holds<
+    Same<sdk.EventDataMap['application.ready_for_analysis'], contracts.EventDataOf<'application.ready_for_analysis'>>
+  >,
   Holds<Same<sdk.EventDataMap['account.enrichment_failed'], contracts.EventDataOf<'account.enrichment_failed'>>>,
   Holds<Same<sdk.EventDataMap['application.failed'], contracts.EventDataOf<'application.failed'>>>,
   Holds<Same<sdk.EventDataMap['application.abandoned'], contracts.EventDataOf<'application.abandoned'>>>,
@@ -69,4 +77,3 @@ export type Checks = [
   Holds<Accepted<sdk.ReplayRequest, contracts.ReplayRequest>>,
   Holds<Same<sdk.ReplayResult, contracts.ReplayResult>>,
 ];
-
