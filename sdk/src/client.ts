@@ -142,8 +142,13 @@ function describe(error: unknown): string {
   return detail ? `${e?.message ?? 'failed'} (${detail})` : (e?.message ?? String(error));
 }
 
+/**
+ * An id as one path segment. `.` and `..` cannot be one: URLs resolve them (escaped or not) and
+ * the request would go to another route.
+ */
 const idPath = (id: string) => {
   if (typeof id !== 'string' || id.length === 0) throw new TypeError('An id must be a non-empty string');
+  if (/^(\.|%2e){1,2}$/i.test(id)) throw new TypeError(`Not an id: ${id}`);
   return encodeURIComponent(id);
 };
 
@@ -267,19 +272,20 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       });
       return { ...response, idempotencyKey };
     },
-    getApplication: (id, requestOptions) => request({ method: 'GET', path: application(id), options: requestOptions }),
-    finalizeLinking: (id, requestOptions) =>
+    getApplication: async (id, requestOptions) =>
+      request({ method: 'GET', path: application(id), options: requestOptions }),
+    finalizeLinking: async (id, requestOptions) =>
       request({ method: 'POST', path: `${application(id)}/finalize-linking`, options: requestOptions }),
-    analyze: (id, requestOptions) =>
+    analyze: async (id, requestOptions) =>
       request({ method: 'POST', path: `${application(id)}/analyze`, options: requestOptions }),
-    linkAccount: (id, body, requestOptions) =>
+    linkAccount: async (id, body, requestOptions) =>
       request({
         method: 'POST',
         path: `${application(id)}/link-account`,
         body: body?.accountId ? body : undefined,
         options: requestOptions,
       }),
-    listDeliveries: (query = {}, requestOptions) =>
+    listDeliveries: async (query = {}, requestOptions) =>
       request({ method: 'GET', path: '/api/webhooks/deliveries', query: { ...query }, options: requestOptions }),
     deliveries(query = {}, requestOptions) {
       return {
@@ -293,10 +299,10 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
         },
       };
     },
-    getDelivery: (id, requestOptions) => request({ method: 'GET', path: delivery(id), options: requestOptions }),
-    redeliver: (id, requestOptions) =>
+    getDelivery: async (id, requestOptions) => request({ method: 'GET', path: delivery(id), options: requestOptions }),
+    redeliver: async (id, requestOptions) =>
       request({ method: 'POST', path: `${delivery(id)}/redeliver`, options: requestOptions }),
-    replayDeliveries: (body, requestOptions) =>
+    replayDeliveries: async (body, requestOptions) =>
       request({ method: 'POST', path: '/api/webhooks/deliveries/replay', body, options: requestOptions }),
   };
   return client;

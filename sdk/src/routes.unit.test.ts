@@ -60,5 +60,9 @@ describe('the client and the API document', () => {
     const { client, calls } = recordingClient();
     await client.getApplication('../webhooks/deliveries');
     expect(calls).toEqual(['get /api/applications/..%2Fwebhooks%2Fdeliveries']);
+    for (const dots of ['.', '..', '%2e', '.%2E']) {
+      await expect(client.getDelivery(dots)).rejects.toThrow(TypeError);
+    }
+    expect(calls).toHaveLength(1);
   });
 });
