@@ -34,6 +34,7 @@ COPY services/scoring/package.json services/scoring/
 COPY services/notifier/package.json services/notifier/
 COPY services/janitor/package.json services/janitor/
 COPY sandbox/package.json sandbox/
+COPY sdk/package.json sdk/
 
 # Every dependency, the sources, and the TypeScript build of all workspaces.
 FROM manifests AS build
@@ -41,8 +42,9 @@ RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts
 COPY libs libs
 COPY services services
 COPY sandbox sandbox
+COPY sdk sdk
 RUN npx tsc -b \
- && find libs services sandbox -type f \
+ && find libs services sandbox sdk -type f \
       \( -name '*.d.ts' -o -name '*.d.ts.map' -o -name '*.tsbuildinfo' \) -delete
 
 # Production dependencies only (workspace packages are symlinks into /app).
@@ -79,6 +81,9 @@ COPY --from=build /app/services/janitor/package.json services/janitor/
 COPY --from=build /app/services/janitor/dist services/janitor/dist
 COPY --from=build /app/sandbox/package.json sandbox/
 COPY --from=build /app/sandbox/dist sandbox/dist
+# The lenders' client (@loan/client): no service needs it, but every workspace of the tree is here.
+COPY --from=build /app/sdk/package.json sdk/
+COPY --from=build /app/sdk/dist sdk/dist
 USER node
 ENTRYPOINT ["node"]
 

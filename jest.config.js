@@ -12,6 +12,7 @@ const base = {
     '^@loan/(gateway|applications|enrichment|scoring|notifier|janitor)$': '<rootDir>/services/$1/src',
     '^@loan/(gateway|applications|enrichment|scoring|notifier|janitor)/domain$': '<rootDir>/services/$1/src/domain',
     '^@loan/sandbox$': '<rootDir>/sandbox/src',
+    '^@loan/client$': '<rootDir>/sdk/src',
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   rootDir: __dirname,

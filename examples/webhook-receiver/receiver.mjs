@@ -1,13 +1,15 @@
-// A lender's webhook receiver for the loan analysis service, with nothing but Node itself.
+// A lender's webhook receiver for the loan analysis service, on Node's own HTTP server and the
+// service's client package, @loan/client.
 //
-// It checks `x-signature` (hex HMAC-SHA256 of the raw body, keyed with the webhook secret) in
-// constant time and answers 401 when it does not match; during a secret rotation it also accepts
-// `x-signature-previous`. It answers 200 quickly (the service waits 10 s at most), ignores an
-// event it has already handled (deliveries are at least once), and logs each event.
+// verifyWebhook checks `x-signature` (hex HMAC-SHA256 of the raw body, keyed with the webhook
+// secret) in constant time, against every secret you trust and, during a secret rotation, also
+// `x-signature-previous`; a mismatch is answered 401. The receiver answers 200 quickly (the
+// service waits 10 s at most), ignores an event it has already handled (deliveries are at least
+// once), and logs each event.
 //
 //   WEBHOOK_SECRET=whsec_... PORT=4000 node receiver.mjs
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
+import { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, verifyWebhook, WebhookVerificationError } from '@loan/client';
 
 const PORT = Number(process.env.PORT ?? 4000);
 const HOST = process.env.HOST ?? '127.0.0.1';
@@ -27,24 +29,31 @@ function log(fields) {
   console.log(JSON.stringify({ at: new Date().toISOString(), ...fields }));
 }
 
-/** Compares a hex signature from a header with the HMAC of the raw body, in constant time. */
-function matches(rawBody, header, secret) {
-  if (typeof header !== 'string' || !/^[0-9a-f]{64}$/i.test(header)) return false;
-  const expected = createHmac('sha256', secret).update(rawBody).digest();
-  return timingSafeEqual(Buffer.from(header, 'hex'), expected);
-}
-
-function verified(rawBody, headers) {
-  const given = [headers['x-signature'], headers['x-signature-previous']];
-  return secrets.some((secret) => given.some((header) => matches(rawBody, header, secret)));
-}
-
 function reply(res, status, body) {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
+/** What to do with each event: here, log it. Put your loan book's updates here (or on a queue). */
+function handle(event) {
+  switch (event.event) {
+    case 'application.decision':
+      log({
+        outcome: 'received',
+        eventId: event.id,
+        event: event.event,
+        applicationId: event.data.applicationId,
+        decision: event.data.decision.decision,
+        score: event.data.score,
+      });
+      break;
+    default:
+      log({ outcome: 'received', eventId: event.id, event: event.event, timestamp: event.timestamp, data: event.data });
+  }
+}
+
 const server = createServer((req, res) => {
   if (req.method !== 'POST') {
+    res.setHeader('allow', 'POST');
     reply(res, 405, { error: 'POST only' });
     return;
   }
@@ -60,18 +69,26 @@ const server = createServer((req, res) => {
     chunks.push(chunk);
   });
   req.on('end', () => {
-    // The signature covers the bytes as received: verify before parsing, never on re-serialised JSON.
-    const rawBody = Buffer.concat(chunks);
-    if (!verified(rawBody, req.headers)) {
-      log({ outcome: 'rejected', reason: 'signature mismatch', eventId: req.headers['x-event-id'] ?? null });
-      reply(res, 401, { error: 'invalid signature' });
-      return;
-    }
+    // The signature covers the bytes as received: verify them before parsing, never re-serialised JSON.
     let event;
     try {
-      event = JSON.parse(rawBody.toString('utf8'));
-    } catch {
-      reply(res, 400, { error: 'body is not JSON' });
+      event = verifyWebhook(
+        Buffer.concat(chunks),
+        [req.headers[SIGNATURE_HEADER], req.headers[PREVIOUS_SIGNATURE_HEADER]],
+        secrets,
+      );
+    } catch (error) {
+      if (!(error instanceof WebhookVerificationError)) throw error;
+      if (error.reason === 'unknown_event') {
+        // Signed by the service, but newer than this receiver: take it, so it is not retried.
+        log({ outcome: 'ignored', reason: error.message, eventId: req.headers['x-event-id'] ?? null });
+        reply(res, 200, { received: true, ignored: true });
+      } else if (error.reason === 'invalid_payload') {
+        reply(res, 400, { error: error.message });
+      } else {
+        log({ outcome: 'rejected', reason: error.reason, eventId: req.headers['x-event-id'] ?? null });
+        reply(res, 401, { error: 'invalid signature' });
+      }
       return;
     }
     if (seen.has(event.id)) {
@@ -81,9 +98,9 @@ const server = createServer((req, res) => {
     }
     if (seen.size >= SEEN_LIMIT) seen.delete(seen.values().next().value);
     seen.add(event.id);
-    log({ outcome: 'received', eventId: event.id, event: event.event, timestamp: event.timestamp, data: event.data });
     // Answer first; do slow work (updating your loan book, notifying staff) after, or in a queue.
     reply(res, 200, { received: true });
+    handle(event);
   });
 });
 

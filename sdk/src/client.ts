@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_RETRY_POLICY, retryAfterMs, retryDelay, type AttemptFailure, type RetryPolicy } from './backoff';
+import { apiErrorOf, LoanConnectionError, LoanError } from './errors';
+import type {
+  AnalyzeResponse,
+  ApplicationView,
+  DeliveryListQuery,
+  DeliveryPage,
+  DeliveryView,
+  ErrorBody,
+  FinalizeLinkingResponse,
+  InitiateRequest,
+  InitiateResponse,
+  LinkAccountRequest,
+  LinkAccountResponse,
+  ReplayRequest,
+  ReplayResult,
+} from './types';
+import { VERSION } from './version';
+
+export interface LoanClientOptions {
+  /** Your account's API key (`x-api-key`). */
+  apiKey: string;
+  /** The service's origin, e.g. `http://127.0.0.1:8080`; paths start with `/api`. */
+  baseUrl: string;
+  /** How long one attempt may take before it is abandoned and retried: 30 s by default. */
+  timeoutMs?: number;
+  /** Retries of network errors, timeouts, 5xx and 429 (see `DEFAULT_RETRY_POLICY`). */
+  retry?: Partial<RetryPolicy>;
+  /** Called before each retry, e.g. to log it. */
+  onRetry?: (retry: RetryInfo) => void;
+  /** A fetch of your own (a proxy agent, instrumentation); the global fetch by default. */
+  fetch?: typeof fetch;
+}
+
+/** One retry about to happen. */
+export interface RetryInfo {
+  method: string;
+  path: string;
+  /** 1 for the first retry. */
+  retry: number;
+  delayMs: number;
+  /** The status that caused it, or null after a network error or timeout. */
+  statusCode: number | null;
+  /** The same on every attempt of one call. */
+  requestId: string;
+}
+
+/** Per call: cancel it with `signal`, or give one attempt a different time limit. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** initiate's body; the idempotencyKey is generated when you leave it out. */
+export type InitiateInput = Omit<InitiateRequest, 'idempotencyKey'> & { idempotencyKey?: string };
+
+/** initiate's answer, with the idempotencyKey it used: store it to resume the application later. */
+export type InitiateResult = InitiateResponse & { idempotencyKey: string };
+
+export interface LoanClient {
+  /**
+   * Opens an application (or resumes the PENDING_LINKING or ABANDONED one of the same key) and
+   * returns the widget address for the applicant. Retried with the same idempotencyKey, so a
+   * retry never opens a second application.
+   */
+  initiate(request: InitiateInput, options?: RequestOptions): Promise<InitiateResult>;
+  /** Status, loan, accounts and decision of an application: for polling. */
+  getApplication(applicationId: string, options?: RequestOptions): Promise<ApplicationView>;
+  /** Locks the application against more linking; `application.ready_for_analysis` follows. */
+  finalizeLinking(applicationId: string, options?: RequestOptions): Promise<FinalizeLinkingResponse>;
+  /** Queues the analysis; the result comes as `application.decision` or `application.failed`. */
+  analyze(applicationId: string, options?: RequestOptions): Promise<AnalyzeResponse>;
+  /** A fresh widget address; with `accountId`, re-links that account and restarts its enrichment. */
+  linkAccount(
+    applicationId: string,
+    request?: LinkAccountRequest,
+    options?: RequestOptions,
+  ): Promise<LinkAccountResponse>;
+  /** One page of your webhook delivery log, newest first. */
+  listDeliveries(query?: DeliveryListQuery, options?: RequestOptions): Promise<DeliveryPage>;
+  /** Every delivery matching `query`, newest first, fetching page after page as you iterate. */
+  deliveries(query?: Omit<DeliveryListQuery, 'cursor'>, options?: RequestOptions): AsyncIterable<DeliveryView>;
+  /** One delivery and its attempts. */
+  getDelivery(deliveryId: string, options?: RequestOptions): Promise<DeliveryView>;
+  /** Sends a delivery again (one attempt), whatever its status; 409 while it is pending. */
+  redeliver(deliveryId: string, options?: RequestOptions): Promise<DeliveryView>;
+  /** Re-queues FAILED deliveries since a time; call again while `more` is true. */
+  replayDeliveries(request: ReplayRequest, options?: RequestOptions): Promise<ReplayResult>;
+}
+
+interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  options?: RequestOptions;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+function isErrorBody(value: unknown): value is ErrorBody {
+  const v = value as ErrorBody | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.statusCode === 'number' &&
+    typeof v.message === 'string' &&
+    typeof v.error === 'string'
+  );
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits `ms`, or rejects with the signal's reason when it is aborted first. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A network failure in a few words: fetch's own message hides the cause (ECONNREFUSED, a timeout). */
+function describe(error: unknown): string {
+  const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } } | undefined;
+  if (e?.name === 'TimeoutError') return 'timed out';
+  const detail = e?.cause?.code ?? e?.cause?.message;
+  return detail ? `${e?.message ?? 'failed'} (${detail})` : (e?.message ?? String(error));
+}
+
+/**
+ * An id as one path segment. `.` and `..` cannot be one: URLs resolve them (escaped or not) and
+ * the request would go to another route.
+ */
+const idPath = (id: string) => {
+  if (typeof id !== 'string' || id.length === 0) throw new TypeError('An id must be a non-empty string');
+  if (/^(\.|%2e){1,2}$/i.test(id)) throw new TypeError(`Not an id: ${id}`);
+  return encodeURIComponent(id);
+};
+
+/**
+ * A client of the lender API. Every call is retried on network errors, timeouts and 5xx with
+ * exponential backoff and jitter (each call is safe to repeat: initiate carries the same
+ * idempotencyKey on every attempt), and on 429 after the wait the API asks for. Errors are
+ * thrown as `LoanApiError` subclasses by status, or `LoanConnectionError`.
+ */
+export function createLoanClient(options: LoanClientOptions): LoanClient {
+  if (!options || typeof options.apiKey !== 'string' || options.apiKey.length === 0) {
+    throw new TypeError('createLoanClient needs apiKey');
+  }
+  let base: URL;
+  try {
+    base = new URL(options.baseUrl);
+  } catch {
+    throw new TypeError(
+      `createLoanClient needs baseUrl, an absolute URL such as http://127.0.0.1:8080 (got ${options.baseUrl})`,
+    );
+  }
+  const origin = base.href.replace(/\/+$/, '');
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  for (const [name, value] of Object.entries(policy)) {
+    if (!Number.isFinite(value) || value < 0) throw new TypeError(`retry.${name} must be a number of 0 or more`);
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  if (typeof fetchImpl !== 'function') throw new TypeError('No fetch: use Node 20 or later, or pass options.fetch');
+
+  async function request<T>(call: Call): Promise<T> {
+    const url = new URL(`${origin}${call.path}`);
+    for (const [name, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const requestId = randomUUID();
+    const headers: Record<string, string> = {
+      'x-api-key': options.apiKey,
+      accept: 'application/json',
+      'user-agent': `loan-client-node/${VERSION}`,
+      // One id for every attempt of the call, so the service's logs tie the retries together.
+      'x-correlation-id': requestId,
+    };
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const userSignal = call.options?.signal;
+
+    for (let retry = 0; ; retry++) {
+      userSignal?.throwIfAborted();
+      const limit = AbortSignal.timeout(call.options?.timeoutMs ?? timeoutMs);
+      const signal = userSignal ? AbortSignal.any([userSignal, limit]) : limit;
+      let cause: unknown;
+      let status = 0;
+      let answer: Response | undefined;
+      let text = '';
+      try {
+        answer = await fetchImpl(url, { method: call.method, headers, body, signal });
+        text = await answer.text();
+        status = answer.status;
+      } catch (error) {
+        if (userSignal?.aborted) throw userSignal.reason;
+        cause = error;
+      }
+      const payload = parseJson(text);
+      if (answer && status >= 200 && status < 300) {
+        if (payload === undefined) {
+          throw new LoanError(`${call.method} ${call.path} answered ${status} without a JSON body`, {
+            retriable: false,
+          });
+        }
+        return payload as T;
+      }
+      const failure: AttemptFailure = answer
+        ? { kind: 'status', status, headers: answer.headers }
+        : { kind: 'network' };
+      const delay = retryDelay(failure, retry, policy, Date.now());
+      if (delay === null) {
+        if (!answer) {
+          throw new LoanConnectionError(
+            `${call.method} ${call.path} got no answer after ${retry + 1} attempt(s): ${describe(cause)}`,
+            cause,
+          );
+        }
+        const errorBody: ErrorBody = isErrorBody(payload)
+          ? payload
+          : {
+              statusCode: status,
+              message: text.slice(0, 500) || answer.statusText || `HTTP ${status}`,
+              error: answer.statusText || `HTTP ${status}`,
+            };
+        throw apiErrorOf(
+          status,
+          errorBody,
+          answer.headers,
+          status === 429 ? retryAfterMs(answer.headers, Date.now()) : null,
+        );
+      }
+      options.onRetry?.({
+        method: call.method,
+        path: call.path,
+        retry: retry + 1,
+        delayMs: delay,
+        statusCode: answer ? status : null,
+        requestId,
+      });
+      await sleep(delay, userSignal);
+    }
+  }
+
+  const application = (id: string) => `/api/applications/${idPath(id)}`;
+  const delivery = (id: string) => `/api/webhooks/deliveries/${idPath(id)}`;
+
+  const client: LoanClient = {
+    async initiate(input, requestOptions) {
+      const idempotencyKey = input.idempotencyKey ?? randomUUID();
+      const response = await request<InitiateResponse>({
+        method: 'POST',
+        path: '/api/applications/initiate',
+        body: { ...input, idempotencyKey },
+        options: requestOptions,
+      });
+      return { ...response, idempotencyKey };
+    },
+    getApplication: async (id, requestOptions) =>
+      request({ method: 'GET', path: application(id), options: requestOptions }),
+    finalizeLinking: async (id, requestOptions) =>
+      request({ method: 'POST', path: `${application(id)}/finalize-linking`, options: requestOptions }),
+    analyze: async (id, requestOptions) =>
+      request({ method: 'POST', path: `${application(id)}/analyze`, options: requestOptions }),
+    linkAccount: async (id, body, requestOptions) =>
+      request({
+        method: 'POST',
+        path: `${application(id)}/link-account`,
+        body: body?.accountId ? body : undefined,
+        options: requestOptions,
+      }),
+    listDeliveries: async (query = {}, requestOptions) =>
+      request({ method: 'GET', path: '/api/webhooks/deliveries', query: { ...query }, options: requestOptions }),
+    deliveries(query = {}, requestOptions) {
+      return {
+        async *[Symbol.asyncIterator]() {
+          let cursor: string | undefined;
+          do {
+            const page = await client.listDeliveries({ ...query, cursor }, requestOptions);
+            yield* page.data;
+            cursor = page.nextCursor ?? undefined;
+          } while (cursor);
+        },
+      };
+    },
+    getDelivery: async (id, requestOptions) => request({ method: 'GET', path: delivery(id), options: requestOptions }),
+    redeliver: async (id, requestOptions) =>
+      request({ method: 'POST', path: `${delivery(id)}/redeliver`, options: requestOptions }),
+    replayDeliveries: async (body, requestOptions) =>
+      request({ method: 'POST', path: '/api/webhooks/deliveries/replay', body, options: requestOptions }),
+  };
+  return client;
+}

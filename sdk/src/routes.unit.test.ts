@@ -1,0 +1,68 @@
+import { lenderDocument } from '../../services/gateway/src/entry-points/http/openapi/document';
+import { createLoanClient, type LoanClient } from './client';
+
+/**
+ * A method per lender route: the gateway's OpenAPI document (held to the routes it serves by the
+ * gateway's own drift test) and the requests this client makes name the same operations, so a
+ * route added to the API without a method here fails this test, and so does a method whose
+ * route went away.
+ */
+const ID = 'id-0001';
+
+function recordingClient() {
+  const calls: string[] = [];
+  const client = createLoanClient({
+    apiKey: 'lk_test',
+    baseUrl: 'http://127.0.0.1:9',
+    retry: { maxRetries: 0 },
+    fetch: async (input, init) => {
+      const url = new URL(String(input));
+      calls.push(`${String(init?.method).toLowerCase()} ${url.pathname.replaceAll(ID, '{id}')}`);
+      return new Response(JSON.stringify({ data: [], nextCursor: null }), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      });
+    },
+  });
+  return { client, calls };
+}
+
+const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>> = {
+  initiate: (c) =>
+    c.initiate({ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com', amount: 1, tenor: 1, interestRate: 1 }),
+  getApplication: (c) => c.getApplication(ID),
+  finalizeLinking: (c) => c.finalizeLinking(ID),
+  analyze: (c) => c.analyze(ID),
+  linkAccount: (c) => c.linkAccount(ID),
+  listDeliveries: (c) => c.listDeliveries(),
+  deliveries: async (c) => {
+    for await (const _ of c.deliveries()) void _;
+  },
+  getDelivery: (c) => c.getDelivery(ID),
+  redeliver: (c) => c.redeliver(ID),
+  replayDeliveries: (c) => c.replayDeliveries({ since: '2026-11-20T00:00:00.000Z' }),
+};
+
+describe('the client and the API document', () => {
+  it('when every method is called, then together they request exactly the operations of the lender API', async () => {
+    const { client, calls } = recordingClient();
+    for (const call of Object.values(everyMethod)) await call(client);
+    const documented = Object.entries(lenderDocument('http://127.0.0.1').paths ?? {}).flatMap(([path, item]) =>
+      Object.keys(item as object)
+        .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
+        .map((m) => `${m} ${path}`),
+    );
+    expect(documented.length).toBeGreaterThanOrEqual(9);
+    expect([...new Set(calls)].sort()).toEqual([...new Set(documented)].sort());
+  });
+
+  it('when an id holds characters of a path, then they are escaped and the request stays on its route', async () => {
+    const { client, calls } = recordingClient();
+    await client.getApplication('../webhooks/deliveries');
+    expect(calls).toEqual(['get /api/applications/..%2Fwebhooks%2Fdeliveries']);
+    for (const dots of ['.', '..', '%2e', '.%2E']) {
+      await expect(client.getDelivery(dots)).rejects.toThrow(TypeError);
+    }
+    expect(calls).toHaveLength(1);
+  });
+});

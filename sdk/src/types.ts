@@ -1,0 +1,308 @@
+/**
+ * The shapes of the lender API, as the gateway accepts and answers them. They mirror the
+ * service's contracts (`libs/contracts`) field for field; a type check in `sdk/typecheck/`
+ * fails the build when the two part ways, so the published package needs no runtime
+ * dependency and no schema library.
+ */
+
+/** Lifecycle of a loan application. COMPLETED, FAILED and ABANDONED are terminal for re-linking. */
+export type ApplicationStatus = 'PENDING_LINKING' | 'LINKED' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'ABANDONED';
+
+/** Enrichment status of one linked account. */
+export type EnrichmentStatus = 'PENDING' | 'READY' | 'FAILED';
+
+/** Why an inactive application was abandoned: nothing linked in 24 h, or no analyze in 7 days. */
+export type AbandonReason = 'no_link' | 'no_analyze';
+
+/** Body of `POST /api/applications/initiate`. Amounts are whole Naira, the rate % a month. */
+export interface InitiateRequest {
+  firstName: string;
+  lastName: string;
+  email: string;
+  /** 10 to 15 characters. */
+  phone?: string;
+  /** Bank Verification Number, 11 digits; enables a credit-bureau lookup. */
+  bvn?: string;
+  amount: number;
+  /** Months, a positive integer. */
+  tenor: number;
+  /** Monthly interest rate in percent (5 means 5%). */
+  interestRate: number;
+  purpose?: string;
+  /** Unique per application; the same key resumes instead of duplicating. */
+  idempotencyKey: string;
+}
+
+export interface InitiateResponse {
+  applicationId: string;
+  applicantId: string;
+  /** The account-linking widget, for the applicant's browser. */
+  widgetUrl: string;
+  status: 'PENDING_LINKING';
+  /** True when the key matched a PENDING_LINKING or ABANDONED application that was resumed. */
+  resumed: boolean;
+}
+
+export interface FinalizeLinkingResponse {
+  applicationId: string;
+  status: 'LINKED';
+  message: string;
+}
+
+export interface AnalyzeResponse {
+  applicationId: string;
+  status: 'PROCESSING';
+  message: string;
+}
+
+/** Body of `POST /api/applications/:id/link-account`. */
+export interface LinkAccountRequest {
+  /** The account to re-link (from `account.enrichment_failed`); without it, a fresh widget. */
+  accountId?: string;
+}
+
+export interface LinkAccountResponse {
+  applicationId: string;
+  accountId: string | null;
+  widgetUrl: string;
+  status: ApplicationStatus;
+  message: string;
+}
+
+export interface AccountView {
+  accountId: string;
+  providerAccountId: string;
+  institution: string;
+  accountNumber: string;
+  enrichmentStatus: EnrichmentStatus;
+  linkedAt: string;
+}
+
+/** Outcome of the scorecard. */
+export type DecisionOutcome = 'APPROVED' | 'COUNTER_OFFER' | 'MANUAL_REVIEW' | 'DECLINED';
+
+/** Risk band of the total score, best first. */
+export type ScoreBand = 'LOW_RISK' | 'MEDIUM_RISK' | 'HIGH_RISK' | 'VERY_HIGH_RISK';
+
+export interface RiskFactor {
+  code: string;
+  severity: 'LOW' | 'MEDIUM' | 'HIGH';
+  description: string;
+}
+
+export interface ManualReviewReason {
+  code: string;
+  description: string;
+}
+
+/** Loan terms as approved or counter-offered: whole Naira, months, % a month. */
+export interface ApprovalDetails {
+  approved_amount: number;
+  approved_tenor: number;
+  approved_interest: number;
+  monthly_payment: number;
+}
+
+export interface CounterOffer {
+  amount: number;
+  tenor: number;
+  interest_rate: number;
+  monthly_payment: number;
+  reason: string;
+}
+
+export interface ScoreBreakdown {
+  total: number;
+  cash_flow_health: number;
+  income_stability: number;
+  debt_service_capacity: number;
+  account_behavior: number;
+  credit_history: number;
+}
+
+/** The decision object carried by `application.decision`. */
+export interface Decision {
+  score: number;
+  decision: DecisionOutcome;
+  score_band: ScoreBand;
+  timestamp: string;
+  applicant_id: string;
+  approval_details: ApprovalDetails;
+  counter_offer: CounterOffer | null;
+  risk_factors: RiskFactor[];
+  score_breakdown: ScoreBreakdown;
+  explainability: {
+    primary_reason: string;
+    key_strengths: string[];
+    key_weaknesses: string[];
+  };
+  eligible_tenors: number[];
+  manual_review_reasons: ManualReviewReason[];
+  regulatory_compliance: {
+    thin_file: boolean;
+    identity_verified: boolean;
+    credit_bureau_checked: boolean;
+    affordability_assessed: boolean;
+  };
+  scorecard_version: string;
+}
+
+/** `GET /api/applications/:id`. */
+export interface ApplicationView {
+  applicationId: string;
+  applicantId: string;
+  status: ApplicationStatus;
+  applicant: { firstName: string; lastName: string; email: string };
+  loan: { amount: number; tenor: number; interestRate: number; purpose: string | null };
+  linkingLocked: boolean;
+  accounts: AccountView[];
+  decision: Decision | null;
+  failureReason: string | null;
+  abandonReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Every error response of the API. */
+export interface ErrorBody {
+  statusCode: number;
+  message: string;
+  error: string;
+}
+
+/** Data of each webhook event, by event name. */
+export interface EventDataMap {
+  'account.linked': {
+    applicationId: string;
+    applicantId: string;
+    accountId: string;
+    institution: string;
+    accountNumber: string;
+  };
+  'account.enrichment_ready': {
+    accountId: string;
+    providerAccountId: string;
+    applicantId: string;
+    applicationId: string;
+    message: string;
+  };
+  'application.ready_for_analysis': {
+    applicationId: string;
+    applicantId: string;
+    accountCount: number;
+    message: string;
+  };
+  'account.enrichment_failed': {
+    accountId: string;
+    providerAccountId: string;
+    applicantId: string;
+    reason: 'enrichment_timeout';
+    message: string;
+  };
+  'application.failed': {
+    applicationId: string;
+    applicantId: string;
+    status: 'FAILED';
+    reason: string;
+  };
+  'application.abandoned': {
+    applicationId: string;
+    applicantId: string;
+    reason: AbandonReason;
+    message: string;
+  };
+  'application.decision': {
+    applicationId: string;
+    applicantId: string;
+    status: 'COMPLETED';
+    score: number;
+    decision: Decision;
+  };
+}
+
+export type EventName = keyof EventDataMap;
+
+/** The seven event names, in the order the spec lists them. */
+export const EVENT_NAMES: readonly EventName[] = [
+  'account.linked',
+  'account.enrichment_ready',
+  'application.ready_for_analysis',
+  'account.enrichment_failed',
+  'application.failed',
+  'application.abandoned',
+  'application.decision',
+];
+
+/**
+ * A webhook delivery's body: a union discriminated by `event`, so that checking `event`
+ * narrows `data`. `id` is stable across redeliveries: deduplicate on it.
+ */
+export type WebhookEvent = {
+  [E in EventName]: { id: string; event: E; data: EventDataMap[E]; timestamp: string };
+}[EventName];
+
+/** One event type of the union, by name. */
+export type WebhookEventOf<E extends EventName> = Extract<WebhookEvent, { event: E }>;
+
+/**
+ * Where a delivery stands. PENDING: an attempt is due. DELIVERED: your receiver answered 2xx.
+ * FAILED: retries exhausted; resent only on request. SKIPPED: no webhook URL was set.
+ */
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';
+
+/** Filters and page of `GET /api/webhooks/deliveries`, newest first. */
+export interface DeliveryListQuery {
+  applicationId?: string;
+  eventId?: string;
+  event?: EventName;
+  status?: DeliveryStatus;
+  /** 1 to 100; 20 when absent. */
+  limit?: number;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+/** One POST of an event to your webhook URL. */
+export interface DeliveryAttempt {
+  at: string;
+  /** Your receiver's status code; null when no answer came. */
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface DeliveryView {
+  id: string;
+  eventId: string;
+  event: EventName;
+  applicationId: string;
+  status: DeliveryStatus;
+  reason: string | null;
+  attempts: DeliveryAttempt[];
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deliveredAt: string | null;
+}
+
+export interface DeliveryPage {
+  data: DeliveryView[];
+  /** The cursor of the next page; null on the last one. */
+  nextCursor: string | null;
+}
+
+/** Body of `POST /api/webhooks/deliveries/replay`: re-queue FAILED deliveries since a time. */
+export interface ReplayRequest {
+  /** ISO 8601 date-time. */
+  since: string;
+  event?: EventName;
+  /** Deliveries re-queued by this call at most, 1 to 500; 100 when absent. */
+  limit?: number;
+}
+
+export interface ReplayResult {
+  /** Deliveries put back on the schedule by this call. */
+  count: number;
+  /** Whether FAILED deliveries remain: call again for the next ones. */
+  more: boolean;
+}

@@ -1,0 +1,79 @@
+/**
+ * The package's types must be the service's contracts. Nothing here runs: `tsc -b` compiles it
+ * and fails, naming the type, when a type of `sdk/src/types.ts` and its zod schema in
+ * `libs/contracts` part ways (a field added, removed, renamed, made optional or retyped).
+ */
+import type * as contracts from '@loan/contracts';
+import type { z } from 'zod';
+import type * as sdk from '../src/types';
+
+/** Exactly the same type: assignable both ways and the same keys at every level. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;
+type SameKeys<A, B> = [A] extends [readonly (infer X)[]]
+  ? [B] extends [readonly (infer Y)[]]
+    ? Same<X, Y>
+    : false
+  : [A] extends [object]
+    ? [B] extends [object]
+      ? [keyof A] extends [keyof B]
+        ? [keyof B] extends [keyof A]
+          ? false extends { [K in keyof A & keyof B]: Same<NonNullable<A[K]>, NonNullable<B[K]>> }[keyof A & keyof B]
+            ? false
+            : true
+          : false
+        : false
+      : false
+    : true;
+
+/**
+ * A request the package sends is one the service accepts: the same fields, and every value of
+ * the package's type valid input of the schema (whose input may be looser, e.g. coerced).
+ */
+type Accepted<Sdk, Input> = [Sdk] extends [Input]
+  ? [keyof Sdk] extends [keyof Input]
+    ? [keyof Input] extends [keyof Sdk]
+      ? true
+      : false
+    : false
+  : false;
+
+/** Compiles only when `T` is `true`. */
+type Holds<T extends true> = T;
+
+export type Checks = [
+  Holds<Same<sdk.ApplicationStatus, contracts.ApplicationStatus>>,
+  Holds<Same<sdk.EnrichmentStatus, contracts.EnrichmentStatus>>,
+  Holds<Same<sdk.AbandonReason, contracts.AbandonReason>>,
+  Holds<Same<sdk.InitiateRequest, contracts.InitiateRequest>>,
+  Holds<Same<sdk.InitiateResponse, contracts.InitiateResponse>>,
+  Holds<Same<sdk.FinalizeLinkingResponse, z.infer<typeof contracts.FinalizeLinkingResponse>>>,
+  Holds<Same<sdk.AnalyzeResponse, z.infer<typeof contracts.AnalyzeResponse>>>,
+  Holds<Same<sdk.LinkAccountRequest, z.infer<typeof contracts.LinkAccountRequest>>>,
+  Holds<Same<sdk.LinkAccountResponse, contracts.LinkAccountResponse>>,
+  Holds<Same<sdk.AccountView, z.infer<typeof contracts.AccountView>>>,
+  Holds<Same<sdk.ApplicationView, contracts.ApplicationView>>,
+  Holds<Same<sdk.Decision, contracts.Decision>>,
+  Holds<Same<sdk.DecisionOutcome, contracts.DecisionOutcome>>,
+  Holds<Same<sdk.ScoreBand, contracts.ScoreBand>>,
+  Holds<Same<sdk.RiskFactor, contracts.RiskFactor>>,
+  Holds<Same<sdk.CounterOffer, contracts.CounterOffer>>,
+  Holds<Same<sdk.ErrorBody, contracts.ErrorBody>>,
+  Holds<Same<sdk.EventName, contracts.EventName>>,
+  Holds<Same<sdk.WebhookEvent, contracts.WebhookEnvelope>>,
+  Holds<Same<sdk.EventDataMap['account.linked'], contracts.EventDataOf<'account.linked'>>>,
+  Holds<Same<sdk.EventDataMap['account.enrichment_ready'], contracts.EventDataOf<'account.enrichment_ready'>>>,
+  Holds<
+    Same<sdk.EventDataMap['application.ready_for_analysis'], contracts.EventDataOf<'application.ready_for_analysis'>>
+  >,
+  Holds<Same<sdk.EventDataMap['account.enrichment_failed'], contracts.EventDataOf<'account.enrichment_failed'>>>,
+  Holds<Same<sdk.EventDataMap['application.failed'], contracts.EventDataOf<'application.failed'>>>,
+  Holds<Same<sdk.EventDataMap['application.abandoned'], contracts.EventDataOf<'application.abandoned'>>>,
+  Holds<Same<sdk.EventDataMap['application.decision'], contracts.EventDataOf<'application.decision'>>>,
+  Holds<Same<sdk.DeliveryStatus, contracts.DeliveryStatus>>,
+  Holds<Accepted<sdk.DeliveryListQuery, contracts.DeliveryListQuery>>,
+  Holds<Same<sdk.DeliveryAttempt, z.infer<typeof contracts.DeliveryAttempt>>>,
+  Holds<Same<sdk.DeliveryView, contracts.DeliveryView>>,
+  Holds<Same<sdk.DeliveryPage, contracts.DeliveryPage>>,
+  Holds<Accepted<sdk.ReplayRequest, contracts.ReplayRequest>>,
+  Holds<Same<sdk.ReplayResult, contracts.ReplayResult>>,
+];
