@@ -21,10 +21,20 @@ export const EventNameSchema = z.enum(EventNames as [EventName, ...EventName[]],
   error: `event must be one of: ${EventNames.join(', ')}`,
 });
 
+const LENGTH = (field: string) => `${field} must be 1 to 100 characters`;
+
 /** Query of `GET /api/webhooks/deliveries`: filters and a page, newest first. */
 export const DeliveryListQuery = z.object({
-  applicationId: z.string({ error: 'applicationId must be a string' }).min(1).max(100).optional(),
-  eventId: z.string({ error: 'eventId must be a string' }).min(1).max(100).optional(),
+  applicationId: z
+    .string({ error: 'applicationId must be a string' })
+    .min(1, LENGTH('applicationId'))
+    .max(100, LENGTH('applicationId'))
+    .optional(),
+  eventId: z
+    .string({ error: 'eventId must be a string' })
+    .min(1, LENGTH('eventId'))
+    .max(100, LENGTH('eventId'))
+    .optional(),
   event: EventNameSchema.optional(),
   status: DeliveryStatus.optional(),
   limit: z.coerce
@@ -34,7 +44,10 @@ export const DeliveryListQuery = z.object({
     .max(100, 'limit must be an integer between 1 and 100')
     .default(20),
   /** Opaque: the `nextCursor` of the previous page. */
-  cursor: z.string({ error: 'cursor must be a string' }).max(500).optional(),
+  cursor: z
+    .string({ error: 'cursor must be a string' })
+    .max(500, 'cursor is not valid; use the nextCursor of a previous page')
+    .optional(),
 });
 export type DeliveryListQuery = z.input<typeof DeliveryListQuery>;
 
