@@ -95,12 +95,15 @@ export function requireJson(): RequestHandler {
 /**
  * Headers on every response: no content sniffing; nothing stored by caches or browsers (API
  * answers carry applicants' data, admin answers keys and secrets; the OpenAPI document and
- * docs page and its assets may be cached); HSTS when the request came over TLS (directly or, with
+ * docs page and its assets may be cached); a Content-Security-Policy that lets nothing load
+ * (the docs page has its own); HSTS when the request came over TLS (directly or, with
  * TRUST_PROXY, through the proxy).
  */
 export function securityHeaders(): RequestHandler {
   return (req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    // Answers are data, never a page to run or frame; the reference page sets its own policy.
+    res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
     if (req.path !== '/api/openapi.json' && req.path !== '/api/docs' && !req.path.startsWith('/api/docs/')) res.setHeader('Cache-Control', 'no-store');
     if (req.secure) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     next();
