@@ -14,13 +14,23 @@ export interface RequestContext {
 
 export const ctx = (res: Response): RequestContext => res.locals as RequestContext;
 
+function isPresent(value: unknown, path: PropertyKey[]): boolean {
+  let at: unknown = value;
+  for (const key of path) {
+    if (at === null || typeof at !== 'object' || !Object.hasOwn(at, key)) return false;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at !== undefined;
+}
+
 /** Parses with a zod schema; a failure is a 400 naming each field and its problem. */
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const field = issue.path.join('.');
-    if (issue.code === 'invalid_type' && issue.input === undefined && field) return `${field} is required`;
+    // Only a field that is not there is "required"; one of the wrong type (`null`, `{}`) says so.
+    if (issue.code === 'invalid_type' && field && !isPresent(value, issue.path)) return `${field} is required`;
     return field && !issue.message.startsWith(field) ? `${field}: ${issue.message}` : issue.message;
   });
   throw new HttpError(400, [...new Set(problems)].join('; '));
