@@ -79,7 +79,12 @@ it('when a lender opens /api/docs, then every operation and guide is rendered fr
   }
   // The events the lender receives, each with its body (the document's `webhooks`).
   for (const event of Object.keys(document.webhooks)) {
-    await expect(page.locator('.opblock-post .opblock-summary-path', { hasText: new RegExp(`^${event.replace('.', '\\.')}$`) }).first().isVisible()).resolves.toBe(true);
+    await expect(
+      page
+        .locator('.opblock-post .opblock-summary-path', { hasText: new RegExp(`^${event.replace('.', '\\.')}$`) })
+        .first()
+        .isVisible(),
+    ).resolves.toBe(true);
   }
   for (const guide of [
     'Quick start (sandbox)',
@@ -106,7 +111,10 @@ it('when a lender opens /api/docs, then every operation and guide is rendered fr
 
   if (process.env.DOCS_SCREENSHOT === '1') {
     // The operations, where a reader lands after the guides.
-    await page.locator('.opblock-tag-section').first().evaluate((el) => el.scrollIntoView());
+    await page
+      .locator('.opblock-tag-section')
+      .first()
+      .evaluate((el) => el.scrollIntoView());
     await page.screenshot({ path: path.join(ROOT, 'docs/images/api-reference.png') });
   }
   await context.close();
