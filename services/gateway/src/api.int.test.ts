@@ -154,6 +154,8 @@ describe('POST /api/applications/initiate', () => {
 
   it.each([
     ['an invalid e-mail', { email: 'not-an-email' }, 'email'],
+    ['an e-mail with 65 characters before the @', { email: `${'a'.repeat(65)}@example.com` }, 'email'],
+    ['an e-mail over 254 characters', { email: `chinedu@${['a', 'b', 'c', 'd'].map((c) => c.repeat(60)).join('.')}.com` }, 'email'],
     ['a fractional tenor', { tenor: 1.5 }, 'tenor'],
     ['a zero tenor', { tenor: 0 }, 'tenor'],
     ['a negative amount', { amount: -5 }, 'amount'],
@@ -374,6 +376,18 @@ describe('finalize-linking, analyze, link-account and GET', () => {
     expect(none.body.widgetUrl).not.toBe(res.body.widgetUrl);
     const unknownAccount = await action(app.applicationId, 'link-account', lender.apiKey, { accountId: randomUUID() });
     expect(unknownAccount.status).toBe(404);
+    // A body that is not an object is refused, not read as "no account named".
+    for (const body of ['[]', '[{"accountId":null}]', '7']) {
+      const refused = await action(app.applicationId, 'link-account', lender.apiKey, body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe('Bad Request');
+    }
+    // accountId is optional: one of the wrong type is refused as such, not as missing.
+    for (const accountId of [null, 0, {}]) {
+      const refused = await action(app.applicationId, 'link-account', lender.apiKey, { accountId });
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toMatch(/^accountId: /);
+    }
   });
 
   it('when link-account is called on FAILED or ABANDONED applications, then 400 (COMPLETED: see the end-to-end suite)', async () => {

@@ -11,14 +11,14 @@ const KINDS: Record<string, ProviderCallback['kind']> = {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 
-/** The provider account a webhook is about, wherever Mono puts it for that event. */
+/**
+ * The provider account a webhook is about, wherever Mono puts it for that event: `data.account`
+ * (an object with `_id` or `id`, or the id itself), else `data.id`, else `data.accountId`.
+ */
 function accountIdOf(data: Record<string, unknown>): string | null {
   const account = data.account;
-  if (typeof account === 'object' && account !== null) {
-    const a = account as Record<string, unknown>;
-    return str(a._id) ?? str(a.id);
-  }
-  return str(account) ?? str(data.id) ?? str(data.accountId);
+  const nested = typeof account === 'object' && account !== null ? (account as Record<string, unknown>) : {};
+  return str(nested._id) ?? str(nested.id) ?? str(account) ?? str(data.id) ?? str(data.accountId);
 }
 
 /**

@@ -93,7 +93,8 @@ export function applicationRoutes(deps: {
     requireJson(),
     route(async (req, res) => {
       const applicationId = applicationIdOf(req.params.id);
-      const body = validate(LinkAccountRequest, req.body && Object.keys(req.body).length > 0 ? req.body : undefined);
+      // No body and `{}` name no account; anything but an object (`[]`, `7`) is a 400.
+      const body = validate(LinkAccountRequest, req.body);
       // Without a provider key the application is still checked first (404, 400 come before 500).
       const providerKey = ctx(res).client!.providerSecretKey;
       res.json(

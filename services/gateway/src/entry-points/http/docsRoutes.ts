@@ -15,7 +15,7 @@ const page = `<!doctype html>
 <title>Loan Application Analysis API</title>
 <link rel="icon" type="image/png" href="/api/docs/assets/favicon-32x32.png">
 <link rel="stylesheet" href="/api/docs/assets/swagger-ui.css">
-<style>body{margin:0} .swagger-ui .info .markdown table{border-collapse:collapse} .swagger-ui .info .markdown td,.swagger-ui .info .markdown th{border:1px solid #ddd;padding:.25rem .5rem}</style>
+<link rel="stylesheet" href="/api/docs/page.css">
 </head>
 <body>
 <div id="reference"></div>
@@ -24,6 +24,32 @@ const page = `<!doctype html>
 <script src="/api/docs/init.js"></script>
 </body>
 </html>`;
+
+const pageCss = `body{margin:0}
+.swagger-ui .info .markdown table{border-collapse:collapse}
+.swagger-ui .info .markdown td,.swagger-ui .info .markdown th{border:1px solid #ddd;padding:.25rem .5rem}
+`;
+
+/**
+ * What the reference page may load: its own scripts and styles, the document and "Try it out"
+ * calls from this origin, and the data: icons of Swagger UI's stylesheet. Nothing from another
+ * host, no inline script, no framing.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const withPagePolicy: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', DOCS_CSP);
+  next();
+};
 
 // No validator (it would send the document to another host); "Try it out" calls this gateway.
 const init = `window.ui = SwaggerUIBundle({
@@ -49,8 +75,11 @@ export function docsRoutes(deps: { publicUrl: () => string }): Router {
   router.get('/openapi.json', (_req, res) => {
     res.json(lenderDocument(deps.publicUrl()));
   });
-  router.get('/docs', (_req, res) => {
+  router.get('/docs', withPagePolicy, (_req, res) => {
     res.type('html').send(page);
+  });
+  router.get('/docs/page.css', (_req, res) => {
+    res.type('text/css').send(pageCss);
   });
   router.get('/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(init);

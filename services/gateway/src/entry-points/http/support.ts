@@ -14,13 +14,23 @@ export interface RequestContext {
 
 export const ctx = (res: Response): RequestContext => res.locals as RequestContext;
 
+function isPresent(value: unknown, path: PropertyKey[]): boolean {
+  let at: unknown = value;
+  for (const key of path) {
+    if (at === null || typeof at !== 'object' || !Object.hasOwn(at, key)) return false;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at !== undefined;
+}
+
 /** Parses with a zod schema; a failure is a 400 naming each field and its problem. */
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const field = issue.path.join('.');
-    if (issue.code === 'invalid_type' && issue.input === undefined && field) return `${field} is required`;
+    // Only a field that is not there is "required"; one of the wrong type (`null`, `{}`) says so.
+    if (issue.code === 'invalid_type' && field && !isPresent(value, issue.path)) return `${field} is required`;
     return field && !issue.message.startsWith(field) ? `${field}: ${issue.message}` : issue.message;
   });
   throw new HttpError(400, [...new Set(problems)].join('; '));
@@ -95,12 +105,15 @@ export function requireJson(): RequestHandler {
 /**
  * Headers on every response: no content sniffing; nothing stored by caches or browsers (API
  * answers carry applicants' data, admin answers keys and secrets; the OpenAPI document and
- * docs page and its assets may be cached); HSTS when the request came over TLS (directly or, with
+ * docs page and its assets may be cached); a Content-Security-Policy that lets nothing load
+ * (the docs page has its own); HSTS when the request came over TLS (directly or, with
  * TRUST_PROXY, through the proxy).
  */
 export function securityHeaders(): RequestHandler {
   return (req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    // Answers are data, never a page to run or frame; the reference page sets its own policy.
+    res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
     if (req.path !== '/api/openapi.json' && req.path !== '/api/docs' && !req.path.startsWith('/api/docs/')) res.setHeader('Cache-Control', 'no-store');
     if (req.secure) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     next();

@@ -68,7 +68,14 @@ export const adminOperations: RouteConfig[] = [
       },
     },
     responses: {
-      201: ok('Account created', CreateClientResponse.meta({ id: 'CreateClientResponse' }), Examples.createClientResponse),
+      201: ok('Account created', CreateClientResponse.meta({ id: 'CreateClientResponse' }), Examples.createClientResponse, {
+        links: {
+          GetClient: { operationId: 'getClient', parameters: { id: '$response.body#/clientId' } },
+          UpdateClient: { operationId: 'updateClient', parameters: { id: '$response.body#/clientId' } },
+          RotateApiKey: { operationId: 'rotateApiKey', parameters: { id: '$response.body#/clientId' } },
+          RotateWebhookSecret: { operationId: 'rotateWebhookSecret', parameters: { id: '$response.body#/clientId' } },
+        },
+      }),
       400: failure(400, 'An invalid field, or a webhook URL the notifier would refuse', {
         'no name': 'name is required',
         'refused URL': 'webhookUrl is refused: the host is a private or loopback address',
@@ -174,10 +181,19 @@ export const adminOperations: RouteConfig[] = [
   },
 ];
 
+const Id = z.string().min(1);
+/** Where the gateway finds the provider account of a webhook (domain/providerCallback.ts). */
+const ProviderWebhookData = z
+  .union([
+    z.object({ account: z.union([z.object({ _id: Id }).passthrough(), z.object({ id: Id }).passthrough(), Id]) }).passthrough(),
+    z.object({ id: Id }).passthrough(),
+    z.object({ accountId: Id }).passthrough(),
+  ])
+  .meta({ description: 'Names the provider account: data.account (with _id or id, or the id itself), data.id or data.accountId' });
 const ProviderWebhook = z
   .object({
-    event: z.string().meta({ example: 'mono.events.account_updated' }),
-    data: z.record(z.string(), z.unknown()),
+    event: Id.meta({ example: 'mono.events.account_updated' }),
+    data: ProviderWebhookData,
   })
   .passthrough()
   .meta({ id: 'ProviderWebhook',  example: Examples.providerWebhook });

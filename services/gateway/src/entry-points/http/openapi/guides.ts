@@ -48,54 +48,77 @@ rotation (\`POST /admin/clients/{id}/rotate-webhook-secret\`) events carry
 match of either header with any secret you hold. \`x-event-id\` and \`x-event-name\` repeat the
 body's \`id\` and \`event\`. Answer 2xx within 10 seconds; deduplicate on \`id\`.
 
-**Node** (the SDK has it: \`verifyWebhook(rawBody, signature, [secret])\`)
+**Node** (the SDK has it: \`verifyWebhook(rawBody, signature, secrets)\`)
 
 \`\`\`js
 import { createHmac, timingSafeEqual } from 'node:crypto';
-function verify(rawBody, header, secret) {            // rawBody: Buffer, as received
-  if (!/^[0-9a-f]{64}$/i.test(header ?? '')) return false;
-  const expected = createHmac('sha256', secret).update(rawBody).digest();
-  return timingSafeEqual(Buffer.from(header, 'hex'), expected);
+// rawBody: the Buffer as received; headers: x-signature and x-signature-previous (either may be
+// missing); secrets: your current secret and, during a rotation overlap, the previous one.
+function verify(rawBody, headers, secrets) {
+  const given = headers.filter((h) => /^[0-9a-f]{64}$/i.test(h ?? '')).map((h) => Buffer.from(h, 'hex'));
+  return secrets.some((secret) => {
+    const expected = createHmac('sha256', secret).update(rawBody).digest();
+    return given.some((signature) => timingSafeEqual(signature, expected));
+  });
 }
-// express: app.post('/webhooks', express.raw({ type: 'application/json' }), (req, res) => ...)
+// express: app.post('/webhooks', express.raw({ type: 'application/json' }), (req, res) => {
+//   if (!verify(req.body, [req.get('x-signature'), req.get('x-signature-previous')], [SECRET, OLD_SECRET]))
+//     return res.sendStatus(401);
 \`\`\`
 
 **Python**
 
 \`\`\`python
 import hashlib, hmac
-def verify(raw_body: bytes, header: str, secret: str) -> bool:
-    expected = hmac.new(secret.encode(), raw_body, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected, (header or "").lower())
-# Flask: verify(request.get_data(), request.headers.get("x-signature"), SECRET)
-# Django: verify(request.body, request.headers.get("x-signature"), SECRET)
+def verify(raw_body: bytes, headers: list, secrets: list) -> bool:
+    given = [h.lower().encode() for h in headers if h]   # bytes: compare_digest refuses non-ASCII str
+    for secret in secrets:
+        expected = hmac.new(secret.encode(), raw_body, hashlib.sha256).hexdigest().encode()
+        if any(hmac.compare_digest(expected, signature) for signature in given):
+            return True
+    return False
+# Flask:  verify(request.get_data(), [request.headers.get("x-signature"), request.headers.get("x-signature-previous")], [SECRET, OLD_SECRET])
+# Django: verify(request.body, [request.headers.get("x-signature"), request.headers.get("x-signature-previous")], [SECRET, OLD_SECRET])
 \`\`\`
 
 **PHP**
 
 \`\`\`php
-$raw = file_get_contents('php://input');
-$expected = hash_hmac('sha256', $raw, $secret);
-if (!hash_equals($expected, strtolower($_SERVER['HTTP_X_SIGNATURE'] ?? ''))) {
-    http_response_code(401); exit;
+function verify(string $raw, array $headers, array $secrets): bool {
+    foreach ($secrets as $secret) {
+        $expected = hash_hmac('sha256', $raw, $secret);
+        foreach ($headers as $signature) {
+            if (is_string($signature) && hash_equals($expected, strtolower($signature))) return true;
+        }
+    }
+    return false;
 }
-// Laravel: $request->getContent() and $request->header('x-signature')
+$raw = file_get_contents('php://input');   // Laravel: $request->getContent()
+$headers = [$_SERVER['HTTP_X_SIGNATURE'] ?? null, $_SERVER['HTTP_X_SIGNATURE_PREVIOUS'] ?? null];
+if (!verify($raw, $headers, [$secret, $previousSecret])) { http_response_code(401); exit; }
 \`\`\`
 
-**Java**
+**Java** (17 or later)
 
 \`\`\`java
 import javax.crypto.Mac; import javax.crypto.spec.SecretKeySpec;
-import java.security.MessageDigest; import java.util.HexFormat;
+import java.nio.charset.StandardCharsets; import java.security.MessageDigest;
+import java.util.HexFormat; import java.util.List;
 
-static boolean verify(byte[] rawBody, String header, String secret) throws Exception {
-    if (header == null || !header.matches("[0-9a-fA-F]{64}")) return false;
-    Mac mac = Mac.getInstance("HmacSHA256");
-    mac.init(new SecretKeySpec(secret.getBytes(java.nio.charset.StandardCharsets.UTF_8), "HmacSHA256"));
-    byte[] expected = mac.doFinal(rawBody);
-    return MessageDigest.isEqual(expected, HexFormat.of().parseHex(header));
+static boolean verify(byte[] rawBody, List<String> headers, List<String> secrets) throws Exception {
+    for (String secret : secrets) {
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        byte[] expected = mac.doFinal(rawBody);
+        for (String signature : headers) {
+            if (signature != null && signature.matches("[0-9a-fA-F]{64}")
+                && MessageDigest.isEqual(expected, HexFormat.of().parseHex(signature))) return true;
+        }
+    }
+    return false;
 }
-// Spring: take the body as @RequestBody byte[] (not a parsed object) and @RequestHeader("x-signature")
+// Spring: the body as @RequestBody byte[] (not a parsed object); headers as
+// Arrays.asList(request.getHeader("x-signature"), request.getHeader("x-signature-previous"))
 \`\`\``;
 
 const sandbox = `## Sandbox personas and test BVNs

@@ -6,6 +6,7 @@ import {
   DeliveryListQuery,
   DeliveryPage,
   DeliveryView,
+  EmailPattern,
   EventNames,
   FinalizeLinkingResponse,
   InitiateRequest,
@@ -37,6 +38,13 @@ import { z } from 'zod';
 const absentable = (schema: z.ZodType) => z.union([schema, z.literal(''), z.null()]).optional();
 
 const InitiateBody = InitiateRequest.extend({
+  // `format: email` alone admits addresses the contract refuses (`a}|/b@example.com`): the pattern is its rule.
+  email: InitiateRequest.shape.email.meta({
+    description: 'The applicant’s e-mail address',
+    pattern: EmailPattern.source,
+    maxLength: 254,
+    example: 'chinedu.okonkwo@example.com',
+  }),
   phone: absentable(Phone).meta({ description: '10 to 15 characters', example: '08031234567' }),
   bvn: absentable(Bvn).meta({
     description: 'Bank Verification Number, 11 digits. When present the analysis includes a credit-bureau lookup.',
@@ -243,7 +251,13 @@ export const lenderOperations: RouteConfig[] = [
         'A page of deliveries',
         DeliveryPage.extend({ data: z.array(DeliveryView.meta({ id: 'Delivery' })) }).meta({ id: 'DeliveryPage' }),
         { data: [Examples.delivery], nextCursor: null },
-        { limited: true, links: { GetDelivery: { operationId: 'getDelivery', parameters: { id: '$response.body#/data/0/id' } } } },
+        {
+          limited: true,
+          links: {
+            GetDelivery: { operationId: 'getDelivery', parameters: { id: '$response.body#/data/0/id' } },
+            Redeliver: { operationId: 'redeliverDelivery', parameters: { id: '$response.body#/data/0/id' } },
+          },
+        },
       ),
       400: failure(400, 'An invalid filter', { 'bad status': 'status: Invalid option: expected one of "PENDING"|"DELIVERED"|"FAILED"|"SKIPPED"' }),
       401: lenderErrors[401],
@@ -290,7 +304,10 @@ export const lenderOperations: RouteConfig[] = [
     summary: 'One delivery and its attempts',
     request: { params: DeliveryId },
     responses: {
-      200: ok('The delivery', DeliveryView, Examples.delivery, { limited: true }),
+      200: ok('The delivery', DeliveryView, Examples.delivery, {
+        limited: true,
+        links: { Redeliver: { operationId: 'redeliverDelivery', parameters: { id: '$response.body#/id' } } },
+      }),
       401: lenderErrors[401],
       404: failure(404, 'No such delivery of yours', { 'not found': 'Delivery not found' }),
       413: lenderErrors[413],

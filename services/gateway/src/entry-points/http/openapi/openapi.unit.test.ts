@@ -77,6 +77,7 @@ const DOCUMENTATION = [
   'get /api/openapi.json',
   'get /api/docs',
   'get /api/docs/init.js',
+  'get /api/docs/page.css',
   'get /api/docs/assets/swagger-ui.css',
   'get /api/docs/assets/swagger-ui-bundle.js',
   'get /api/docs/assets/swagger-ui-standalone-preset.js',
