@@ -16,6 +16,7 @@ import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import { isRetriable } from './errors';
 import { fixKafkajsIdleTimers } from './kafkajsRequestQueue';
+import { FACT_TYPE_HEADER } from './outbox';
 
 // Before any connection exists: see kafkajsRequestQueue.ts.
 fixKafkajsIdleTimers();
@@ -364,12 +365,17 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
    * Subscribes a handler. Each message is decoded and validated; one that cannot be is poison:
    * it goes to `<topic>.dlq` and the consumer moves on. A handler error that is retriable is
    * thrown back so kafkajs redelivers the message; one that is not is dead-lettered too.
+   *
+   * `types` names, per topic, the fact types the handler acts on: a message whose
+   * `x-fact-type` header names another type is passed over (its offset committed) without
+   * being decoded. A message without the header is decoded and handed over as always.
    */
   async function consume(args: {
     groupId: string;
     topics: string[];
     fromBeginning?: boolean;
     partitionsConsumedConcurrently?: number;
+    types?: Partial<Record<string, readonly string[]>>;
     handle: (message: InboundMessage) => Promise<void>;
   }): Promise<Consumer> {
     const consumer = kafka.consumer({
@@ -395,6 +401,15 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
           const topic = logical(realTopic);
           const started = process.hrtime.bigint();
           const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+          const wanted = args.types?.[topic];
+          if (wanted) {
+            const named = message.headers?.[FACT_TYPE_HEADER];
+            const type = (Array.isArray(named) ? named[0] : named)?.toString();
+            if (type !== undefined && !wanted.includes(type)) {
+              metrics.handlerDuration.observe({ topic, outcome: 'skipped' }, seconds());
+              return;
+            }
+          }
           let value: unknown;
           try {
             if (!message.value) throw new Error('Message has no value');

@@ -8,6 +8,7 @@ import {
   type CommandReply,
   type DeadlinePassed,
   type EnrichmentResult,
+  type EnrichmentResultType,
   type ProviderCallback,
   type ScoringResult,
 } from '@loan/contracts';
@@ -419,6 +420,8 @@ export function createApplicationsService(deps: {
         groupId: 'applications',
         topics: Object.keys(handlers),
         partitionsConsumedConcurrently: config.COMMAND_CONCURRENCY,
+        // recordEnrichment acts on an account's outcome only (a scrub of bank data is not one).
+        types: { [Topics.enrichmentResults]: ['AccountEnriched', 'EnrichmentTimedOut'] satisfies EnrichmentResultType[] },
         handle: async (message) => handlers[message.topic]?.(message),
       });
       http = await listen(createOpsApp({ metrics: runtime.metrics, checks: runtime.checks }), config.HTTP_HOST, config.HTTP_PORT);
