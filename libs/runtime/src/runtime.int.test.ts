@@ -116,6 +116,35 @@ describe('shared runtime against the real broker, registry and database', () => 
     expect(seen).toEqual([{ id: '1', text: 'after the poison', count: 1 }]);
   });
 
+  it('when a registry-framed message breaks the topic schema, then it is dead-lettered and never handed over', async () => {
+    const topic = uniqueName('test.invalid');
+    const metrics = createMetrics('runtime-test');
+    const bus = createKafkaBus({ logger, metrics, settings: newBusSettings(topic) });
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic, deadLetterTopicFor(topic)]);
+    const seen: unknown[] = [];
+    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push(m.value) });
+    const schemaId = await bus.codec.schemaId(topic);
+    const producer = bus.kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic,
+      messages: [
+        { key: 'app', value: await bus.codec.registry.encode(schemaId, { id: 'x', text: '', count: 1.5 }) },
+        { key: 'app', value: await bus.codec.encode(topic, { id: 'y', text: 'valid', count: 2 }) },
+      ],
+    });
+    await producer.disconnect();
+    await waitFor(() => seen.length === 1, { what: 'the valid message' });
+    const deadLettered = (await metrics.registry.getSingleMetric('kafka_handler_failures_total')!.get()).values.filter(
+      (v) => v.labels.topic === topic && v.labels.kind === 'dead_lettered',
+    );
+    expect(deadLettered.map((v) => v.value)).toEqual([1]);
+    expect(seen).toEqual([{ id: 'y', text: 'valid', count: 2 }]);
+    await expect(bus.codec.encode(topic, { id: 'z', text: '', count: 1 })).rejects.toThrow();
+  });
+
   it('when a fact names a type the consumer does not act on, then it is passed over without being decoded, and the others are handled in order', async () => {
     const topic = uniqueName('test.facts');
     const metrics = createMetrics('runtime-test');
