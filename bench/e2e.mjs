@@ -2,6 +2,7 @@
 // applicants drive them, timed per stage from the lender's side (HTTP replies, webhooks).
 import { clearInterval, setInterval } from 'node:timers';
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { startReceiver } from './lib/receiver.mjs';
 import { createSampler, infraProcesses } from './lib/procstat.mjs';
 import { diff, requests, scrapeAll } from './lib/metrics.mjs';
@@ -219,6 +220,39 @@ function duplicatesOf(results, receiver, tap) {
   return out;
 }
 
+/** Processes of the platform that are not one of the six services. */
+const INFRA = ['kafka', 'registry', 'ferretdb'];
+const LOAD_GENERATOR = 'bench (load generator)';
+
+/**
+ * CPU milliseconds per decided application: every process of the platform together (the load
+ * generator left out: it plays the lenders and applicants), the six services together, and each
+ * process. Kafka, the registry and FerretDB are counted whole, so anything else using them at
+ * the same time adds to their share; the services' figures are their own.
+ */
+function cpuPerApplication(processes, decided) {
+  if (decided === 0) return null;
+  const ms = (seconds) => round((1000 * seconds) / decided);
+  const perProcess = {};
+  let total = 0;
+  let services = 0;
+  for (const [name, p] of Object.entries(processes)) {
+    if (p.cpuSeconds === null) continue;
+    perProcess[name] = ms(p.cpuSeconds);
+    if (name === LOAD_GENERATOR) continue;
+    total += p.cpuSeconds;
+    const base = name.split('#')[0];
+    if (!INFRA.includes(base) && !base.startsWith('sandbox')) services += p.cpuSeconds;
+  }
+  return { total: ms(total), services: ms(services), processes: perProcess };
+}
+
+/** Requests per decided application to one side ('db' or 'kafka'), every service together. */
+function perApplicationTotal(rows, to, decided) {
+  if (decided === 0) return null;
+  return round(rows.filter((r) => r.to === to).reduce((t, r) => t + r.count, 0) / decided);
+}
+
 /** Waits until the consumer groups of the namespace are stable, with `expect` members where given. */
 export async function waitForGroups({ brokers, namespace, expect = {}, timeoutMs = 45_000 }) {
   const { Kafka, logLevel } = requireFromRoot('kafkajs');
@@ -297,6 +331,7 @@ export async function runE2E({
     const sampler = createSampler(processes.map(({ name, pid }) => ({ name, pid })));
     const before = await scrapeAll([...stack.processes, ...extraProcesses]);
     log(`${label}: ${apps} applications, ${concurrency} at a time (events via ${eventSource})`);
+    const loadAtStart = os.loadavg().map((v) => round(v, 2));
     sampler.start();
     const startedAt = now();
     const deadline = Date.now() + runTimeoutMs;
@@ -319,6 +354,7 @@ export async function runE2E({
     if (tap) await tap.catchUp();
 
     const completed = results.filter((r) => r.ok);
+    const requestRows = requests(before, after, Math.max(1, completed.length));
     const lastDecision = Math.max(...completed.map((r) => r.marks.decision), startedAt);
     const wallSeconds = (finishedAt - startedAt) / 1000;
     const throughputSeconds = (lastDecision - startedAt) / 1000;
@@ -376,8 +412,12 @@ export async function runE2E({
       webhookRequests: receiver.stats.requests,
       processes: usage.processes,
       cpuSecondsTotal: round(Object.values(usage.processes).reduce((t, p) => t + (p.cpuSeconds ?? 0), 0)),
+      cpuMsPerApplication: cpuPerApplication(usage.processes, completed.length),
+      dbOpsPerApplication: perApplicationTotal(requestRows, 'db', completed.length),
+      kafkaRequestsPerApplication: perApplicationTotal(requestRows, 'kafka', completed.length),
+      loadAverageDuringRun: { atStart: loadAtStart, atEnd: os.loadavg().map((v) => round(v, 2)) },
       handlers: diff(before, after).slice(0, 20),
-      requests: requests(before, after, Math.max(1, completed.length)),
+      requests: requestRows,
       timeline: hopTimeline(results, tap),
     };
   } finally {

@@ -239,6 +239,37 @@ function report() {
       e.targets.applicationsPerMinute.target,
       e.targets.applicationsPerMinute.met,
     );
+    const cpu = e.cpuMsPerApplication;
+    if (cpu) {
+      row(bench, 'CPU ms per decided application, all processes', cpu.total, '<= 120', cpu.total <= 120);
+      row(bench, 'CPU ms per decided application, the six services', cpu.services, '<= 60', cpu.services <= 60);
+      row(
+        bench,
+        'CPU ms per decided application, by process',
+        Object.entries(cpu.processes)
+          .filter(([name]) => name !== 'bench (load generator)')
+          .sort((x, y) => y[1] - x[1])
+          .map(([name, v]) => `${name} ${v}`)
+          .join(', '),
+        'reported',
+      );
+    }
+    if (e.dbOpsPerApplication !== undefined && e.dbOpsPerApplication !== null) {
+      const db = e.dbOpsPerApplication;
+      row(bench, 'database operations per decided application', db, '<= 25', db <= 25);
+      row(
+        bench,
+        'Kafka requests per decided application',
+        e.kafkaRequestsPerApplication,
+        '<= 15',
+        e.kafkaRequestsPerApplication <= 15,
+      );
+    }
+    if (e.loadAverageDuringRun) {
+      const { atStart, atEnd } = e.loadAverageDuringRun;
+      const load = `${atStart.join(' ')} / ${atEnd.join(' ')}`;
+      row(bench, 'load average at start / end of the run', load, 'reported');
+    }
     row(
       bench,
       'failed / cut off by the time limit / not started',

@@ -135,6 +135,7 @@ export const EnrichmentResult = z.discriminatedUnion('type', [
   }),
 ]);
 export type EnrichmentResult = z.infer<typeof EnrichmentResult>;
+export type EnrichmentResultType = EnrichmentResult['type'];
 
 /** What the scoring service reports about an analysis. */
 export const ScoringResult = z.discriminatedUnion('type', [

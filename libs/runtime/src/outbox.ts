@@ -215,8 +215,16 @@ export type OutboxEffect =
   | { kind: 'fact'; topic: string; fact: Record<string, unknown> };
 
 /**
+ * The header that names a fact's type (`AccountLinked`, `AccountEnriched`...) on the internal
+ * fact topics, so that a consumer can pass over the kinds it does not act on without decoding
+ * them (see `consume`'s `types`).
+ */
+export const FACT_TYPE_HEADER = 'x-fact-type';
+
+/**
  * Turns effects into outbox entries with fresh ids: the event id of a public event, the
- * `factId` of a fact, so a republished entry carries the same id.
+ * `factId` of a fact, so a republished entry carries the same id. A fact's entry names its
+ * type in a header.
  */
 export function toOutboxEntries(
   owner: { clientId: string; applicationId: string },
@@ -242,11 +250,12 @@ export function toOutboxEntries(
         }),
       };
     }
+    const type = effect.fact.type;
     return {
       id,
       topic: effect.topic,
       key: owner.applicationId,
-      headers,
+      headers: typeof type === 'string' ? { ...headers, [FACT_TYPE_HEADER]: type } : headers,
       value: { ...effect.fact, factId: id, clientId: owner.clientId, applicationId: owner.applicationId, at: now.toISOString() },
     };
   });

@@ -6,29 +6,29 @@ import { createCodec, createKafkaBus, type InboundMessage } from './kafka';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { connectMongo, isDuplicateKey, syncIndexes } from './mongo';
-import { createOutboxRelay, outboxFields } from './outbox';
+import { FACT_TYPE_HEADER, createOutboxRelay, outboxFields } from './outbox';
 import { uniqueName, waitFor } from '../../../testing/helpers';
 
 const Greeting = z.object({ id: z.string(), text: z.string().min(1), count: z.number().int() });
 const logger = createLogger('runtime-test', 'silent');
 const registryUrl = process.env.SCHEMA_REGISTRY_URL!;
 
-function newBus(topicPrefix: string) {
-  return createKafkaBus({
-    logger,
-    metrics: createMetrics('runtime-test'),
-    settings: {
-      brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-      clientId: uniqueName('runtime-test'),
-      registryUrl,
-      partitions: 4,
-      replicationFactor: 1,
-      schemaOf: (topic) => {
-        if (topic.startsWith(topicPrefix)) return Greeting;
-        throw new Error(`no schema for ${topic}`);
-      },
+function newBusSettings(topicPrefix: string) {
+  return {
+    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    clientId: uniqueName('runtime-test'),
+    registryUrl,
+    partitions: 4,
+    replicationFactor: 1,
+    schemaOf: (topic: string) => {
+      if (topic.startsWith(topicPrefix)) return Greeting;
+      throw new Error(`no schema for ${topic}`);
     },
-  });
+  };
+}
+
+function newBus(topicPrefix: string) {
+  return createKafkaBus({ logger, metrics: createMetrics('runtime-test'), settings: newBusSettings(topicPrefix) });
 }
 
 describe('shared runtime against the real broker, registry and database', () => {
@@ -114,6 +114,73 @@ describe('shared runtime against the real broker, registry and database', () => 
     await dlq.disconnect();
     expect(dead[0]!.key).toBe('bad');
     expect(seen).toEqual([{ id: '1', text: 'after the poison', count: 1 }]);
+  });
+
+  it('when a registry-framed message breaks the topic schema, then it is dead-lettered and never handed over', async () => {
+    const topic = uniqueName('test.invalid');
+    const metrics = createMetrics('runtime-test');
+    const bus = createKafkaBus({ logger, metrics, settings: newBusSettings(topic) });
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic, deadLetterTopicFor(topic)]);
+    const seen: unknown[] = [];
+    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push(m.value) });
+    const schemaId = await bus.codec.schemaId(topic);
+    const producer = bus.kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic,
+      messages: [
+        { key: 'app', value: await bus.codec.registry.encode(schemaId, { id: 'x', text: '', count: 1.5 }) },
+        { key: 'app', value: await bus.codec.encode(topic, { id: 'y', text: 'valid', count: 2 }) },
+      ],
+    });
+    await producer.disconnect();
+    await waitFor(() => seen.length === 1, { what: 'the valid message' });
+    const deadLettered = (await metrics.registry.getSingleMetric('kafka_handler_failures_total')!.get()).values.filter(
+      (v) => v.labels.topic === topic && v.labels.kind === 'dead_lettered',
+    );
+    expect(deadLettered.map((v) => v.value)).toEqual([1]);
+    expect(seen).toEqual([{ id: 'y', text: 'valid', count: 2 }]);
+    await expect(bus.codec.encode(topic, { id: 'z', text: '', count: 1 })).rejects.toThrow();
+  });
+
+  it('when a fact names a type the consumer does not act on, then it is passed over without being decoded, and the others are handled in order', async () => {
+    const topic = uniqueName('test.facts');
+    const metrics = createMetrics('runtime-test');
+    const bus = createKafkaBus({ logger, metrics, settings: newBusSettings(topic) });
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic, deadLetterTopicFor(topic)]);
+    const seen: unknown[] = [];
+    await bus.consume({
+      groupId: uniqueName('g'),
+      topics: [topic],
+      types: { [topic]: ['Wanted'] },
+      handle: async (m) => void seen.push(m.value),
+    });
+    const wanted = { id: '1', text: 'a kind it acts on', count: 1 };
+    const unnamed = { id: '2', text: 'no type header', count: 2 };
+    const producer = bus.kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic,
+      messages: [
+        // Not registry framed: decoding it would dead-letter it.
+        { key: 'app', value: Buffer.from('never decoded'), headers: { [FACT_TYPE_HEADER]: 'Ignored' } },
+        { key: 'app', value: await bus.codec.encode(topic, wanted), headers: { [FACT_TYPE_HEADER]: 'Wanted' } },
+        { key: 'app', value: await bus.codec.encode(topic, unnamed) },
+      ],
+    });
+    await producer.disconnect();
+    await waitFor(() => seen.length === 2, { what: 'the two handled messages' });
+    expect(seen).toEqual([wanted, unnamed]);
+    const counted = async (name: string, labels: Record<string, string>) =>
+      (await metrics.registry.getSingleMetric(name)!.get()).values
+        .filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+        .reduce((total, v) => total + v.value, 0);
+    expect(await counted('kafka_handler_failures_total', { topic, kind: 'dead_lettered' })).toBe(0);
+    expect(await counted('kafka_handler_duration_seconds', { topic, outcome: 'skipped', le: '+Inf' })).toBe(1);
   });
 
   it('when two consumers share a group, then the partitions are split between them and each message is handled once', async () => {

@@ -15,7 +15,7 @@ import { createBankDataRepository } from './data-access/bankDataRepository';
 import { createJobRepository } from './data-access/jobRepository';
 import { enrichmentModels } from './data-access/models';
 import { createProvider } from './data-access/provider';
-import { consumerHandlers } from './entry-points/consumers';
+import { HANDLED_FACTS, consumerHandlers } from './entry-points/consumers';
 import { createEnrichmentMetrics } from './metrics';
 import { createDueSchedule } from './schedule';
 import { createWorker } from './worker';
@@ -132,11 +132,13 @@ export function createEnrichmentService(deps: {
         jobRelay.stop();
         scrubRelay.stop();
       });
+      const handlers = consumerHandlers(workflow);
       await bus.consume({
         groupId: config.CONSUMER_GROUP,
-        topics: Object.keys(consumerHandlers(workflow)),
+        topics: Object.keys(handlers),
         partitionsConsumedConcurrently: config.CONSUMER_CONCURRENCY,
-        handle: async (message) => consumerHandlers(workflow)[message.topic]?.(message),
+        types: HANDLED_FACTS,
+        handle: async (message) => handlers[message.topic]?.(message),
       });
       timers.push(setInterval(() => void sweep(), config.ENRICHMENT_POLL_INTERVAL));
       timers.push(setInterval(() => void reload(), config.ENRICHMENT_RESCAN_INTERVAL));

@@ -3,7 +3,7 @@ import type { JanitorConfig } from './config';
 import { createDeadlineRepository } from './data-access/deadlineRepository';
 import { janitorModels } from './data-access/models';
 import { createTimelineRepository } from './data-access/timelineRepository';
-import { CONSUMED_TOPICS, prepareTopics } from './data-access/topics';
+import { CONSUMED_TOPICS, TRACKED_FACT_TYPES, prepareTopics } from './data-access/topics';
 import type { DeadlineTtls } from './domain/deadline';
 import { createFactHandler } from './entry-points/consumers/trackFacts';
 import { createScheduler } from './entry-points/scheduler/fireDueDeadlines';
@@ -57,6 +57,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
       await bus.consume({
         groupId: config.CONSUMER_GROUP,
         topics: [...CONSUMED_TOPICS],
+        types: TRACKED_FACT_TYPES,
         partitionsConsumedConcurrently: config.CONSUMER_CONCURRENCY,
         handle: handleFact,
       });

@@ -84,11 +84,19 @@ export function createNotifierService(deps: {
 
   const recordEvent = recordEventHandler({ repo, clock, policy, onRecorded: (entry, delivery) => dispatcher.wake(entry, delivery) });
   const scrubBodies = scrubBodiesHandlers({ repo, logger });
+  const projectAnalytics = projectAnalyticsHandler({ bus, key: config.ANALYTICS_KEY });
   const handlers: Record<string, (m: InboundMessage) => Promise<void>> = {
     [Topics.clients]: projectClientHandler({ endpoints, logger }),
+    // One consumer of the events for the deliveries and the analysts' stream: each event is
+    // fetched and decoded once. Recording a delivery is a database write (the webhook is sent
+    // by the dispatcher, off this path), so neither waits on a lender's endpoint; the offset
+    // is committed once both are done, so a crash repeats them (a delivery is recorded once
+    // per event; an analytics record goes out again with the same id).
     [Topics.events]: async (message) => {
-      await recordEvent(message);
-      await scrubBodies.onEvent(message);
+      await Promise.all([
+        recordEvent(message).then(() => scrubBodies.onEvent(message)),
+        projectAnalytics(message),
+      ]);
     },
     [Topics.deadlines]: scrubBodies.onDeadline,
   };
@@ -124,13 +132,6 @@ export function createNotifierService(deps: {
         topics: Object.keys(handlers),
         partitionsConsumedConcurrently: config.INGEST_CONCURRENCY,
         handle: async (message) => handlers[message.topic]?.(message),
-      });
-      // The analysts' stream, in a consumer group of its own: a slow webhook never holds it up.
-      const analytics = projectAnalyticsHandler({ bus, key: config.ANALYTICS_KEY });
-      await bus.consume({
-        groupId: `${config.CONSUMER_GROUP}-analytics`,
-        topics: [Topics.events],
-        handle: analytics,
       });
       const app = createHttpApp({
         metrics: runtime.metrics,

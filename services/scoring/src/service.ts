@@ -4,8 +4,10 @@ import {
   Decision,
   Topics,
   type ApplicationFact,
+  type ApplicationFactType,
   type EnrichedAccount,
   type EnrichmentResult,
+  type EnrichmentResultType,
   type ScoringResult,
 } from '@loan/contracts';
 import {
@@ -227,6 +229,11 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
       await bus.consume({
         groupId: config.CONSUMER_GROUP,
         topics: [Topics.enrichmentResults, Topics.applicationFacts],
+        // What onEnrichment and onFact act on; the other kinds are passed over undecoded.
+        types: {
+          [Topics.enrichmentResults]: ['AccountEnriched', 'BankDataScrubbed'] satisfies EnrichmentResultType[],
+          [Topics.applicationFacts]: ['AnalysisRequested', 'ApplicationClosed'] satisfies ApplicationFactType[],
+        },
         handle: async (message: InboundMessage) => {
           if (message.topic === Topics.enrichmentResults) await onEnrichment(message.value as EnrichmentResult);
           else await onFact(message.value as ApplicationFact);

@@ -1,6 +1,17 @@
-import { Topics, type ApplicationFact, type DeadlinePassed, type ProviderCallback } from '@loan/contracts';
+import {
+  Topics,
+  type ApplicationFact,
+  type ApplicationFactType,
+  type DeadlinePassed,
+  type ProviderCallback,
+} from '@loan/contracts';
 import type { InboundMessage } from '@loan/runtime';
 import type { EnrichmentWorkflow } from '../workflow';
+
+/** The facts the service acts on (`onApplicationFact`); the others are passed over undecoded. */
+export const HANDLED_FACTS: Partial<Record<string, readonly ApplicationFactType[]>> = {
+  [Topics.applicationFacts]: ['AccountLinked', 'EnrichmentRestartRequested', 'ApplicationClosed'],
+};
 
 /**
  * The topics the service consumes and what each message asks of it. Messages arrive parsed

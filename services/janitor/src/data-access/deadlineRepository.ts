@@ -4,6 +4,13 @@ import type { JanitorModels } from './models';
 
 type Outcome = Exclude<DeadlineStatus, 'ARMED'>;
 
+/** The outcome that holds for a deadline, to be mirrored on its document (`settle`). */
+export interface OutcomeHeld {
+  deadlineId: string;
+  outcome: Outcome;
+  decidedAt: Date;
+}
+
 /** A deadline as stored: the domain's fields plus where it stands. */
 export interface StoredDeadline extends Deadline {
   status: DeadlineStatus;
@@ -90,6 +97,21 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
     now: Date,
     outbox: OutboxEntry[] = [],
   ): Promise<boolean> {
+    const { won, held } = await record(deadline, outcome, now, outbox);
+    if (held) await settle([held], [], now);
+    return won;
+  }
+
+  /**
+   * Records the outcome of a deadline unless it already has one. Returns whether this call
+   * decided it and the outcome that holds (this one or the earlier), for `settle` to mirror.
+   */
+  async function record(
+    deadline: Pick<Deadline, 'deadlineId' | 'kind' | 'applicationId'>,
+    outcome: Outcome,
+    now: Date,
+    outbox: OutboxEntry[] = [],
+  ): Promise<{ won: boolean; held: OutcomeHeld | null }> {
     const won = await insertOnce(() =>
       raw.outcomes.insertOne({
         _id: deadline.deadlineId,
@@ -104,12 +126,55 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
     const held = won
       ? { outcome, decidedAt: now }
       : await raw.outcomes.findOne({ _id: deadline.deadlineId }, { projection: { outcome: 1, decidedAt: 1 } });
-    if (held) {
-      const at = held.outcome === 'FIRED' ? { firedAt: held.decidedAt } : { cancelledAt: held.decidedAt };
-      await raw.deadlines.updateOne({ _id: deadline.deadlineId }, { $set: { status: held.outcome, ...at } });
-    }
     armedInMemory.delete(deadline.deadlineId);
-    return won;
+    return { won, held: held ? { deadlineId: deadline.deadlineId, outcome: held.outcome, decidedAt: held.decidedAt } : null };
+  }
+
+  /**
+   * One write command for the deadlines of a fact: mirrors the outcomes that hold on their
+   * deadlines and arms the new deadlines, each unless one with its id exists (an upsert that
+   * only sets fields on insert). Returns the ids this call armed.
+   */
+  async function settle(held: readonly OutcomeHeld[], arms: readonly Deadline[], now: Date): Promise<Set<string>> {
+    type Op = Parameters<typeof raw.deadlines.bulkWrite>[0][number];
+    const ops: Op[] = [
+      ...held.map(
+        (h): Op => ({
+          updateOne: {
+            filter: { _id: h.deadlineId },
+            update: {
+              $set: { status: h.outcome, ...(h.outcome === 'FIRED' ? { firedAt: h.decidedAt } : { cancelledAt: h.decidedAt }) },
+            },
+          },
+        }),
+      ),
+      ...arms.map(({ deadlineId, ...fields }): Op => ({
+        updateOne: {
+          filter: { _id: deadlineId },
+          update: { $setOnInsert: { ...fields, status: 'ARMED', armedAt: now } },
+          upsert: true,
+        },
+      })),
+    ];
+    if (ops.length === 0) return new Set();
+    let upserted: Record<number, unknown>;
+    try {
+      upserted = (await raw.deadlines.bulkWrite(ops, { ordered: false })).upsertedIds;
+    } catch (error) {
+      // Two upserts of one id at once: the loser's insert is refused, the deadline is armed.
+      const failures = (error as { writeErrors?: unknown }).writeErrors;
+      const writeErrors = (Array.isArray(failures) ? failures : [failures]) as { code?: number }[];
+      const result = (error as { result?: { upsertedIds?: Record<number, unknown> } }).result;
+      if (!result?.upsertedIds || !writeErrors.every((e) => e?.code === 11000)) throw error;
+      upserted = result.upsertedIds;
+    }
+    const armed = new Set<string>();
+    arms.forEach((deadline, i) => {
+      if (upserted[held.length + i] === undefined) return;
+      armed.add(deadline.deadlineId);
+      armedInMemory.set(deadline.deadlineId, { deadline, generation });
+    });
+    return armed;
   }
 
   return {
@@ -118,12 +183,7 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
      * cancelled stays as it is. True when this call armed it.
      */
     async arm(deadline: Deadline, now: Date): Promise<boolean> {
-      const { deadlineId, ...fields } = deadline;
-      const armed = await insertOnce(() =>
-        raw.deadlines.insertOne({ _id: deadlineId, ...fields, status: 'ARMED', armedAt: now }),
-      );
-      if (armed) armedInMemory.set(deadlineId, { deadline, generation });
-      return armed;
+      return (await settle([], [deadline], now)).has(deadline.deadlineId);
     },
 
     /**
@@ -132,6 +192,17 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
      */
     cancel: (deadline: Pick<Deadline, 'deadlineId' | 'kind' | 'applicationId'>, now: Date) =>
       decide(deadline, 'CANCELLED', now),
+
+    /**
+     * Records the cancellation of a deadline unless it already has an outcome; the outcome
+     * that holds is returned for `settle` to mirror on the deadline, in one write with others.
+     * Until then only the outcome says the deadline is over (firing it later is refused by the
+     * outcome already recorded, and mirrors it).
+     */
+    recordCancel: (deadline: Pick<Deadline, 'deadlineId' | 'kind' | 'applicationId'>, now: Date) =>
+      record(deadline, 'CANCELLED', now),
+
+    settle,
 
     /** Armed deadlines due at `now`, oldest first, from memory. */
     findDue(now: Date, limit: number): StoredDeadline[] {

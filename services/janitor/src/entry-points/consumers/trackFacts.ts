@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ServiceError, type Clock, type InboundMessage, type Logger } from '@loan/runtime';
 import { LRUCache } from 'lru-cache';
-import type { DeadlineRepository } from '../../data-access/deadlineRepository';
+import type { DeadlineRepository, OutcomeHeld } from '../../data-access/deadlineRepository';
 import type { StoredTimeline, TimelineRepository } from '../../data-access/timelineRepository';
 import type { DeadlineTtls } from '../../domain/deadline';
 import { type DeadlineRef, type TrackedFact, cancels, refOf, trackFact } from '../../domain/trackDeadlines/decide';
@@ -23,7 +23,9 @@ const sameIds = (a: DeadlineRef[], b: DeadlineRef[]) =>
  * 1. cancel: listed deadlines the plan cancels get their outcome (they stay listed until then);
  * 2. store the timeline, listing the deadlines the plan arms before they exist (so whatever
  *    handles the application next can cancel them, even if this handler dies right after);
- * 3. arm them. A redelivered fact plans the same and arms what is still missing.
+ * 3. arm them, and mirror the outcomes of step 1 on their deadlines, in one write command. A
+ *    redelivered fact plans the same and arms what is still missing; a mirror lost to a crash
+ *    is harmless, since the outcome is what decides (firing such a deadline is refused by it).
  * The next fact of an application starts from the timeline this process last stored for it,
  * without reading it: the write is conditional on that revision, so a timeline another replica
  * changed since makes it miss, and the fact is handled again on a fresh read. So is a fact that
@@ -33,7 +35,7 @@ const sameIds = (a: DeadlineRef[], b: DeadlineRef[]) =>
  */
 export function createFactHandler(deps: {
   timelines: TimelineRepository;
-  deadlines: DeadlineRepository;
+  deadlines: Pick<DeadlineRepository, 'recordCancel' | 'settle'>;
   ttls: DeadlineTtls;
   clock: Clock;
   metrics: JanitorMetrics;
@@ -48,6 +50,8 @@ export function createFactHandler(deps: {
     // The head alone first (one lookup); after a conflict, and before acting on a timeline the
     // fact does not change (a redelivery), the revisions after it are looked up too.
     let headOnly = true;
+    /** Outcomes of the cancellations so far, mirrored on their deadlines with the arming. */
+    const held: OutcomeHeld[] = [];
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const known = attempt === 0 ? remembered.get(fact.applicationId) : undefined;
       const stored = known ?? (await timelines.get(fact.applicationId, { headOnly }));
@@ -63,9 +67,9 @@ export function createFactHandler(deps: {
           armed.push(deadline);
           continue;
         }
-        if (await deadlines.cancel({ ...deadline, applicationId: fact.applicationId }, now)) {
-          metrics.cancelled.inc({ kind: deadline.kind });
-        }
+        const cancelled = await deadlines.recordCancel({ ...deadline, applicationId: fact.applicationId }, now);
+        if (cancelled.won) metrics.cancelled.inc({ kind: deadline.kind });
+        if (cancelled.held) held.push(cancelled.held);
       }
       for (const deadline of plan.arm) {
         if (!armed.some((d) => d.deadlineId === deadline.deadlineId)) armed.push(refOf(deadline));
@@ -76,8 +80,9 @@ export function createFactHandler(deps: {
         continue;
       }
       remembered.set(fact.applicationId, unchanged ? stored : { timeline: plan.timeline, armed, rev: (stored?.rev ?? 0) + 1 });
+      const armedNow = await deadlines.settle(held, plan.arm, now);
       for (const deadline of plan.arm) {
-        if (await deadlines.arm(deadline, now)) {
+        if (armedNow.has(deadline.deadlineId)) {
           metrics.armed.inc({ kind: deadline.kind });
           logger.debug({ deadlineId: deadline.deadlineId, dueAt: deadline.dueAt }, 'deadline armed');
         }

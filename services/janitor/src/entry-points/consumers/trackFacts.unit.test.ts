@@ -45,33 +45,40 @@ function fakeStore() {
       return true;
     },
   };
-  const decide = (id: string, outcome: DeadlineStatus) => {
-    const won = !outcomes.has(id);
-    if (won) outcomes.set(id, outcome);
-    const d = deadlines.get(id);
-    if (d) d.status = outcomes.get(id)!;
-    return won;
-  };
-  const repo: Pick<DeadlineRepository, 'arm' | 'cancel'> = {
-    async arm(deadline) {
+  const repo: Pick<DeadlineRepository, 'recordCancel' | 'settle'> = {
+    async recordCancel(deadline, now) {
+      await tick();
+      const won = !outcomes.has(deadline.deadlineId);
+      if (won) outcomes.set(deadline.deadlineId, 'CANCELLED');
+      const outcome = outcomes.get(deadline.deadlineId) as Exclude<DeadlineStatus, 'ARMED'>;
+      return { won, held: { deadlineId: deadline.deadlineId, outcome, decidedAt: now } };
+    },
+    // One write: mirrors first, then arms; a crash loses all of it.
+    async settle(held, arms) {
       await tick();
       crashIf('arm');
-      if (deadlines.has(deadline.deadlineId)) return false;
-      deadlines.set(deadline.deadlineId, { ...deadline, status: outcomes.get(deadline.deadlineId) ?? 'ARMED' });
-      return true;
-    },
-    async cancel(deadline) {
-      await tick();
-      return decide(deadline.deadlineId, 'CANCELLED');
+      for (const h of held) {
+        const d = deadlines.get(h.deadlineId);
+        if (d) d.status = h.outcome;
+      }
+      const armed = new Set<string>();
+      for (const deadline of arms) {
+        if (deadlines.has(deadline.deadlineId)) continue;
+        deadlines.set(deadline.deadlineId, { ...deadline, status: 'ARMED' });
+        armed.add(deadline.deadlineId);
+      }
+      return armed;
     },
   };
   return {
     crashes,
+    // Armed: a deadline stored without an outcome (the outcome decides; the status mirrors it).
     armed: () =>
       [...deadlines.values()]
-        .filter((d) => d.status === 'ARMED')
+        .filter((d) => d.status === 'ARMED' && !outcomes.has(d.deadlineId))
         .map((d) => d.deadlineId)
         .sort(),
+    statusOf: (deadlineId: string) => deadlines.get(deadlineId)?.status ?? null,
     handler: () =>
       createFactHandler({
         timelines: timelines as TimelineRepository,
@@ -94,6 +101,16 @@ async function sequentially(facts: TrackedFact[]) {
 }
 
 describe('handling facts: crashes and concurrency', () => {
+  it('when a fact cancels one deadline and arms the next, then the cancelled one is marked so in the same write as the arming', async () => {
+    const app = factsOf();
+    const store = fakeStore();
+    const handle = store.handler();
+    await handle(message(app.opened(at(0))));
+    await handle(message(app.linked(randomUUID(), at(HOUR))));
+    expect(store.statusOf(`no_link:${app.applicationId}:${at(0)}`)).toBe('CANCELLED');
+    expect(store.statusOf(`no_analyze:${app.applicationId}:${at(HOUR)}`)).toBe('ARMED');
+  });
+
   it('when the process dies after storing the timeline and before arming, then the redelivered fact arms the deadline', async () => {
     const app = factsOf();
     const store = fakeStore();

@@ -1,0 +1,169 @@
+import { Topics, type CommandReply } from '@loan/contracts';
+import {
+  ServiceError,
+  createKeyedLock,
+  toOutboxEntries,
+  type Clock,
+  type OutboxEntry,
+  type OutboxRelay,
+  type Sealer,
+} from '@loan/runtime';
+import { LRUCache } from 'lru-cache';
+import type { Application, Effect, Outcome } from '../domain/application';
+import type { ApplicationRepository, Stored } from './applicationRepository';
+
+const MAX_CONFLICT_RETRIES = 10;
+/** Applications whose last write by this process is remembered (a few KB each). */
+const REMEMBERED_APPLICATIONS = 1_000;
+
+export type Change = { state: Application; effects: Effect[] } | null;
+type FactEffect = Extract<Effect, { kind: 'fact' }>['fact'];
+/** What a command comes to: its result, or a refusal the gateway maps to an HTTP status. */
+export type Answer =
+  | { ok: true; result: Record<string, unknown> }
+  | { ok: false; code: Extract<CommandReply, { ok: false }>['code']; message: string };
+
+export const notFound = (): Answer => ({ ok: false, code: 'NOT_FOUND', message: 'Application not found' });
+
+/**
+ * Load, decide, persist (state and outbox in one single-document write), publish: how every
+ * change of an application is made, one at a time per application within this process.
+ *
+ * Each application as this process last wrote it is remembered, so that its next change here
+ * need not read it back. A remembered state is only ever the starting point of a write
+ * conditional on its revision: when another replica wrote since, the write misses and the
+ * change is decided again on a fresh read. A decision that ends without a write (nothing to
+ * do, a refusal) is also taken again on a fresh read, since a stale state could be the reason.
+ */
+export function createApplicationWriter(deps: {
+  repo: ApplicationRepository;
+  relay: OutboxRelay;
+  sealer: Sealer;
+  clock: Clock;
+}) {
+  const { repo, relay, sealer, clock } = deps;
+  // One change at a time per application (and per idempotency key) within this process.
+  const locked = createKeyedLock();
+  const remembered = new LRUCache<string, Stored>({ max: REMEMBERED_APPLICATIONS });
+
+  /** The application as remembered (first attempt only) or as the database has it. */
+  async function load(applicationId: string, attempt: number): Promise<{ stored: Stored | null; remembered: boolean }> {
+    const hit = attempt === 0 ? remembered.get(applicationId) : undefined;
+    return hit ? { stored: hit, remembered: true } : { stored: await repo.get(applicationId), remembered: false };
+  }
+
+  /**
+   * What a write that was conditional on `stored.rev` put into the outbox, when the outbox was
+   * empty before it: the relay publishes that without reading the document back.
+   */
+  const writtenOutbox = (stored: { outboxPending: boolean }, outbox: OutboxEntry[]) =>
+    stored.outboxPending ? undefined : outbox;
+
+  /**
+   * After a successful write: publishes its outbox, then remembers the state it wrote. With
+   * `publishing`, the publication is left under way there (a command's reply then goes out
+   * beside it instead of after it; the write is durable either way).
+   */
+  async function written(
+    stored: Pick<Stored, 'rev' | 'outboxPending'>,
+    state: Application,
+    outbox: OutboxEntry[],
+    publishing?: Promise<void>[],
+  ) {
+    remembered.delete(state.applicationId);
+    const published = relay
+      .flush(state.applicationId, writtenOutbox(stored, outbox))
+      .then(() => void remembered.set(state.applicationId, { state, rev: stored.rev + 1, outboxPending: false }));
+    if (publishing) publishing.push(published);
+    else await published;
+  }
+
+  /** The applicant's names leave this service sealed, like the BVN. */
+  function sealedFact(fact: FactEffect): FactEffect {
+    if (fact.type !== 'AnalysisRequested') return fact;
+    const { firstName, lastName } = fact.applicant;
+    return { ...fact, applicant: { ...fact.applicant, firstName: sealer.seal(firstName), lastName: sealer.seal(lastName) } };
+  }
+
+  function toOutbox(state: Application, effects: Effect[], now: Date, correlationId?: string): OutboxEntry[] {
+    return toOutboxEntries(
+      state,
+      effects.map((e) => (e.kind === 'event' ? e : { kind: 'fact', topic: Topics.applicationFacts, fact: sealedFact(e.fact) })),
+      now,
+      correlationId ? { 'x-correlation-id': correlationId } : undefined,
+    );
+  }
+
+  async function mutateNow(
+    applicationId: string,
+    decide: (state: Application, now: Date) => Change,
+    correlationId?: string,
+  ): Promise<Application | null> {
+    for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
+      const { stored, remembered: cached } = await load(applicationId, attempt);
+      if (!stored) return null;
+      const now = clock.now();
+      const change = decide(stored.state, now);
+      if (!change) {
+        if (cached) continue;
+        return stored.state;
+      }
+      const outbox = toOutbox(change.state, change.effects, now, correlationId);
+      if (await repo.replace(change.state, stored.rev, outbox)) {
+        await written(stored, change.state, outbox);
+        return change.state;
+      }
+    }
+    throw new ServiceError(`Application ${applicationId} kept changing under us`, { retriable: true });
+  }
+
+  async function commandMutationNow(
+    applicationId: string,
+    clientId: string,
+    correlationId: string,
+    decide: (state: Application, now: Date) => Outcome,
+    publishing: Promise<void>[],
+  ): Promise<Answer> {
+    for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
+      const loaded = await load(applicationId, attempt);
+      const stored = loaded.stored && loaded.stored.state.clientId === clientId ? loaded.stored : null;
+      if (!stored) return notFound();
+      const now = clock.now();
+      const outcome = decide(stored.state, now);
+      const unchanged = !outcome.ok || (outcome.effects.length === 0 && outcome.state === stored.state);
+      if (unchanged && loaded.remembered) continue;
+      if (!outcome.ok) return { ok: false, code: outcome.code, message: outcome.message };
+      if (unchanged) return { ok: true, result: outcome.result };
+      const outbox = toOutbox(outcome.state, outcome.effects, now, correlationId);
+      if (await repo.replace(outcome.state, stored.rev, outbox)) {
+        await written(stored, outcome.state, outbox, publishing);
+        return { ok: true, result: outcome.result };
+      }
+    }
+    throw new ServiceError(`Application ${applicationId} kept changing under us`, { retriable: true });
+  }
+
+  return {
+    locked,
+    toOutbox,
+    written,
+    /**
+     * Applies a decision to an application, retrying on write conflicts. A concurrent change
+     * makes the write miss; the decision is then taken again on the fresh state.
+     */
+    mutate(applicationId: string, decide: (state: Application, now: Date) => Change, correlationId?: string) {
+      return locked(applicationId, () => mutateNow(applicationId, decide, correlationId));
+    },
+    /** Applies a decision that produced an outcome for a command, retrying on write conflicts. */
+    commandMutation(
+      applicationId: string,
+      clientId: string,
+      correlationId: string,
+      decide: (state: Application, now: Date) => Outcome,
+      publishing: Promise<void>[],
+    ): Promise<Answer> {
+      return locked(applicationId, () => commandMutationNow(applicationId, clientId, correlationId, decide, publishing));
+    },
+  };
+}
+export type ApplicationWriter = ReturnType<typeof createApplicationWriter>;

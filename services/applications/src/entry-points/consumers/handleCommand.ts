@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ApplicantDetails,
+  PROVIDER_KEY_MISSING_MESSAGE,
+  type ApplicationCommand,
+  type CommandReply,
+  type InitiateRequest,
+} from '@loan/contracts';
+import type { AccountLinkingProvider } from '@loan/provider';
+import {
+  ServiceError,
+  isDuplicateKey,
+  type Clock,
+  type InboundMessage,
+  type KafkaBus,
+  type Logger,
+  type Sealer,
+} from '@loan/runtime';
+import type { ApplicationsConfig } from '../../config';
+import type { ApplicationRepository } from '../../data-access/applicationRepository';
+import { notFound, type Answer, type ApplicationWriter } from '../../data-access/applicationWriter';
+import { applicationIdFor, type Application } from '../../domain/application';
+import { analyzeApplication } from '../../domain/analyzeApplication/decide';
+import { finalizeLinking } from '../../domain/finalizeLinking/decide';
+import { decideExistingKey, openApplication, resumeApplication } from '../../domain/initiateApplication/decide';
+import { accountsToRelink, checkRelink, relinkAccount } from '../../domain/linkAccount/decide';
+import { toView } from '../../domain/view';
+
+const MAX_CONFLICT_RETRIES = 10;
+
+/**
+ * The gateway's commands (`loan.applications.commands`): carries each out and answers on the
+ * gateway replica's reply topic. The reply goes out beside the publication of the state
+ * change's outbox, not after it.
+ */
+export function createCommandHandler(deps: {
+  writer: ApplicationWriter;
+  repo: ApplicationRepository;
+  provider: AccountLinkingProvider;
+  bus: Pick<KafkaBus, 'publish'>;
+  sealer: Sealer;
+  config: Pick<ApplicationsConfig, 'PROVIDER_REDIRECT_URL'>;
+  clock: Clock;
+  logger: Logger;
+}) {
+  const { writer, repo, provider, bus, sealer, config, clock, logger } = deps;
+  const openKey = (sealed: string) => sealer.open(sealed);
+
+  async function loadOwned(applicationId: string, clientId: string) {
+    const stored = await repo.get(applicationId);
+    return stored && stored.state.clientId === clientId ? stored : null;
+  }
+
+  /** Asks the provider for a widget address; an outage is an answer the lender can retry. */
+  async function widgetFor(state: Pick<Application, 'applicationId' | 'applicant'>, sealedKey: string, reauthAccountId?: string) {
+    const { widgetUrl } = await provider.initiateLink(openKey(sealedKey), {
+      ref: state.applicationId,
+      customerName: `${state.applicant.firstName} ${state.applicant.lastName}`,
+      customerEmail: state.applicant.email,
+      customerBvn: state.applicant.bvnSealed ? sealer.open(state.applicant.bvnSealed) : undefined,
+      redirectUrl: config.PROVIDER_REDIRECT_URL,
+      reauthAccountId,
+    });
+    return widgetUrl;
+  }
+
+  /** The whole initiate request: the terms as sent, the applicant's identity unsealed. */
+  function initiateRequestOf(cmd: Extract<ApplicationCommand, { type: 'InitiateApplication' }>): InitiateRequest {
+    // Commands written before the identity was sealed carry it in the request itself.
+    const details: unknown = cmd.applicant ? JSON.parse(sealer.open(cmd.applicant)) : cmd.request;
+    return { ...cmd.request, ...ApplicantDetails.parse(details) };
+  }
+
+  async function initiate(cmd: Extract<ApplicationCommand, { type: 'InitiateApplication' }>, publishing: Promise<void>[]) {
+    const request = initiateRequestOf(cmd);
+    for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
+      const existing = await repo.getByKey(request.idempotencyKey);
+      const now = clock.now();
+      const bvnSealed = request.bvn ? sealer.seal(request.bvn) : null;
+      const applicant = { firstName: request.firstName, lastName: request.lastName, email: request.email, phone: null, bvnSealed };
+      if (existing) {
+        const check = decideExistingKey(existing.state, cmd.clientId);
+        if ('ok' in check) return { ok: false as const, code: check.code, message: check.message };
+        const widgetUrl = await widgetFor({ applicationId: existing.state.applicationId, applicant }, cmd.providerKey);
+        const outcome = resumeApplication(existing.state, { request, bvnSealed, widgetUrl, providerKeySealed: cmd.providerKey, now });
+        if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
+        const outbox = writer.toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
+        if (await repo.replace(outcome.state, existing.rev, outbox)) {
+          await writer.written(existing, outcome.state, outbox, publishing);
+          return { ok: true as const, result: outcome.result };
+        }
+        continue;
+      }
+      const applicationId = applicationIdFor(request.idempotencyKey);
+      const widgetUrl = await widgetFor({ applicationId, applicant }, cmd.providerKey);
+      const outcome = openApplication({
+        applicationId,
+        applicantId: randomUUID(),
+        clientId: cmd.clientId,
+        request,
+        bvnSealed,
+        providerKeySealed: cmd.providerKey,
+        widgetUrl,
+        now,
+      });
+      if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
+      const outbox = writer.toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
+      try {
+        await repo.insert(outcome.state, outbox);
+      } catch (error) {
+        if (isDuplicateKey(error)) continue; // another replica won the race: resume theirs
+        throw error;
+      }
+      await writer.written({ rev: 0, outboxPending: false }, outcome.state, outbox, publishing);
+      return { ok: true as const, result: outcome.result };
+    }
+    throw new ServiceError('Initiate kept conflicting', { retriable: true });
+  }
+
+  async function relink(cmd: Extract<ApplicationCommand, { type: 'RelinkAccount' }>, publishing: Promise<void>[]) {
+    const stored = await loadOwned(cmd.applicationId, cmd.clientId);
+    if (!stored) return notFound();
+    const refused = checkRelink(stored.state, cmd.accountId);
+    if (refused && !refused.ok) return { ok: false as const, code: refused.code, message: refused.message };
+    const providerKey = cmd.providerKey;
+    if (!providerKey) return { ok: false as const, code: 'PROVIDER_KEY_MISSING' as const, message: PROVIDER_KEY_MISSING_MESSAGE };
+    const [only] = cmd.accountId ? accountsToRelink(stored.state, cmd.accountId) : [];
+    const widgetUrl = await widgetFor(stored.state, providerKey, only?.providerAccountId);
+    return writer.commandMutation(
+      cmd.applicationId,
+      cmd.clientId,
+      cmd.correlationId,
+      (state, now) => relinkAccount(state, { accountId: cmd.accountId, widgetUrl, providerKeySealed: providerKey, now }),
+      publishing,
+    );
+  }
+
+  /** Carries out a command; what its write is publishing is left under way in `publishing`. */
+  async function execute(cmd: ApplicationCommand, publishing: Promise<void>[]): Promise<Answer> {
+    switch (cmd.type) {
+      case 'InitiateApplication':
+        return writer.locked(`key:${cmd.request.idempotencyKey}`, () => initiate(cmd, publishing));
+      case 'FinalizeLinking':
+        return writer.commandMutation(cmd.applicationId, cmd.clientId, cmd.correlationId, finalizeLinking, publishing);
+      case 'AnalyzeApplication':
+        return writer.commandMutation(
+          cmd.applicationId,
+          cmd.clientId,
+          cmd.correlationId,
+          (state, now) => analyzeApplication(state, { analysisId: randomUUID(), now }),
+          publishing,
+        );
+      case 'RelinkAccount':
+        return relink(cmd, publishing);
+      case 'GetApplication': {
+        const stored = await loadOwned(cmd.applicationId, cmd.clientId);
+        return stored ? { ok: true, result: toView(stored.state) } : notFound();
+      }
+    }
+  }
+
+  return async function onCommand(message: InboundMessage) {
+    const cmd = message.value as ApplicationCommand;
+    let answer: Answer;
+    const publishing: Promise<void>[] = [];
+    try {
+      answer = await execute(cmd, publishing);
+    } catch (error) {
+      const retriable = (error as ServiceError).retriable;
+      if (!(error instanceof ServiceError) || (error as Error).name !== 'ProviderError') throw error;
+      logger.warn({ err: error, command: cmd.type, retriable }, 'provider call failed while handling a command');
+      answer = {
+        ok: false,
+        code: 'PROVIDER_UNAVAILABLE',
+        message: 'The account-linking provider could not be reached; retry the request',
+      };
+    }
+    // A result names the applicant (a status read shows names and e-mail): it travels sealed.
+    const reply: CommandReply = answer.ok
+      ? { commandId: cmd.commandId, ok: true, result: {}, sealedResult: sealer.seal(JSON.stringify(answer.result)) }
+      : { commandId: cmd.commandId, ...answer };
+    // The reply is a courtesy to the waiting gateway; the state change is already durable, and
+    // its outbox is published beside the reply (the producer sends both in one request when it
+    // can). The handler ends once both are done; a failed publication is retried by the relay.
+    await Promise.all([
+      bus
+        .publish(cmd.replyTo, [{ key: cmd.commandId, value: reply }])
+        .catch((error) => logger.warn({ err: error, replyTo: cmd.replyTo }, 'reply could not be sent')),
+      ...publishing.map((published) =>
+        published.catch((error) => logger.warn({ err: error, command: cmd.type }, 'outbox publication failed; retried shortly')),
+      ),
+    ]);
+  };
+}

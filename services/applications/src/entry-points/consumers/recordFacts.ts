@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { DeadlinePassed, EnrichmentResult, ProviderCallback, ScoringResult } from '@loan/contracts';
+import type { AccountLinkingProvider } from '@loan/provider';
+import type { InboundMessage, Logger, Sealer } from '@loan/runtime';
+import type { ApplicationRepository } from '../../data-access/applicationRepository';
+import type { ApplicationWriter } from '../../data-access/applicationWriter';
+import { expireDeadline } from '../../domain/expireDeadline/decide';
+import { recordAccountLink } from '../../domain/recordAccountLink/decide';
+import { recordEnrichment } from '../../domain/recordEnrichment/decide';
+import { recordScoring } from '../../domain/recordScoring/decide';
+
+/**
+ * What the other services report about an application, turned into its state changes and
+ * events: accounts the provider linked, enrichment and scoring results, passed deadlines.
+ */
+export function createFactHandlers(deps: {
+  writer: ApplicationWriter;
+  repo: ApplicationRepository;
+  provider: AccountLinkingProvider;
+  sealer: Sealer;
+  logger: Logger;
+}) {
+  const { writer, repo, provider, sealer, logger } = deps;
+
+  async function onProviderCallback(message: InboundMessage) {
+    const callback = message.value as ProviderCallback;
+    if (callback.kind !== 'account_connected' || !callback.ref) return;
+    const stored = await repo.get(callback.ref);
+    if (!stored) {
+      logger.warn({ ref: callback.ref }, 'provider linked an account for an unknown application; ignored');
+      return;
+    }
+    if (callback.clientId && callback.clientId !== stored.state.clientId) {
+      // Verified with one lender's own provider secret, about another lender's application.
+      logger.warn({ ref: callback.ref, clientId: callback.clientId }, "provider callback about another client's application; ignored");
+      return;
+    }
+    if (stored.state.accounts.some((a) => a.providerAccountId === callback.providerAccountId)) return;
+    const account = await provider.getAccount(sealer.open(stored.state.providerKeySealed), callback.providerAccountId);
+    const accountId = randomUUID();
+    await writer.mutate(
+      callback.ref,
+      (state, now) => {
+        const outcome = recordAccountLink(state, { callbackId: callback.callbackId, accountId, account, now });
+        if (outcome.kind === 'duplicate') return null;
+        if (outcome.kind === 'refused') {
+          logger.warn(
+            { applicationId: state.applicationId, providerAccountId: account.id, reason: outcome.reason },
+            'account link refused',
+          );
+          return { state: outcome.state, effects: [] };
+        }
+        return { state: outcome.state, effects: outcome.effects };
+      },
+      message.headers['x-correlation-id'],
+    );
+  }
+
+  async function onEnrichmentResult(message: InboundMessage) {
+    const result = message.value as EnrichmentResult;
+    await writer.mutate(result.applicationId, (state, now) => recordEnrichment(state, result, now));
+  }
+
+  async function onScoringResult(message: InboundMessage) {
+    const result = message.value as ScoringResult;
+    await writer.mutate(result.applicationId, (state, now) => recordScoring(state, result, now));
+  }
+
+  async function onDeadline(message: InboundMessage) {
+    const deadline = message.value as DeadlinePassed;
+    if (deadline.kind === 'enrichment_timeout') return;
+    await writer.mutate(deadline.applicationId, (state, now) => expireDeadline(state, deadline, now));
+  }
+
+  return { onProviderCallback, onEnrichmentResult, onScoringResult, onDeadline };
+}
