@@ -57,7 +57,7 @@ export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     let status = 500;
     let message = 'Internal server error';
-    const e = error as { type?: string; status?: number; statusCode?: number; message?: string };
+    const e = error as { type?: string; status?: number; statusCode?: number; message?: string; expose?: boolean };
     if (error instanceof HttpError) {
       status = error.statusCode;
       message = error.message;
@@ -71,7 +71,9 @@ export function errorHandler(logger: Logger) {
     } else if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
       status = 415;
       message = 'Unsupported request body encoding';
-    } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+    } else if (e?.expose === true && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      // An error made to be shown (express and body-parser's http-errors). A 4xx of a dependency
+      // (the schema registry's 409, a provider's 404) is this service's failure: a 500 below.
       status = e.status;
       message = e.message ?? 'Bad request';
     }
