@@ -206,7 +206,7 @@ function createEventLog(receiver) {
 function createLenderClient({ gatewayUrl, apiKey }) {
   async function call(method, url, { body, headers = {}, deadline, counters }) {
     let backoff = 1_000;
-    for (;;) {
+    for (let attempt = 0; ; attempt += 1) {
       let res = null;
       let failure = null;
       try {
@@ -221,6 +221,8 @@ function createLenderClient({ gatewayUrl, apiKey }) {
       if (Date.now() + waitMs >= deadline) throw new Error(`${method} ${new URL(url).pathname} still ${why} at the deadline`);
       counters.retries += 1;
       counters.retriedBecause[why] = (counters.retriedBecause[why] ?? 0) + 1;
+      // The spec suggests up to 3 retries of a 500; how many one call needed says whether that is enough.
+      counters.mostRetriesOfOneCall = Math.max(counters.mostRetriesOfOneCall ?? 0, attempt + 1);
       await sleep(waitMs);
       backoff = Math.min(backoff * 2, 8_000);
     }
@@ -643,6 +645,7 @@ function printReport(results, file) {
     ['faults', results.faults.length, ''],
     ['services that exited by themselves', results.serviceCrashes.length, 0],
     ['lender retries (500 / no answer)', results.lenderRetries.retries, ''],
+    ['most retries of one call', results.lenderRetries.mostRetriesOfOneCall ?? 0, ''],
   ].map(([what, value, target]) => ({ what, value, target }));
   console.log(`\nChaos run ${results.startedAt} (${results.machine.cpus} cores, ${results.machine.totalMemGiB} GiB), seed ${settings.seed}`);
   console.log(formatTable(rows, ['what', 'value', 'target']));
