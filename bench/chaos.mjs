@@ -5,7 +5,8 @@
 // again, and at other times Kafka or the database. Then it reports what every lender would
 // check (decided, lost, stuck, decided twice, events out of order, bad signatures) and how long
 // each fault took to recover, as a table and bench/results/chaos-<timestamp>.json. It exits
-// non-zero when anything was lost, stuck, decided twice, out of order or badly signed.
+// non-zero when anything was lost, stuck, decided twice, out of order or badly signed, or when
+// the pipeline did not move again after a fault.
 // Options: node bench/chaos.mjs --help. See bench/README.md.
 /* global AbortSignal */
 import { execFile } from 'node:child_process';
@@ -187,11 +188,15 @@ function createEventLog(receiver) {
         waiters.add(w);
       });
     },
-    /** Resolves with the time of the first event that arrives after `after`, or null. */
-    async nextEventAfter(after, timeoutMs) {
+    /**
+     * Resolves with the time of the first event that arrives after `after`, or null when none
+     * came within `timeoutMs` or nothing is left in flight to send one (`busy()` false).
+     */
+    async nextEventAfter(after, timeoutMs, busy) {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
         if (lastAt > after) return lastAt;
+        if (!busy()) return null;
         await sleep(100);
       }
       return null;
@@ -322,8 +327,8 @@ async function everyServiceReady(stack, timeoutMs) {
  * moves again). A service is started again at once, as a kubelet would; Kafka and the
  * database after `--downtime`.
  */
-async function fault({ target, stack, infra, events, supervisor }) {
-  const record = { target, atS: null, downS: null, readyS: null, movingS: null, error: null };
+async function fault({ target, stack, infra, events, supervisor, busy }) {
+  const record = { target, atS: null, downS: null, readyS: null, movingS: null, idle: false, error: null };
   try {
     let killedAt;
     if (SERVICES.includes(target) || target === 'sandbox') {
@@ -347,12 +352,44 @@ async function fault({ target, stack, infra, events, supervisor }) {
     const readyAt = await everyServiceReady(stack, 180_000);
     if (readyAt === null) throw new Error('not every service was ready again within 180 s');
     record.readyS = round((readyAt - killedAt) / 1000);
-    const movingAt = await events.nextEventAfter(readyAt, 120_000);
+    const movingAt = await events.nextEventAfter(readyAt, 120_000, busy);
     record.movingS = movingAt === null ? null : round((movingAt - killedAt) / 1000);
+    // Every application ended meanwhile: nothing was left to move.
+    record.idle = movingAt === null && !busy();
+    if (movingAt === null && !record.idle) {
+      record.stall = await whoIsStalled(stack);
+      log(`fault ${target}: no webhook for 120 s after every service was ready: ${JSON.stringify(record.stall)}`);
+    }
   } catch (error) {
     record.error = String(error?.message ?? error);
   }
   return record;
+}
+
+/** Consumer lag and handled messages of one service, from its /metrics. */
+async function handlerFigures(port) {
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5_000) })
+    .then((r) => r.text())
+    .catch(() => '');
+  const sum = (re) => [...text.matchAll(re)].reduce((t, m) => t + Number(m[1]), 0);
+  return {
+    lag: sum(/^kafka_consumer_lag\{[^}]*\}\s+(\S+)$/gm),
+    handled: sum(/^kafka_handler_duration_seconds_count\{[^}]*\}\s+(\S+)$/gm),
+  };
+}
+
+/**
+ * When the pipeline stands still: per service, the messages waiting for it (consumer lag) and
+ * how many it handled over 10 s. A service with work waiting that handles nothing is wedged.
+ */
+async function whoIsStalled(stack) {
+  const services = stack.processes.filter((p) => SERVICES.includes(p.name));
+  const before = await Promise.all(services.map((p) => handlerFigures(p.port)));
+  await sleep(10_000);
+  const after = await Promise.all(services.map((p) => handlerFigures(p.port)));
+  return Object.fromEntries(
+    services.map((p, i) => [p.name, { waiting: after[i].lag, handledIn10s: after[i].handled - before[i].handled }]),
+  );
 }
 
 /**
@@ -387,6 +424,13 @@ function createSupervisor(stack) {
     stop: () => clearInterval(timer),
   };
 }
+
+/**
+ * A fault the stack did not get over: a start that failed, or no webhook for 120 s after every
+ * service was ready again while applications were in flight (a process that looks ready but
+ * handles nothing; a later fault that happens to restart it would otherwise hide it).
+ */
+const notRecovered = (f) => f.error !== null || (f.movingS === null && !f.idle);
 
 // ---------------------------------------------------------------------------------------------
 // What a lender checks afterwards.
@@ -520,12 +564,15 @@ async function main() {
     );
     const apps = [];
     let next = 0;
+    let active = 0;
     let driving = true;
     const drive = Promise.all(
       Array.from({ length: Math.min(settings.concurrency, settings.applications) }, async () => {
         while (next < settings.applications) {
           const index = next++;
+          active += 1;
           apps.push(await driveApplication({ index, lender, sandboxUrl: stack.sandboxUrl, events, counters }));
+          active -= 1;
         }
       }),
     ).finally(() => (driving = false));
@@ -546,7 +593,7 @@ async function main() {
         const target = pick(useInfra ? infraTargets : services);
         if (!target) break;
         log(`fault ${faults.length + 1}: SIGKILL ${target}`);
-        const record = await fault({ target, stack, infra, events, supervisor });
+        const record = await fault({ target, stack, infra, events, supervisor, busy: () => active > 0 });
         faults.push(record);
         log(
           `fault ${faults.length}: ${target} ready again after ${record.readyS ?? '-'} s, ` +
@@ -562,6 +609,7 @@ async function main() {
     supervisor.stop();
 
     const { rows, summary } = await assess({ apps, events, lender, receiver });
+    summary.faultsNotRecovered = faults.filter(notRecovered).length;
     const recovery = {};
     for (const kind of [...new Set(faults.map((f) => f.target))].sort()) {
       const of = faults.filter((f) => f.target === kind);
@@ -569,7 +617,7 @@ async function main() {
         faults: of.length,
         readyS: summarize(of.map((f) => f.readyS)),
         movingS: summarize(of.map((f) => f.movingS)),
-        notRecovered: of.filter((f) => f.error !== null || f.movingS === null).length,
+        notRecovered: of.filter(notRecovered).length,
       };
     }
     Object.assign(results, {
@@ -598,7 +646,9 @@ async function main() {
         })),
     });
     results.machine.loadAverageAtEnd = os.loadavg().map((v) => round(v, 2));
-    const bad = ['lost', 'stuck', 'decidedTwice', 'outOfOrder', 'badSignatures'].filter((k) => summary[k] > 0);
+    const bad = ['lost', 'stuck', 'decidedTwice', 'outOfOrder', 'badSignatures', 'faultsNotRecovered'].filter(
+      (k) => summary[k] > 0,
+    );
     results.passed = bad.length === 0;
     exitCode = bad.length === 0 ? 0 : 1;
 
@@ -643,6 +693,7 @@ function printReport(results, file) {
     ['events out of order', s.outOfOrder, 0],
     ['bad signatures', s.badSignatures, 0],
     ['faults', results.faults.length, ''],
+    ['faults not recovered', s.faultsNotRecovered, 0],
     ['services that exited by themselves', results.serviceCrashes.length, 0],
     ['lender retries (500 / no answer)', results.lenderRetries.retries, ''],
     ['most retries of one call', results.lenderRetries.mostRetriesOfOneCall ?? 0, ''],
