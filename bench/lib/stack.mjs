@@ -118,6 +118,20 @@ export async function spawnService({ name, entry, port, health = '/readyz', env,
   return { name, pid: child.pid, port: httpPort, logFile, stop: () => stopPids([{ pid: child.pid }]) };
 }
 
+const notBuilt = () => STACK_PROCESSES.filter((p) => !existsSync(path.join(root, p.entry))).map((p) => p.name);
+
+/** What scripts/stack.mjs adds for every process; extra replicas get the same. */
+function commonEnvironment(env, sandboxPort) {
+  const sandboxUrl = `http://${host}:${sandboxPort}`;
+  return {
+    ...env,
+    HTTP_HOST: host,
+    PROVIDER_WEBHOOK_SECRET: env.PROVIDER_WEBHOOK_SECRET ?? 'sandbox-webhook-secret',
+    PROVIDER_BASE_URL: env.PROVIDER_BASE_URL ?? sandboxUrl,
+    BUREAU_BASE_URL: env.BUREAU_BASE_URL ?? sandboxUrl,
+  };
+}
+
 /**
  * Starts the stack. With every entry point built and the fixed service ports (8101-8106) free,
  * through `node scripts/stack.mjs`, exactly as `npm start` does; otherwise the same processes
@@ -126,7 +140,7 @@ export async function spawnService({ name, entry, port, health = '/readyz', env,
 export async function startStack({ namespace, logDir, dbPrefix = null }) {
   const env = stackEnvironment({ namespace, logDir });
   if (dbPrefix) env.LOAN_STACK_DB_PREFIX = dbPrefix;
-  const missing = STACK_PROCESSES.filter((p) => !existsSync(path.join(root, p.entry))).map((p) => p.name);
+  const missing = notBuilt();
   // Databases of this run only need scripts/stack.mjs to name them per service.
   const scriptNamesDatabases = readFileSync(path.join(root, 'scripts', 'stack.mjs'), 'utf8').includes(
     'LOAN_STACK_DB_PREFIX',
@@ -134,15 +148,7 @@ export async function startStack({ namespace, logDir, dbPrefix = null }) {
   const fixedFree = (await Promise.all([8101, 8102, 8103, 8104, 8105, 8106].map((p) => isPortFree(p)))).every(Boolean);
   const gatewayPort = Number(process.env.GATEWAY_PORT ?? ((await isPortFree(8080)) ? 8080 : await freePort()));
   const sandboxPort = Number(process.env.SANDBOX_PORT ?? ((await isPortFree(8090)) ? 8090 : await freePort()));
-  const sandboxUrl = `http://${host}:${sandboxPort}`;
-  // What scripts/stack.mjs adds for every process; extra replicas get the same.
-  const common = {
-    ...env,
-    HTTP_HOST: host,
-    PROVIDER_WEBHOOK_SECRET: env.PROVIDER_WEBHOOK_SECRET ?? 'sandbox-webhook-secret',
-    PROVIDER_BASE_URL: env.PROVIDER_BASE_URL ?? sandboxUrl,
-    BUREAU_BASE_URL: env.BUREAU_BASE_URL ?? sandboxUrl,
-  };
+  const common = commonEnvironment(env, sandboxPort);
   if (missing.length === 0 && fixedFree && (!dbPrefix || scriptNamesDatabases)) {
     return startWithStackScript({ env, common, gatewayPort, sandboxPort });
   }
@@ -218,12 +224,14 @@ async function startWithStackScript({ env, common, gatewayPort, sandboxPort }) {
   };
 }
 
-async function startOwnProcesses({ common, gatewayPort, sandboxPort, missing, logDir, why }) {
+async function startOwnProcesses({ common, gatewayPort, sandboxPort, missing, logDir, why, freePorts = false }) {
   const gatewayUrl = `http://${host}:${gatewayPort}`;
   const sandboxUrl = `http://${host}:${sandboxPort}`;
   const started = [];
+  const portFor = async (port) => (!freePorts && (await isPortFree(port)) ? port : freePort());
+  let plan = [];
   try {
-    const plan = await Promise.all(
+    plan = await Promise.all(
       STACK_PROCESSES.filter((p) => !missing.includes(p.name)).map(async (p) => {
         if (p.name === 'sandbox') {
           return {
@@ -241,8 +249,8 @@ async function startOwnProcesses({ common, gatewayPort, sandboxPort, missing, lo
         }
         // spawnService names the database from LOAN_STACK_DB_PREFIX, as stack.mjs would.
         if (p.name === 'gateway')
-          return { ...p, port: (await isPortFree(p.port)) ? p.port : await freePort(), env: { ...common, GATEWAY_PORT: String(gatewayPort) } };
-        return { ...p, port: (await isPortFree(p.port)) ? p.port : await freePort(), env: common };
+          return { ...p, port: await portFor(p.port), env: { ...common, GATEWAY_PORT: String(gatewayPort) } };
+        return { ...p, port: await portFor(p.port), env: common };
       }),
     );
     const results = await Promise.allSettled(plan.map((p) => spawnService({ ...p, logDir })));
@@ -260,9 +268,48 @@ async function startOwnProcesses({ common, gatewayPort, sandboxPort, missing, lo
     sandboxUrl,
     processes: started.map(({ name, pid, port }) => ({ name, pid, port })),
     missing,
+    /**
+     * Starts a process again as it was first started (same port and settings) after it died
+     * or was killed; resolves once it is healthy again.
+     */
+    async restart(name, { readyTimeoutMs = 120_000 } = {}) {
+      const p = plan.find((x) => x.name === name);
+      if (!p) throw new Error(`no process named ${name} in this stack`);
+      const i = started.findIndex((x) => x.name === name);
+      const again = await spawnService({ ...p, logDir, readyTimeoutMs });
+      if (i >= 0) started[i] = again;
+      else started.push(again);
+      const entry = this.processes.find((x) => x.name === name);
+      if (entry) entry.pid = again.pid;
+      return again;
+    },
     async stop() {
       // Edge first, like stack.mjs: gateway, then the rest.
       await stopPids([...started].reverse());
     },
   };
+}
+
+/**
+ * The same processes as startStack, each started on its own by this harness on free ports, so
+ * that one can be killed and started again while the others run (scripts/stack.mjs stops all
+ * of them when one exits). The returned stack has `restart(name)`.
+ */
+export async function startSeparately({ namespace, logDir, dbPrefix = null }) {
+  const env = stackEnvironment({ namespace, logDir });
+  if (dbPrefix) env.LOAN_STACK_DB_PREFIX = dbPrefix;
+  const missing = notBuilt();
+  if (missing.length > 0) throw new Error(`not built: ${missing.join(', ')} (run npx tsc -b)`);
+  const gatewayPort = Number(process.env.GATEWAY_PORT ?? (await freePort()));
+  const sandboxPort = Number(process.env.SANDBOX_PORT ?? (await freePort()));
+  const common = commonEnvironment(env, sandboxPort);
+  return startOwnProcesses({
+    common,
+    gatewayPort,
+    sandboxPort,
+    missing,
+    logDir,
+    why: 'each process on its own, to be killed and restarted',
+    freePorts: true,
+  });
 }

@@ -74,7 +74,7 @@ export function freePort(host = '127.0.0.1') {
   });
 }
 
-/** A JSON HTTP call; never throws on an HTTP status, only on a network error or timeout. */
+/** A JSON HTTP call; never throws on an HTTP status, only on a network error or timeout. Header names come lower-cased. */
 export async function httpJson(method, url, { headers = {}, body, timeoutMs = 30_000 } = {}) {
   const res = await fetch(url, {
     method,
@@ -89,7 +89,7 @@ export async function httpJson(method, url, { headers = {}, body, timeoutMs = 30
   } catch {
     json = text;
   }
-  return { status: res.status, body: json };
+  return { status: res.status, body: json, headers: Object.fromEntries(res.headers) };
 }
 
 /** Addresses of the local broker, registry and database as `scripts/infra env` prints them. */
