@@ -146,6 +146,13 @@ export function createApplicationWriter(deps: {
   return {
     locked,
     toOutbox,
+    /**
+     * The application as this process last wrote it, or as the database has it: for checks
+     * before a change whose own decision is taken again on a fresh read if the write misses.
+     */
+    async current(applicationId: string): Promise<Stored | null> {
+      return (await load(applicationId, 0)).stored;
+    },
     written,
     /**
      * Applies a decision to an application, retrying on write conflicts. A concurrent change

@@ -25,7 +25,12 @@ export function createFactHandlers(deps: {
   async function onProviderCallback(message: InboundMessage) {
     const callback = message.value as ProviderCallback;
     if (callback.kind !== 'account_connected' || !callback.ref) return;
-    const stored = await repo.get(callback.ref);
+    // The state this process last wrote will do for the checks below: a link another replica
+    // recorded since is seen by the decision, taken again on a fresh read when the write
+    // misses. Only a refusal to go on is confirmed on a fresh read first.
+    let stored = await writer.current(callback.ref);
+    const linked = (s: NonNullable<typeof stored>) => s.state.accounts.some((a) => a.providerAccountId === callback.providerAccountId);
+    if (stored && linked(stored)) stored = await repo.get(callback.ref);
     if (!stored) {
       logger.warn({ ref: callback.ref }, 'provider linked an account for an unknown application; ignored');
       return;
@@ -35,7 +40,7 @@ export function createFactHandlers(deps: {
       logger.warn({ ref: callback.ref, clientId: callback.clientId }, "provider callback about another client's application; ignored");
       return;
     }
-    if (stored.state.accounts.some((a) => a.providerAccountId === callback.providerAccountId)) return;
+    if (linked(stored)) return;
     const account = await provider.getAccount(sealer.open(stored.state.providerKeySealed), callback.providerAccountId);
     const accountId = randomUUID();
     await writer.mutate(
