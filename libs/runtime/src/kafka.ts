@@ -15,7 +15,7 @@ import {
 } from 'kafkajs';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
-import { isRetriable } from './errors';
+import { ServiceError, isRetriable } from './errors';
 import { fixKafkajsIdleTimers } from './kafkajsRequestQueue';
 import { FACT_TYPE_HEADER } from './outbox';
 
@@ -100,14 +100,42 @@ const validatedByZod: JsonValidator = {
   compile: () => Object.assign(() => true, { errors: null }) as unknown as ReturnType<JsonValidator['compile']>,
 };
 
+/** How long one schema-registry request may take (each retry of a lookup gets as long again). */
+const REGISTRY_TIMEOUT_MS = 10_000;
+
 /**
  * Encodes and decodes values through the schema registry (Confluent wire format). The JSON
  * Schema of each subject is derived from the zod schema in libs/contracts and registered on
  * first use with BACKWARD compatibility; values are validated by zod.
  */
-export function createCodec(registryUrl: string, schemaOf: (topic: string) => z.ZodType = schemaForTopic) {
+export function createCodec(
+  registryUrl: string,
+  schemaOf: (topic: string) => z.ZodType = schemaForTopic,
+  options: {
+    /**
+     * Limit of each registry request. The client sets none, so a registry that accepts a
+     * connection and never answers would hold every publish and consume of a schema not
+     * cached yet for good: a handler waiting on it stops its partition while /readyz, which
+     * asks the broker and the database, stays green.
+     */
+    registryTimeoutMs?: number;
+  } = {},
+) {
+  const timeout = options.registryTimeoutMs ?? REGISTRY_TIMEOUT_MS;
   const registry = new SchemaRegistry(
-    { host: registryUrl, retry: { retries: 5, initialRetryTimeInSecs: 0.2 } },
+    {
+      host: registryUrl,
+      retry: { retries: 5, initialRetryTimeInSecs: 0.2 },
+      // mappersmith's own timeout, set on every request that has none.
+      middlewares: [
+        () => ({
+          async prepareRequest(next) {
+            const request = await next();
+            return request.timeout() ? request : request.enhance({ timeout });
+          },
+        }),
+      ],
+    },
     { [SchemaType.JSON]: { ajvInstance: validatedByZod } },
   );
   const ids = new Map<string, Promise<number>>();
@@ -155,9 +183,23 @@ export function createCodec(registryUrl: string, schemaOf: (topic: string) => z.
       const parsed = schemaOf(topic).parse(value);
       return registry.encode(await schemaId(topic), parsed);
     },
-    /** Decodes and validates; throws on a message that is not what the topic promises. */
+    /**
+     * Decodes and validates; throws on a message that is not what the topic promises. When the
+     * registry cannot be asked for the message's schema (no answer in time, refused, 5xx), the
+     * error is retriable: the message may well be sound, and dead-lettering it would take it
+     * out of the pipeline. A schema id the registry says it does not know (404) is poison.
+     */
     async decode(topic: string, buffer: Buffer): Promise<unknown> {
-      const raw: unknown = await registry.decode(buffer);
+      let raw: unknown;
+      try {
+        raw = await registry.decode(buffer);
+      } catch (error) {
+        const { name, status, message } = error as { name?: string; status?: number; message?: string };
+        if (name === 'ResponseError' && status !== 404) {
+          throw new ServiceError(`The schema registry could not be asked: ${message}`, { retriable: true, cause: error });
+        }
+        throw error;
+      }
       return schemaOf(topic).parse(raw);
     },
   };
@@ -427,6 +469,13 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
             if (!message.value) throw new Error('Message has no value');
             value = await codec.decode(topic, message.value);
           } catch (error) {
+            if (error instanceof ServiceError && error.retriable) {
+              // The registry is unreachable, not the message bad: fetched again after a backoff.
+              metrics.handlerFailures.inc({ topic, kind: 'retried' });
+              logger.warn({ err: error, topic, partition, offset: message.offset }, 'message not decoded yet; will retry');
+              await heartbeat().catch(() => undefined);
+              throw error;
+            }
             logger.error({ err: error, topic, partition, offset: message.offset }, 'poison message dead-lettered');
             await deadLetter(topic, message, partition, error);
             metrics.handlerDuration.observe({ topic, outcome: 'poison' }, seconds());
