@@ -3,7 +3,8 @@ import path from 'node:path';
 
 /**
  * The deployment artefacts (Dockerfile, docker-compose.yml, the Helm chart, the dashboard,
- * the alert rules and the AsyncAPI document) pass scripts/deploy-check. The first run on a
+ * the alert rules with their `promtool test rules` cases, and the AsyncAPI document) pass
+ * scripts/deploy-check. The first run on a
  * machine installs the tools it needs (several minutes); later runs take seconds.
  */
 const root = path.resolve(__dirname, '..');
@@ -42,7 +43,7 @@ describe('scripts/deploy-check', () => {
     }
   });
 
-  it('validates the rendered manifests, the compose file and the AsyncAPI document', () => {
+  it('validates the rendered manifests, the compose file, the alerts and the AsyncAPI document', () => {
     for (const step of [
       'kubeconform',
       'helm lint (default values)',
@@ -50,6 +51,10 @@ describe('scripts/deploy-check', () => {
       'compose: compose-spec JSON schema',
       'asyncapi: up to date with libs/contracts',
       'alerts: promcheck rules',
+      'alerts: promtool check rules',
+      'alerts: promtool test rules',
+      'dashboard and alerts: PromQL, metric names',
+      'helm: per-service rollout, overrides, KEDA',
     ]) {
       const line = result.output.split('\n').find((l) => l.startsWith(step));
       expect(line).toMatch(/\sok\s/);

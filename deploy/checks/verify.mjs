@@ -5,12 +5,14 @@
 //   node deploy/checks/verify.mjs dockerfile                           Dockerfile targets
 //   node deploy/checks/verify.mjs observability                        dashboard + alerts
 //   node deploy/checks/verify.mjs asyncapi                             deploy/asyncapi.yaml
+//   node deploy/checks/verify.mjs rollout                              per-service rollout, KEDA
 //
-// DEPLOY_TOOLS: the npm prefix holding yaml, @asyncapi/parser and
-// @kubernetes-models/prometheus-operator; PROMCHECK: the promcheck binary. Needs
+// DEPLOY_TOOLS: the npm prefix holding yaml, @asyncapi/parser,
+// @kubernetes-models/prometheus-operator and @kubernetes-models/keda; PROMCHECK: the promcheck
+// binary; HELM: the helm binary (rollout). Needs
 // libs/contracts built (its topic names are the reference).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -423,6 +425,28 @@ function promNames(exprs) {
 }
 const baseName = (n) => n.replace(/_(bucket|count|sum)$/, '');
 
+/**
+ * Metric names the services really export: every `name: '<metric>'` of a prom-client metric in
+ * libs and services, prom-client's default metrics the rules use, and Prometheus' own `up`.
+ */
+function exportedMetrics() {
+  const names = new Set(['up', 'process_start_time_seconds', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_heap_size_used_bytes']);
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!['node_modules', 'dist', '__fixtures__'].includes(entry.name)) walk(p);
+      } else if (entry.name.endsWith('.ts') && !/\.test\.ts$/.test(entry.name)) {
+        const text = readFileSync(p, 'utf8');
+        if (!/new (Counter|Gauge|Histogram|Summary)\b/.test(text)) continue;
+        for (const m of text.matchAll(/\bname: '([a-z_:][a-z0-9_:]*)'/g)) names.add(m[1]);
+      }
+    }
+  };
+  for (const top of ['libs', 'services']) walk(path.join(root, top));
+  return names;
+}
+
 function observability() {
   const dashboard = JSON.parse(read('deploy/grafana/loan-analysis.json'));
   const panels = (dashboard.panels ?? []).flatMap((p) => [p, ...(p.panels ?? [])]);
@@ -442,13 +466,36 @@ function observability() {
   const rules = YAML.parse(read('deploy/prometheus/alerts.yaml'));
   const alerts = rules.groups.flatMap((g) => g.rules);
   const ruleNames = promNames(alerts.map((r) => r.expr)).map(baseName);
-  for (const n of ruleNames) if (!KNOWN_METRICS.includes(n)) fail(`alerts: unknown metric ${n}`);
+  const exported = exportedMetrics();
+  for (const n of new Set(ruleNames)) if (!exported.has(n)) fail(`alerts: metric ${n} is exported by no service`);
   const want = {
     'consumer lag growing': /lag/i,
     'webhook failure ratio': /webhook/i,
     'breaker open': /breaker/i,
     'no decisions while analyses queued': /nodecision/i,
+    'a service with no replica (absent)': /^LoanServiceAbsent$/,
+    'a replica not scraped (up)': /^LoanServiceTargetDown$/,
+    'pending webhook deliveries growing': /^LoanWebhookDeliveriesPendingGrowing$/,
+    'oldest pending delivery too old': /^LoanWebhookOldestPendingTooOld$/,
+    'janitor backlog (deadlines overdue)': /^LoanJanitorDeadlinesOverdue$/,
+    'janitor backlog (deadlines unpublished)': /^LoanJanitorDeadlinesUnpublished$/,
+    'gateway latency objective': /^LoanGatewayLatencyBudgetBurn/,
   };
+  for (const service of SERVICES)
+    if (!alerts.some((a) => a.alert === 'LoanServiceAbsent' && a.labels?.service === service && a.expr.includes(`service="${service}"`)))
+      fail(`alerts: no LoanServiceAbsent rule for ${service}`);
+  // Every alert links its section of docs/runbooks.md (a heading whose anchor is the link's).
+  const anchors = new Set(
+    read('docs/runbooks.md')
+      .split('\n')
+      .filter((l) => /^#{2,3} /.test(l))
+      .map((l) => l.replace(/^#+ /, '').trim().toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')),
+  );
+  for (const a of alerts) {
+    const link = /^docs\/runbooks\.md#([a-z0-9-]+)$/.exec(a.annotations?.runbook_url ?? '');
+    if (!link) fail(`alerts: ${a.alert} has no runbook_url docs/runbooks.md#<section>`);
+    else if (!anchors.has(link[1])) fail(`alerts: ${a.alert} links docs/runbooks.md#${link[1]}, which has no such section`);
+  }
   for (const [what, re] of Object.entries(want))
     if (!alerts.some((a) => re.test(a.alert))) fail(`alerts: no alert for ${what}`);
   for (const a of alerts) {
@@ -495,8 +542,152 @@ async function asyncapi() {
   finish('asyncapi');
 }
 
+// ---------------------------------------------------------------- per-service rollout
+/**
+ * Renders the chart with changed values and checks what changes: a setting of one service
+ * changes only that service's checksum/config (so only its pods restart); per-service
+ * overrides (image, probes, scheduling, resources) reach only that service; KEDA
+ * ScaledObjects are valid, one per consumer service, and replace its HPA.
+ */
+async function rollout() {
+  const helm = process.env.HELM;
+  if (!helm) throw new Error('HELM is not set');
+  const chartDir = path.join(root, 'deploy/helm/loan-analysis');
+  const render = (...sets) =>
+    YAML.parseAllDocuments(
+      execFileSync(helm, ['template', 'loans', chartDir, '--namespace', 'loans', ...sets.flatMap((s) => ['--set', s])], {
+        encoding: 'utf8',
+      }),
+    )
+      .map((d) => d.toJS())
+      .filter(Boolean);
+  const component = (d) => d.metadata?.labels?.['app.kubernetes.io/component'];
+  const deployments = (docs) => Object.fromEntries(docs.filter((d) => d.kind === 'Deployment').map((d) => [component(d), d]));
+  const checksums = (docs) =>
+    Object.fromEntries(Object.entries(deployments(docs)).map(([n, d]) => [n, d.spec.template.metadata.annotations?.['checksum/config']]));
+  const changed = (a, b) => Object.keys(a).filter((n) => a[n] !== b[n]).sort();
+
+  // 1. A setting of one service restarts that service only; a release-wide one restarts all.
+  const base = checksums(render());
+  for (const name of COMPONENTS) {
+    const moved = changed(base, checksums(render(`components.${name}.env.ROLLOUT_CHECK=changed`)));
+    if (moved.join() !== name) fail(`rollout: a setting of ${name} changes the checksum of [${moved.join(', ')}]`);
+  }
+  const global = changed(base, checksums(render('logLevel=debug')));
+  if (global.join() !== [...SERVICES].sort().join()) fail(`rollout: logLevel changes the checksum of [${global.join(', ')}], want every service`);
+  console.log(`checksum/config: a setting of one service restarts only it (${COMPONENTS.length} services); logLevel restarts ${global.length}`);
+
+  // 2. Per-service overrides reach that service and no other.
+  const over = deployments(
+    render(
+      'components.scoring.image.tag=2.0.0-rc1',
+      'components.scoring.probes.readiness.periodSeconds=7',
+      'components.scoring.nodeSelector.pool=scoring',
+      'components.scoring.tolerations[0].key=dedicated',
+      'components.scoring.tolerations[0].operator=Exists',
+      'components.scoring.tolerations[0].effect=NoSchedule',
+      'components.scoring.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=pool',
+      'components.scoring.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=In',
+      'components.scoring.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]=scoring',
+      'components.scoring.resources.limits.memory=1Gi',
+      'nodeSelector.zone=a',
+    ),
+  );
+  const pod = (name) => over[name].spec.template.spec;
+  const main = (name) => pod(name).containers[0];
+  const scoring = main('scoring');
+  if (!scoring.image.endsWith('/scoring:2.0.0-rc1') && !scoring.image.endsWith('scoring:2.0.0-rc1')) fail(`rollout: scoring image is ${scoring.image}`);
+  if (scoring.readinessProbe.periodSeconds !== 7 || scoring.readinessProbe.failureThreshold === undefined)
+    fail('rollout: scoring readiness probe override is not merged over the global probe');
+  if (pod('scoring').nodeSelector?.pool !== 'scoring' || pod('scoring').nodeSelector?.zone !== undefined)
+    fail('rollout: scoring nodeSelector does not replace the global one');
+  if (pod('scoring').tolerations?.[0]?.key !== 'dedicated') fail('rollout: scoring tolerations missing');
+  if (!pod('scoring').affinity?.nodeAffinity) fail('rollout: scoring affinity missing');
+  if (scoring.resources.limits.memory !== '1Gi' || !scoring.env.some((e) => e.name === 'NODE_OPTIONS' && e.value === '--max-old-space-size=768'))
+    fail('rollout: scoring memory limit and heap cap do not follow its resources');
+  for (const other of SERVICES.filter((n) => n !== 'scoring')) {
+    const c = main(other);
+    if (c.image.includes('2.0.0-rc1')) fail(`rollout: ${other} took scoring's image tag`);
+    if (c.readinessProbe.periodSeconds === 7) fail(`rollout: ${other} took scoring's probe`);
+    if (pod(other).nodeSelector?.zone !== 'a' || pod(other).tolerations || pod(other).affinity) fail(`rollout: ${other} took scoring's scheduling`);
+  }
+  console.log('overrides: image tag, probes, nodeSelector, tolerations, affinity and resources reach scoring only');
+
+  // 3. KEDA: a valid ScaledObject per consumer service, replacing its HPA.
+  const { ScaledObject } = await import(pathToFileURL(path.join(tools, 'node_modules/@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject.js')).href);
+  const { TriggerAuthentication } = await import(
+    pathToFileURL(path.join(tools, 'node_modules/@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication.js')).href
+  );
+  const values = YAML.parse(read('deploy/helm/loan-analysis/values.yaml'));
+  const consumers = SERVICES.filter((n) => values.kafka.topics.list.some((t) => (t.consumers ?? []).includes(n)));
+  const variants = [
+    { label: 'plain', sets: ['keda.enabled=true'] },
+    {
+      label: 'SASL, TLS, CA, namespace, janitor off',
+      sets: [
+        'keda.enabled=true',
+        'components.janitor.keda.enabled=false',
+        'components.notifier.keda.lagThreshold=500',
+        'kafka.sasl.mechanism=scram-sha-512',
+        'kafka.tls.enabled=true',
+        'trustedCA.secretName=kafka-ca',
+        'kafka.topicNamespace=blue.',
+        'secrets.kafkaSaslUsername=loans',
+        'secrets.kafkaSaslPassword=secret',
+      ],
+    },
+  ];
+  for (const { label, sets } of variants) {
+    const docs = render(...sets);
+    const scaled = docs.filter((d) => d.kind === 'ScaledObject');
+    const auths = docs.filter((d) => d.kind === 'TriggerAuthentication');
+    const hpas = docs.filter((d) => d.kind === 'HorizontalPodAutoscaler').map(component);
+    const deps = deployments(docs);
+    const ns = sets.find((s) => s.startsWith('kafka.topicNamespace='))?.split('=')[1] ?? '';
+    const off = sets.includes('components.janitor.keda.enabled=false') ? ['janitor'] : [];
+    for (const o of [...scaled, ...auths]) {
+      try {
+        (o.kind === 'ScaledObject' ? new ScaledObject(o) : new TriggerAuthentication(o)).validate();
+      } catch (error) {
+        fail(`keda (${label}): ${o.kind} ${o.metadata.name}: ${error.message}`);
+      }
+    }
+    for (const name of SERVICES) {
+      const so = scaled.find((o) => component(o) === name);
+      const want = consumers.includes(name) && !off.includes(name);
+      if (!want) {
+        if (so) fail(`keda (${label}): ${name} has a ScaledObject`);
+        if (!hpas.includes(name)) fail(`keda (${label}): ${name} lost its HPA`);
+        continue;
+      }
+      if (!so) {
+        fail(`keda (${label}): no ScaledObject for ${name}`);
+        continue;
+      }
+      if (hpas.includes(name)) fail(`keda (${label}): ${name} has both an HPA and a ScaledObject`);
+      if (deps[name].spec.replicas !== undefined) fail(`keda (${label}): ${name}'s Deployment sets replicas`);
+      if (so.spec.scaleTargetRef.name !== deps[name].metadata.name) fail(`keda (${label}): ${name}'s ScaledObject targets ${so.spec.scaleTargetRef.name}`);
+      const topics = values.kafka.topics.list.filter((t) => (t.consumers ?? []).includes(name)).map((t) => `${ns}${t.name}`);
+      const kafka = so.spec.triggers.filter((t) => t.type === 'kafka');
+      if (kafka.map((t) => t.metadata.topic).sort().join() !== topics.sort().join())
+        fail(`keda (${label}): ${name} scales on [${kafka.map((t) => t.metadata.topic).join(', ')}], want [${topics.join(', ')}]`);
+      for (const t of kafka) {
+        if (t.metadata.consumerGroup !== `${ns}${name}`) fail(`keda (${label}): ${name} trigger group ${t.metadata.consumerGroup}`);
+        if (ns && t.metadata.sasl !== 'scram_sha512') fail(`keda (${label}): ${name} trigger sasl ${t.metadata.sasl}`);
+        if (ns && t.metadata.tls !== 'enable') fail(`keda (${label}): ${name} trigger tls ${t.metadata.tls}`);
+        if (ns && t.authenticationRef?.name !== auths[0]?.metadata.name) fail(`keda (${label}): ${name} trigger has no authenticationRef`);
+        if (name === 'notifier' && ns && t.metadata.lagThreshold !== '500') fail(`keda (${label}): notifier lagThreshold ${t.metadata.lagThreshold}`);
+      }
+    }
+    if (ns && auths.length !== 1) fail(`keda (${label}): ${auths.length} TriggerAuthentications, want 1`);
+    if (!ns && auths.length !== 0) fail(`keda (${label}): a TriggerAuthentication without SASL or a CA`);
+    console.log(`keda (${label}): ${scaled.length} ScaledObjects (${scaled.map(component).join(', ')}), ${auths.length} TriggerAuthentication valid`);
+  }
+  finish('rollout');
+}
+
 const [command, ...args] = process.argv.slice(2);
-const commands = { chart: () => chart(...args), compose, dockerfile, observability, asyncapi };
+const commands = { chart: () => chart(...args), compose, dockerfile, observability, asyncapi, rollout };
 if (!commands[command]) {
   console.error(`usage: verify.mjs ${Object.keys(commands).join('|')}`);
   process.exit(2);

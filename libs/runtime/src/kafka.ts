@@ -275,10 +275,10 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   }
 
   /** What a topic is created with: compaction, or how long its records are kept. */
-  function topicConfig(topic: string, compacted: boolean): { name: string; value: string }[] {
+  function topicConfig(topic: string, compacted: boolean, retentionMs?: number): { name: string; value: string }[] {
     if (compacted) return [{ name: 'cleanup.policy', value: 'compact' }];
     const published = topic === real(Topics.events) || topic === real(Topics.analytics);
-    const retention = published ? settings.eventsRetentionMs : settings.retentionMs;
+    const retention = retentionMs ?? (published ? settings.eventsRetentionMs : settings.retentionMs);
     return retention === undefined ? [] : [{ name: 'retention.ms', value: String(retention) }];
   }
 
@@ -287,7 +287,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
    * every partition has a leader: a topic another process is creating at the same moment is
    * not usable before that.
    */
-  async function ensureTopics(topics: string[], overrides: { partitions?: number; compacted?: boolean } = {}) {
+  async function ensureTopics(topics: string[], overrides: { partitions?: number; compacted?: boolean; retentionMs?: number } = {}) {
     const names = topics.map(real);
     const deadline = Date.now() + 30_000;
     for (;;) {
@@ -301,7 +301,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
               topic,
               numPartitions: overrides.partitions ?? settings.partitions,
               replicationFactor: settings.replicationFactor,
-              configEntries: topicConfig(topic, overrides.compacted ?? false),
+              configEntries: topicConfig(topic, overrides.compacted ?? false, overrides.retentionMs),
             })),
           });
         }
@@ -621,6 +621,8 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     isConnected: () => producerConnected,
     /** The broker's name of a topic (with the namespace). */
     topicName: real,
+    /** The broker's name of a consumer group: prefixed with the topic namespace, as consume() does. */
+    groupName: real,
   };
 }
 export type KafkaBus = ReturnType<typeof createKafkaBus>;

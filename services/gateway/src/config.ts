@@ -29,6 +29,13 @@ export const configShape = {
     'Accept http webhook URLs and private or loopback hosts at client registration (local stacks; refused in production)',
   ),
   REPLY_TIMEOUT: durationMs('10s').describe('How long a request waits for the applications service'),
+  REPLY_TOPIC_RETENTION: durationMs('1h').describe(
+    "How long the broker keeps the records of this replica's reply topic (a reply is read within REPLY_TIMEOUT)",
+  ),
+  REPLY_TOPIC_GRACE: durationMs('10m').describe(
+    'How long a reply topic of another replica may have no live consumer before this replica deletes it (the replica died without a clean shutdown)',
+  ),
+  REPLY_TOPIC_SWEEP_INTERVAL: durationMs('1m').describe('How often a replica looks for reply topics of dead replicas'),
   RATE_LIMIT_INITIATE: z.coerce.number().int().positive().default(20).describe('initiate requests per window per client'),
   RATE_LIMIT_ANALYZE: z.coerce.number().int().positive().default(30).describe('analyze requests per window per client'),
   RATE_LIMIT_GLOBAL: z.coerce.number().int().positive().default(60).describe('Other API requests per window per IP'),

@@ -12,6 +12,7 @@ import type { GatewayConfig } from './config';
 import { clientModel, rateWindowModel } from './data-access/clientModel';
 import { createClientRepository } from './data-access/clientRepository';
 import { createCommandBus } from './data-access/commandBus';
+import { createReplyTopicSweeper } from './data-access/replyTopicSweeper';
 import { adminRoutes } from './entry-points/http/adminRoutes';
 import { createHttpApp } from './entry-points/http/app';
 import { applicationRoutes } from './entry-points/http/applicationRoutes';
@@ -31,7 +32,15 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
   const windows = rateWindowModel(runtime.db);
   const relay = createOutboxRelay({ bus, model: clients, logger });
   const clientRepo = createClientRepository({ model: clients, relay, sealer });
-  const commands = createCommandBus({ bus, instanceId: config.GATEWAY_INSTANCE_ID, timeoutMs: config.REPLY_TIMEOUT, logger, sealer });
+  const commands = createCommandBus({
+    bus,
+    instanceId: config.GATEWAY_INSTANCE_ID,
+    timeoutMs: config.REPLY_TIMEOUT,
+    replyRetentionMs: config.REPLY_TOPIC_RETENTION,
+    logger,
+    sealer,
+  });
+  const sweeper = createReplyTopicSweeper({ bus, ownInstanceId: config.GATEWAY_INSTANCE_ID, graceMs: config.REPLY_TOPIC_GRACE, clock, logger });
   const rateRejections = new Counter({
     name: 'gateway_rate_limit_rejections_total',
     help: 'Requests refused with 429, by limit',
@@ -94,11 +103,14 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
   return {
     app,
     clients: clientRepo,
+    replyTopics: sweeper,
     async start() {
       await syncIndexes(runtime.db);
       await ensureContractTopics(bus);
       await commands.start();
       runtime.lifecycle.onStop('reply topic', () => commands.stop());
+      const stopSweeping = sweeper.start(config.REPLY_TOPIC_SWEEP_INTERVAL);
+      runtime.lifecycle.onStop('reply topic sweep', async () => stopSweeping());
       relay.start();
       runtime.lifecycle.onStop('outbox', () => relay.stop());
       const prune = setInterval(() => {

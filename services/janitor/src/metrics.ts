@@ -7,7 +7,8 @@ const KINDS: readonly DeadlineKind[] = ['no_link', 'no_analyze', 'enrichment_tim
 /** The janitor's own metrics, on the service's registry. */
 export function createJanitorMetrics(
   registry: Registry,
-  deadlines: Pick<DeadlineRepository, 'countArmed' | 'countUnpublished'>,
+  deadlines: Pick<DeadlineRepository, 'countArmed' | 'countUnpublished' | 'countOverdue'>,
+  now: () => Date = () => new Date(),
 ) {
   const armed = new Counter({
     name: 'janitor_deadlines_armed_total',
@@ -43,6 +44,14 @@ export function createJanitorMetrics(
     registers: [registry],
     async collect() {
       this.set(await deadlines.countUnpublished());
+    },
+  });
+  new Gauge({
+    name: 'janitor_deadlines_overdue',
+    help: 'Armed deadlines whose due time has passed but that have not fired yet',
+    registers: [registry],
+    async collect() {
+      this.set(await deadlines.countOverdue(now()));
     },
   });
   for (const kind of KINDS) {

@@ -253,5 +253,6 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
     expect(value('janitor_deadlines_armed_total', 'no_analyze')).toBeGreaterThanOrEqual(3);
     expect(value('janitor_deadlines_armed', 'no_link')).toBeGreaterThanOrEqual(0);
     expect(text).toMatch(/^janitor_deadlines_unpublished\{[^}]*\} 0$/m);
+    expect(text).toMatch(/^janitor_deadlines_overdue\{[^}]*\} 0$/m);
   });
 });

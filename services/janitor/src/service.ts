@@ -20,7 +20,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
   const models = janitorModels(runtime.db);
   const deadlines = createDeadlineRepository(models);
   const timelines = createTimelineRepository(models);
-  const metrics = createJanitorMetrics(runtime.metrics.registry, deadlines);
+  const metrics = createJanitorMetrics(runtime.metrics.registry, deadlines, () => clock.now());
   const ttls: DeadlineTtls = {
     no_link: config.NO_LINK_TTL,
     no_analyze: config.NO_ANALYZE_TTL,

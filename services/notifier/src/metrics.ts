@@ -4,7 +4,11 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export type AttemptOutcome = 'delivered' | 'http_error' | 'redirect' | 'timeout' | 'unreachable';
 
 /** The notifier's own metrics, on the service's registry. */
-export function createNotifierMetrics(registry: Registry, countPending: () => Promise<number>) {
+export function createNotifierMetrics(
+  registry: Registry,
+  pending: { count: () => Promise<number>; oldestEventAt: () => Promise<Date | null> },
+  now: () => Date = () => new Date(),
+) {
   const attempts = new Counter({
     name: 'webhook_attempts_total',
     help: 'Webhook attempts, by outcome (delivered, http_error, redirect, timeout, unreachable)',
@@ -30,18 +34,31 @@ export function createNotifierMetrics(registry: Registry, countPending: () => Pr
     labelNames: ['status'] as const,
     registers: [registry],
   });
-  const pending = new Gauge({
+  const pendingGauge = new Gauge({
     name: 'webhook_deliveries_pending',
     help: 'Deliveries waiting for an attempt or for a retry',
     registers: [registry],
     async collect() {
       try {
-        this.set(await countPending());
+        this.set(await pending.count());
       } catch {
         // The database is unreachable: the gauge keeps its last value.
       }
     },
   });
-  return { attempts, attemptDuration, firstAttemptDelay, settled, pending };
+  new Gauge({
+    name: 'webhook_deliveries_oldest_pending_seconds',
+    help: 'Age of the oldest delivery still pending, from its event (0 when none is pending)',
+    registers: [registry],
+    async collect() {
+      try {
+        const oldest = await pending.oldestEventAt();
+        this.set(oldest ? Math.max(0, (now().getTime() - oldest.getTime()) / 1000) : 0);
+      } catch {
+        // The database is unreachable: the gauge keeps its last value.
+      }
+    },
+  });
+  return { attempts, attemptDuration, firstAttemptDelay, settled, pending: pendingGauge };
 }
 export type NotifierMetrics = ReturnType<typeof createNotifierMetrics>;

@@ -54,7 +54,11 @@ export function createNotifierService(deps: {
     maxRetries: config.WEBHOOK_MAX_RETRIES,
     allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_URLS,
   };
-  const metrics = createNotifierMetrics(runtime.metrics.registry, () => repo.countEntries());
+  const metrics = createNotifierMetrics(
+    runtime.metrics.registry,
+    { count: () => repo.countEntries(), oldestEventAt: () => repo.oldestPendingEventAt() },
+    () => clock.now(),
+  );
   const client =
     deps.client ?? createWebhookClient({ allowPrivate: policy.allowPrivate, maxSockets: config.DELIVERY_CONCURRENCY });
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;

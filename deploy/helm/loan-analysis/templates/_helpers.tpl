@@ -58,9 +58,33 @@ app.kubernetes.io/component: {{ .name }}
 {{/* Image of a component: dict "root" $ "name" "gateway". */}}
 {{- define "loan.image" -}}
 {{- $img := .root.Values.image -}}
+{{- $own := (index .root.Values.components .name).image | default dict -}}
 {{- $repo := printf "%s/%s" $img.repository .name -}}
 {{- if $img.registry -}}{{- $repo = printf "%s/%s" $img.registry $repo -}}{{- end -}}
-{{- printf "%s:%s" $repo (default .root.Chart.AppVersion $img.tag) -}}
+{{- $repo = $own.repository | default $repo -}}
+{{- printf "%s:%s" $repo ($own.tag | default $img.tag | default .root.Chart.AppVersion) -}}
+{{- end -}}
+
+{{/*
+"true" when a KEDA ScaledObject scales the component (dict "root" $ "name" "scoring"): KEDA
+is on for the release or for the component (components.<name>.keda.enabled wins), and the
+component consumes a topic of kafka.topics.list.
+*/}}
+{{- define "loan.kedaEnabled" -}}
+{{- $c := index .root.Values.components .name -}}
+{{- $on := .root.Values.keda.enabled -}}
+{{- if hasKey ($c.keda | default dict) "enabled" -}}{{- $on = $c.keda.enabled -}}{{- end -}}
+{{- if and $on (include "loan.consumedTopics" . ) -}}true{{- end -}}
+{{- end -}}
+
+{{/* The topics of kafka.topics.list a component consumes, space-separated (dict "root" $ "name" "scoring"). */}}
+{{- define "loan.consumedTopics" -}}
+{{- $name := .name -}}
+{{- $topics := list -}}
+{{- range .root.Values.kafka.topics.list -}}
+{{- if has $name (.consumers | default list) -}}{{- $topics = append $topics .name -}}{{- end -}}
+{{- end -}}
+{{- join " " $topics -}}
 {{- end -}}
 
 {{/* In-cluster URL of a component's HTTP port: dict "root" $ "name" "sandbox". */}}
@@ -118,3 +142,58 @@ binary (Ki, Mi, Gi, Ti), decimal (k, M, G, T), plain bytes, decimals and exponen
 {{- range $k, $v := . -}}{{- $pairs = append $pairs (printf "%s=%v" $k $v) -}}{{- end -}}
 {{- join " " $pairs -}}
 {{- end -}}
+
+{{- /*
+The settings of one service (dict "root" $ "name" "gateway"): the data of its ConfigMap, and
+what its pods' checksum/config annotation hashes, so that a change of one service's settings
+restarts only that service.
+*/}}
+{{- define "loan.configData" -}}
+{{- $root := .root }}
+{{- $name := .name }}
+{{- $c := index .root.Values.components .name }}
+{{- $sandboxOn := .root.Values.components.sandbox.enabled }}
+{{- if $c.platform }}
+SERVICE_NAME: {{ $name | quote }}
+NODE_ENV: {{ $root.Values.nodeEnv | quote }}
+HTTP_HOST: "0.0.0.0"
+HTTP_PORT: {{ $c.internalPort | default $c.port | quote }}
+LOG_LEVEL: {{ $root.Values.logLevel | quote }}
+SHUTDOWN_TIMEOUT: {{ $root.Values.shutdownTimeout | quote }}
+KAFKA_BROKERS: {{ $root.Values.kafka.brokers | quote }}
+KAFKA_SSL: {{ $root.Values.kafka.tls.enabled | toString | quote }}
+{{- with $root.Values.kafka.sasl.mechanism }}
+KAFKA_SASL_MECHANISM: {{ . | quote }}
+{{- end }}
+KAFKA_TOPIC_NAMESPACE: {{ $root.Values.kafka.topicNamespace | quote }}
+KAFKA_TOPIC_PARTITIONS: {{ $root.Values.kafka.topics.partitions | quote }}
+KAFKA_REPLICATION_FACTOR: {{ $root.Values.kafka.topics.replicationFactor | quote }}
+KAFKA_RETENTION: {{ $root.Values.kafka.topics.retention | quote }}
+KAFKA_EVENTS_RETENTION: {{ $root.Values.kafka.topics.eventsRetention | quote }}
+SCHEMA_REGISTRY_URL: {{ $root.Values.schemaRegistry.url | quote }}
+{{- end }}
+{{- if eq $name "gateway" }}
+GATEWAY_PORT: {{ $c.port | quote }}
+NOTIFIER_URL: {{ include "loan.componentUrl" (dict "root" $root "name" "notifier") | quote }}
+{{- end }}
+{{- if or (eq $name "applications") (eq $name "enrichment") }}
+PROVIDER_BASE_URL: {{ ternary (include "loan.componentUrl" (dict "root" $root "name" "sandbox")) $root.Values.provider.baseUrl $sandboxOn | quote }}
+{{- end }}
+{{- if eq $name "applications" }}
+PROVIDER_REDIRECT_URL: {{ printf "%s/linked" (trimSuffix "/" $root.Values.publicUrl) | quote }}
+{{- end }}
+{{- if eq $name "scoring" }}
+{{- $bureau := ternary (include "loan.componentUrl" (dict "root" $root "name" "sandbox")) $root.Values.bureau.baseUrl $sandboxOn }}
+{{- if not $bureau }}{{ fail "bureau.baseUrl is required when the sandbox is disabled" }}{{ end }}
+BUREAU_BASE_URL: {{ $bureau | quote }}
+{{- end }}
+{{- if eq $name "sandbox" }}
+SANDBOX_HOST: "0.0.0.0"
+SANDBOX_PORT: {{ $c.port | quote }}
+SANDBOX_PUBLIC_URL: {{ $c.publicUrl | quote }}
+PROVIDER_WEBHOOK_URL: {{ printf "%s/provider/webhooks/mono" (include "loan.componentUrl" (dict "root" $root "name" "gateway")) | quote }}
+{{- end }}
+{{- range $key, $value := $c.env }}
+{{ $key }}: {{ $value | toString | quote }}
+{{- end }}
+{{- end }}

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
   Topics,
+  deadLetterTopicFor,
   replyTopicFor,
   type ApplicationCommand,
   type CommandReply,
@@ -24,13 +25,21 @@ export class ReplyTimeoutError extends Error {
  * they come back sealed and are opened here. An idempotency key is the lender's own string (it
  * may be an e-mail address), so only its digest becomes a record key.
  */
-export function createCommandBus(deps: { bus: KafkaBus; instanceId: string; timeoutMs: number; logger: Logger; sealer: Sealer }) {
+export function createCommandBus(deps: {
+  bus: KafkaBus;
+  instanceId: string;
+  timeoutMs: number;
+  /** retention.ms of the reply topic: a reply is only wanted for timeoutMs. */
+  replyRetentionMs: number;
+  logger: Logger;
+  sealer: Sealer;
+}) {
   const { bus, timeoutMs } = deps;
   const replyTo = replyTopicFor(deps.instanceId);
   const pending = new Map<string, { resolve: (reply: CommandReply) => void; timer: NodeJS.Timeout }>();
 
   async function start() {
-    await bus.ensureTopics([replyTo], { partitions: 1 });
+    await bus.ensureTopics([replyTo, deadLetterTopicFor(replyTo)], { partitions: 1, retentionMs: deps.replyRetentionMs });
     await bus.consume({
       groupId: `gateway-replies-${deps.instanceId}`,
       topics: [replyTo],
@@ -53,11 +62,13 @@ export function createCommandBus(deps: { bus: KafkaBus; instanceId: string; time
     return { commandId: reply.commandId, ok: true, result };
   }
 
-  /** Removes this replica's reply topic on a clean shutdown. */
+  /** Removes this replica's reply topic (and its dead-letter topic) on a clean shutdown. */
   async function stop() {
     for (const [, waiter] of pending) clearTimeout(waiter.timer);
     pending.clear();
-    await bus.admin.deleteTopics({ topics: [bus.topicName(replyTo)], timeout: 5_000 }).catch(() => undefined);
+    await bus.admin
+      .deleteTopics({ topics: [bus.topicName(replyTo), bus.topicName(deadLetterTopicFor(replyTo))], timeout: 5_000 })
+      .catch((error: unknown) => deps.logger.warn({ err: error, topic: replyTo }, 'deleting the reply topic failed; a sweep of another replica removes it'));
   }
 
   function send(input: CommandInput): Promise<CommandReply> {

@@ -264,6 +264,11 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
       return deadlines.countDocuments({ status: 'ARMED', kind });
     },
 
+    /** Armed deadlines due before `now`: the scheduler should have fired them. */
+    async countOverdue(now: Date): Promise<number> {
+      return deadlines.countDocuments({ status: 'ARMED', dueAt: { $lt: now } });
+    },
+
     /** Fired deadlines whose message is not on the broker yet. */
     async countUnpublished(): Promise<number> {
       return outcomes.countDocuments({ outboxPending: true });

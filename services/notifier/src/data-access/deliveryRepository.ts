@@ -209,6 +209,12 @@ export function createDeliveryRepository(models: NotifierModels) {
       return schedule.countDocuments({});
     },
 
+    /** When the event of the oldest delivery still pending happened; null when none is. */
+    async oldestPendingEventAt(): Promise<Date | null> {
+      const doc = await deliveries.findOne({ status: 'PENDING' }, { eventAt: 1 }).sort({ eventAt: 1 }).lean<Pick<DeliveryDoc, 'eventAt'>>();
+      return doc ? new Date(doc.eventAt) : null;
+    },
+
     /** Puts a delivery on the schedule unless it is there already. */
     async addEntry(entry: ScheduleEntry): Promise<boolean> {
       return insertIgnoringDuplicate(() => raw.schedule.insertOne({ _id: entry.deliveryId, ...entryFields(entry) }));

@@ -120,6 +120,27 @@ describe('webhook delivery over the real broker and database', () => {
     expect(hook.forEvent(record.id).filter((r) => r.status === 200)).toHaveLength(1);
   });
 
+  it('when a delivery waits for a retry, then /metrics counts it pending with the age of its event, and nothing once it is delivered', async () => {
+    const gauge = async (name: string) => {
+      const text = await (await fetch(`${notifier.url}/metrics`)).text();
+      return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    };
+    const hook = await receiver(() => 200);
+    await hook.down();
+    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const record = publisher.event({ clientId });
+    await publisher.publish(record);
+    await waitFor(async () => ((await deliveryOf(record.id, clientId))?.attempts.length ?? 0) >= 1, { what: 'a refused attempt' });
+
+    expect(await gauge('webhook_deliveries_pending')).toBeGreaterThanOrEqual(1);
+    expect(await gauge('webhook_deliveries_oldest_pending_seconds')).toBeGreaterThan(0);
+
+    await hook.up();
+    await settled(record.id, clientId);
+    expect(await gauge('webhook_deliveries_pending')).toBe(0);
+    expect(await gauge('webhook_deliveries_oldest_pending_seconds')).toBe(0);
+  });
+
   it('when the receiver always fails, then it gets exactly 1 + 5 attempts on the backoff schedule and the delivery is FAILED', async () => {
     const hook = await receiver(() => 500);
     const { clientId } = await publisher.client({ webhookUrl: hook.url });
