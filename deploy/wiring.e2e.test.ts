@@ -217,15 +217,28 @@ function loadError(service: Service, env: Record<string, string>): string | unde
 
 // ------------------------------------------------------------------ running it
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether nothing listens on the port now. */
+const canListen = (port: number) =>
+  new Promise<boolean>((resolve) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+
+/**
+ * A port for a service of this run, below the kernel's ephemeral range (32768 and up): a port
+ * the kernel handed out for `listen(0)` goes back to that range when closed, where the next
+ * outgoing connection of any process (a broker client, another suite) may take it before the
+ * service binds it.
+ */
+const taken = new Set<number>();
+async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (taken.has(port) || !(await canListen(port))) continue;
+    taken.add(port);
+    return port;
+  }
 }
 
 async function wire(containers: Container[], ns: string, production: boolean): Promise<Map<string, Record<string, string>>> {
