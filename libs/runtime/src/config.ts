@@ -38,6 +38,9 @@ export const baseConfigShape = {
   KAFKA_COMMIT_INTERVAL: durationMs('1s').describe(
     'How often consumers commit the offsets of handled messages (a crash handles at most that much again)',
   ),
+  KAFKA_CONSUMER_STALL: durationMs('60s').describe(
+    'How long a consumer may go without fetching while no handler runs before it is started again (a stalled kafkajs consumer)',
+  ),
   KAFKA_RETENTION: durationMs('7d').describe(
     'How long the broker keeps records of internal topics the service creates (commands, callbacks, facts, results, replies, dead letters)',
   ),

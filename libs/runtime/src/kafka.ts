@@ -45,6 +45,14 @@ export interface KafkaSettings {
    */
   commitIntervalMs?: number;
   /**
+   * How long a consumer may go without starting a fetch, while none of its handlers runs,
+   * before it is taken for stalled and started again (60 s by default). A kafkajs consumer can
+   * stop for good after a broker outage without a crash event (it leaves its group, fetches
+   * nothing and sends no heartbeat) while the process, its connections and `/readyz` look
+   * healthy; a healthy one starts a fetch every few hundred milliseconds.
+   */
+  consumerStallMs?: number;
+  /**
    * How long the broker keeps records of the topics this bus creates (`retention.ms`): the
    * public events and analytics topics keep `eventsRetentionMs`, every other one (commands, callbacks,
    * facts, results, replies, dead letters) `retentionMs`. Compacted topics keep their latest
@@ -99,6 +107,16 @@ const validatedByZod: JsonValidator = {
   addSchema: (() => validatedByZod) as unknown as JsonValidator['addSchema'],
   compile: () => Object.assign(() => true, { errors: null }) as unknown as ReturnType<JsonValidator['compile']>,
 };
+
+/** The promise, or a rejection once `ms` have passed without it settling. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 /** How long one schema-registry request may take (each retry of a lookup gets as long again). */
 const REGISTRY_TIMEOUT_MS = 10_000;
@@ -196,7 +214,10 @@ export function createCodec(
       } catch (error) {
         const { name, status, message } = error as { name?: string; status?: number; message?: string };
         if (name === 'ResponseError' && status !== 404) {
-          throw new ServiceError(`The schema registry could not be asked: ${message}`, { retriable: true, cause: error });
+          throw new ServiceError(`The schema registry could not be asked: ${message}`, {
+            retriable: true,
+            cause: error,
+          });
         }
         throw error;
       }
@@ -287,7 +308,10 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
    * every partition has a leader: a topic another process is creating at the same moment is
    * not usable before that.
    */
-  async function ensureTopics(topics: string[], overrides: { partitions?: number; compacted?: boolean; retentionMs?: number } = {}) {
+  async function ensureTopics(
+    topics: string[],
+    overrides: { partitions?: number; compacted?: boolean; retentionMs?: number } = {},
+  ) {
     const names = topics.map(real);
     const deadline = Date.now() + 30_000;
     for (;;) {
@@ -432,6 +456,48 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     types?: Partial<Record<string, readonly string[]>>;
     handle: (message: InboundMessage) => Promise<void>;
   }): Promise<Consumer> {
+    const stallMs = settings.consumerStallMs ?? 60_000;
+    let current = await startConsumer(args);
+    let stopped = false;
+    let restarting = false;
+    const restart = async (why: string) => {
+      restarting = true;
+      logger.error({ groupId: args.groupId, why }, 'consumer stalled; starting it again');
+      metrics.handlerFailures.inc({ topic: args.topics.join(','), kind: 'consumer_restarted' });
+      await withTimeout(current.stop(), 15_000).catch(() => undefined);
+      for (let attempt = 1; !stopped; attempt += 1) {
+        try {
+          current = await startConsumer(args);
+          logger.warn({ groupId: args.groupId, attempt }, 'consumer started again');
+          break;
+        } catch (error) {
+          logger.warn({ err: error, groupId: args.groupId, attempt }, 'consumer could not start again yet; retrying');
+          await new Promise((resolve) => setTimeout(resolve, Math.min(10_000, 500 * 2 ** attempt)));
+        }
+      }
+      restarting = false;
+    };
+    const watchdog = setInterval(
+      () => {
+        if (stopped || restarting) return;
+        const why = current.stalled(stallMs);
+        if (why) void restart(why);
+      },
+      Math.min(5_000, Math.max(250, stallMs / 4)),
+    );
+    watchdog.unref();
+    consumerStops.push(async () => {
+      stopped = true;
+      clearInterval(watchdog);
+      while (restarting) await new Promise((resolve) => setTimeout(resolve, 50));
+      await current.stop();
+    });
+    watchLag(`${ns}${args.groupId}`, args.topics.map(real));
+    return current.consumer;
+  }
+
+  /** One kafkajs consumer of `consume`, running, with what tells whether it still works. */
+  async function startConsumer(args: Parameters<typeof consume>[0]) {
     const consumer = kafka.consumer({
       groupId: `${ns}${args.groupId}`,
       sessionTimeout: 15_000,
@@ -443,73 +509,100 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     });
     consumer.on(consumer.events.REQUEST, countRequests('consumer'));
     const offsets = trackOffsets(consumer, args.groupId, args.topics.map(real));
-    consumerStops.push(offsets.stop);
-    await ensureTopics([...args.topics, ...args.topics.map(deadLetterTopicFor)]);
-    await consumer.connect();
-    await consumer.subscribe({ topics: args.topics.map(real), fromBeginning: args.fromBeginning ?? true });
-    await consumer.run({
-      partitionsConsumedConcurrently: args.partitionsConsumedConcurrently ?? 3,
-      autoCommit: false,
-      eachMessage: ({ topic: realTopic, partition, message, heartbeat }) =>
-        offsets.handling(realTopic, partition, message.offset, async () => {
-          const topic = logical(realTopic);
-          const started = process.hrtime.bigint();
-          const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-          const wanted = args.types?.[topic];
-          if (wanted) {
-            const named = message.headers?.[FACT_TYPE_HEADER];
-            const type = (Array.isArray(named) ? named[0] : named)?.toString();
-            if (type !== undefined && !wanted.includes(type)) {
-              metrics.handlerDuration.observe({ topic, outcome: 'skipped' }, seconds());
+    let lastSign = Date.now();
+    let crashedForGood: string | undefined;
+    const sign = () => (lastSign = Date.now());
+    consumer.on(consumer.events.FETCH_START, sign);
+    consumer.on(consumer.events.HEARTBEAT, sign);
+    consumer.on(consumer.events.GROUP_JOIN, sign);
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      logger.warn({ err: payload.error, groupId: args.groupId, restart: payload.restart }, 'consumer crashed');
+      if (!payload.restart) crashedForGood = String(payload.error?.message ?? payload.error);
+    });
+    const started = {
+      consumer,
+      stop: offsets.stop,
+      stalled: (ms: number) => {
+        if (crashedForGood) return `crashed without a restart: ${crashedForGood}`;
+        if (offsets.inFlight() === 0 && Date.now() - lastSign > ms)
+          return `no fetch for ${Math.round((Date.now() - lastSign) / 1000)} s`;
+        return undefined;
+      },
+    };
+    try {
+      await ensureTopics([...args.topics, ...args.topics.map(deadLetterTopicFor)]);
+      await consumer.connect();
+      await consumer.subscribe({ topics: args.topics.map(real), fromBeginning: args.fromBeginning ?? true });
+      await consumer.run({
+        partitionsConsumedConcurrently: args.partitionsConsumedConcurrently ?? 3,
+        autoCommit: false,
+        eachMessage: ({ topic: realTopic, partition, message, heartbeat }) =>
+          offsets.handling(realTopic, partition, message.offset, async () => {
+            const topic = logical(realTopic);
+            const started = process.hrtime.bigint();
+            const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+            const wanted = args.types?.[topic];
+            if (wanted) {
+              const named = message.headers?.[FACT_TYPE_HEADER];
+              const type = (Array.isArray(named) ? named[0] : named)?.toString();
+              if (type !== undefined && !wanted.includes(type)) {
+                metrics.handlerDuration.observe({ topic, outcome: 'skipped' }, seconds());
+                return;
+              }
+            }
+            let value: unknown;
+            try {
+              if (!message.value) throw new Error('Message has no value');
+              value = await codec.decode(topic, message.value);
+            } catch (error) {
+              if (error instanceof ServiceError && error.retriable) {
+                // The registry is unreachable, not the message bad: fetched again after a backoff.
+                metrics.handlerFailures.inc({ topic, kind: 'retried' });
+                logger.warn(
+                  { err: error, topic, partition, offset: message.offset },
+                  'message not decoded yet; will retry',
+                );
+                await heartbeat().catch(() => undefined);
+                throw error;
+              }
+              logger.error({ err: error, topic, partition, offset: message.offset }, 'poison message dead-lettered');
+              await deadLetter(topic, message, partition, error);
+              metrics.handlerDuration.observe({ topic, outcome: 'poison' }, seconds());
               return;
             }
-          }
-          let value: unknown;
-          try {
-            if (!message.value) throw new Error('Message has no value');
-            value = await codec.decode(topic, message.value);
-          } catch (error) {
-            if (error instanceof ServiceError && error.retriable) {
-              // The registry is unreachable, not the message bad: fetched again after a backoff.
-              metrics.handlerFailures.inc({ topic, kind: 'retried' });
-              logger.warn({ err: error, topic, partition, offset: message.offset }, 'message not decoded yet; will retry');
-              await heartbeat().catch(() => undefined);
-              throw error;
+            try {
+              await args.handle({
+                topic,
+                partition,
+                offset: message.offset,
+                key: message.key?.toString() ?? null,
+                value,
+                headers: headersToRecord(message.headers),
+                timestamp: message.timestamp,
+              });
+              metrics.handlerDuration.observe({ topic, outcome: 'ok' }, seconds());
+            } catch (error) {
+              metrics.handlerDuration.observe({ topic, outcome: 'error' }, seconds());
+              if (isRetriable(error)) {
+                metrics.handlerFailures.inc({ topic, kind: 'retried' });
+                logger.warn({ err: error, topic, partition, offset: message.offset }, 'handler failed; will retry');
+                await heartbeat().catch(() => undefined);
+                throw error;
+              }
+              logger.error(
+                { err: error, topic, partition, offset: message.offset },
+                'handler failed for good; dead-lettered',
+              );
+              await deadLetter(topic, message, partition, error);
             }
-            logger.error({ err: error, topic, partition, offset: message.offset }, 'poison message dead-lettered');
-            await deadLetter(topic, message, partition, error);
-            metrics.handlerDuration.observe({ topic, outcome: 'poison' }, seconds());
-            return;
-          }
-          try {
-            await args.handle({
-              topic,
-              partition,
-              offset: message.offset,
-              key: message.key?.toString() ?? null,
-              value,
-              headers: headersToRecord(message.headers),
-              timestamp: message.timestamp,
-            });
-            metrics.handlerDuration.observe({ topic, outcome: 'ok' }, seconds());
-          } catch (error) {
-            metrics.handlerDuration.observe({ topic, outcome: 'error' }, seconds());
-            if (isRetriable(error)) {
-              metrics.handlerFailures.inc({ topic, kind: 'retried' });
-              logger.warn({ err: error, topic, partition, offset: message.offset }, 'handler failed; will retry');
-              await heartbeat().catch(() => undefined);
-              throw error;
-            }
-            logger.error(
-              { err: error, topic, partition, offset: message.offset },
-              'handler failed for good; dead-lettered',
-            );
-            await deadLetter(topic, message, partition, error);
-          }
-        }),
-    });
-    watchLag(`${ns}${args.groupId}`, args.topics.map(real));
-    return consumer;
+          }),
+      });
+    } catch (error) {
+      await withTimeout(offsets.stop(), 5_000).catch(() => undefined);
+      throw error;
+    }
+    sign();
+    return started;
   }
 
   /**
@@ -565,6 +658,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
           inFlight -= 1;
         }
       },
+      inFlight: () => inFlight,
       async stop() {
         clearInterval(timer);
         try {

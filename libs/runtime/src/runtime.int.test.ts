@@ -37,6 +37,31 @@ describe('shared runtime against the real broker, registry and database', () => 
     await Promise.all(buses.map((b) => b.disconnect()));
   });
 
+  it('when a consumer stops without a crash (as kafkajs can after a broker outage), then it is started again and handles what follows', async () => {
+    const topic = uniqueName('test.stalled');
+    const bus = createKafkaBus({
+      logger,
+      metrics: createMetrics('runtime-test'),
+      settings: { ...newBusSettings(topic), consumerStallMs: 2_000 },
+    });
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic]);
+    const seen: number[] = [];
+    const consumer = await bus.consume({
+      groupId: uniqueName('g'),
+      topics: [topic],
+      handle: async (m) => void seen.push((m.value as { count: number }).count),
+    });
+    await bus.publish(topic, [{ key: 'k', value: { id: randomUUID(), text: 'before', count: 1 } }]);
+    await waitFor(() => seen.includes(1), { what: 'the first message' });
+
+    // The consumer leaves its group and fetches no more; the process and its bus carry on.
+    await consumer.stop();
+    await bus.publish(topic, [{ key: 'k', value: { id: randomUUID(), text: 'after', count: 2 } }]);
+    await waitFor(() => seen.includes(2), { timeoutMs: 30_000, what: 'the message published after the stall' });
+  });
+
   it('when an event is produced through the registry codec, then it is consumed decoded and its schema is in the registry', async () => {
     const topic = uniqueName('test.greetings');
     const bus = newBus(topic);

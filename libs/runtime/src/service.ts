@@ -43,6 +43,7 @@ export async function createServiceRuntime(config: BaseConfig, overrides: { logg
       registryUrl: config.SCHEMA_REGISTRY_URL,
       namespace: config.KAFKA_TOPIC_NAMESPACE,
       commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
+      consumerStallMs: config.KAFKA_CONSUMER_STALL,
       partitions: config.KAFKA_TOPIC_PARTITIONS,
       replicationFactor: config.KAFKA_REPLICATION_FACTOR,
       retentionMs: config.KAFKA_RETENTION,
