@@ -524,8 +524,13 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
       stop: offsets.stop,
       stalled: (ms: number) => {
         if (crashedForGood) return `crashed without a restart: ${crashedForGood}`;
-        if (offsets.inFlight() === 0 && Date.now() - lastSign > ms)
-          return `no fetch for ${Math.round((Date.now() - lastSign) / 1000)} s`;
+        const quiet = Date.now() - lastSign;
+        if (offsets.inFlight() === 0 && quiet > ms) return `no fetch for ${Math.round(quiet / 1000)} s`;
+        // A handler waiting on something that never settles holds its partition for good; its
+        // message is handled again by the consumer started in its place (handlers are idempotent).
+        const oldest = offsets.oldestInFlight();
+        if (oldest !== undefined && quiet > 2 * ms && Date.now() - oldest > 2 * ms)
+          return `a handler running for ${Math.round((Date.now() - oldest) / 1000)} s and no fetch since`;
         return undefined;
       },
     };
@@ -617,6 +622,8 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   function trackOffsets(consumer: Consumer, groupId: string, topics: string[]) {
     const handled = new Map<string, { topic: string; partition: number; offset: string }>();
     let inFlight = 0;
+    /** When each handler in flight started. */
+    const handlerStarts = new Set<{ at: number }>();
     let committing: Promise<void> = Promise.resolve();
     // kafkajs ignores a commit while the consumer is not running (before it joins, after a
     // crash until it rejoins): the offsets are kept for a commit once it is back.
@@ -651,14 +658,23 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     return {
       async handling(topic: string, partition: number, offset: string, handle: () => Promise<void>) {
         inFlight += 1;
+        const since = { at: Date.now() };
+        handlerStarts.add(since);
         try {
           await handle();
           handled.set(`${topic}:${partition}`, { topic, partition, offset: (BigInt(offset) + 1n).toString() });
         } finally {
           inFlight -= 1;
+          handlerStarts.delete(since);
         }
       },
       inFlight: () => inFlight,
+      /** When the longest-running handler in flight started. */
+      oldestInFlight: () => {
+        let oldest: number | undefined;
+        for (const { at } of handlerStarts) if (oldest === undefined || at < oldest) oldest = at;
+        return oldest;
+      },
       async stop() {
         clearInterval(timer);
         try {

@@ -62,6 +62,34 @@ describe('shared runtime against the real broker, registry and database', () => 
     await waitFor(() => seen.includes(2), { timeoutMs: 30_000, what: 'the message published after the stall' });
   });
 
+  it('when a handler never settles, then its consumer is started again and the message is handled by the new one', async () => {
+    const topic = uniqueName('test.stuck');
+    const bus = createKafkaBus({
+      logger,
+      metrics: createMetrics('runtime-test'),
+      settings: { ...newBusSettings(topic), consumerStallMs: 2_000 },
+    });
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic]);
+    let calls = 0;
+    const seen: number[] = [];
+    await bus.consume({
+      groupId: uniqueName('g'),
+      topics: [topic],
+      partitionsConsumedConcurrently: 1,
+      handle: async (m) => {
+        calls += 1;
+        // The first call waits on something that never answers (a socket left half-open).
+        if (calls === 1) await new Promise(() => undefined);
+        seen.push((m.value as { count: number }).count);
+      },
+    });
+    await bus.publish(topic, [{ key: 'k', value: { id: randomUUID(), text: 'held', count: 7 } }]);
+    await waitFor(() => seen.includes(7), { timeoutMs: 45_000, what: 'the message handled by the consumer started again' });
+    expect(calls).toBe(2);
+  });
+
   it('when an event is produced through the registry codec, then it is consumed decoded and its schema is in the registry', async () => {
     const topic = uniqueName('test.greetings');
     const bus = newBus(topic);
