@@ -37,8 +37,8 @@ describe('shared runtime against the real broker, registry and database', () => 
     await Promise.all(buses.map((b) => b.disconnect()));
   });
 
-  it('when a consumer stops without a crash (as kafkajs can after a broker outage), then it is started again and handles what follows', async () => {
-    const topic = uniqueName('test.stalled');
+  /** A connected bus whose consumers are taken for stalled after 2 s. */
+  async function quickToRestartBus(topic: string) {
     const bus = createKafkaBus({
       logger,
       metrics: createMetrics('runtime-test'),
@@ -47,6 +47,12 @@ describe('shared runtime against the real broker, registry and database', () => 
     buses.push(bus);
     await bus.connect();
     await bus.ensureTopics([topic]);
+    return bus;
+  }
+
+  it('when a consumer stops without a crash (as kafkajs can after a broker outage), then it is started again and handles what follows', async () => {
+    const topic = uniqueName('test.stalled');
+    const bus = await quickToRestartBus(topic);
     const seen: number[] = [];
     const consumer = await bus.consume({
       groupId: uniqueName('g'),
@@ -64,14 +70,7 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when a handler never settles, then its consumer is started again and the message is handled by the new one', async () => {
     const topic = uniqueName('test.stuck');
-    const bus = createKafkaBus({
-      logger,
-      metrics: createMetrics('runtime-test'),
-      settings: { ...newBusSettings(topic), consumerStallMs: 2_000 },
-    });
-    buses.push(bus);
-    await bus.connect();
-    await bus.ensureTopics([topic]);
+    const bus = await quickToRestartBus(topic);
     let calls = 0;
     const seen: number[] = [];
     await bus.consume({
