@@ -49,6 +49,9 @@ const KNOWN_METRICS = [
   'janitor_deadlines_armed',
   'janitor_deadlines_unpublished',
   'mongo_commands_total',
+  'mongo_command_duration_seconds',
+  'webhook_deliveries_oldest_pending_seconds',
+  'janitor_deadlines_overdue',
 ];
 
 /**

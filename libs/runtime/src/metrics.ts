@@ -52,8 +52,16 @@ export function createMetrics(service: string) {
     labelNames: ['command', 'collection'] as const,
     registers: [registry],
   });
+  const databaseDuration = new Histogram({
+    name: 'mongo_command_duration_seconds',
+    help: 'Time from sending a database command to its answer, by command and outcome (ok, error)',
+    labelNames: ['command', 'outcome'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
   return {
     registry,
+    databaseDuration,
     handlerDuration,
     handlerFailures,
     consumerLag,

@@ -13,13 +13,15 @@ export async function connectMongo(options: {
   logger: Logger;
   /** Counts every command sent, by name and collection. */
   commands?: Pick<Metrics['databaseCommands'], 'inc'>;
+  /** Observes how long every command took to be answered, by name and outcome. */
+  durations?: Pick<Metrics['databaseDuration'], 'observe'>;
 }): Promise<Connection> {
   const connection = mongoose.createConnection(options.url, {
     dbName: options.dbName,
     serverSelectionTimeoutMS: 10_000,
     maxPoolSize: 20,
     autoIndex: true,
-    monitorCommands: options.commands !== undefined,
+    monitorCommands: options.commands !== undefined || options.durations !== undefined,
   });
   const { commands } = options;
   if (commands) {
@@ -27,6 +29,16 @@ export async function connectMongo(options: {
       const target: unknown = event.command[event.commandName];
       commands.inc({ command: event.commandName, collection: typeof target === 'string' ? target : '' });
     });
+  }
+  const { durations } = options;
+  if (durations) {
+    // The driver measures `duration` (ms) from sending the command to reading its answer.
+    connection.getClient().on('commandSucceeded', (event) =>
+      durations.observe({ command: event.commandName, outcome: 'ok' }, event.duration / 1000),
+    );
+    connection.getClient().on('commandFailed', (event) =>
+      durations.observe({ command: event.commandName, outcome: 'error' }, event.duration / 1000),
+    );
   }
   connection.on('disconnected', () => options.logger.warn({ component: 'mongo' }, 'database disconnected'));
   connection.on('reconnected', () => options.logger.info({ component: 'mongo' }, 'database reconnected'));

@@ -85,7 +85,10 @@ describe('shared runtime against the real broker, registry and database', () => 
       },
     });
     await bus.publish(topic, [{ key: 'k', value: { id: randomUUID(), text: 'held', count: 7 } }]);
-    await waitFor(() => seen.includes(7), { timeoutMs: 45_000, what: 'the message handled by the consumer started again' });
+    await waitFor(() => seen.includes(7), {
+      timeoutMs: 45_000,
+      what: 'the message handled by the consumer started again',
+    });
     expect(calls).toBe(2);
   });
 
@@ -129,7 +132,11 @@ describe('shared runtime against the real broker, registry and database', () => 
     await bus.connect();
     await bus.ensureTopics([topic]);
     const seen: number[] = [];
-    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push((m.value as { count: number }).count) });
+    await bus.consume({
+      groupId: uniqueName('g'),
+      topics: [topic],
+      handle: async (m) => void seen.push((m.value as { count: number }).count),
+    });
     const publishes = Array.from({ length: 300 }, (_, count) =>
       bus.publish(topic, [{ key: 'one-application', value: { id: String(count), text: 'step', count } }]),
     );
@@ -245,14 +252,28 @@ describe('shared runtime against the real broker, registry and database', () => 
     await a.ensureTopics([topic]);
     const byConsumer: Record<'a' | 'b', Set<number>> = { a: new Set(), b: new Set() };
     const ids: string[] = [];
-    await a.consume({ groupId, topics: [topic], handle: async (m) => void (byConsumer.a.add(m.partition), ids.push((m.value as { id: string }).id)) });
-    await b.consume({ groupId, topics: [topic], handle: async (m) => void (byConsumer.b.add(m.partition), ids.push((m.value as { id: string }).id)) });
+    await a.consume({
+      groupId,
+      topics: [topic],
+      handle: async (m) => void (byConsumer.a.add(m.partition), ids.push((m.value as { id: string }).id)),
+    });
+    await b.consume({
+      groupId,
+      topics: [topic],
+      handle: async (m) => void (byConsumer.b.add(m.partition), ids.push((m.value as { id: string }).id)),
+    });
     // Both members must be in the group before the messages go out.
-    await waitFor(async () => {
-      const d = await a.admin.describeGroups([groupId]);
-      return d.groups[0]?.state === 'Stable' && d.groups[0].members.length === 2;
-    }, { what: 'a stable group of two' });
-    const messages = Array.from({ length: 40 }, (_, i) => ({ key: `key-${i}`, value: { id: String(i), text: 'x', count: i } }));
+    await waitFor(
+      async () => {
+        const d = await a.admin.describeGroups([groupId]);
+        return d.groups[0]?.state === 'Stable' && d.groups[0].members.length === 2;
+      },
+      { what: 'a stable group of two' },
+    );
+    const messages = Array.from({ length: 40 }, (_, i) => ({
+      key: `key-${i}`,
+      value: { id: String(i), text: 'x', count: i },
+    }));
     await a.publish(topic, messages);
     await waitFor(() => ids.length >= 40, { what: 'all 40 messages' });
     expect(new Set(ids).size).toBe(40);
@@ -269,7 +290,11 @@ describe('shared runtime against the real broker, registry and database', () => 
     await first.connect();
     await first.ensureTopics([topic]);
     const handled: string[] = [];
-    await first.consume({ groupId, topics: [topic], handle: async (m) => void handled.push((m.value as { id: string }).id) });
+    await first.consume({
+      groupId,
+      topics: [topic],
+      handle: async (m) => void handled.push((m.value as { id: string }).id),
+    });
     const batch = (from: number) =>
       Array.from({ length: 20 }, (_, i) => ({ key: `key-${i}`, value: { id: String(from + i), text: 'x', count: i } }));
     await first.publish(topic, batch(0));
@@ -284,22 +309,69 @@ describe('shared runtime against the real broker, registry and database', () => 
     const total = offsets[0]!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
     expect(total).toBe(20);
     const again: string[] = [];
-    await second.consume({ groupId, topics: [topic], handle: async (m) => void again.push((m.value as { id: string }).id) });
+    await second.consume({
+      groupId,
+      topics: [topic],
+      handle: async (m) => void again.push((m.value as { id: string }).id),
+    });
     await second.publish(topic, batch(100));
     await waitFor(() => again.length >= 20, { what: 'the next 20 messages' });
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(again.sort()).toEqual(batch(100).map((m) => m.value.id).sort());
+    expect(again.sort()).toEqual(
+      batch(100)
+        .map((m) => m.value.id)
+        .sort(),
+    );
+  });
+
+  it('when the service talks to the database, then each command is counted and its answer time observed', async () => {
+    const metrics = createMetrics('runtime-test');
+    const db = await connectMongo({
+      url: process.env.MONGO_URL!,
+      dbName: uniqueName('runtime_test').replace(/-/g, '_'),
+      logger,
+      commands: metrics.databaseCommands,
+      durations: metrics.databaseDuration,
+    });
+    try {
+      await db.collection('things').insertOne({ n: 1 });
+      await db.collection('things').findOne({ n: 1 });
+      const counted = (await metrics.databaseCommands.get()).values;
+      expect(counted).toContainEqual(
+        expect.objectContaining({
+          labels: expect.objectContaining({ command: 'insert', collection: 'things' }),
+          value: 1,
+        }),
+      );
+      const timed = (await metrics.databaseDuration.get()).values.filter(
+        (v) => v.metricName === 'mongo_command_duration_seconds_count',
+      );
+      for (const command of ['insert', 'find'])
+        expect(timed).toContainEqual(
+          expect.objectContaining({ labels: expect.objectContaining({ command, outcome: 'ok' }), value: 1 }),
+        );
+    } finally {
+      await db.dropDatabase();
+      await db.close();
+    }
   });
 
   it('when a document is written twice with the same unique key, then the database refuses the second', async () => {
-    const db = await connectMongo({ url: process.env.MONGO_URL!, dbName: uniqueName('runtime_test').replace(/-/g, '_'), logger });
+    const db = await connectMongo({
+      url: process.env.MONGO_URL!,
+      dbName: uniqueName('runtime_test').replace(/-/g, '_'),
+      logger,
+    });
     try {
       const model = db.model('Thing', new Schema({ key: { type: String, unique: true }, n: Number }));
       await syncIndexes(db);
       await model.create({ key: 'a', n: 1 });
       const read = await model.findOne({ key: 'a' }).lean<{ n: number }>();
       expect(read?.n).toBe(1);
-      const second = await model.create({ key: 'a', n: 2 }).then(() => null, (e: unknown) => e);
+      const second = await model.create({ key: 'a', n: 2 }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isDuplicateKey(second)).toBe(true);
       expect(await model.countDocuments({ key: 'a' })).toBe(1);
     } finally {
@@ -328,8 +400,16 @@ describe('shared runtime against the real broker, registry and database', () => 
     await bus.connect();
     await bus.ensureTopics([topic]);
     const seen: string[] = [];
-    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push((m.value as { id: string }).id) });
-    const db = await connectMongo({ url: process.env.MONGO_URL!, dbName: uniqueName('outbox_test').replace(/-/g, '_'), logger });
+    await bus.consume({
+      groupId: uniqueName('g'),
+      topics: [topic],
+      handle: async (m) => void seen.push((m.value as { id: string }).id),
+    });
+    const db = await connectMongo({
+      url: process.env.MONGO_URL!,
+      dbName: uniqueName('outbox_test').replace(/-/g, '_'),
+      logger,
+    });
     try {
       const model = db.model('Doc', new Schema({ _id: String, ...outboxFields }));
       await run({
@@ -337,7 +417,8 @@ describe('shared runtime against the real broker, registry and database', () => 
         seen,
         model,
         entry: (id) => ({ id, topic, key: 'k', value: { id, text: 'hello', count: 1 } }),
-        stored: (id) => model.collection.findOne<{ outbox: { id: string }[]; outboxPending: boolean }>({ _id: id as never }),
+        stored: (id) =>
+          model.collection.findOne<{ outbox: { id: string }[]; outboxPending: boolean }>({ _id: id as never }),
       });
     } finally {
       await db.dropDatabase();
@@ -378,7 +459,10 @@ describe('shared runtime against the real broker, registry and database', () => 
         publishAll: async (batches: Parameters<typeof bus.publishAll>[0]) => {
           await bus.publishAll(batches);
           // Another writer (a replica) appends to the outbox before the relay clears it.
-          await model.collection.updateOne({ _id: 'doc' as never }, { $push: { outbox: entry('late') } as never, $set: { outboxPending: true } });
+          await model.collection.updateOne(
+            { _id: 'doc' as never },
+            { $push: { outbox: entry('late') } as never, $set: { outboxPending: true } },
+          );
         },
       };
       const relay = createOutboxRelay({ bus: meanwhile, model, logger });
@@ -395,7 +479,11 @@ describe('shared runtime against the real broker, registry and database', () => 
     withOutboxStage('test.outbox-written', async ({ bus, seen, model, entry, stored }) => {
       const relay = createOutboxRelay({ bus, model, logger });
       // Written through mongoose, stored with its key order; handed over in the caller's.
-      const written = [entry('w1'), entry('w2')].map(({ value, ...rest }) => ({ value, headers: { 'x-correlation-id': 'c' }, ...rest }));
+      const written = [entry('w1'), entry('w2')].map(({ value, ...rest }) => ({
+        value,
+        headers: { 'x-correlation-id': 'c' },
+        ...rest,
+      }));
       await model.create({ _id: 'doc', outbox: written, outboxPending: true });
       const reads: string[] = [];
       const findOne = model.collection.findOne.bind(model.collection);
@@ -419,7 +507,10 @@ describe('shared runtime against the real broker, registry and database', () => 
           const published = (batches[0]!.messages[0]!.value as { id: string }).id;
           // Another replica appends to one outbox of the second round before it is cleared.
           if (published === 'doc7-2') {
-            await model.collection.updateOne({ _id: 'doc7' as never }, { $push: { outbox: entry('late') } as never, $set: { outboxPending: true } });
+            await model.collection.updateOne(
+              { _id: 'doc7' as never },
+              { $push: { outbox: entry('late') } as never, $set: { outboxPending: true } },
+            );
           }
         },
       };
@@ -438,7 +529,15 @@ describe('shared runtime against the real broker, registry and database', () => 
       for (const round of [1, 2]) {
         const written = new Map(ids.map((id) => [id, [entry(`${id}-${round}`)]]));
         await model.insertMany(ids.map((id) => ({ _id: `${id}-r${round}`, outbox: [], outboxPending: false })));
-        await Promise.all(ids.map((id) => model.collection.updateOne({ _id: id as never }, { $set: { outbox: written.get(id), outboxPending: true } }, { upsert: true })));
+        await Promise.all(
+          ids.map((id) =>
+            model.collection.updateOne(
+              { _id: id as never },
+              { $set: { outbox: written.get(id), outboxPending: true } },
+              { upsert: true },
+            ),
+          ),
+        );
         single.length = 0;
         await Promise.all(ids.map((id) => relay.flush(id, written.get(id))));
       }
@@ -449,7 +548,9 @@ describe('shared runtime against the real broker, registry and database', () => 
       expect(bulk.length).toBeLessThanOrEqual(8);
       expect(single.every((filter) => filter.includes('doc7'))).toBe(true);
       for (const id of ids) {
-        expect(await stored(id)).toMatchObject(id === 'doc7' ? { outbox: [{ id: 'late' }], outboxPending: true } : { outbox: [], outboxPending: false });
+        expect(await stored(id)).toMatchObject(
+          id === 'doc7' ? { outbox: [{ id: 'late' }], outboxPending: true } : { outbox: [], outboxPending: false },
+        );
       }
       await waitFor(() => seen.length >= 40, { what: '40 messages' });
     }));

@@ -55,6 +55,7 @@ export async function createServiceRuntime(config: BaseConfig, overrides: { logg
     dbName: config.MONGO_DB ?? `loan_${config.SERVICE_NAME}`,
     logger,
     commands: metrics.databaseCommands,
+    durations: metrics.databaseDuration,
   });
   lifecycle.onStop('database', () => db.close());
   await bus.connect();
