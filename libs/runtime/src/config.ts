@@ -41,6 +41,9 @@ export const baseConfigShape = {
   KAFKA_CONSUMER_STALL: durationMs('60s').describe(
     'How long a consumer may go without fetching while no handler runs before it is started again (a stalled kafkajs consumer)',
   ),
+  OUTBOX_CLEAR_DELAY: durationMs('2s').describe(
+    'How long published outbox entries stay in their document before they are removed, so that the removals of a document written again meanwhile, and of many documents, go to the database together (a crash in between publishes them again, with the same ids)',
+  ),
   KAFKA_RETENTION: durationMs('7d').describe(
     'How long the broker keeps records of internal topics the service creates (commands, callbacks, facts, results, replies, dead letters)',
   ),

@@ -43,6 +43,12 @@ export interface OutboxDocument {
  *
  * The sweep is a query on `outboxPending`, which FerretDB answers by reading every document of
  * the collection: it runs rarely, and the retries of failed flushes are lookups by id.
+ *
+ * With `clearDelayMs`, published entries are removed that much later instead of at once: the
+ * relay remembers them (and never publishes them again itself), a document written again
+ * meanwhile has all its published entries removed by one statement, and the removals of every
+ * document go to the database together. A crash in between leaves published entries for the
+ * sweep to publish again, with the same ids, which consumers deduplicate.
  */
 export function createOutboxRelay(options: {
   bus: Pick<KafkaBus, 'publishAll'>;
@@ -53,6 +59,8 @@ export function createOutboxRelay(options: {
   sweepEveryMs?: number;
   /** Interval of the retries of flushes that failed (2 s by default). */
   retryEveryMs?: number;
+  /** How long published entries stay in the outbox before they are removed (0: at once). */
+  clearDelayMs?: number;
   /**
    * The lock the owning service takes around its own writes of a document: publishing and
    * removing entries then never interleaves with a state change of the same document.
@@ -66,16 +74,44 @@ export function createOutboxRelay(options: {
   /** Documents whose last flush failed, retried by id. */
   const failed = new Map<string, unknown>();
   const clear = createClearBatcher(model);
+  const locked = options.lock ?? createKeyedLock();
 
+  const clearDelayMs = options.clearDelayMs ?? 0;
+  /** Documents whose published entries wait for their removal (with `clearDelayMs`), by id. */
+  const published = new Map<string, { docId: unknown; entries: OutboxEntry[] }>();
+  let clearTimer: NodeJS.Timeout | null = null;
+  let clearing: Promise<void> | null = null;
+  let stopped = false;
+  const later = () => {
+    clearTimer = setTimeout(() => void clearPublished(), clearDelayMs);
+    clearTimer.unref();
+  };
+
+  /**
+   * Publishes what of `entries` (the outbox as stored, or what a write added to it) was not
+   * published yet, then removes them all from the document, at once or after `clearDelayMs`.
+   */
   async function publishEntries(docId: unknown, entries: OutboxEntry[]) {
-    if (entries.length === 0) return;
+    const key = String(docId);
+    const earlier = published.get(key);
+    const done = new Set(earlier?.entries.map((entry) => entry.id));
+    const fresh = entries.filter((entry) => !done.has(entry.id));
+    if (fresh.length === 0) return;
     // All of them in one request; the producer groups them by topic, each topic's in order.
     await bus.publishAll(
-      entries.map((entry) => ({
+      fresh.map((entry) => ({
         topic: entry.topic,
         messages: [{ key: entry.key, value: entry.value, headers: entry.headers }],
       })),
     );
+    if (clearDelayMs <= 0) return removePublished(docId, fresh);
+    // The document holds the entries published earlier, then these: all go in one removal.
+    published.set(key, { docId, entries: [...(earlier?.entries ?? []), ...fresh] });
+    if (!clearTimer && !clearing) later();
+  }
+
+  /** Removes published entries from a document's outbox. */
+  async function removePublished(docId: unknown, entries: OutboxEntry[]) {
     if (await clear(docId, entries)) return;
     // Entries were added meanwhile (another replica), or a clear of the same batch missed:
     // remove the published ones only, by `$pullAll` of the entries exactly as stored (FerretDB
@@ -86,15 +122,46 @@ export function createOutboxRelay(options: {
     });
     const stored = doc?.outbox ?? [];
     if (!doc || (stored.length === 0 && !doc.outboxPending)) return;
-    const published = stored.filter((entry) => ids.has(entry.id));
-    if (published.length > 0) {
-      await model.collection.updateOne({ _id: docId } as never, { $pullAll: { outbox: published } } as never);
+    const found = stored.filter((entry) => ids.has(entry.id));
+    if (found.length > 0) {
+      await model.collection.updateOne({ _id: docId } as never, { $pullAll: { outbox: found } } as never);
     }
     await model.collection.updateOne({ _id: docId, outbox: { $size: 0 } } as never, { $set: { outboxPending: false } });
   }
 
-  const locked = options.lock ?? createKeyedLock();
-
+  /**
+   * Removes what waits for removal, each document under its lock (so with whatever its latest
+   * flush added), all of them in one bulk write when nothing misses. A failure leaves the
+   * document waiting for the next round.
+   */
+  function clearPublished(): Promise<void> {
+    clearTimer = null;
+    clearing ??= (async () => {
+      const keys = [...published.keys()];
+      const failures: unknown[] = [];
+      await Promise.all(
+        keys.map((key) =>
+          locked(key, async () => {
+            const waiting = published.get(key);
+            if (!waiting) return;
+            try {
+              await removePublished(waiting.docId, waiting.entries);
+              published.delete(key);
+            } catch (error) {
+              failures.push(error);
+            }
+          }),
+        ),
+      );
+      if (failures.length > 0) {
+        logger.warn({ err: failures[0], documents: failures.length }, 'removing published outbox entries failed; retried shortly');
+      }
+    })().finally(() => {
+      clearing = null;
+      if (published.size > 0 && !stopped && !clearTimer) later();
+    });
+    return clearing;
+  }
   /**
    * Publishes what the given document holds in its outbox. When that fails the document is
    * retried shortly, and the error is passed on: the write it follows is durable either way.
@@ -158,8 +225,14 @@ export function createOutboxRelay(options: {
       timers.push(setInterval(() => void retryFailed(), options.retryEveryMs ?? 2_000));
       for (const timer of timers) timer.unref();
     },
-    stop() {
+    /** Stops the timers; published entries still waiting for their removal are removed now. */
+    async stop(): Promise<void> {
       for (const timer of timers.splice(0)) clearInterval(timer);
+      stopped = true;
+      if (clearTimer) clearTimeout(clearTimer);
+      clearTimer = null;
+      await clearing;
+      if (published.size > 0) await clearPublished();
     },
   };
 }
@@ -174,32 +247,47 @@ const CLEAR_BATCH = 100;
  * many documents, which costs the database and this process a fraction of as many single
  * updates. Each clear matches only an outbox that still holds exactly what was published (the
  * same ids in the same places). A bulk write reports only how many matched in all: when one
- * missed, every clear of the batch answers false and its caller checks its own document.
+ * missed, one read of the batch's documents tells which still hold published entries, and only
+ * those answer false (their callers then remove what is left of their own).
  */
 function createClearBatcher(model: Model<unknown>) {
-  type Waiting = { filter: Record<string, unknown>; done: (cleared: boolean) => void; fail: (error: unknown) => void };
+  type Waiting = {
+    docId: unknown;
+    ids: string[];
+    filter: Record<string, unknown>;
+    done: (cleared: boolean) => void;
+    fail: (error: unknown) => void;
+  };
   let waiting: Waiting[] = [];
+
+  async function settle(batch: Waiting[]) {
+    const result = await model.collection.bulkWrite(
+      batch.map((w) => ({ updateOne: { filter: w.filter as never, update: { $set: { outbox: [], outboxPending: false } } } })),
+      { ordered: false },
+    );
+    if (result.matchedCount === batch.length) return batch.map(() => true);
+    const docs = await model.collection
+      .find<OutboxDocument>({ _id: { $in: batch.map((w) => w.docId) } } as never, { projection: { outbox: 1 } })
+      .toArray();
+    const left = new Map(docs.map((doc) => [String(doc._id), new Set((doc.outbox ?? []).map((entry) => entry.id))]));
+    return batch.map((w) => !w.ids.some((id) => left.get(String(w.docId))?.has(id)));
+  }
 
   function run() {
     const batch = waiting;
     waiting = [];
     if (batch.length === 0) return;
-    model.collection
-      .bulkWrite(
-        batch.map((w) => ({ updateOne: { filter: w.filter as never, update: { $set: { outbox: [], outboxPending: false } } } })),
-        { ordered: false },
-      )
-      .then(
-        (result) => batch.forEach((w) => w.done(result.matchedCount === batch.length)),
-        (error: unknown) => batch.forEach((w) => w.fail(error)),
-      );
+    settle(batch).then(
+      (cleared) => batch.forEach((w, i) => w.done(cleared[i]!)),
+      (error: unknown) => batch.forEach((w) => w.fail(error)),
+    );
   }
 
   return function clear(docId: unknown, entries: readonly OutboxEntry[]): Promise<boolean> {
     const filter: Record<string, unknown> = { _id: docId, outbox: { $size: entries.length } };
     entries.forEach((entry, i) => (filter[`outbox.${i}.id`] = entry.id));
     return new Promise((done, fail) => {
-      waiting.push({ filter, done, fail });
+      waiting.push({ docId, ids: entries.map((entry) => entry.id), filter, done, fail });
       if (waiting.length >= CLEAR_BATCH) run();
       else if (waiting.length === 1) setImmediate(run);
     });

@@ -555,6 +555,36 @@ describe('shared runtime against the real broker, registry and database', () => 
       await waitFor(() => seen.length >= 40, { what: '40 messages' });
     }));
 
+  it('when removals are delayed, then a document written again meanwhile is emptied once, nothing is published twice, and a stop removes what waits', () =>
+    withOutboxStage('test.outbox-delayed', async ({ bus, seen, model, entry, stored }) => {
+      const relay = createOutboxRelay({ bus, model, logger, clearDelayMs: 60_000 });
+      const bulk: number[] = [];
+      const { bulkWrite } = model.collection;
+      model.collection.bulkWrite = ((ops: Parameters<typeof bulkWrite>[0], ...rest: unknown[]) => {
+        bulk.push(ops.length);
+        return bulkWrite.call(model.collection, ops, ...(rest as []));
+      }) as typeof bulkWrite;
+      await model.create({ _id: 'doc', outbox: [entry('a')], outboxPending: true });
+      await model.create({ _id: 'other', outbox: [entry('x')], outboxPending: true });
+      await relay.flush('doc', [entry('a')]);
+      await relay.flush('other');
+      // Published, still stored: the owner writes the document again before the removal.
+      expect(await stored('doc')).toMatchObject({ outbox: [{ id: 'a' }], outboxPending: true });
+      await model.collection.updateOne({ _id: 'doc' as never }, { $push: { outbox: entry('b') } as never });
+      await relay.flush('doc', [entry('b')]);
+      // Neither a sweep nor a flush that reads the outbox publishes what was published already.
+      await relay.sweep();
+      await relay.flush('doc');
+      // One key, one partition: the last message comes after any repeat of the earlier ones.
+      await model.create({ _id: 'last', outbox: [entry('z')], outboxPending: true });
+      await relay.flush('last');
+      await waitFor(() => seen.includes('z'), { what: 'the last message' });
+      expect(seen).toEqual(['a', 'x', 'b', 'z']);
+      await relay.stop();
+      for (const id of ['doc', 'other', 'last']) expect(await stored(id)).toMatchObject({ outbox: [], outboxPending: false });
+      expect(bulk).toEqual([3]);
+    }));
+
   it('when a flush failed earlier, then a later flush that hands over its entries publishes the older ones first', () =>
     withOutboxStage('test.outbox-written-after-failure', async ({ bus, seen, model, entry, stored }) => {
       const flaky = withOutage(bus);

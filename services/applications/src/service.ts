@@ -29,7 +29,7 @@ export function createApplicationsService(deps: {
   const { bus, logger, sealer } = runtime;
   const model = applicationModel(runtime.db);
   const repo = createApplicationRepository(model);
-  const relay = createOutboxRelay({ bus, model, logger });
+  const relay = createOutboxRelay({ bus, model, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
   const writer = createApplicationWriter({ repo, relay, sealer, clock });
   const handlers = consumerHandlers({
     onCommand: createCommandHandler({ writer, repo, provider, bus, sealer, config, clock, logger }),

@@ -48,8 +48,8 @@ export function createEnrichmentService(deps: {
   // Every write is published right after it; the relays' sweeps (a query on the whole
   // collection) only catch what a stopped process left, so they run at the rescan pace.
   const sweepEveryMs = config.ENRICHMENT_RESCAN_INTERVAL;
-  const jobRelay = createOutboxRelay({ bus, model: models.jobs, logger, lock, sweepEveryMs });
-  const scrubRelay = createOutboxRelay({ bus, model: models.scrubs, logger, sweepEveryMs });
+  const jobRelay = createOutboxRelay({ bus, model: models.jobs, logger, lock, sweepEveryMs, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
+  const scrubRelay = createOutboxRelay({ bus, model: models.scrubs, logger, sweepEveryMs, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
   // The workflow and the worker need each other: the workflow kicks work, the worker runs it.
   let kick: (accountId: string) => void = () => undefined;
   const workflow = createEnrichmentWorkflow({
@@ -128,9 +128,8 @@ export function createEnrichmentService(deps: {
       scrubRelay.start();
       void jobRelay.sweep().catch((error: unknown) => logger.warn({ err: error }, 'outbox sweep failed'));
       void scrubRelay.sweep().catch((error: unknown) => logger.warn({ err: error }, 'outbox sweep failed'));
-      runtime.lifecycle.onStop('outbox', () => {
-        jobRelay.stop();
-        scrubRelay.stop();
+      runtime.lifecycle.onStop('outbox', async () => {
+        await Promise.all([jobRelay.stop(), scrubRelay.stop()]);
       });
       const handlers = consumerHandlers(workflow);
       await bus.consume({

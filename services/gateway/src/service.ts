@@ -30,7 +30,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
   const { bus, logger, metrics, sealer } = runtime;
   const clients = clientModel(runtime.db);
   const windows = rateWindowModel(runtime.db);
-  const relay = createOutboxRelay({ bus, model: clients, logger });
+  const relay = createOutboxRelay({ bus, model: clients, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
   const clientRepo = createClientRepository({ model: clients, relay, sealer });
   const commands = createCommandBus({
     bus,

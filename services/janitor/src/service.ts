@@ -28,7 +28,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
     bank_data_retention: config.BANK_DATA_RETENTION,
     enrichment_timeout: config.ENRICHMENT_TIMEOUT,
   };
-  const relay = createOutboxRelay({ bus, model: models.outcomes, logger });
+  const relay = createOutboxRelay({ bus, model: models.outcomes, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
   const scheduler = createScheduler({
     deadlines,
     relay,

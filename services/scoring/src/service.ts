@@ -65,7 +65,7 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
     outboxPending: boolean;
   }
   const raw = { profiles: rawCollection<ProfileDoc>(profiles), analyses: rawCollection<AnalysisDoc>(analyses) };
-  const relay = createOutboxRelay({ bus, model: analyses, logger });
+  const relay = createOutboxRelay({ bus, model: analyses, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
   const decisions = new Counter({
     name: 'scoring_decisions_total',
     help: 'Decisions by outcome and band (failed analyses have decision FAILED)',
