@@ -6,7 +6,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { runE2E, STAGE_NAMES, waitForGroups } from './e2e.mjs';
+import { E2E_TARGETS, runE2E, STAGE_NAMES, waitForGroups } from './e2e.mjs';
 import { runGateway } from './gateway.mjs';
 import { runKafka } from './kafka.mjs';
 import { hasProjectBench, runNotifier, runProjectBench } from './notifier.mjs';
@@ -287,7 +287,7 @@ function report() {
     for (const [name, p] of Object.entries(e.processes)) {
       if (['kafka', 'registry', 'ferretdb', 'bench (load generator)'].includes(name) || name.startsWith('sandbox'))
         continue;
-      row(bench, `peak RSS MiB ${name}`, p.peakRssMiB, '< 200', p.peakRssMiB < 200);
+      row(bench, `peak RSS MiB ${name}`, p.peakRssMiB, `<= ${E2E_TARGETS.rssMiB}`, p.peakRssMiB <= E2E_TARGETS.rssMiB);
     }
     const d = e.duplicates;
     row(bench, 'same event delivered twice', d.sameEventDeliveredAgain ?? 'n/a (no notifier)', 'reported');

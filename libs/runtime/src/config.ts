@@ -41,6 +41,9 @@ export const baseConfigShape = {
   KAFKA_CONSUMER_STALL: durationMs('60s').describe(
     'How long a consumer may go without fetching while no handler runs before it is started again (a stalled kafkajs consumer)',
   ),
+  KAFKA_PRODUCER_LINGER: durationMs('5ms').describe(
+    'How long a publish waits for others to share its produce request when none is in flight (as linger.ms of the Java producer)',
+  ),
   OUTBOX_CLEAR_DELAY: durationMs('2s').describe(
     'How long published outbox entries stay in their document before they are removed, so that the removals of a document written again meanwhile, and of many documents, go to the database together (a crash in between publishes them again, with the same ids)',
   ),

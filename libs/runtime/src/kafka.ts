@@ -53,6 +53,12 @@ export interface KafkaSettings {
    */
   consumerStallMs?: number;
   /**
+   * How long a publish waits for others to join it in one produce request when none is in
+   * flight (0 by default: sent at once). A few milliseconds gather what several handlers
+   * publish at about the same time into one request, as the Java producer's `linger.ms` does.
+   */
+  producerLingerMs?: number;
+  /**
    * How long the broker keeps records of the topics this bus creates (`retention.ms`): the
    * public events and analytics topics keep `eventsRetentionMs`, every other one (commands, callbacks,
    * facts, results, replies, dead letters) `retentionMs`. Compacted topics keep their latest
@@ -350,10 +356,13 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   const waiting: { topic: string; messages: Message[]; settle: (error?: unknown) => void }[] = [];
   let sending = false;
 
+  const lingerMs = settings.producerLingerMs ?? 0;
+
   async function sendWaiting(): Promise<void> {
     if (sending) return;
     sending = true;
     try {
+      if (lingerMs > 0) await new Promise((resolve) => setTimeout(resolve, lingerMs));
       while (waiting.length > 0) {
         let count = 0;
         let take = 0;

@@ -44,6 +44,7 @@ export async function createServiceRuntime(config: BaseConfig, overrides: { logg
       namespace: config.KAFKA_TOPIC_NAMESPACE,
       commitIntervalMs: config.KAFKA_COMMIT_INTERVAL,
       consumerStallMs: config.KAFKA_CONSUMER_STALL,
+      producerLingerMs: config.KAFKA_PRODUCER_LINGER,
       partitions: config.KAFKA_TOPIC_PARTITIONS,
       replicationFactor: config.KAFKA_REPLICATION_FACTOR,
       retentionMs: config.KAFKA_RETENTION,
