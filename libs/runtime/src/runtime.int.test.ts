@@ -145,6 +145,35 @@ describe('shared runtime against the real broker, registry and database', () => 
     expect(seen).toEqual(Array.from({ length: 300 }, (_, count) => count));
   });
 
+  it('when publishes come in within the producer linger, then they share one produce request and keep their order', async () => {
+    const topic = uniqueName('test.linger');
+    const metrics = createMetrics('runtime-test');
+    const bus = createKafkaBus({ logger, metrics, settings: { ...newBusSettings(topic), producerLingerMs: 300 } });
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic]);
+    const seen: number[] = [];
+    await bus.consume({
+      groupId: uniqueName('g'),
+      topics: [topic],
+      handle: async (m) => void seen.push((m.value as { count: number }).count),
+    });
+    const produces = async () =>
+      (await metrics.kafkaRequests.get()).values.find((v) => v.labels.client === 'producer' && v.labels.api === 'Produce')
+        ?.value ?? 0;
+    const before = await produces();
+    // Five handlers publishing a few milliseconds apart, as under load.
+    const publishes: Promise<void>[] = [];
+    for (let count = 0; count < 5; count++) {
+      publishes.push(bus.publish(topic, [{ key: 'one-application', value: { id: String(count), text: 'step', count } }]));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await Promise.all(publishes);
+    expect((await produces()) - before).toBe(1);
+    await waitFor(() => seen.length >= 5, { what: 'five messages' });
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('when a message is not what the topic promises, then it is dead-lettered and the consumer moves on', async () => {
     const topic = uniqueName('test.poison');
     const bus = newBus(topic);
