@@ -89,9 +89,9 @@ export async function spawnService({ name, entry, port, health = '/readyz', env,
   mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}-${httpPort}.log`);
   const out = createWriteStream(logFile, { flags: 'a' });
-  // The heap cap scripts/stack.mjs gives every service.
-  const heap = `--max-old-space-size=${process.env.LOAN_STACK_HEAP_MB ?? '128'}`;
-  const child = spawn(process.execPath, [heap, path.join(root, entry)], {
+  // The heap caps scripts/stack.mjs gives every service.
+  const heap = [`--max-old-space-size=${process.env.LOAN_STACK_HEAP_MB ?? '128'}`, '--max-semi-space-size=8'];
+  const child = spawn(process.execPath, [...heap, path.join(root, entry)], {
     cwd: root,
     env: {
       ...env,
