@@ -46,6 +46,13 @@ const REMEMBERED_JOBS = 1_000;
 
 type Fact<T extends ApplicationFact['type']> = Extract<ApplicationFact, { type: T }>;
 
+/** The provider webhooks that announce a part of the enrichment; the others concern it not. */
+const PART_OF: Partial<Record<ProviderCallback['kind'], EnrichmentPart>> = {
+  income_ready: 'income',
+  statement_insights_ready: 'insights',
+};
+export const PROVIDER_CALLBACKS_ACTED_ON = Object.keys(PART_OF) as ProviderCallback['kind'][];
+
 export interface WorkflowDeps {
   jobs: JobRepository;
   /** Provider account -> jobs and application -> jobs, by `_id`. */
@@ -290,11 +297,6 @@ export function createEnrichmentWorkflow(deps: WorkflowDeps) {
         return;
     }
   }
-
-  const PART_OF: Partial<Record<ProviderCallback['kind'], EnrichmentPart>> = {
-    income_ready: 'income',
-    statement_insights_ready: 'insights',
-  };
 
   /** A provider webhook: the part it announces is fetched now rather than at the next poll. */
   async function onProviderCallback(callback: ProviderCallback) {

@@ -637,6 +637,29 @@ describe('provider webhooks', () => {
     expect(untouched.body).toMatchObject({ status: 'PENDING_LINKING', accounts: [] });
   });
 
+  it('when a webhook is accepted, then its callback names its kind in a header, so consumers pass over kinds they ignore undecoded', async () => {
+    const seen: { kind: string; header: string | undefined }[] = [];
+    await bus.consume({
+      groupId: `kinds-${randomUUID()}`,
+      topics: [Topics.providerCallbacks],
+      fromBeginning: true,
+      handle: async (m) => void seen.push({ kind: (m.value as { kind: string }).kind, header: m.headers['x-fact-type'] }),
+    });
+    const res = await initiate(applicant());
+    const income = { event: 'mono.events.account_income', event_id: randomUUID(), data: { account: { id: `acct-${randomUUID()}` } } };
+    const sent = await fetch(`${gateway.url}/provider/webhooks/mono`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'mono-webhook-secret': 'sandbox-webhook-secret' },
+      body: JSON.stringify(income),
+    });
+    expect(sent.status).toBe(200);
+    await linkAccount(res.body.widgetUrl);
+    await waitFor(() => seen.some((s) => s.kind === 'account_connected') && seen.some((s) => s.kind === 'income_ready'), {
+      what: 'both callbacks on the topic',
+    });
+    expect(seen.every((s) => s.header === s.kind)).toBe(true);
+  });
+
   it('when the provider sends the same webhook twice, then the account is linked once', async () => {
     const res = await initiate(applicant());
     await linkAccount(res.body.widgetUrl);

@@ -6,11 +6,15 @@ import {
   type ProviderCallback,
 } from '@loan/contracts';
 import type { InboundMessage } from '@loan/runtime';
-import type { EnrichmentWorkflow } from '../workflow';
+import { PROVIDER_CALLBACKS_ACTED_ON, type EnrichmentWorkflow } from '../workflow';
 
-/** The facts the service acts on (`onApplicationFact`); the others are passed over undecoded. */
-export const HANDLED_FACTS: Partial<Record<string, readonly ApplicationFactType[]>> = {
+/**
+ * The facts and provider webhooks the service acts on (`onApplicationFact`,
+ * `onProviderCallback`); the others are passed over undecoded.
+ */
+export const HANDLED_FACTS: Partial<Record<string, readonly (ApplicationFactType | ProviderCallback['kind'])[]>> = {
   [Topics.applicationFacts]: ['AccountLinked', 'EnrichmentRestartRequested', 'ApplicationClosed'],
+  [Topics.providerCallbacks]: PROVIDER_CALLBACKS_ACTED_ON,
 };
 
 /**

@@ -1,4 +1,4 @@
-import { Topics, type EnrichmentResultType } from '@loan/contracts';
+import { Topics, type EnrichmentResultType, type ProviderCallback } from '@loan/contracts';
 import type { InboundMessage } from '@loan/runtime';
 import type { createCommandHandler } from './handleCommand';
 import type { createFactHandlers } from './recordFacts';
@@ -21,9 +21,13 @@ export function consumerHandlers(handlers: {
   };
 }
 
-/** recordEnrichment acts on an account's outcome only (a scrub of bank data is not one). */
-export const HANDLED_FACTS: Partial<Record<string, readonly EnrichmentResultType[]>> = {
+/**
+ * recordEnrichment acts on an account's outcome only (a scrub of bank data is not one), and
+ * onProviderCallback on a linked account only; the others are passed over undecoded.
+ */
+export const HANDLED_FACTS: Partial<Record<string, readonly (EnrichmentResultType | ProviderCallback['kind'])[]>> = {
   [Topics.enrichmentResults]: ['AccountEnriched', 'EnrichmentTimedOut'],
+  [Topics.providerCallbacks]: ['account_connected'],
 };
 
 export { createCommandHandler } from './handleCommand';

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { Topics } from '@loan/contracts';
-import type { Clock, KafkaBus, Logger, Sealer } from '@loan/runtime';
+import { FACT_TYPE_HEADER, type Clock, type KafkaBus, type Logger, type Sealer } from '@loan/runtime';
 import type { Counter } from 'prom-client';
 import { HttpError } from '../../domain/errors';
 import { safeEqual } from '../../domain/keys';
@@ -44,8 +44,13 @@ export function providerWebhookRoutes(deps: {
       deps.received.inc({ outcome: 'invalid' });
       throw new HttpError(400, 'Webhook body must have an event, a data object and an account id');
     }
+    // The kind travels in a header too, so that consumers pass over the kinds they ignore undecoded.
     await deps.bus.publish(Topics.providerCallbacks, [
-      { key: callback.providerAccountId, value: clientId ? { ...callback, clientId } : callback },
+      {
+        key: callback.providerAccountId,
+        value: clientId ? { ...callback, clientId } : callback,
+        headers: { [FACT_TYPE_HEADER]: callback.kind },
+      },
     ]);
     deps.received.inc({ outcome: 'accepted' });
   }
