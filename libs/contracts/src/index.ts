@@ -1,5 +1,6 @@
 export * from './analytics';
 export * from './api';
+export * from './bankData';
 export * from './commands';
 export * from './decision';
 export * from './deliveries';

@@ -1,26 +1,6 @@
-/** An account as the provider describes it (money in kobo, as the provider speaks). */
-export interface ProviderAccount {
-  id: string;
-  /** Account holder's name as the bank has it. */
-  holderName: string;
-  accountNumber: string;
-  currency: string;
-  type: string;
-  balanceKobo: number;
-  bvnLast4: string | null;
-  institution: { name: string; bankCode: string | null; type: string };
-}
+import type { ProviderAccount, ProviderTransaction } from '@loan/contracts';
 
-/** One statement line (Mono transaction item; amount and balance in kobo). */
-export interface ProviderTransaction {
-  id: string;
-  narration: string;
-  amount: number;
-  type: 'debit' | 'credit';
-  balance: number | null;
-  date: string;
-  category?: string | null;
-}
+export type { ProviderAccount, ProviderTransaction };
 
 /** The income job's result in Mono's shape (snake_case, kobo). */
 export type ProviderIncome = Record<string, unknown>;

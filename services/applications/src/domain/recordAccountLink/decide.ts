@@ -1,4 +1,4 @@
-import type { ProviderAccount } from '@loan/provider';
+import type { ProviderAccount } from '@loan/contracts';
 import { type Application, event, fact, remember } from '../application';
 import type { Effect } from '../application';
 import { transition } from '../stateMachine';

@@ -1,5 +1,4 @@
-import type { EnrichedAccount } from '@loan/contracts';
-import type { ProviderAccount, ProviderTransaction } from '@loan/provider';
+import type { EnrichedAccount, ProviderAccount, ProviderTransaction } from '@loan/contracts';
 import { summariseMonths } from './monthSummaries';
 import { toIncomeAnalysis, toNaira, toStatementInsights } from './providerResults';
 

@@ -1,5 +1,4 @@
-import { EnrichedAccount, type MonthSummary } from '@loan/contracts';
-import type { ProviderAccount, ProviderTransaction } from '@loan/provider';
+import { EnrichedAccount, type MonthSummary, type ProviderAccount, type ProviderTransaction } from '@loan/contracts';
 import { findInstitution, generateAccount, type GeneratedAccount, type PersonaId } from '@loan/sandbox';
 import { buildEnrichedAccount } from './buildEnrichedAccount';
 

@@ -1,4 +1,4 @@
-import type { ProviderTransaction } from '@loan/provider';
+import type { ProviderTransaction } from '@loan/contracts';
 import { findInstitution, generateAccount, PERSONA_IDS, type GeneratedAccount } from '@loan/sandbox';
 import { buildEnrichedAccount } from './buildEnrichedAccount';
 

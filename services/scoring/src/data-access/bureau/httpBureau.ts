@@ -2,7 +2,7 @@ import axios, { type AxiosInstance } from 'axios';
 import CircuitBreaker from 'opossum';
 import type { Logger } from '@loan/runtime';
 import { normaliseCrcResponse } from './normalise';
-import type { BureauOutcome, CreditBureau } from './types';
+import type { BureauOutcome, CreditBureau } from '../../domain/bureauReport';
 
 /**
  * Client of a CRC-shaped consumer report API (the sandbox speaks the same). A timeout, a 5xx,

@@ -9,7 +9,7 @@ export type {
   FacilityClassification,
   NormalisedFacility,
   NormalisedReport,
-} from './types';
+} from '../../domain/bureauReport';
 export {
   CRC_SCORE_BANDS,
   CRC_SCORE_MAX,

@@ -7,7 +7,7 @@ import type {
   FacilityClassification,
   NormalisedFacility,
   NormalisedReport,
-} from './types';
+} from '../../domain/bureauReport';
 
 /** What a CRC answer can mean: a lookup was made, so never NOT_CHECKED. */
 export type CrcNormalisation = Exclude<BureauOutcome, { status: 'NOT_CHECKED' }>;

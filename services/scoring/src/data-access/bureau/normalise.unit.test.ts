@@ -9,7 +9,7 @@ import {
   crcSummaryOnlyHit,
 } from './__fixtures__/crc';
 import { classifyFacility, crcBandOf, normaliseCrcResponse, parseCrcAmount, parseCrcDate } from './normalise';
-import type { NormalisedReport } from './types';
+import type { NormalisedReport } from '../../domain/bureauReport';
 
 const PULLED_AT = new Date('2026-11-02T10:15:00.000Z');
 

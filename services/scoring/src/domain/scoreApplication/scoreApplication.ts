@@ -1,5 +1,5 @@
 import type { Decision, EnrichedAccount } from '@loan/contracts';
-import type { BureauOutcome } from '../../data-access/bureau';
+import type { BureauOutcome } from '../bureauReport';
 import { assessAffordability, type LoanAsk } from '../affordability';
 import {
   SCORECARD_VERSION,

@@ -1,4 +1,4 @@
-import type { BureauOutcome, BureauStatus } from '../../data-access/bureau';
+import type { BureauOutcome, BureauStatus } from '../bureauReport';
 
 /**
  * What the scorecard reads of a bureau outcome, in Naira. All zero unless the status is HIT.
