@@ -77,6 +77,12 @@ export interface InboundMessage<T = unknown> {
   value: T;
   headers: Record<string, string>;
   timestamp: string;
+  /**
+   * Keeps the message's offset (and every later one of its partition) from being committed
+   * until `done` settles: for a handler that hands work over to go on after it returns, work
+   * that a crash before it ends must find again by the message being handled again.
+   */
+  commitAfter?: (done: Promise<unknown>) => void;
 }
 
 export interface OutboundMessage {
@@ -551,7 +557,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
         partitionsConsumedConcurrently: args.partitionsConsumedConcurrently ?? 3,
         autoCommit: false,
         eachMessage: ({ topic: realTopic, partition, message, heartbeat }) =>
-          offsets.handling(realTopic, partition, message.offset, async () => {
+          offsets.handling(realTopic, partition, message.offset, async (): Promise<{ work: Promise<unknown> } | undefined> => {
             const topic = logical(realTopic);
             const started = process.hrtime.bigint();
             const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
@@ -584,6 +590,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
               metrics.handlerDuration.observe({ topic, outcome: 'poison' }, seconds());
               return;
             }
+            const held: Promise<unknown>[] = [];
             try {
               await args.handle({
                 topic,
@@ -593,8 +600,11 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
                 value,
                 headers: headersToRecord(message.headers),
                 timestamp: message.timestamp,
+                commitAfter: (done) => void held.push(done),
               });
               metrics.handlerDuration.observe({ topic, outcome: 'ok' }, seconds());
+              // Wrapped: an async function returning a promise would wait for it.
+              if (held.length > 0) return { work: Promise.allSettled(held) };
             } catch (error) {
               metrics.handlerDuration.observe({ topic, outcome: 'error' }, seconds());
               if (isRetriable(error)) {
@@ -626,10 +636,24 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
    * handler that throws leaves it unrecorded and kafkajs fetches it again. On a rebalance the
    * offsets of partitions no longer assigned are dropped (their new owner handles those
    * messages again); on stop, fetching pauses, the handlers in flight finish and what they
-   * handled is committed before the consumer leaves its group.
+   * handled is committed before the consumer leaves its group. A message whose handler asked
+   * to (`commitAfter`) holds its partition's committed offset at itself until its work ends.
    */
   function trackOffsets(consumer: Consumer, groupId: string, topics: string[]) {
     const handled = new Map<string, { topic: string; partition: number; offset: string }>();
+    /** Per partition: the messages handled whose work goes on, in offset order; the next offset after the last handled. */
+    const holds = new Map<string, { offsets: { offset: bigint; done: boolean }[]; next: bigint }>();
+
+    /** Records how far the partition may be committed: up to its first message still held. */
+    function advance(topic: string, partition: number) {
+      const key = `${topic}:${partition}`;
+      const hold = holds.get(key);
+      if (!hold) return;
+      while (hold.offsets[0]?.done) hold.offsets.shift();
+      const first = hold.offsets[0];
+      handled.set(key, { topic, partition, offset: (first ? first.offset : hold.next).toString() });
+      if (!first) holds.delete(key);
+    }
     let inFlight = 0;
     /** When each handler in flight started. */
     const handlerStarts = new Set<{ at: number }>();
@@ -662,16 +686,36 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
       for (const [key, position] of handled) {
         if (!assigned[position.topic]?.includes(position.partition)) handled.delete(key);
       }
+      for (const key of [...holds.keys()]) {
+        const [topic, partition] = [key.slice(0, key.lastIndexOf(':')), Number(key.slice(key.lastIndexOf(':') + 1))];
+        if (!assigned[topic]?.includes(partition)) holds.delete(key);
+      }
     });
 
     return {
-      async handling(topic: string, partition: number, offset: string, handle: () => Promise<void>) {
+      async handling(topic: string, partition: number, offset: string, handle: () => Promise<{ work: Promise<unknown> } | undefined>) {
         inFlight += 1;
         const since = { at: Date.now() };
         handlerStarts.add(since);
         try {
-          await handle();
-          handled.set(`${topic}:${partition}`, { topic, partition, offset: (BigInt(offset) + 1n).toString() });
+          const work = (await handle())?.work;
+          const key = `${topic}:${partition}`;
+          const next = BigInt(offset) + 1n;
+          const hold = holds.get(key);
+          if (!work && !hold) {
+            handled.set(key, { topic, partition, offset: next.toString() });
+            return;
+          }
+          const entry = { offset: BigInt(offset), done: false };
+          const current = hold ?? { offsets: [], next };
+          current.next = next;
+          if (work) current.offsets.push(entry);
+          holds.set(key, current);
+          advance(topic, partition);
+          void work?.then(() => {
+            entry.done = true;
+            if (holds.get(key) === current) advance(topic, partition);
+          });
         } finally {
           inFlight -= 1;
           handlerStarts.delete(since);

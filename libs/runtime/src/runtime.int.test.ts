@@ -174,6 +174,40 @@ describe('shared runtime against the real broker, registry and database', () => 
     expect(seen).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('when a handler hands its work over to go on after it returns, then the offset is committed only once that work ends', async () => {
+    const topic = uniqueName('test.commit-after');
+    const groupId = uniqueName('g');
+    const bus = createKafkaBus({
+      logger,
+      metrics: createMetrics('runtime-test'),
+      settings: { ...newBusSettings(topic), partitions: 1, commitIntervalMs: 50 },
+    });
+    buses.push(bus);
+    await bus.connect();
+    await bus.ensureTopics([topic]);
+    let finish!: () => void;
+    const work = new Promise<void>((resolve) => (finish = resolve));
+    const handled: number[] = [];
+    await bus.consume({
+      groupId,
+      topics: [topic],
+      handle: async (m) => {
+        const { count } = m.value as { count: number };
+        if (count === 1) m.commitAfter!(work);
+        handled.push(count);
+      },
+    });
+    await bus.publish(topic, [0, 1, 2, 3].map((count) => ({ key: 'k', value: { id: String(count), text: 'x', count } })));
+    await waitFor(() => handled.length >= 4, { what: 'four messages handled' });
+    const committed = async () => Number((await bus.admin.fetchOffsets({ groupId, topics: [topic] }))[0]!.partitions[0]!.offset);
+    // Messages 2 and 3 are handled, but 1's work goes on: the group stays at 1.
+    await waitFor(async () => (await committed()) === 1, { what: 'offset 1 committed' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await committed()).toBe(1);
+    finish();
+    await waitFor(async () => (await committed()) === 4, { what: 'every offset committed once the work ended' });
+  });
+
   it('when a message is not what the topic promises, then it is dead-lettered and the consumer moves on', async () => {
     const topic = uniqueName('test.poison');
     const bus = newBus(topic);
