@@ -86,7 +86,13 @@ export function createNotifierService(deps: {
     pollMs: config.DELIVERY_POLL_INTERVAL,
   });
 
-  const recordEvent = recordEventHandler({ repo, clock, policy, onRecorded: (entry, delivery) => dispatcher.wake(entry, delivery) });
+  const recordEvent = recordEventHandler({
+    repo,
+    clock,
+    policy,
+    onRecorded: (entry, delivery) => dispatcher.wake(entry, delivery),
+    attemptFirst: (entry, delivery) => dispatcher.attemptFirst(entry, delivery),
+  });
   const scrubBodies = scrubBodiesHandlers({ repo, logger });
   const projectAnalytics = projectAnalyticsHandler({ bus, key: config.ANALYTICS_KEY });
   const handlers: Record<string, (m: InboundMessage) => Promise<void>> = {

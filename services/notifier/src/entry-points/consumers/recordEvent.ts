@@ -8,11 +8,14 @@ import { newDelivery } from '../../domain/recordEvent/newDelivery';
 /**
  * `loan.events.v1` → a delivery for the event's client. Recording is idempotent: the delivery
  * is unique per (event, client), so a redelivered message neither adds a delivery nor causes a
- * second POST. The delivery and its schedule entry are written at once (one round trip instead
- * of two in a row); a crash with only one of them written is mended when Kafka hands the
- * uncommitted message over again, and a dispatcher that finds the entry before the delivery
- * leaves it alone for a lease. A redelivered message's fresh entry names a delivery that was
- * not written (the stored one has its own id): it is removed again.
+ * second POST.
+ *
+ * A new delivery is handed to this replica's dispatcher for a first attempt without going on
+ * the schedule: most first attempts settle their delivery, which then costs no schedule entry
+ * to write and delete. It is put on the schedule when that attempt does not settle it, or when
+ * it cannot be attempted at once. Until then the event's offset is not committed, so a crash
+ * hands the event over again, and whoever handles it finds the delivery pending and schedules
+ * it. A delivery found pending on a redelivered message goes on the schedule directly.
  */
 export function recordEventHandler(deps: {
   repo: DeliveryRepository;
@@ -20,6 +23,11 @@ export function recordEventHandler(deps: {
   policy: DeliveryPolicy;
   /** Tells the dispatcher of this replica about a delivery now on the schedule (and the delivery as stored). */
   onRecorded: (entry: ScheduleEntry, delivery: Delivery) => void;
+  /**
+   * Hands a new delivery, not on the schedule, to this replica's dispatcher; resolves once it
+   * has settled or is on the schedule.
+   */
+  attemptFirst: (entry: ScheduleEntry, delivery: Delivery) => Promise<void>;
 }) {
   return async function onEvent(message: InboundMessage): Promise<void> {
     const record = message.value as PublicEventRecord;
@@ -30,15 +38,11 @@ export function recordEventHandler(deps: {
       now: deps.clock.now(),
       policy: deps.policy,
     });
-    const [stored, added] = await Promise.all([
-      deps.repo.insert(delivery),
-      deps.repo.addEntry(scheduleEntryOf(delivery)),
-    ]);
-    if (stored.created) {
-      deps.onRecorded(scheduleEntryOf(delivery), delivery);
+    const stored = await deps.repo.insert(delivery);
+    if (stored.created && message.commitAfter) {
+      message.commitAfter(deps.attemptFirst(scheduleEntryOf(delivery), delivery));
       return;
     }
-    if (added) await deps.repo.removeEntry(delivery.deliveryId);
     if (stored.delivery.status !== 'PENDING') return;
     const entry = scheduleEntryOf(stored.delivery);
     await deps.repo.addEntry(entry);

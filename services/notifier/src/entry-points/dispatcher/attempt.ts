@@ -149,10 +149,11 @@ export function createAttemptRunner(deps: AttemptDeps) {
     await repo.save(next);
     if (next.status === 'PENDING') {
       const entry = scheduleEntryOf(next);
-      await repo.setEntry(entry);
+      if (claim.unscheduled) await repo.addEntry(entry);
+      else await repo.setEntry(entry);
       return entry;
     }
-    await repo.removeEntry(next.deliveryId);
+    if (!claim.unscheduled) await repo.removeEntry(next.deliveryId);
     metrics.settled.inc({ status: next.status });
     if (next.status === 'FAILED' || next.status === 'SKIPPED') {
       logger.info(

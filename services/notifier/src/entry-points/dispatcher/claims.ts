@@ -7,6 +7,8 @@ export interface Claim {
   /** The claim this replica won (released only if it goes unused; earlier takeovers' stay). */
   claimIds: string[];
   expiresAt: Date;
+  /** The delivery is not on the schedule (a first attempt right after it was recorded here). */
+  unscheduled?: boolean;
 }
 
 const MAX_TAKEOVERS = 8;

@@ -218,6 +218,38 @@ describe('webhook delivery over the real broker and database', () => {
     });
   });
 
+  it('when the first attempt delivers an event, then its delivery never goes on the schedule: recorded, claimed and updated, three writes', async () => {
+    const hook = await receiver(() => 200);
+    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const writes = async () => {
+      const counted = new Map<string, number>();
+      for (const v of (await notifier.runtime.metrics.databaseCommands.get()).values) {
+        if (['insert', 'update', 'delete'].includes(String(v.labels.command))) {
+          const key = `${v.labels.command} ${v.labels.collection}`;
+          counted.set(key, (counted.get(key) ?? 0) + v.value);
+        }
+      }
+      return counted;
+    };
+    // Settled first: the client's projection and anything earlier are not counted.
+    const first = publisher.event({ clientId });
+    await publisher.publish(first);
+    await settled(first.id, clientId);
+    const before = await writes();
+    const record = publisher.event({ clientId });
+    await publisher.publish(record);
+    const delivery = await settled(record.id, clientId);
+    expect(delivery.status).toBe('DELIVERED');
+    expect(hook.forEvent(record.id)).toHaveLength(1);
+    const after = await writes();
+    const added = [...after].map(([key, n]) => [key, n - (before.get(key) ?? 0)] as const).filter(([, n]) => n > 0);
+    expect(Object.fromEntries(added)).toEqual({
+      'insert deliveries': 1,
+      'insert delivery_claims': 1,
+      'update deliveries': 1,
+    });
+  });
+
   it('when the client has no webhook URL, then the delivery is SKIPPED with reason no_webhook_url and nothing is sent', async () => {
     const { clientId } = await publisher.client({ webhookUrl: null });
     const record = publisher.event({ clientId });

@@ -16,6 +16,8 @@ const RECORDED_FOR_MS = 60 * 60_000;
 /** Claims of attempts are kept this long (they prove a version was attempted), then pruned. */
 export const CLAIM_RETENTION_MS = 24 * 60 * 60_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
+/** How long a new delivery that is not on the schedule may wait here for its first attempt. */
+const FIRST_ATTEMPT_WAIT_MS = 1_000;
 
 /**
  * The delivery loop of one replica: picks the due deliveries that are first of their
@@ -25,7 +27,7 @@ const PRUNE_EVERY_MS = 60 * 60_000;
  * recorded, a delivery is requeued or an attempt ends.
  */
 export function createDispatcher(deps: {
-  repo: Pick<DeliveryRepository, 'entries' | 'releaseClaims' | 'pruneClaims'>;
+  repo: Pick<DeliveryRepository, 'entries' | 'addEntry' | 'releaseClaims' | 'pruneClaims'>;
   claim: Claimer;
   /** Runs a claimed attempt; resolves with the delivery's schedule entry, or null once it settled. */
   run: (claim: Claim) => Promise<ScheduleEntry | null>;
@@ -41,6 +43,11 @@ export function createDispatcher(deps: {
   const toRelease: string[] = [];
   /** Deliveries recorded here, until their first claim: they need no read after it. */
   const recorded = new Map<string, { delivery: Delivery; at: number }>();
+  /**
+   * New deliveries recorded here and not on the schedule (see `attemptFirst`), with what waits
+   * for each to settle or be scheduled.
+   */
+  const unscheduled = new Map<string, { entry: ScheduleEntry; since: number; done: () => void }>();
   let lastPrune = Date.now();
   let active = false;
   let halted = false;
@@ -72,10 +79,38 @@ export function createDispatcher(deps: {
     const reading = view.beginRead();
     try {
       reading.finish(await repo.entries());
+      // What waits here off the schedule is not in what was read.
+      for (const [id, waiting] of unscheduled) if (!busy.has(id)) view.put(waiting.entry);
       lastRead = Date.now();
     } catch (error) {
       reading.abandon();
       throw error;
+    }
+  }
+
+  /** Ends the wait of a delivery that was off the schedule: it settled, or is on the schedule now. */
+  function leaveUnscheduled(deliveryId: string) {
+    const waiting = unscheduled.get(deliveryId);
+    unscheduled.delete(deliveryId);
+    waiting?.done();
+  }
+
+  /**
+   * Puts on the schedule the deliveries off it that waited too long for their first attempt
+   * (an earlier event of the application is being retried, or every slot is busy), or all of
+   * them when stopping. One that cannot be written yet keeps waiting.
+   */
+  async function scheduleWaiting(all: boolean) {
+    const now = Date.now();
+    for (const [id, waiting] of [...unscheduled]) {
+      if (busy.has(id) || (!all && now - waiting.since < FIRST_ATTEMPT_WAIT_MS)) continue;
+      try {
+        await repo.addEntry(waiting.entry);
+        recorded.delete(id);
+        leaveUnscheduled(id);
+      } catch (error) {
+        logger.warn({ err: error, deliveryId: id }, 'putting a delivery on the schedule failed; retried');
+      }
     }
   }
 
@@ -95,23 +130,29 @@ export function createDispatcher(deps: {
     } catch (error) {
       logger.warn({ err: error, deliveryId: entry.deliveryId }, 'claiming an attempt failed');
     }
+    const offSchedule = unscheduled.has(entry.deliveryId);
     if (!claim || !active) {
       busy.delete(entry.deliveryId);
       // Held by another replica, or the picture was stale: left alone until the next read.
       if (!claim) view.heldElsewhere(entry.deliveryId);
       else if (!halted) toRelease.push(...claim.claimIds);
+      // Claimed elsewhere: a replica that handled its event again put it on the schedule.
+      if (!claim && offSchedule) leaveUnscheduled(entry.deliveryId);
       return false;
     }
-    const held = claim;
+    const held: Claim = offSchedule ? { ...claim, unscheduled: true } : claim;
     const job = deps
       .run(held)
       .then((next) => {
         if (next) view.put(next);
         else view.remove(entry.deliveryId);
+        // Settled, or on the schedule for its next attempt.
+        if (offSchedule) leaveUnscheduled(entry.deliveryId);
       })
       .catch((error: unknown) => {
         if (!halted) logger.error({ err: error, deliveryId: entry.deliveryId }, 'webhook attempt failed to complete');
         view.heldElsewhere(entry.deliveryId);
+        // Still off the schedule: put there by the next cycle once its wait is over.
       })
       .finally(() => {
         // The claims stay: they record that this version was attempted.
@@ -125,6 +166,7 @@ export function createDispatcher(deps: {
 
   async function cycle(): Promise<number> {
     if (toRelease.length >= 100 || (busy.size === 0 && toRelease.length > 0)) await releaseClaims();
+    if (unscheduled.size > 0) await scheduleWaiting(false);
     if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
       lastPrune = Date.now();
       const pruned = await deps.repo.pruneClaims(new Date(clock.now().getTime() - CLAIM_RETENTION_MS));
@@ -174,6 +216,19 @@ export function createDispatcher(deps: {
       }
       wake();
     },
+    /**
+     * A delivery just recorded here and not on the schedule: attempted first here, without a
+     * read. Resolves once it has settled or is on the schedule (see `recordEventHandler`).
+     */
+    attemptFirst(entry: ScheduleEntry, delivery: Delivery): Promise<void> {
+      return new Promise<void>((done) => {
+        unscheduled.set(entry.deliveryId, { entry, since: Date.now(), done });
+        view.put(entry);
+        if (recorded.size >= 10_000) recorded.clear();
+        recorded.set(entry.deliveryId, { delivery, at: Date.now() });
+        wake();
+      });
+    },
     start() {
       if (active) return;
       active = true;
@@ -185,6 +240,7 @@ export function createDispatcher(deps: {
       wake();
       await loop;
       await Promise.allSettled([...jobs]);
+      await scheduleWaiting(true);
       await releaseClaims().catch(() => undefined);
     },
     /** Stops at once, leaving attempts under way unrecorded, as a crash would. */
