@@ -199,11 +199,20 @@ export function createOutboxRelay(options: {
     if (sweeping) return 0;
     sweeping = true;
     try {
-      const docs = await model.collection
-        .find<OutboxDocument>({ outboxPending: true }, { projection: { _id: 1 }, limit: 500 })
-        .toArray();
-      for (const doc of docs) await flush(doc._id);
-      return docs.length;
+      const pending = async (filter: Record<string, unknown>) =>
+        (await model.collection.find<OutboxDocument>(filter as never, { projection: { _id: 1 }, limit: 500 }).toArray())
+          .map((doc) => doc._id)
+          // What this process published waits for its removal here: not published again.
+          .filter((id) => !published.has(String(id)));
+      let ids = await pending({ outboxPending: true });
+      if (ids.length > 0 && clearDelayMs > 0) {
+        // Another replica may have published these and be about to remove them: looked at
+        // again once it has had the time to, so that only what a crash left is published again.
+        await new Promise((resolve) => setTimeout(resolve, clearDelayMs + 1_000).unref());
+        ids = await pending({ _id: { $in: ids }, outboxPending: true });
+      }
+      for (const id of ids) await flush(id);
+      return ids.length;
     } finally {
       sweeping = false;
     }

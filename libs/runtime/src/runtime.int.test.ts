@@ -648,6 +648,24 @@ describe('shared runtime against the real broker, registry and database', () => 
       expect(bulk).toEqual([3]);
     }));
 
+  it('when another replica sweeps while published entries wait for their removal, then it publishes only what a crash left', () =>
+    withOutboxStage('test.outbox-delayed-sweep', async ({ bus, seen, model, entry, stored }) => {
+      const owner = createOutboxRelay({ bus, model, logger, clearDelayMs: 300 });
+      const replica = createOutboxRelay({ bus, model, logger, clearDelayMs: 300 });
+      await model.create({ _id: 'written', outbox: [entry('a')], outboxPending: true });
+      await model.create({ _id: 'left', outbox: [entry('b')], outboxPending: true });
+      await owner.flush('written', [entry('a')]);
+      expect(await stored('written')).toMatchObject({ outboxPending: true });
+      // The replica finds both pending; by the time it looks again the owner has emptied one.
+      expect(await replica.sweep()).toBe(1);
+      await model.create({ _id: 'last', outbox: [entry('z')], outboxPending: true });
+      await replica.flush('last');
+      await waitFor(() => seen.includes('z'), { what: 'the last message' });
+      expect(seen).toEqual(['a', 'b', 'z']);
+      await Promise.all([owner.stop(), replica.stop()]);
+      for (const id of ['written', 'left', 'last']) expect(await stored(id)).toMatchObject({ outbox: [], outboxPending: false });
+    }));
+
   it('when a flush failed earlier, then a later flush that hands over its entries publishes the older ones first', () =>
     withOutboxStage('test.outbox-written-after-failure', async ({ bus, seen, model, entry, stored }) => {
       const flaky = withOutage(bus);

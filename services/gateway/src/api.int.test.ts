@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import { Topics, type ScoringResult, type DeadlinePassed } from '@loan/contracts';
 import { waitFor } from '../../../testing/helpers';
 import {
@@ -725,6 +726,11 @@ describe('webhook URLs at registration', () => {
 
 describe('guessing keys and admin tokens', () => {
   it('when the same wrong key is sent again and again, then the database is asked once per cache period, and every answer is 401', async () => {
+    // The clients created so far have had their outboxes emptied: the new gateway's start-up
+    // sweep has nothing to publish again, and every lookup counted below is a key's.
+    await waitFor(async () => (await gateway.runtime.db.collection('clients').countDocuments({ outboxPending: true })) === 0, {
+      what: 'the outboxes of the clients emptied',
+    });
     const lookups = await startGateway(ns, { ...limits, API_KEY_CACHE_TTL: '1m' });
     try {
       const finds = async () =>
@@ -741,6 +747,31 @@ describe('guessing keys and admin tokens', () => {
       expect((await call(lookups.url, lender.apiKey, 'POST', '/api/applications/initiate', {})).status).toBe(400);
     } finally {
       await lookups.stop();
+    }
+  });
+
+  it('when a lender gives up on requests before their answers, then its address is not throttled as if it had failed authentication', async () => {
+    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '1m' });
+    try {
+      const { hostname: host, port } = new URL(guarded.url);
+      // Ten reads with a good key, each cut off by the client once sent (a client-side timeout).
+      for (let i = 0; i < 10; i++) {
+        await new Promise<void>((resolve, reject) => {
+          const socket = net.connect(Number(port), host, () => {
+            socket.write(`GET /api/applications/${randomUUID()} HTTP/1.1\r\nHost: ${host}\r\nx-api-key: ${lender.apiKey}\r\n\r\n`, () =>
+              setTimeout(() => {
+                socket.destroy();
+                resolve();
+              }, 2),
+            );
+          });
+          socket.on('error', reject);
+        });
+      }
+      const answered = await call(guarded.url, lender.apiKey, 'GET', `/api/applications/${randomUUID()}`);
+      expect(answered.status).toBe(404);
+    } finally {
+      await guarded.stop();
     }
   });
 

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { MemoryStore } from 'express-rate-limit';
 import { errorBody } from '@loan/contracts';
 import type { Counter } from 'prom-client';
 import { HttpError } from '../../domain/errors';
@@ -125,23 +125,31 @@ export function pruneRateWindows(model: RateWindowModel, clock: Clock) {
 /**
  * Counts failed authentications (401, 403) per client IP in this replica's memory; past the
  * limit the IP gets 429 (with Retry-After) before its key or token is even looked up, so
- * guessing keys or the admin token costs no database query and goes nowhere. Successful
- * requests are not counted. The IP is Express's `req.ip`, which believes X-Forwarded-For only
- * as far as TRUST_PROXY says.
+ * guessing keys or the admin token costs no database query and goes nowhere. Only answers that
+ * were 401 or 403 count: a request the client gave up on before its answer (a timeout) proves
+ * nothing about its key. The IP is Express's `req.ip`, which believes X-Forwarded-For only as
+ * far as TRUST_PROXY says. Over the limit the answer carries the headers of the other 429s.
  */
 export function authFailureLimit(settings: { limit: number; windowMs: number }): RequestHandler {
-  return rateLimit({
-    windowMs: settings.windowMs,
-    limit: settings.limit,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    requestWasSuccessful: (_req, res) => res.statusCode !== 401 && res.statusCode !== 403,
-    skipSuccessfulRequests: true,
-    handler: (_req, res, _next, options) => {
+  const failures = new MemoryStore();
+  failures.init({ windowMs: settings.windowMs } as Parameters<MemoryStore['init']>[0]);
+  return async (req, res, next) => {
+    const ip = req.ip ?? 'unknown';
+    const seen = await failures.get(ip);
+    if (seen && seen.totalHits >= settings.limit) {
+      const resetsAt = seen.resetTime?.getTime() ?? Date.now() + settings.windowMs;
       res
         .status(429)
-        .setHeader('Retry-After', String(Math.ceil(options.windowMs / 1000)))
+        .setHeader('Retry-After', String(Math.max(1, Math.ceil((resetsAt - Date.now()) / 1000))))
+        .setHeader('X-RateLimit-Limit', String(settings.limit))
+        .setHeader('X-RateLimit-Remaining', '0')
+        .setHeader('X-RateLimit-Reset', String(Math.ceil(resetsAt / 1000)))
         .json(errorBody(429, 'Too many failed authentications from this address; try again later'));
-    },
-  });
+      return;
+    }
+    res.once('finish', () => {
+      if (res.statusCode === 401 || res.statusCode === 403) void failures.increment(ip);
+    });
+    next();
+  };
 }
