@@ -243,7 +243,10 @@ describe('a loan application from initiate to a signed decision', () => {
     const start = await api('POST', '/api/applications/initiate', applicant());
     const { applicationId, applicantId } = start.body;
     await link(start.body.widgetUrl, 'salaried');
-    await api('POST', `/api/applications/${applicationId}/finalize-linking`);
+    // As the spec asks of lenders: finalize once every account is enriched.
+    await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], { timeoutMs: 60_000, what: 'enrichment ready' });
+    const finalized = await api('POST', `/api/applications/${applicationId}/finalize-linking`);
+    expect(finalized.status).toBe(200);
     await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], { timeoutMs: 60_000, what: 'ready' });
     // Scoring's copy of the bank data is lost (its database restored from an older backup, say).
     const profiles = services.find((s) => s.name === 'scoring')!.runtime.db.model('Profile');
