@@ -16,10 +16,7 @@ export function createPollLoop(
   const { writer, jobs, index, schedule, clock, logger, metrics, settings } = deps;
   const lease = leaseFrom(deps.leaseMs);
 
-  /**
-   * Claims the jobs that are due (a restart after a crash, a late webhook, a retry) and works
-   * on them. Due jobs come from the schedule in memory; each is then read and claimed by `_id`.
-   */
+  /** Claims the jobs that are due and kicks the worker on each; returns how many. */
   async function claimDue(limit = 50): Promise<number> {
     let claimed = 0;
     for (const accountId of schedule.due(clock.now(), limit)) {
@@ -51,8 +48,6 @@ export function createPollLoop(
     return pending.length;
   }
 
-  // The poll loop reads the schedule in memory; the database is read whole only by the
-  // reload (at start and every ENRICHMENT_RESCAN_INTERVAL), for jobs other processes left.
   const timers: NodeJS.Timeout[] = [];
   let sweeping = false;
   async function sweep() {
