@@ -12,14 +12,17 @@ import {
 import type { EnrichmentConfig } from './config';
 import { createAccountIndex } from './data-access/accountIndex';
 import { createBankDataRepository } from './data-access/bankDataRepository';
+import { createDueSchedule } from './data-access/dueSchedule';
 import { createJobRepository } from './data-access/jobRepository';
+import { createJobWriter } from './data-access/jobWriter';
 import { enrichmentModels } from './data-access/models';
 import { createProvider } from './data-access/provider';
 import { HANDLED_FACTS, consumerHandlers } from './entry-points/consumers';
+import type { UseCaseDeps } from './entry-points/deps';
+import { createAdvance } from './entry-points/worker/advanceEnrichment';
+import { createPollLoop } from './entry-points/worker/pollDueJobs';
+import { createWorker } from './entry-points/worker/worker';
 import { createEnrichmentMetrics } from './metrics';
-import { createDueSchedule } from './schedule';
-import { createWorker } from './worker';
-import { createEnrichmentWorkflow } from './workflow';
 
 /**
  * The enrichment service: for every linked account, asks the provider for its income analysis
@@ -50,14 +53,15 @@ export function createEnrichmentService(deps: {
   const sweepEveryMs = config.ENRICHMENT_RESCAN_INTERVAL;
   const jobRelay = createOutboxRelay({ bus, model: models.jobs, logger, lock, sweepEveryMs, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
   const scrubRelay = createOutboxRelay({ bus, model: models.scrubs, logger, sweepEveryMs, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
-  // The workflow and the worker need each other: the workflow kicks work, the worker runs it.
+  const writer = createJobWriter({ jobs, index, schedule, jobRelay, sealer: runtime.sealer, clock, lock });
+  // The use cases and the worker need each other: the use cases kick work, the worker runs it.
   let kick: (accountId: string) => void = () => undefined;
-  const workflow = createEnrichmentWorkflow({
+  const useCases: UseCaseDeps = {
+    writer,
     jobs,
     index,
     schedule,
     bankData,
-    jobRelay,
     scrubRelay,
     provider,
     sealer: runtime.sealer,
@@ -70,41 +74,17 @@ export function createEnrichmentService(deps: {
       retryBaseMs: config.ENRICHMENT_RETRY_BASE,
       retryMaxMs: config.ENRICHMENT_RETRY_MAX,
     },
-    lock,
     leaseMs: config.ENRICHMENT_LEASE,
     incomePeriodMonths: config.INCOME_PERIOD_MONTHS,
     kick: (accountId) => kick(accountId),
-  });
-  const worker = createWorker({ concurrency: config.ENRICHMENT_WORKERS, run: workflow.advance, logger });
+  };
+  const handlers = consumerHandlers(useCases);
+  const worker = createWorker({ concurrency: config.ENRICHMENT_WORKERS, run: createAdvance(useCases), logger });
   kick = worker.kick;
-
-  // The poll loop reads the schedule in memory; the database is read whole only by the
-  // reload (at start and every ENRICHMENT_RESCAN_INTERVAL), for jobs other processes left.
-  const timers: NodeJS.Timeout[] = [];
-  let sweeping = false;
-  async function sweep() {
-    if (sweeping) return;
-    sweeping = true;
-    try {
-      await workflow.sweep();
-    } catch (error) {
-      logger.warn({ err: error }, 'sweep of pending enrichments failed');
-    } finally {
-      sweeping = false;
-    }
-  }
-  let reloading = false;
-  async function reload() {
-    if (reloading) return;
-    reloading = true;
-    try {
-      metrics.pending.set(await workflow.reload());
-    } catch (error) {
-      logger.warn({ err: error }, 'reload of pending enrichments failed');
-    } finally {
-      reloading = false;
-    }
-  }
+  const poll = createPollLoop({
+    ...useCases,
+    settings: { pollIntervalMs: config.ENRICHMENT_POLL_INTERVAL, rescanIntervalMs: config.ENRICHMENT_RESCAN_INTERVAL },
+  });
 
   let http: Awaited<ReturnType<typeof listen>> | null = null;
 
@@ -114,7 +94,6 @@ export function createEnrichmentService(deps: {
     schedule,
     bankData,
     models,
-    workflow,
     metrics,
     /** Enrichments being worked on right now (tests wait for 0). */
     busy: () => worker.busy(),
@@ -123,7 +102,7 @@ export function createEnrichmentService(deps: {
       await ensureContractTopics(bus);
       // Before any message: the lookups the handlers use are complete, and the jobs a previous
       // process (or another replica that died) left are in the schedule, resumed by the loop.
-      await reload();
+      await poll.reload();
       jobRelay.start();
       scrubRelay.start();
       void jobRelay.sweep().catch((error: unknown) => logger.warn({ err: error }, 'outbox sweep failed'));
@@ -131,7 +110,6 @@ export function createEnrichmentService(deps: {
       runtime.lifecycle.onStop('outbox', async () => {
         await Promise.all([jobRelay.stop(), scrubRelay.stop()]);
       });
-      const handlers = consumerHandlers(workflow);
       await bus.consume({
         groupId: config.CONSUMER_GROUP,
         topics: Object.keys(handlers),
@@ -139,12 +117,9 @@ export function createEnrichmentService(deps: {
         types: HANDLED_FACTS,
         handle: async (message) => handlers[message.topic]?.(message),
       });
-      timers.push(setInterval(() => void sweep(), config.ENRICHMENT_POLL_INTERVAL));
-      timers.push(setInterval(() => void reload(), config.ENRICHMENT_RESCAN_INTERVAL));
-      for (const timer of timers) timer.unref();
-      void sweep();
+      poll.start();
       runtime.lifecycle.onStop('worker', async () => {
-        for (const timer of timers.splice(0)) clearInterval(timer);
+        poll.stop();
         await worker.stop();
       });
       http = await listen(

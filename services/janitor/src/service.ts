@@ -3,9 +3,9 @@ import type { JanitorConfig } from './config';
 import { createDeadlineRepository } from './data-access/deadlineRepository';
 import { janitorModels } from './data-access/models';
 import { createTimelineRepository } from './data-access/timelineRepository';
-import { CONSUMED_TOPICS, TRACKED_FACT_TYPES, prepareTopics } from './data-access/topics';
+import { prepareTopics } from './data-access/topics';
 import type { DeadlineTtls } from './domain/deadline';
-import { createFactHandler } from './entry-points/consumers/trackFacts';
+import { TRACKED_FACT_TYPES, consumerHandlers, createFactHandler } from './entry-points/consumers';
 import { createScheduler } from './entry-points/scheduler/fireDueDeadlines';
 import { createJanitorMetrics } from './metrics';
 
@@ -42,7 +42,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
       reloadIntervalMs: config.JANITOR_RELOAD_INTERVAL,
     },
   });
-  const handleFact = createFactHandler({ timelines, deadlines, ttls, clock, metrics, logger });
+  const handlers = consumerHandlers({ trackFact: createFactHandler({ timelines, deadlines, ttls, clock, metrics, logger }) });
   let http: Awaited<ReturnType<typeof listen>> | null = null;
 
   return {
@@ -56,10 +56,10 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
       await prepareTopics(bus, logger);
       await bus.consume({
         groupId: config.CONSUMER_GROUP,
-        topics: [...CONSUMED_TOPICS],
+        topics: Object.keys(handlers),
         types: TRACKED_FACT_TYPES,
         partitionsConsumedConcurrently: config.CONSUMER_CONCURRENCY,
-        handle: handleFact,
+        handle: async (message) => handlers[message.topic]?.(message),
       });
       // A publish that fails right after firing is retried every few seconds by this process;
       // what a dead replica left behind is taken over by lease (the scheduler), not swept.

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Topics } from '@loan/contracts';
 import {
   ensureContractTopics,
   listen,
   syncIndexes,
   type Clock,
-  type InboundMessage,
   type ServiceRuntime,
 } from '@loan/runtime';
 import type { NotifierConfig } from './config';
@@ -15,10 +13,13 @@ import { createEndpointRepository } from './data-access/endpointRepository';
 import { notifierModels } from './data-access/models';
 import { createWebhookClient, type WebhookClient } from './data-access/webhookClient';
 import { scheduleEntryOf, type DeliveryPolicy } from './domain/delivery';
-import { projectAnalyticsHandler } from './entry-points/consumers/projectAnalytics';
-import { projectClientHandler } from './entry-points/consumers/projectClient';
-import { recordEventHandler } from './entry-points/consumers/recordEvent';
-import { scrubBodiesHandlers } from './entry-points/consumers/scrubBodies';
+import {
+  consumerHandlers,
+  projectAnalyticsHandler,
+  projectClientHandler,
+  recordEventHandler,
+  scrubBodiesHandlers,
+} from './entry-points/consumers';
 import { createAttemptRunner } from './entry-points/dispatcher/attempt';
 import { createClaimer } from './entry-points/dispatcher/claims';
 import { createDispatcher } from './entry-points/dispatcher/dispatcher';
@@ -86,30 +87,18 @@ export function createNotifierService(deps: {
     pollMs: config.DELIVERY_POLL_INTERVAL,
   });
 
-  const recordEvent = recordEventHandler({
-    repo,
-    clock,
-    policy,
-    onRecorded: (entry, delivery) => dispatcher.wake(entry, delivery),
-    attemptFirst: (entry, delivery) => dispatcher.attemptFirst(entry, delivery),
+  const handlers = consumerHandlers({
+    projectClient: projectClientHandler({ endpoints, logger }),
+    recordEvent: recordEventHandler({
+      repo,
+      clock,
+      policy,
+      onRecorded: (entry, delivery) => dispatcher.wake(entry, delivery),
+      attemptFirst: (entry, delivery) => dispatcher.attemptFirst(entry, delivery),
+    }),
+    scrubBodies: scrubBodiesHandlers({ repo, logger }),
+    projectAnalytics: projectAnalyticsHandler({ bus, key: config.ANALYTICS_KEY }),
   });
-  const scrubBodies = scrubBodiesHandlers({ repo, logger });
-  const projectAnalytics = projectAnalyticsHandler({ bus, key: config.ANALYTICS_KEY });
-  const handlers: Record<string, (m: InboundMessage) => Promise<void>> = {
-    [Topics.clients]: projectClientHandler({ endpoints, logger }),
-    // One consumer of the events for the deliveries and the analysts' stream: each event is
-    // fetched and decoded once. Recording a delivery is a database write (the webhook is sent
-    // by the dispatcher, off this path), so neither waits on a lender's endpoint; the offset
-    // is committed once both are done, so a crash repeats them (a delivery is recorded once
-    // per event; an analytics record goes out again with the same id).
-    [Topics.events]: async (message) => {
-      await Promise.all([
-        recordEvent(message).then(() => scrubBodies.onEvent(message)),
-        projectAnalytics(message),
-      ]);
-    },
-    [Topics.deadlines]: scrubBodies.onDeadline,
-  };
 
   let http: Awaited<ReturnType<typeof listen>> | null = null;
 

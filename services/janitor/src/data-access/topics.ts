@@ -1,24 +1,8 @@
-import { Topics, deadLetterTopicFor, type ApplicationFactType, type EnrichmentResultType } from '@loan/contracts';
+import { Topics, deadLetterTopicFor } from '@loan/contracts';
 import { ensureContractTopics, type KafkaBus, type Logger } from '@loan/runtime';
 
 /** The topics the janitor consumes; the deadlines topic is the one it produces to. */
 export const CONSUMED_TOPICS = [Topics.applicationFacts, Topics.enrichmentResults] as const;
-
-/**
- * The kinds of fact that concern a deadline (`trackFact`); the others (`LinkingFinalized`,
- * `EnrichmentTimedOut`, `BankDataScrubbed`) are passed over undecoded.
- */
-export const TRACKED_FACT_TYPES: Partial<Record<string, readonly (ApplicationFactType | EnrichmentResultType)[]>> = {
-  [Topics.applicationFacts]: [
-    'ApplicationOpened',
-    'ApplicationResumed',
-    'AccountLinked',
-    'EnrichmentRestartRequested',
-    'AnalysisRequested',
-    'ApplicationClosed',
-  ],
-  [Topics.enrichmentResults]: ['AccountEnriched'],
-};
 
 const ATTEMPTS = 6;
 

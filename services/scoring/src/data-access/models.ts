@@ -1,5 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
-import { outboxFields } from '@loan/runtime';
+import type { EnrichedAccount } from '@loan/contracts';
+import { outboxFields, rawCollection, type OutboxEntry } from '@loan/runtime';
 
 /** Scoring's own projection of enriched accounts (the applicant's bank data). */
 const profileSchema = new Schema(
@@ -39,3 +40,39 @@ export const profileModel = (db: Connection) => db.model('Profile', profileSchem
 export const analysisModel = (db: Connection) => db.model('Analysis', analysisSchema);
 export type ProfileModel = ReturnType<typeof profileModel>;
 export type AnalysisModel = ReturnType<typeof analysisModel>;
+
+/** A stored enriched profile, as the per-message paths read and write it through the driver. */
+export interface ProfileDoc {
+  _id: string;
+  applicationId: string;
+  attempt: number;
+  profile: EnrichedAccount;
+  updatedAt: Date;
+}
+
+/** A stored analysis, as the per-message paths read and write it through the driver. */
+export interface AnalysisDoc {
+  _id: string;
+  applicationId: string;
+  clientId: string;
+  applicantId: string;
+  status: 'PENDING' | 'DECIDED' | 'FAILED';
+  decision: unknown;
+  failureReason: string | null;
+  audit: unknown;
+  bureau: unknown;
+  requestedAt: Date;
+  decidedAt?: Date;
+  outbox: OutboxEntry[];
+  outboxPending: boolean;
+}
+
+/**
+ * The per-message reads and writes go through the driver's collections: profiles and
+ * decisions are large, and are stored as they are.
+ */
+export const rawCollections = (models: { profiles: ProfileModel; analyses: AnalysisModel }) => ({
+  profiles: rawCollection<ProfileDoc>(models.profiles),
+  analyses: rawCollection<AnalysisDoc>(models.analyses),
+});
+export type RawCollections = ReturnType<typeof rawCollections>;

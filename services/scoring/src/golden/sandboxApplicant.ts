@@ -63,7 +63,7 @@ const idOf = (kind: '8000' | '9000', seed: string): string =>
  * link session from the seed `<session>:<n>` (provider/linking.ts); the provider's answers
  * (account details, statement, income job for the enrichment's period, statement insights)
  * go through the Mono client's reading and enrichment's `buildEnrichedAccount`, as in
- * enrichment's workflow (`finish`).
+ * enrichment's worker (`finish`, in `entry-points/worker/advanceEnrichment.ts`).
  */
 function enrichedAccount(applicant: SandboxApplicant, n: number, { linkedAt }: SandboxTimeline): EnrichedAccount {
   const spec = applicant.accounts[n]!;

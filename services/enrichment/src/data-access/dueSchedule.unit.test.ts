@@ -1,4 +1,4 @@
-import { createDueSchedule } from './schedule';
+import { createDueSchedule } from './dueSchedule';
 
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms);

@@ -1,0 +1,180 @@
+import type { StoredJob } from '../../data-access/jobRepository';
+import {
+  type PartOutcome,
+  applyStep,
+  bothDone,
+  isFreshIncome,
+  nextTry,
+  planStep,
+  recordFailure,
+} from '../../domain/advanceEnrichment/decide';
+import { buildEnrichedAccount } from '../../domain/buildEnrichedAccount/buildEnrichedAccount';
+import { looksLikeIncome } from '../../domain/buildEnrichedAccount/providerResults';
+import { completeJob } from '../../domain/completeEnrichment/decide';
+import { type EnrichmentJob, type EnrichmentPart, isActive } from '../../domain/job';
+import { leaseFrom, type UseCaseDeps } from '../deps';
+
+const message = (error: unknown): string => String((error as Error)?.message ?? error).slice(0, 500);
+
+/**
+ * The worker's run on one pending enrichment (`advance`): start the provider jobs not started
+ * yet, fetch the results that are due, and finish when both are in. Whatever fails is retried
+ * after a backoff; the job stays pending in the database meanwhile.
+ */
+export function createAdvance(
+  deps: Pick<
+    UseCaseDeps,
+    'writer' | 'jobs' | 'bankData' | 'provider' | 'sealer' | 'clock' | 'logger' | 'metrics' | 'pacing' | 'leaseMs' | 'incomePeriodMonths'
+  >,
+) {
+  const { writer, jobs, bankData, provider, clock, logger, metrics, pacing } = deps;
+  const lease = leaseFrom(deps.leaseMs);
+
+  async function callProvider<T>(call: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      const value = await fn();
+      metrics.providerCalls.inc({ call, outcome: 'ok' });
+      return value;
+    } catch (error) {
+      metrics.providerCalls.inc({ call, outcome: 'failed' });
+      throw error;
+    }
+  }
+
+  async function requestPart(
+    job: EnrichmentJob,
+    key: string,
+    part: EnrichmentPart,
+    kind: 'start' | 'fetch',
+  ): Promise<PartOutcome> {
+    try {
+      if (kind === 'start' && part === 'income') {
+        await callProvider('start_income', () =>
+          provider.startIncomeAnalysis(key, job.providerAccountId, deps.incomePeriodMonths),
+        );
+        return { part, kind: 'started', at: clock.now() };
+      }
+      if (kind === 'start') {
+        const { jobId } = await callProvider('start_insights', () =>
+          provider.startStatementInsights(key, job.providerAccountId),
+        );
+        return { part: 'insights', kind: 'started', jobId, at: clock.now() };
+      }
+      if (part === 'income') {
+        const record = await callProvider('get_income', () => provider.getLatestIncome(key, job.providerAccountId));
+        if (record && looksLikeIncome(record) && isFreshIncome(record, job.income.startedAt)) {
+          return { part, kind: 'done', result: record, at: clock.now() };
+        }
+        return { part, kind: 'not_ready' };
+      }
+      const record = await callProvider('get_insights', () =>
+        provider.getInsightsRecord(key, job.insights.jobId ?? ''),
+      );
+      if (record.status === 'finished') return { part, kind: 'done', result: record.result, at: clock.now() };
+      return { part, kind: 'not_ready' };
+    } catch (error) {
+      return { part, kind: 'failed', error: message(error) };
+    }
+  }
+
+  /**
+   * Reads the account and its statement and stores the enriched profile, then marks the job
+   * READY with its messages. The profile is stored first: a crash in between leaves the job
+   * pending, and the next run stores the same profile again.
+   */
+  async function finish(job: EnrichmentJob, key: string, known?: StoredJob) {
+    const attempt = job.attempt;
+    let profile;
+    try {
+      const account = await callProvider('get_account', () => provider.getAccount(key, job.providerAccountId));
+      const transactions = await callProvider('get_transactions', () =>
+        provider.getTransactions(key, job.providerAccountId),
+      );
+      profile = buildEnrichedAccount({
+        accountId: job.accountId,
+        providerAccountId: job.providerAccountId,
+        linked: { institution: job.institution, accountNumber: job.accountNumber },
+        account,
+        transactions,
+        income: job.income.result,
+        insights: job.insights.result,
+        periodMonths: deps.incomePeriodMonths,
+        now: clock.now(),
+      });
+    } catch (error) {
+      logger.warn({ err: error, accountId: job.accountId }, 'could not read the account to finish its enrichment');
+      await writer.mutate(job.accountId, (j, now) => recordFailure(j, { attempt, error: message(error), now, pacing }), known);
+      return;
+    }
+    await bankData.put({
+      accountId: job.accountId,
+      applicationId: job.applicationId,
+      applicantId: job.applicantId,
+      clientId: job.clientId,
+      attempt,
+      profile,
+      storedAt: clock.now(),
+    });
+    const done = await writer.mutate(job.accountId, (j, now) => completeJob(j, { attempt, profile, now }), known);
+    if (done) {
+      metrics.jobs.inc({ outcome: 'enriched' });
+      metrics.duration.observe(Math.max(0, (done.enrichedAt!.getTime() - Date.parse(done.since)) / 1000));
+      logger.info({ accountId: done.accountId, attempt }, 'account enriched');
+      return;
+    }
+    // Someone else decided first. If the application was scrubbed meanwhile, the profile just
+    // stored must go too.
+    const now = await jobs.get(job.accountId);
+    if (!now || now.job.scrubbedAt) await bankData.deleteAccount(job.accountId);
+  }
+
+  /**
+   * One run of the work on a pending enrichment: start the provider jobs not started yet,
+   * fetch the results that are due, and finish when both are in. Whatever fails is retried
+   * after a backoff; the job stays pending in the database meanwhile.
+   */
+  return async function advance(accountId: string) {
+    // As last written here when that is still work to do; anything else is checked afresh.
+    let stored = writer.remembered(accountId);
+    if (!stored || !isActive(stored.job)) stored = (await jobs.get(accountId)) ?? undefined;
+    if (!stored || !isActive(stored.job)) return;
+    let job = stored.job;
+    const attempt = job.attempt;
+    const key = deps.sealer.open(job.providerKeySealed);
+    const step = planStep(job, clock.now(), pacing);
+    if (step.start.length > 0 || step.fetch.length > 0) {
+      const outcomes = await Promise.all([
+        ...step.start.map((part) => requestPart(job, key, part, 'start')),
+        ...step.fetch.map((part) => requestPart(job, key, part, 'fetch')),
+      ]);
+      for (const o of outcomes) {
+        if (o.kind === 'failed') logger.warn({ accountId, part: o.part, error: o.error }, 'provider call failed');
+      }
+      const applied = await writer.change(
+        accountId,
+        (j, now) => applyStep(j, { attempt, outcomes, now, pacing, holdUntil: lease(now) }),
+        stored,
+      );
+      if (!applied.written || !applied.stored) return;
+      job = applied.written;
+      stored = applied.stored;
+      // The write above set when the job is due next (a backoff, the next poll, or the claim kept to finish).
+      if (outcomes.some((o) => o.kind === 'failed') || !bothDone(job)) return;
+    }
+    if (isActive(job) && job.attempt === attempt && bothDone(job)) {
+      await finish(job, key, stored);
+      return;
+    }
+    // Nothing more to do now: make sure the job is looked at again when it is due.
+    await writer.mutate(
+      accountId,
+      (j, now) => {
+        if (!isActive(j) || j.attempt !== attempt) return null;
+        const due = nextTry(j, now, pacing, false);
+        if (due?.getTime() === j.nextTryAt?.getTime()) return null;
+        return { ...j, nextTryAt: due };
+      },
+      stored,
+    );
+  };
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { Decision, Topics, type ApplicationFact, type ScoringResult } from '@loan/contracts';
+import { ServiceError, isDuplicateKey, type Clock, type Logger, type OutboxRelay, type Sealer } from '@loan/runtime';
+import type { ScoringConfig } from '../../config';
+import type { BureauOutcome, CreditBureau } from '../../data-access/bureau';
+import type { AnalysisDoc, RawCollections } from '../../data-access/models';
+import { NoEnrichedAccountsError, scoreApplicationWithAudit } from '../../domain/scoreApplication';
+import type { ScoringMetrics } from '../../metrics';
+
+export type AnalysisRequested = Extract<ApplicationFact, { type: 'AnalysisRequested' }>;
+
+/**
+ * An analysis the applications service asked for: looks the applicant up at the credit
+ * bureau when a BVN was given, runs the scorecard on the stored profiles and reports the
+ * decision (or why there is none) on `loan.scoring.results`, once per analysis.
+ */
+export function createAnalysisHandler(deps: {
+  raw: RawCollections;
+  relay: Pick<OutboxRelay, 'flush'>;
+  bureau: CreditBureau;
+  sealer: Sealer;
+  metrics: ScoringMetrics;
+  config: Pick<ScoringConfig, 'PROFILE_WAIT'>;
+  clock: Clock;
+  logger: Logger;
+}) {
+  const { raw, relay, bureau, sealer, metrics, config, clock, logger } = deps;
+
+  async function lookupBureau(sealedBvn: string | null): Promise<BureauOutcome> {
+    if (!sealedBvn) return { status: 'NOT_CHECKED' };
+    const outcome = await bureau.lookup(sealer.open(sealedBvn));
+    metrics.bureauLookups.inc({ status: outcome.status });
+    return outcome;
+  }
+
+  return async function analyse(fact: AnalysisRequested) {
+    const existing = await raw.analyses.findOne({ _id: fact.analysisId }, { projection: { status: 1 } });
+    if (existing && existing.status !== 'PENDING') {
+      await relay.flush(fact.analysisId); // decided before a crash: make sure the result went out
+      return;
+    }
+    if (!existing) {
+      await raw.analyses
+        .insertOne({
+          _id: fact.analysisId,
+          applicationId: fact.applicationId,
+          clientId: fact.clientId,
+          applicantId: fact.applicantId,
+          status: 'PENDING',
+          decision: null,
+          failureReason: null,
+          audit: null,
+          bureau: null,
+          requestedAt: new Date(fact.at),
+          outbox: [],
+          outboxPending: false,
+        })
+        .catch((error: unknown) => {
+          if (!isDuplicateKey(error)) throw error;
+        });
+    }
+    // One lookup by id per account rather than `$in`: FerretDB answers `_id` equality from its
+    // index but scans the whole collection of (large) profiles for `$in`.
+    const found = await Promise.all(
+      fact.accountIds.map((accountId) => raw.profiles.findOne({ _id: accountId })),
+    );
+    const stored = found.filter((doc): doc is NonNullable<typeof doc> => doc !== null);
+    const waited = clock.now().getTime() - new Date(fact.at).getTime();
+    if (stored.length < fact.accountIds.length && waited < config.PROFILE_WAIT) {
+      // Enriched data may still be on its way through the results topic: try again shortly.
+      throw new ServiceError(`Waiting for ${fact.accountIds.length - stored.length} enriched profile(s)`, { retriable: true });
+    }
+    const now = clock.now();
+    let result: ScoringResult;
+    const base = { factId: randomUUID(), clientId: fact.clientId, applicationId: fact.applicationId, applicantId: fact.applicantId, analysisId: fact.analysisId, at: now.toISOString() };
+    let update: Partial<AnalysisDoc>;
+    try {
+      const bureauOutcome = await lookupBureau(fact.applicant.bvn);
+      const started = process.hrtime.bigint();
+      const { decision, audit } = scoreApplicationWithAudit({
+        applicantId: fact.applicantId,
+        applicant: {
+          firstName: sealer.reveal(fact.applicant.firstName),
+          lastName: sealer.reveal(fact.applicant.lastName),
+          bvn: fact.applicant.bvn ? sealer.open(fact.applicant.bvn) : null,
+        },
+        loan: { amount: fact.loan.amount, tenor: fact.loan.tenor, interestRate: fact.loan.interestRate },
+        accounts: stored.map((s) => ({ ...s.profile, holderName: sealer.reveal(s.profile.holderName) })),
+        bureau: bureauOutcome,
+        now,
+      });
+      metrics.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+      // A decision that breaks its own contract is not published (and not retried for ever).
+      Decision.parse(decision);
+      metrics.decisions.inc({ decision: decision.decision, band: decision.score_band });
+      result = { ...base, type: 'ApplicationScored', decision };
+      update = { status: 'DECIDED', decision, audit, bureau: { status: bureauOutcome.status }, decidedAt: now };
+    } catch (error) {
+      // An outage (a ServiceError) is retried; anything else comes out the same every time, so
+      // the analysis fails now with a reason instead of holding the application in PROCESSING.
+      if (error instanceof ServiceError) throw error;
+      const unscorable = !(error instanceof NoEnrichedAccountsError);
+      if (unscorable) logger.error({ err: error, analysisId: fact.analysisId }, 'analysis could not be scored; failing it');
+      const reason = unscorable ? 'scoring_error' : 'No linked account has completed enrichment';
+      metrics.decisions.inc({ decision: 'FAILED', band: 'none' });
+      result = { ...base, type: 'ScoringFailed', reason };
+      update = { status: 'FAILED', failureReason: reason, decidedAt: now };
+    }
+    const entry = { id: result.factId, topic: Topics.scoringResults, key: fact.applicationId, value: result };
+    const written = await raw.analyses.updateOne(
+      { _id: fact.analysisId, status: 'PENDING' },
+      { $set: { ...update, outboxPending: true }, $push: { outbox: entry } },
+    );
+    if (written.modifiedCount === 0) {
+      logger.info({ analysisId: fact.analysisId }, 'analysis already decided by another replica');
+      await relay.flush(fact.analysisId);
+      return;
+    }
+    // A pending analysis has nothing in its outbox: it now holds exactly this result.
+    await relay.flush(fact.analysisId, [entry]);
+  };
+}
