@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Schema } from 'mongoose';
 import { deadLetterTopicFor } from '@loan/contracts';
-import { createCodec, createKafkaBus, type InboundMessage } from './kafka';
+import { createCodec, createKafkaBus, type InboundMessage, type KafkaSettings } from './kafka';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { connectMongo, isDuplicateKey, syncIndexes } from './mongo';
@@ -37,18 +37,21 @@ describe('shared runtime against the real broker, registry and database', () => 
     await Promise.all(buses.map((b) => b.disconnect()));
   });
 
-  /** A connected bus whose consumers are taken for stalled after 2 s. */
-  async function quickToRestartBus(topic: string) {
-    const bus = createKafkaBus({
-      logger,
-      metrics: createMetrics('runtime-test'),
-      settings: { ...newBusSettings(topic), consumerStallMs: 2_000 },
-    });
+  /** A connected bus for the topic, with the settings given on top of the usual ones. */
+  async function connectedBus(
+    topic: string,
+    settings: Partial<KafkaSettings>,
+    metrics: ReturnType<typeof createMetrics> = createMetrics('runtime-test'),
+  ) {
+    const bus = createKafkaBus({ logger, metrics, settings: { ...newBusSettings(topic), ...settings } });
     buses.push(bus);
     await bus.connect();
     await bus.ensureTopics([topic]);
     return bus;
   }
+
+  /** A connected bus whose consumers are taken for stalled after 2 s. */
+  const quickToRestartBus = (topic: string) => connectedBus(topic, { consumerStallMs: 2_000 });
 
   it('when a consumer stops without a crash (as kafkajs can after a broker outage), then it is started again and handles what follows', async () => {
     const topic = uniqueName('test.stalled');
@@ -94,10 +97,7 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when an event is produced through the registry codec, then it is consumed decoded and its schema is in the registry', async () => {
     const topic = uniqueName('test.greetings');
-    const bus = newBus(topic);
-    buses.push(bus);
-    await bus.connect();
-    await bus.ensureTopics([topic]);
+    const bus = await connectedBus(topic, {});
     const seen: InboundMessage[] = [];
     await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push(m) });
     const value = { id: randomUUID(), text: 'ẹ n lẹ', count: 3 };
@@ -127,10 +127,7 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when many publishes of one key are made at once, then they arrive in the order they were made', async () => {
     const topic = uniqueName('test.burst');
-    const bus = newBus(topic);
-    buses.push(bus);
-    await bus.connect();
-    await bus.ensureTopics([topic]);
+    const bus = await connectedBus(topic, {});
     const seen: number[] = [];
     await bus.consume({
       groupId: uniqueName('g'),
@@ -148,10 +145,7 @@ describe('shared runtime against the real broker, registry and database', () => 
   it('when publishes come in within the producer linger, then they share one produce request and keep their order', async () => {
     const topic = uniqueName('test.linger');
     const metrics = createMetrics('runtime-test');
-    const bus = createKafkaBus({ logger, metrics, settings: { ...newBusSettings(topic), producerLingerMs: 300 } });
-    buses.push(bus);
-    await bus.connect();
-    await bus.ensureTopics([topic]);
+    const bus = await connectedBus(topic, { producerLingerMs: 300 }, metrics);
     const seen: number[] = [];
     await bus.consume({
       groupId: uniqueName('g'),
@@ -177,14 +171,7 @@ describe('shared runtime against the real broker, registry and database', () => 
   it('when a handler hands its work over to go on after it returns, then the offset is committed only once that work ends', async () => {
     const topic = uniqueName('test.commit-after');
     const groupId = uniqueName('g');
-    const bus = createKafkaBus({
-      logger,
-      metrics: createMetrics('runtime-test'),
-      settings: { ...newBusSettings(topic), partitions: 1, commitIntervalMs: 50 },
-    });
-    buses.push(bus);
-    await bus.connect();
-    await bus.ensureTopics([topic]);
+    const bus = await connectedBus(topic, { partitions: 1, commitIntervalMs: 50 });
     let finish!: () => void;
     const work = new Promise<void>((resolve) => (finish = resolve));
     const handled: number[] = [];
@@ -458,10 +445,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     }) => Promise<void>,
   ) {
     const topic = uniqueName(name);
-    const bus = newBus(topic);
-    buses.push(bus);
-    await bus.connect();
-    await bus.ensureTopics([topic]);
+    const bus = await connectedBus(topic, {});
     const seen: string[] = [];
     await bus.consume({
       groupId: uniqueName('g'),
