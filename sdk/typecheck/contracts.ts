@@ -76,4 +76,12 @@ export type Checks = [
   Holds<Same<sdk.DeliveryPage, contracts.DeliveryPage>>,
   Holds<Accepted<sdk.ReplayRequest, contracts.ReplayRequest>>,
   Holds<Same<sdk.ReplayResult, contracts.ReplayResult>>,
+  Holds<Accepted<sdk.ApplicationListQuery, contracts.ApplicationListQuery>>,
+  Holds<Same<sdk.ApplicationSummary, contracts.ApplicationSummary>>,
+  Holds<Same<sdk.ApplicationPage, contracts.ApplicationPage>>,
+  Holds<Same<sdk.ClientSettings, contracts.ClientSettings>>,
+  Holds<Accepted<sdk.UpdateClientSettingsRequest, z.input<typeof contracts.UpdateClientSettingsRequest>>>,
+  Holds<Same<sdk.RotateKeyResponse, z.infer<typeof contracts.RotateKeyResponse>>>,
+  Holds<Accepted<sdk.RotateWebhookSecretRequest, z.input<typeof contracts.RotateWebhookSecretBody>>>,
+  Holds<Same<sdk.RotateWebhookSecretResponse, z.infer<typeof contracts.RotateWebhookSecretResponse>>>,
 ];
