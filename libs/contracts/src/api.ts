@@ -168,7 +168,10 @@ export const ApplicationListQuery = z.strictObject(
     status: z
       .preprocess(
         (v) => (Array.isArray(v) ? v : [v]).flatMap((s) => (typeof s === 'string' ? s.split(',').map((x) => x.trim()) : [s])),
-        z.array(z.enum(ApplicationStatus.options, { error: STATUS_MESSAGE })),
+        z
+          .array(z.string({ error: STATUS_MESSAGE }))
+          .refine((list) => list.every((s) => ApplicationStatus.safeParse(s).success), STATUS_MESSAGE)
+          .transform((list) => list as ApplicationStatus[]),
       )
       .optional(),
     q: SearchId.optional(),

@@ -172,9 +172,9 @@ export const lenderOperations: RouteConfig[] = [
         },
       ),
       400: failure(400, 'An invalid query parameter (the message names it), or an unknown one', {
-        'bad status': 'status: status must be one of: PENDING_LINKING, LINKED, PROCESSING, COMPLETED, FAILED, ABANDONED',
-        'bad q': 'q: q must be an applicationId or an applicantId (a UUID)',
-        'bad limit': 'limit: limit must be an integer between 1 and 100',
+        'bad status': 'status must be one of: PENDING_LINKING, LINKED, PROCESSING, COMPLETED, FAILED, ABANDONED',
+        'bad q': 'q must be an applicationId or an applicantId (a UUID)',
+        'bad limit': 'limit must be an integer between 1 and 100',
         'bad cursor': 'cursor is not valid; use the nextCursor of a previous page',
         'unknown parameter': 'Unknown query parameter page; allowed: status, q, limit, cursor',
       }),
