@@ -433,7 +433,7 @@ export const lenderOperations: RouteConfig[] = [
       200: ok('Your account as it now is', ClientSettingsSchema, Examples.clientSettings, { limited: true }),
       400: failure(400, 'No webhookUrl, not a URL, one the notifier would refuse, or another field', {
         'no URL': 'webhookUrl is required',
-        'refused URL': 'webhookUrl is refused: webhook URLs must use https',
+        'refused URL': 'webhookUrl is refused: the webhook URL must use https',
         'other field': 'Unknown field name; only webhookUrl can be changed',
         ...malformedJson,
       }),
