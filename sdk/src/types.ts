@@ -69,6 +69,14 @@ export interface LinkAccountResponse {
   message: string;
 }
 
+/** One calendar month of an account's statement: money in and out, whole Naira. */
+export interface MonthlyFlow {
+  /** `YYYY-MM` */
+  month: string;
+  inflow: number;
+  outflow: number;
+}
+
 export interface AccountView {
   accountId: string;
   providerAccountId: string;
@@ -76,6 +84,8 @@ export interface AccountView {
   accountNumber: string;
   enrichmentStatus: EnrichmentStatus;
   linkedAt: string;
+  /** Month by month, oldest first, once the statement is analysed; empty before and after its bank data is scrubbed. */
+  monthlyFlows: MonthlyFlow[];
 }
 
 /** Outcome of the scorecard. */

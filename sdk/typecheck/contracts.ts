@@ -51,6 +51,7 @@ export type Checks = [
   Holds<Same<sdk.LinkAccountRequest, z.infer<typeof contracts.LinkAccountRequest>>>,
   Holds<Same<sdk.LinkAccountResponse, contracts.LinkAccountResponse>>,
   Holds<Same<sdk.AccountView, z.infer<typeof contracts.AccountView>>>,
+  Holds<Same<sdk.MonthlyFlow, contracts.MonthlyFlow>>,
   Holds<Same<sdk.ApplicationView, contracts.ApplicationView>>,
   Holds<Same<sdk.Decision, contracts.Decision>>,
   Holds<Same<sdk.DecisionOutcome, contracts.DecisionOutcome>>,

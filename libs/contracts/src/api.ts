@@ -114,6 +114,15 @@ export const LinkAccountResponse = z.object({
 });
 export type LinkAccountResponse = z.infer<typeof LinkAccountResponse>;
 
+/** One calendar month of an account's statement: money in and out, whole Naira. */
+export const MonthlyFlow = z.object({
+  /** `YYYY-MM` */
+  month: z.string().regex(/^\d{4}-\d{2}$/),
+  inflow: z.number(),
+  outflow: z.number(),
+});
+export type MonthlyFlow = z.infer<typeof MonthlyFlow>;
+
 export const AccountView = z.object({
   accountId: Uuid,
   providerAccountId: z.string(),
@@ -121,6 +130,11 @@ export const AccountView = z.object({
   accountNumber: z.string(),
   enrichmentStatus: EnrichmentStatus,
   linkedAt: z.string(),
+  /**
+   * Inflows and outflows month by month, oldest first, once the account's statement has been
+   * analysed; empty before, and after its bank data is scrubbed.
+   */
+  monthlyFlows: z.array(MonthlyFlow),
 });
 
 /** `GET /api/applications/:id`: for lenders that poll when a webhook went missing. */

@@ -53,6 +53,8 @@ function toState(doc: Doc): Application {
       ...a,
       linkedAt: new Date(a.linkedAt),
       enrichedAt: a.enrichedAt ? new Date(a.enrichedAt) : null,
+      // Accounts enriched before flows were kept have none.
+      monthlyFlows: a.monthlyFlows ?? [],
     })),
     analysis: d.analysis ? { analysisId: d.analysis.analysisId, requestedAt: new Date(d.analysis.requestedAt) } : null,
     decision: d.decision ?? null,

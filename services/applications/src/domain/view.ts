@@ -17,6 +17,7 @@ export function toView(state: Application): ApplicationView {
       accountNumber: a.accountNumber,
       enrichmentStatus: a.enrichmentStatus,
       linkedAt: a.linkedAt.toISOString(),
+      monthlyFlows: a.monthlyFlows.map((f) => ({ ...f })),
     })),
     decision: state.decision,
     failureReason: state.failureReason,

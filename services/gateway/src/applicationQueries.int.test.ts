@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Topics, type ScoringResult } from '@loan/contracts';
+import { Topics, type EnrichmentResult, type MonthSummary, type ScoringResult } from '@loan/contracts';
 import { waitFor } from '../../../testing/helpers';
 import {
   accountEnriched,
@@ -16,8 +16,9 @@ import {
 import { Examples } from './entry-points/http/openapi/examples';
 
 /**
- * `GET /api/applications` over real HTTP: the gateway asks the applications service for the
- * caller's page by command, against the real broker, registry and database.
+ * What a lender reads of its applications over real HTTP: the list (`GET /api/applications`)
+ * and the monthly flows of `GET /api/applications/:id`. The gateway asks the applications
+ * service by command, against the real broker, registry and database.
  */
 const ns = suiteNamespace();
 let gateway: Running;
@@ -208,5 +209,42 @@ describe('GET /api/applications', () => {
     const res = await list('?limit=1');
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
     expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(1000);
+  });
+});
+
+describe('GET /api/applications/:id, monthly flows', () => {
+  const month = (m: string, credits: number, debits: number): MonthSummary => ({
+    month: m, credits, debits, salaryCredits: 0, otherIncomeCredits: 0, bettingDebits: 0, bettingCredits: 0, loanRepayments: 0,
+    loanDisbursements: 0, ownTransfersIn: 0, ownTransfersOut: 0, bouncedDebits: 0, overdraftDays: 0, openingBalance: 0,
+    closingBalance: 0, minBalance: 0, averageBalance: 0, transactionCount: 1,
+  });
+  const accountsOf = async (applicationId: string) =>
+    (await call(gateway.url, lender.apiKey, 'GET', `/api/applications/${applicationId}`)).body.accounts as {
+      enrichmentStatus: string;
+      monthlyFlows: unknown[];
+    }[];
+
+  it('when an account’s statement is analysed, then its inflows and outflows by month are shown, oldest first, until its bank data is scrubbed', async () => {
+    const app = await linked();
+    expect(await accountsOf(app.applicationId)).toEqual([expect.objectContaining({ enrichmentStatus: 'PENDING', monthlyFlows: [] })]);
+    const ids = { clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId };
+    const result = accountEnriched({ ...ids, accountId: app.accountId });
+    if (result.type !== 'AccountEnriched') throw new Error('not an enrichment');
+    result.profile.months = [month('2026-10', 398_000, 402_750.5), month('2026-09', 412_500, 371_200)];
+    await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: result }]);
+    const [account] = await waitFor(async () => {
+      const accounts = await accountsOf(app.applicationId);
+      return accounts[0]?.enrichmentStatus === 'READY' ? accounts : null;
+    }, { what: 'the account to be READY' });
+    expect(account!.monthlyFlows).toEqual([
+      { month: '2026-09', inflow: 412_500, outflow: 371_200 },
+      { month: '2026-10', inflow: 398_000, outflow: 402_750.5 },
+    ]);
+    // Another lender cannot read them.
+    expect((await call(gateway.url, other.apiKey, 'GET', `/api/applications/${app.applicationId}`)).status).toBe(404);
+
+    const scrubbed: EnrichmentResult = { ...ids, factId: randomUUID(), at: new Date().toISOString(), type: 'BankDataScrubbed', accountIds: [app.accountId] };
+    await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: scrubbed }]);
+    await waitFor(async () => (await accountsOf(app.applicationId))[0]?.monthlyFlows.length === 0, { what: 'the flows to be scrubbed' });
   });
 });
