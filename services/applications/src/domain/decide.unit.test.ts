@@ -244,14 +244,16 @@ describe('deadlines and re-linking', () => {
     expect(change?.effects[1]).toMatchObject({ kind: 'fact', fact: { type: 'ApplicationClosed', abandonReason: 'no_analyze' } });
   });
 
-  it('when a decided application\'s bank data retention ends, then its accounts keep institution and status but lose the account number (last four digits stay) and the holder name, once', () => {
-    const { state } = linked();
+  it('when a decided application\'s bank data retention ends, then its accounts keep institution and status but lose the account number (last four digits stay), the holder name and the monthly flows, once', () => {
+    const l = linked();
+    const state = enriched(l.state, l.accountId, [month('2026-09', 1, 2)]).state;
     const decided = { ...state, status: 'COMPLETED' as const };
     const change = expireDeadline(decided, deadline(decided, 'bank_data_retention', later(1000)), later(10_000));
     expect(change?.effects).toEqual([]);
     expect(change?.state.accounts.map((a) => [a.accountNumber.slice(0, 6), a.accountNumber.slice(-4), a.holderName, a.institution])).toEqual(
       state.accounts.map((a) => ['******', a.accountNumber.slice(-4), '', a.institution]),
     );
+    expect(change?.state.accounts.map((a) => a.monthlyFlows)).toEqual([[]]);
     expect(expireDeadline(change!.state, deadline(decided, 'bank_data_retention', later(1000)), later(11_000))).toBeNull();
     expect(expireDeadline(state, deadline(state, 'bank_data_retention', later(1000)), later(10_000))).toBeNull();
   });
