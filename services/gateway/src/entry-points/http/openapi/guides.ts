@@ -43,7 +43,7 @@ const signatures = `## Verifying webhook signatures
 Every event is a \`POST\` of JSON to your webhook URL with \`x-signature\`: the hex HMAC-SHA256 of
 the **raw request body** (the bytes as received, never re-serialised JSON), keyed with your
 webhook secret. Compare in constant time and answer 401 when it does not match. After a secret
-rotation (\`POST /admin/clients/{id}/rotate-webhook-secret\`) events carry
+rotation (\`POST /api/client/rotate-webhook-secret\`, or your operator's admin API) events carry
 \`x-signature-previous\` too, signed with the previous secret until the overlap ends: accept a
 match of either header with any secret you hold. \`x-event-id\` and \`x-event-name\` repeat the
 body's \`id\` and \`event\`. Answer 2xx within 10 seconds; deduplicate on \`id\`.
