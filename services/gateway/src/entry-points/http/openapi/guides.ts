@@ -217,4 +217,20 @@ until its retries end (delivered or failed); other applications are not held bac
 
 Event names: ${EventNames.map((e) => `\`${e}\``).join(', ')}.`;
 
-export const guides = [quickStart, signatures, sandbox, errors, rateLimits, events].join('\n\n');
+const account = `## Your applications and your account
+
+\`GET /api/applications\` lists your applications, newest first, 20 a page (\`limit\` up to 100):
+filter with \`status\` (repeat it, or separate states with commas), find one with
+\`q=<applicationId or applicantId>\`, and pass \`nextCursor\` back as \`cursor\` for the next
+page. A page starts where the previous one ended, so applications opened meanwhile never repeat
+or push a row onto the next page.
+
+\`GET /api/client\` shows your webhook URL and the webhook secrets signing now, with the end of
+each one's overlap (never a key or secret); \`PATCH /api/client\` with \`{"webhookUrl": ...}\`
+changes where events go. \`POST /api/client/rotate-key\` answers a new API key, once: the key that
+made the call stops working at once, so store the new one first.
+\`POST /api/client/rotate-webhook-secret\` answers a new webhook secret, once; for
+\`overlapSeconds\` (24 hours by default) events carry \`x-signature\` with the new secret and
+\`x-signature-previous\` with the old one, so your receivers can switch over without missing one.`;
+
+export const guides = [quickStart, signatures, sandbox, errors, rateLimits, events, account].join('\n\n');
