@@ -22,11 +22,12 @@ export function consumerHandlers(handlers: {
 }
 
 /**
- * recordEnrichment acts on an account's outcome only (a scrub of bank data is not one), and
- * onProviderCallback on a linked account only; the others are passed over undecoded.
+ * recordEnrichment acts on an account's outcome and on a scrub of its bank data (which clears
+ * the monthly flows it keeps), onProviderCallback on a linked account only; the other kinds are
+ * passed over undecoded.
  */
 export const HANDLED_FACTS: Partial<Record<string, readonly (EnrichmentResultType | ProviderCallback['kind'])[]>> = {
-  [Topics.enrichmentResults]: ['AccountEnriched', 'EnrichmentTimedOut'],
+  [Topics.enrichmentResults]: ['AccountEnriched', 'EnrichmentTimedOut', 'BankDataScrubbed'],
   [Topics.providerCallbacks]: ['account_connected'],
 };
 

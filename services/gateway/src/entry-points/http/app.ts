@@ -17,6 +17,8 @@ export function createHttpApp(deps: {
   authFailures: { limit: number; windowMs: number };
   api: express.Router;
   deliveries: express.Router;
+  /** The caller's own account (`/api/client`). */
+  client: express.Router;
   admin: express.Router;
   adminGuard: RequestHandler;
   providerWebhooks: express.Router;
@@ -40,9 +42,10 @@ export function createHttpApp(deps: {
   // The documents of the API; the operator's document is behind the admin token like the rest of /admin.
   app.use('/api', docsRoutes({ publicUrl: deps.publicUrl }));
   // Before authentication: an IP that keeps failing it is turned away without a key lookup.
-  app.use(['/api/applications', '/api/webhooks', '/admin'], authFailureLimit(deps.authFailures));
+  app.use(['/api/applications', '/api/webhooks', '/api/client', '/admin'], authFailureLimit(deps.authFailures));
   app.use('/api/applications', deps.api);
   app.use('/api/webhooks', deps.deliveries);
+  app.use('/api/client', deps.client);
   app.use('/admin', deps.adminGuard, adminDocsRoutes({ publicUrl: deps.publicUrl }), deps.admin);
   app.use('/provider/webhooks', deps.providerWebhooks);
   app.use(notFoundHandler());

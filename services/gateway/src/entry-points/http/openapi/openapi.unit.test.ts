@@ -1,7 +1,9 @@
 import type { RequestHandler } from 'express';
 import {
   AnalyzeResponse,
+  ApplicationPage,
   ApplicationView,
+  ClientSettings,
   ClientView,
   CreateClientRequest,
   CreateClientResponse,
@@ -18,13 +20,16 @@ import {
   RotateWebhookSecretRequest,
   RotateWebhookSecretResponse,
   UpdateClientRequest,
+  UpdateClientSettingsRequest,
   WebhookEnvelope,
   EventNames,
 } from '@loan/contracts';
 import { createLogger, createMetrics, createSealer, systemClock } from '@loan/runtime';
 import { createHttpApp } from '../app';
 import { adminRoutes } from '../adminRoutes';
+import { createClientAccounts } from '../../../data-access/clientAccounts';
 import { applicationRoutes } from '../applicationRoutes';
+import { clientRoutes } from '../clientRoutes';
 import { deliveryRoutes } from '../deliveryRoutes';
 import { providerWebhookRoutes } from '../providerWebhookRoutes';
 import { servedRoutes } from '../support';
@@ -42,6 +47,15 @@ function assembledApp() {
   const logger = createLogger('gateway', 'silent');
   const sealer = createSealer('a-data-key-for-listing-routes-only');
   const unused = {} as never;
+  const accounts = createClientAccounts({
+    clients: unused,
+    sealer,
+    clock: systemClock,
+    webhookSecretOverlapMs: 0,
+    allowPrivateWebhookUrls: false,
+    onKeyChange: () => undefined,
+    logger,
+  });
   return createHttpApp({
     metrics: createMetrics('gateway-openapi-test'),
     logger,
@@ -49,16 +63,9 @@ function assembledApp() {
     authFailures: { limit: 1, windowMs: 1000 },
     api: applicationRoutes({ commands: unused, sealer, authenticate: pass, limit: () => pass }),
     deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
+    client: clientRoutes({ accounts, clock: systemClock, authenticate: pass, limit: () => pass }),
     adminGuard: pass,
-    admin: adminRoutes({
-      clients: unused,
-      sealer,
-      clock: systemClock,
-      webhookSecretOverlapMs: 0,
-      allowPrivateWebhookUrls: false,
-      onKeyChange: () => undefined,
-      logger,
-    }),
+    admin: adminRoutes({ accounts }),
     providerWebhooks: providerWebhookRoutes({
       bus: unused,
       secret: 'unused-secret',
@@ -168,6 +175,9 @@ describe('the examples of the documents', () => {
     ['link-account request', LinkAccountRequest, Examples.linkAccountRequest],
     ['link-account answer', LinkAccountResponse, Examples.linkAccount],
     ['application', ApplicationView, (lender.paths!['/api/applications/{id}'] as any).get.responses['200'].content['application/json'].example],
+    ['application page', ApplicationPage, Examples.applicationPage],
+    ['client settings', ClientSettings, Examples.clientSettings],
+    ['client settings update', UpdateClientSettingsRequest, Examples.updateClientSettingsRequest],
     ['delivery', DeliveryView, Examples.delivery],
     ['delivery page', DeliveryPage, { data: [Examples.delivery], nextCursor: null }],
     ['replay request', ReplayRequest, Examples.replayRequest],
