@@ -16,6 +16,8 @@ import { createReplyTopicSweeper } from './data-access/replyTopicSweeper';
 import { adminRoutes } from './entry-points/http/adminRoutes';
 import { createHttpApp } from './entry-points/http/app';
 import { applicationRoutes } from './entry-points/http/applicationRoutes';
+import { consoleRoutes } from './entry-points/http/consoleRoutes';
+import { createConsoleSessions } from './domain/consoleSession';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { adminOnly, authenticate, createRateLimiter, pruneRateWindows } from './entry-points/http/guards';
 import { providerWebhookRoutes } from './entry-points/http/providerWebhookRoutes';
@@ -78,6 +80,11 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     authFailures: { limit: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
     api: applicationRoutes({ commands, sealer, authenticate: auth, limit: limiter }),
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
+    console: consoleRoutes({
+      sessions: createConsoleSessions({ sealer, ttlMs: config.CONSOLE_SESSION_TTL }),
+      clock,
+      authenticate: auth,
+    }),
     adminGuard: adminOnly(config.ADMIN_TOKEN),
     admin: adminRoutes({
       clients: clientRepo,
