@@ -145,6 +145,10 @@ export function consoleRoutes(deps: {
   // Hashed names: a file never changes under its name, so browsers keep it for a year.
   router.use(
     '/assets',
+    ((_req, res, next) => {
+      res.removeHeader('Cache-Control');
+      next();
+    }) as RequestHandler,
     express.static(path.join(bundleDir, 'assets'), { index: false, fallthrough: false, immutable: true, maxAge: '365d', redirect: false }),
   );
 
