@@ -82,6 +82,13 @@ export function when(iso: string | null | undefined): string {
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** A time in UTC, to the second: `2026-11-24 10:05:09 UTC`. */
+export function whenExactly(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
 /** `2026-03` -> `Mar 2026`. */
 export function monthLabel(month: string): string {
   const [year, m] = month.split('-').map(Number);

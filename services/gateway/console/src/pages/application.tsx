@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type ApplicationDetail, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
-import { BREAKDOWN_PARTS, money, monthLabel, monthlyFlowsOf, timelineOf, when } from '../model';
+import { BREAKDOWN_PARTS, money, monthLabel, monthlyFlowsOf, timelineOf, when, whenExactly } from '../model';
 import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
 
 /** Redelivers one webhook delivery and says how it went. */
@@ -41,7 +41,7 @@ function Timeline({ application, deliveries, onRedelivered }: { application: App
     <ol class="timeline">
       {entries.map((entry, i) => (
         <li key={`${entry.at}-${i}`}>
-          <time dateTime={entry.at}>{when(entry.at)}</time>
+          <time dateTime={entry.at}>{whenExactly(entry.at)}</time>
           <div>
             <strong>{entry.title}</strong>
             {entry.detail ? <span class="detail"> {entry.detail}</span> : null}

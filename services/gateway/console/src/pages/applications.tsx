@@ -93,7 +93,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
                   <td class="num">{item.accountCount}</td>
                   <td class="num">{item.score ?? '—'}</td>
                   <td>{item.decision ? words(item.decision) : '—'}</td>
-                  <td>{when(item.createdAt)}</td>
+                  <td class="when">{when(item.createdAt)}</td>
                 </tr>
               ))}
             </tbody>

@@ -204,7 +204,7 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
             <tbody>
               {page.value.data.map((d) => (
                 <tr key={d.id}>
-                  <td>{when(d.createdAt)}</td>
+                  <td class="when">{when(d.createdAt)}</td>
                   <td>{d.event}</td>
                   <td>
                     <a href={`#/applications/${d.applicationId}`} class="id">
