@@ -266,13 +266,16 @@ describe('the console in a browser', () => {
     expect(await page.evaluate(() => document.cookie)).toBe('');
   };
 
-  it('when a lender signs in with the API key, then the applications list opens and the key is nowhere a script can read', async () => {
+  it('when a lender signs in with the API key by keyboard, then the applications list opens and the key is nowhere a script can read', async () => {
     const response = await page.goto(`${stack.gatewayUrl}/console`);
     expect(response?.status()).toBe(200);
     await page.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();
     expect(await accessibilityViolations()).toEqual([]);
-    await page.getByLabel('API key').fill(stack.lender.apiKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // By keyboard alone: the page's heading has the focus, the key field is the next stop.
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('api-key');
+    await page.keyboard.type(stack.lender.apiKey);
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
     await page.getByRole('link', { name: decided.applicationId }).waitFor();
     await expect(page.getByRole('cell', { name: 'Tunde Bakare' }).count()).resolves.toBe(1);
