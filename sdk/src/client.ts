@@ -3,7 +3,11 @@ import { DEFAULT_RETRY_POLICY, retryAfterMs, retryDelay, type AttemptFailure, ty
 import { apiErrorOf, LoanConnectionError, LoanError } from './errors';
 import type {
   AnalyzeResponse,
+  ApplicationListQuery,
+  ApplicationPage,
+  ApplicationSummary,
   ApplicationView,
+  ClientSettings,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryView,
@@ -15,6 +19,10 @@ import type {
   LinkAccountResponse,
   ReplayRequest,
   ReplayResult,
+  RotateKeyResponse,
+  RotateWebhookSecretRequest,
+  RotateWebhookSecretResponse,
+  UpdateClientSettingsRequest,
 } from './types';
 import { VERSION } from './version';
 
@@ -87,14 +95,36 @@ export interface LoanClient {
   redeliver(deliveryId: string, options?: RequestOptions): Promise<DeliveryView>;
   /** Re-queues FAILED deliveries since a time; call again while `more` is true. */
   replayDeliveries(request: ReplayRequest, options?: RequestOptions): Promise<ReplayResult>;
+  /** One page of your applications, newest first, filtered by status or found by id (`q`). */
+  listApplications(query?: ApplicationListQuery, options?: RequestOptions): Promise<ApplicationPage>;
+  /** Every application matching `query`, newest first, fetching page after page as you iterate. */
+  applications(query?: Omit<ApplicationListQuery, 'cursor'>, options?: RequestOptions): AsyncIterable<ApplicationSummary>;
+  /** Your account: webhook URL, the webhook secrets signing now (never their values), provider key set or not. */
+  getClientSettings(options?: RequestOptions): Promise<ClientSettings>;
+  /** Sets where your webhooks go (null: nowhere). */
+  updateClientSettings(request: UpdateClientSettingsRequest, options?: RequestOptions): Promise<ClientSettings>;
+  /**
+   * A new API key, shown once: store it. The old key stops working at once; this client uses
+   * the new one from then on. Never retried (a lost answer would lose the key): on a network
+   * error, check with the new key you may have, or ask your operator.
+   */
+  rotateApiKey(options?: RequestOptions): Promise<RotateKeyResponse>;
+  /**
+   * A new webhook secret, shown once; the previous one keeps signing `x-signature-previous` for
+   * the overlap. Never retried: every attempt would rotate again.
+   */
+  rotateWebhookSecret(request?: RotateWebhookSecretRequest, options?: RequestOptions): Promise<RotateWebhookSecretResponse>;
 }
 
 interface Call {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
-  query?: Record<string, string | number | undefined>;
+  /** A list is sent as the parameter repeated. */
+  query?: Record<string, string | number | readonly string[] | undefined>;
   body?: unknown;
   options?: RequestOptions;
+  /** Not safe to repeat: one attempt only. */
+  once?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -176,17 +206,20 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
     if (!Number.isFinite(value) || value < 0) throw new TypeError(`retry.${name} must be a number of 0 or more`);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  /** Replaced by the new key after `rotateApiKey`. */
+  let apiKey = options.apiKey;
   const fetchImpl = options.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') throw new TypeError('No fetch: use Node 20 or later, or pass options.fetch');
 
   async function request<T>(call: Call): Promise<T> {
     const url = new URL(`${origin}${call.path}`);
     for (const [name, value] of Object.entries(call.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
+      if (Array.isArray(value)) for (const item of value) url.searchParams.append(name, String(item));
+      else if (value !== undefined) url.searchParams.set(name, String(value));
     }
     const requestId = randomUUID();
     const headers: Record<string, string> = {
-      'x-api-key': options.apiKey,
+      'x-api-key': apiKey,
       accept: 'application/json',
       'user-agent': `loan-client-node/${VERSION}`,
       // One id for every attempt of the call, so the service's logs tie the retries together.
@@ -224,7 +257,7 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       const failure: AttemptFailure = answer
         ? { kind: 'status', status, headers: answer.headers }
         : { kind: 'network' };
-      const delay = retryDelay(failure, retry, policy, Date.now());
+      const delay = call.once ? null : retryDelay(failure, retry, policy, Date.now());
       if (delay === null) {
         if (!answer) {
           throw new LoanConnectionError(
@@ -304,6 +337,41 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       request({ method: 'POST', path: `${delivery(id)}/redeliver`, options: requestOptions }),
     replayDeliveries: async (body, requestOptions) =>
       request({ method: 'POST', path: '/api/webhooks/deliveries/replay', body, options: requestOptions }),
+    listApplications: async (query = {}, requestOptions) =>
+      request({ method: 'GET', path: '/api/applications', query: { ...query }, options: requestOptions }),
+    applications(query = {}, requestOptions) {
+      return {
+        async *[Symbol.asyncIterator]() {
+          let cursor: string | undefined;
+          do {
+            const page = await client.listApplications({ ...query, cursor }, requestOptions);
+            yield* page.items;
+            cursor = page.nextCursor ?? undefined;
+          } while (cursor);
+        },
+      };
+    },
+    getClientSettings: async (requestOptions) => request({ method: 'GET', path: '/api/client', options: requestOptions }),
+    updateClientSettings: async (body, requestOptions) =>
+      request({ method: 'PATCH', path: '/api/client', body, options: requestOptions }),
+    async rotateApiKey(requestOptions) {
+      const rotated = await request<RotateKeyResponse>({
+        method: 'POST',
+        path: '/api/client/rotate-key',
+        options: requestOptions,
+        once: true,
+      });
+      apiKey = rotated.apiKey;
+      return rotated;
+    },
+    rotateWebhookSecret: async (body, requestOptions) =>
+      request({
+        method: 'POST',
+        path: '/api/client/rotate-webhook-secret',
+        body: body ?? {},
+        options: requestOptions,
+        once: true,
+      }),
   };
   return client;
 }

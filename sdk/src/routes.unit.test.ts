@@ -18,7 +18,7 @@ function recordingClient() {
     fetch: async (input, init) => {
       const url = new URL(String(input));
       calls.push(`${String(init?.method).toLowerCase()} ${url.pathname.replaceAll(ID, '{id}')}`);
-      return new Response(JSON.stringify({ data: [], nextCursor: null }), {
+      return new Response(JSON.stringify({ data: [], items: [], nextCursor: null, apiKey: 'lk_new' }), {
         status: 200,
         headers: { 'content-type': 'application/json' },
       });
@@ -41,6 +41,14 @@ const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>>
   getDelivery: (c) => c.getDelivery(ID),
   redeliver: (c) => c.redeliver(ID),
   replayDeliveries: (c) => c.replayDeliveries({ since: '2026-11-20T00:00:00.000Z' }),
+  listApplications: (c) => c.listApplications({ status: ['LINKED', 'PROCESSING'] }),
+  applications: async (c) => {
+    for await (const _ of c.applications()) void _;
+  },
+  getClientSettings: (c) => c.getClientSettings(),
+  updateClientSettings: (c) => c.updateClientSettings({ webhookUrl: null }),
+  rotateApiKey: (c) => c.rotateApiKey(),
+  rotateWebhookSecret: (c) => c.rotateWebhookSecret(),
 };
 
 describe('the client and the API document', () => {

@@ -69,6 +69,14 @@ export interface LinkAccountResponse {
   message: string;
 }
 
+/** One calendar month of an account's statement: money in and out, whole Naira. */
+export interface MonthlyFlow {
+  /** `YYYY-MM` */
+  month: string;
+  inflow: number;
+  outflow: number;
+}
+
 export interface AccountView {
   accountId: string;
   providerAccountId: string;
@@ -76,6 +84,8 @@ export interface AccountView {
   accountNumber: string;
   enrichmentStatus: EnrichmentStatus;
   linkedAt: string;
+  /** Month by month, oldest first, once the statement is analysed; empty before and after its bank data is scrubbed. */
+  monthlyFlows: MonthlyFlow[];
 }
 
 /** Outcome of the scorecard. */
@@ -305,4 +315,78 @@ export interface ReplayResult {
   count: number;
   /** Whether FAILED deliveries remain: call again for the next ones. */
   more: boolean;
+}
+
+/** Filters and page of `GET /api/applications`, newest first. */
+export interface ApplicationListQuery {
+  /** Only applications in this state, or in any of these. */
+  status?: ApplicationStatus | ApplicationStatus[];
+  /** An applicationId or applicantId: the applications it names exactly. */
+  q?: string;
+  /** 1 to 100; 20 when absent. */
+  limit?: number;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+/** One row of your application list. */
+export interface ApplicationSummary {
+  applicationId: string;
+  applicantId: string;
+  status: ApplicationStatus;
+  /** First and last name as you sent them. */
+  applicantName: string;
+  /** Naira. */
+  amount: number;
+  /** Months. */
+  tenor: number;
+  accountCount: number;
+  /** The decision's score once the application is scored. */
+  score: number | null;
+  /** The decision's outcome once the application is scored. */
+  decision: DecisionOutcome | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApplicationPage {
+  items: ApplicationSummary[];
+  /** The cursor of the next page; null on the last one. */
+  nextCursor: string | null;
+}
+
+/** Your account: never a key or a secret. */
+export interface ClientSettings {
+  clientId: string;
+  name: string;
+  webhookUrl: string | null;
+  /** The secrets signing webhooks now, newest first; an older one until its `validUntil`. */
+  webhookSecrets: { createdAt?: string; validUntil: string | null }[];
+  providerKeyConfigured: boolean;
+}
+
+/** Body of `PATCH /api/client`. */
+export interface UpdateClientSettingsRequest {
+  /** Where webhooks go; null for nowhere. */
+  webhookUrl: string | null;
+}
+
+/** `POST /api/client/rotate-key`: the new key, shown once. */
+export interface RotateKeyResponse {
+  clientId: string;
+  apiKey: string;
+}
+
+/** Body of `POST /api/client/rotate-webhook-secret`. */
+export interface RotateWebhookSecretRequest {
+  /** How long the previous secret keeps signing `x-signature-previous`, 0 to 604800; 24 hours when absent. */
+  overlapSeconds?: number;
+}
+
+export interface RotateWebhookSecretResponse {
+  clientId: string;
+  /** The new secret, shown once. */
+  webhookSecret: string;
+  /** Until when the previous secret still signs. */
+  previousSecretValidUntil: string;
 }

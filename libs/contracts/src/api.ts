@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Decision } from './decision';
+import { Decision, DecisionOutcome } from './decision';
 import { ApplicationStatus, Bvn, EnrichmentStatus, Uuid } from './primitives';
 
 /**
@@ -114,6 +114,15 @@ export const LinkAccountResponse = z.object({
 });
 export type LinkAccountResponse = z.infer<typeof LinkAccountResponse>;
 
+/** One calendar month of an account's statement: money in and out, whole Naira. */
+export const MonthlyFlow = z.object({
+  /** `YYYY-MM` */
+  month: z.string().regex(/^\d{4}-\d{2}$/),
+  inflow: z.number(),
+  outflow: z.number(),
+});
+export type MonthlyFlow = z.infer<typeof MonthlyFlow>;
+
 export const AccountView = z.object({
   accountId: Uuid,
   providerAccountId: z.string(),
@@ -121,6 +130,11 @@ export const AccountView = z.object({
   accountNumber: z.string(),
   enrichmentStatus: EnrichmentStatus,
   linkedAt: z.string(),
+  /**
+   * Inflows and outflows month by month, oldest first, once the account's statement has been
+   * analysed; empty before, and after its bank data is scrubbed.
+   */
+  monthlyFlows: z.array(MonthlyFlow),
 });
 
 /** `GET /api/applications/:id`: for lenders that poll when a webhook went missing. */
@@ -144,6 +158,86 @@ export const ApplicationView = z.object({
   updatedAt: z.string(),
 });
 export type ApplicationView = z.infer<typeof ApplicationView>;
+
+/**
+ * An application or applicant id as a lender types it into a search: the 8-4-4-4-12 hex form of
+ * any UUID, either case (ids are minted lower case).
+ */
+const SearchId = z
+  .string({ error: 'q must be a string' })
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'q must be an applicationId or an applicantId (a UUID)')
+  .transform((id) => id.toLowerCase());
+
+const STATUS_MESSAGE = `status must be one of: ${ApplicationStatus.options.join(', ')}`;
+
+/** The query names `GET /api/applications` understands; any other is refused. */
+export const ApplicationListParams = ['status', 'q', 'limit', 'cursor'] as const;
+
+/**
+ * Query of `GET /api/applications`: the caller's applications, newest first. `status` may be
+ * repeated or a comma-separated list; `q` matches an applicationId or an applicantId exactly.
+ */
+export const ApplicationListQuery = z.strictObject(
+  {
+    status: z
+      .preprocess(
+        (v) => (Array.isArray(v) ? v : [v]).flatMap((s) => (typeof s === 'string' ? s.split(',').map((x) => x.trim()) : [s])),
+        z
+          .array(z.string({ error: STATUS_MESSAGE }))
+          .refine((list) => list.every((s) => ApplicationStatus.safeParse(s).success), STATUS_MESSAGE)
+          .transform((list) => list as ApplicationStatus[]),
+      )
+      .optional(),
+    q: SearchId.optional(),
+    limit: z.coerce
+      .number({ error: 'limit must be a number' })
+      .int('limit must be an integer between 1 and 100')
+      .min(1, 'limit must be an integer between 1 and 100')
+      .max(100, 'limit must be an integer between 1 and 100')
+      .default(20),
+    /** Opaque: the `nextCursor` of the previous page. */
+    cursor: z
+      .string({ error: 'cursor must be a string' })
+      .max(500, 'cursor is not valid; use the nextCursor of a previous page')
+      .optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `Unknown query parameter ${issue.keys.join(', ')}; allowed: ${ApplicationListParams.join(', ')}`
+        : undefined,
+  },
+);
+export type ApplicationListQuery = z.input<typeof ApplicationListQuery>;
+
+/** One row of the application list: who, how much, where it stands. */
+export const ApplicationSummary = z.object({
+  applicationId: Uuid,
+  applicantId: Uuid,
+  status: ApplicationStatus,
+  /** First and last name as the lender sent them. */
+  applicantName: z.string(),
+  /** Naira. */
+  amount: z.number(),
+  /** Months. */
+  tenor: z.number(),
+  accountCount: z.number().int(),
+  /** The decision's score once the application is scored. */
+  score: z.number().nullable(),
+  /** The decision's `decision` once the application is scored. */
+  decision: DecisionOutcome.nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type ApplicationSummary = z.infer<typeof ApplicationSummary>;
+
+/** `GET /api/applications`: one page, newest first. */
+export const ApplicationPage = z.object({
+  items: z.array(ApplicationSummary),
+  /** The cursor of the next page; null on the last one. */
+  nextCursor: z.string().nullable(),
+});
+export type ApplicationPage = z.infer<typeof ApplicationPage>;
 
 /** Every error response (spec section 7). */
 export const ErrorBody = z.object({
@@ -209,6 +303,37 @@ export const ClientView = z.object({
   providerWebhookSecretConfigured: z.boolean(),
   version: z.number().int(),
 });
+
+/**
+ * The lender's own account as `GET /api/client` shows it: never a key or a secret, only
+ * whether the provider key is set and until when each webhook secret signs.
+ */
+export const ClientSettings = z.object({
+  clientId: z.string(),
+  name: z.string(),
+  webhookUrl: z.string().nullable(),
+  /** The secrets that sign webhooks now, newest first; an older one until its `validUntil`. */
+  webhookSecrets: z.array(
+    z.object({
+      /** When the secret was issued (absent for secrets issued before this was recorded). */
+      createdAt: z.string().optional(),
+      /** Null for the current secret. */
+      validUntil: z.string().nullable(),
+    }),
+  ),
+  providerKeyConfigured: z.boolean(),
+});
+export type ClientSettings = z.infer<typeof ClientSettings>;
+
+/** Body of `PATCH /api/client`: where webhooks go (null: nowhere). */
+export const UpdateClientSettingsRequest = z.strictObject(
+  { webhookUrl: z.url({ error: 'webhookUrl must be a URL or null' }).nullable() },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? `Unknown field ${issue.keys.join(', ')}; only webhookUrl can be changed` : undefined,
+  },
+);
+export type UpdateClientSettingsRequest = z.infer<typeof UpdateClientSettingsRequest>;
 
 export const RotateKeyResponse = z.object({ clientId: z.string(), apiKey: z.string() });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InitiateRequest } from './api';
-import { IsoTimestamp, Uuid } from './primitives';
+import { ApplicationStatus, IsoTimestamp, Uuid } from './primitives';
 
 /**
  * A secret sealed with the platform's data key (AES-256-GCM), as it travels on Kafka and sits
@@ -50,6 +50,17 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
     providerKey: SealedSecret.nullable(),
   }),
   z.object({ ...commandBase, type: z.literal('GetApplication'), applicationId: Uuid }),
+  z.object({
+    ...commandBase,
+    type: z.literal('ListApplications'),
+    /** Only these statuses; empty for every status. */
+    statuses: z.array(ApplicationStatus),
+    /** An applicationId or applicantId to match exactly, lower case. */
+    q: z.string().nullable(),
+    limit: z.number().int().min(1).max(100),
+    /** Where the previous page ended: its last application. Null for the first page. */
+    after: z.object({ createdAt: IsoTimestamp, applicationId: z.string() }).nullable(),
+  }),
 ]);
 export type ApplicationCommand = z.infer<typeof ApplicationCommand>;
 export type ApplicationCommandType = ApplicationCommand['type'];

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { waitFor } from '../../../testing/helpers';
-import { applicant, call, captureLogs, startWholeStack, suiteNamespace } from '../../../testing/stack';
+import { applicant, call, captureLogs, createClient, startWholeStack, suiteNamespace } from '../../../testing/stack';
 
 /**
  * Contract fuzzing: schemathesis reads the lender document (/api/openapi.json) and runs its
@@ -27,6 +27,9 @@ const ns = suiteNamespace();
 const logs = captureLogs();
 let stack: Awaited<ReturnType<typeof startWholeStack>>;
 let applicationId: string;
+/** Accounts of their own for the operations on the caller's account (see schemathesis.toml). */
+let account: { apiKey: string };
+let rotating: { apiKey: string };
 
 beforeAll(async () => {
   stack = await startWholeStack(ns, {
@@ -52,6 +55,8 @@ beforeAll(async () => {
   const waiting = await call(stack.gatewayUrl, stack.lender.apiKey, 'POST', '/api/applications/initiate', applicant());
   if (waiting.status !== 201) throw new Error(`initiate answered ${waiting.status}: ${JSON.stringify(waiting.body)}`);
   applicationId = waiting.body.applicationId;
+  account = await createClient(stack.gatewayUrl);
+  rotating = await createClient(stack.gatewayUrl);
 });
 
 afterAll(async () => {
@@ -116,7 +121,13 @@ it.each(documents)(
         '20',
         '--no-color',
       ],
-      { LOAN_API_KEY: stack.lender.apiKey, LOAN_ADMIN_TOKEN: ADMIN_TOKEN, LOAN_APPLICATION_ID: applicationId },
+      {
+        LOAN_API_KEY: stack.lender.apiKey,
+        LOAN_ACCOUNT_API_KEY: account.apiKey,
+        LOAN_ROTATING_API_KEY: rotating.apiKey,
+        LOAN_ADMIN_TOKEN: ADMIN_TOKEN,
+        LOAN_APPLICATION_ID: applicationId,
+      },
     );
     rmSync(path.dirname(file), { recursive: true, force: true });
 
@@ -135,6 +146,8 @@ it.each(documents)(
       .slice(before)
       .filter((line) => line.includes('"service":"gateway"') && line.includes('"request failed"'));
     expect(serverErrors).toEqual([]);
+    // The fuzzer rotated only the key meant for it: the one every other operation used still works.
+    expect((await call(stack.gatewayUrl, stack.lender.apiKey, 'GET', '/api/client')).status).toBe(200);
     process.stdout.write(
       `${documentPath}\n${output
         .split('\n')

@@ -13,11 +13,13 @@ import { clientModel, rateWindowModel } from './data-access/clientModel';
 import { createClientRepository } from './data-access/clientRepository';
 import { createCommandBus } from './data-access/commandBus';
 import { createReplyTopicSweeper } from './data-access/replyTopicSweeper';
+import { createClientAccounts } from './domain/clientAccounts';
 import { adminRoutes } from './entry-points/http/adminRoutes';
 import { createHttpApp } from './entry-points/http/app';
 import { applicationRoutes } from './entry-points/http/applicationRoutes';
 import { consoleRoutes } from './entry-points/http/consoleRoutes';
 import { createConsoleSessions } from './domain/consoleSession';
+import { clientRoutes } from './entry-points/http/clientRoutes';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { adminOnly, authenticate, createRateLimiter, pruneRateWindows } from './entry-points/http/guards';
 import { providerWebhookRoutes } from './entry-points/http/providerWebhookRoutes';
@@ -68,6 +70,15 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
       global: config.RATE_LIMIT_GLOBAL,
     },
   });
+  const accounts = createClientAccounts({
+    clients: clientRepo,
+    sealer,
+    clock,
+    webhookSecretOverlapMs: config.WEBHOOK_SECRET_OVERLAP,
+    allowPrivateWebhookUrls: config.ALLOW_PRIVATE_WEBHOOK_URLS,
+    logger: logger.child({ component: 'accounts' }),
+    onKeyChange: () => auth.forget(),
+  });
   let url = `http://${config.HTTP_HOST}:${config.GATEWAY_PORT}`;
   let ready = false;
   // Health and /metrics on the internal port only: the public port is what an ingress exposes.
@@ -85,16 +96,9 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
       clock,
       authenticate: auth,
     }),
+    client: clientRoutes({ accounts, clock, authenticate: auth, limit: limiter }),
     adminGuard: adminOnly(config.ADMIN_TOKEN),
-    admin: adminRoutes({
-      clients: clientRepo,
-      sealer,
-      clock,
-      webhookSecretOverlapMs: config.WEBHOOK_SECRET_OVERLAP,
-      allowPrivateWebhookUrls: config.ALLOW_PRIVATE_WEBHOOK_URLS,
-      logger: logger.child({ component: 'admin' }),
-      onKeyChange: () => auth.forget(),
-    }),
+    admin: adminRoutes({ accounts }),
     providerWebhooks: providerWebhookRoutes({
       bus,
       secret: config.PROVIDER_WEBHOOK_SECRET,

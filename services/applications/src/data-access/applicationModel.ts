@@ -11,6 +11,7 @@ const accountSchema = new Schema(
     enrichmentStatus: { type: String, required: true },
     linkedAt: Date,
     enrichedAt: Date,
+    monthlyFlows: { type: [new Schema({ month: String, inflow: Number, outflow: Number }, { _id: false })], default: [] },
   },
   { _id: false },
 );
@@ -45,6 +46,8 @@ export const applicationSchema = new Schema(
   { versionKey: false, collection: 'applications', minimize: false },
 );
 applicationSchema.index({ 'accounts.providerAccountId': 1 });
+// A lender's list, newest first, paged by position (createdAt, then id): one index range per page.
+applicationSchema.index({ clientId: 1, createdAt: -1, _id: -1 });
 
 export const applicationModel = (db: Connection) => db.model('Application', applicationSchema);
 export type ApplicationModel = ReturnType<typeof applicationModel>;

@@ -11,6 +11,17 @@ export interface Stored {
 
 type Doc = Record<string, unknown> & { _id: string; rev: number };
 
+/** Which of a client's applications a page holds. */
+export interface ApplicationListFilter {
+  clientId: string;
+  /** Empty for every status. */
+  statuses: string[];
+  /** An applicationId or applicantId to match exactly. */
+  q: string | null;
+  limit: number;
+  after: { createdAt: Date; applicationId: string } | null;
+}
+
 function toState(doc: Doc): Application {
   const d = doc as unknown as Application & { _id: string };
   return {
@@ -42,6 +53,8 @@ function toState(doc: Doc): Application {
       ...a,
       linkedAt: new Date(a.linkedAt),
       enrichedAt: a.enrichedAt ? new Date(a.enrichedAt) : null,
+      // Accounts enriched before flows were kept have none.
+      monthlyFlows: a.monthlyFlows ?? [],
     })),
     analysis: d.analysis ? { analysisId: d.analysis.analysisId, requestedAt: new Date(d.analysis.requestedAt) } : null,
     decision: d.decision ?? null,
@@ -76,6 +89,31 @@ export function createApplicationRepository(model: ApplicationModel) {
       return doc && doc.idempotencyKey === idempotencyKey
         ? { state: toState(doc), rev: doc.rev, outboxPending: doc.outboxPending === true }
         : null;
+    },
+
+    /**
+     * A client's applications, newest first (createdAt, then id), starting after `after`: a
+     * position, not an offset, so applications opened meanwhile never shift a later page. One
+     * more than `limit` is read to tell whether another page follows.
+     */
+    async list(query: ApplicationListFilter): Promise<{ items: Application[]; more: boolean }> {
+      const and: Record<string, unknown>[] = [{ clientId: query.clientId }];
+      if (query.statuses.length > 0) and.push({ status: { $in: query.statuses } });
+      if (query.q) and.push({ $or: [{ _id: query.q }, { applicantId: query.q }] });
+      if (query.after) {
+        and.push({
+          $or: [
+            { createdAt: { $lt: query.after.createdAt } },
+            { createdAt: query.after.createdAt, _id: { $lt: query.after.applicationId } },
+          ],
+        });
+      }
+      const docs = await applications
+        .find({ $and: and }, { projection: { outbox: 0, handled: 0 } })
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(query.limit + 1)
+        .toArray();
+      return { items: docs.slice(0, query.limit).map(toState), more: docs.length > query.limit };
     },
 
     /** Inserts a new application; a duplicate idempotencyKey makes this throw (code 11000). */

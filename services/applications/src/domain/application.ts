@@ -7,6 +7,7 @@ import type {
   EnrichmentStatus,
   EventDataOf,
   EventName,
+  MonthlyFlow,
 } from '@loan/contracts';
 import { v5 as uuidv5 } from 'uuid';
 
@@ -21,6 +22,8 @@ export interface LinkedAccount {
   enrichmentStatus: EnrichmentStatus;
   linkedAt: Date;
   enrichedAt: Date | null;
+  /** Money in and out of the account by month (whole Naira), from its enrichment; empty until then. */
+  monthlyFlows: MonthlyFlow[];
 }
 
 /** Namespace of application ids derived from idempotency keys (RFC 9562 name-based, SHA-1). */

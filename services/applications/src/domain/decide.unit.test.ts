@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Decision, type DeadlinePassed } from '@loan/contracts';
+import { Decision, type DeadlinePassed, type MonthSummary } from '@loan/contracts';
 import type { Application } from './application';
 import { analyzeApplication } from './analyzeApplication/decide';
 import { expireDeadline } from './expireDeadline/decide';
@@ -55,10 +55,13 @@ function linked(state = opened(), providerId = 'mono-1') {
   return outcome;
 }
 
-function enriched(state: Application, accountId: string) {
+/** A statement month with only what the flows read; the rest is the enrichment service's. */
+const month = (m: string, credits: number, debits: number) => ({ month: m, credits, debits }) as MonthSummary;
+
+function enriched(state: Application, accountId: string, months: MonthSummary[] = []) {
   const change = recordEnrichment(
     state,
-    { type: 'AccountEnriched', factId: randomUUID(), clientId: state.clientId, applicationId: state.applicationId, applicantId: state.applicantId, accountId, providerAccountId: 'x', attempt: 1, at: later(2000).toISOString(), profile: {} as never },
+    { type: 'AccountEnriched', factId: randomUUID(), clientId: state.clientId, applicationId: state.applicationId, applicantId: state.applicantId, accountId, providerAccountId: 'x', attempt: 1, at: later(2000).toISOString(), profile: { months } as never },
     later(2000),
   );
   if (!change) throw new Error('enrichment not recorded');
@@ -241,14 +244,16 @@ describe('deadlines and re-linking', () => {
     expect(change?.effects[1]).toMatchObject({ kind: 'fact', fact: { type: 'ApplicationClosed', abandonReason: 'no_analyze' } });
   });
 
-  it('when a decided application\'s bank data retention ends, then its accounts keep institution and status but lose the account number (last four digits stay) and the holder name, once', () => {
-    const { state } = linked();
+  it('when a decided application\'s bank data retention ends, then its accounts keep institution and status but lose the account number (last four digits stay), the holder name and the monthly flows, once', () => {
+    const l = linked();
+    const state = enriched(l.state, l.accountId, [month('2026-09', 1, 2)]).state;
     const decided = { ...state, status: 'COMPLETED' as const };
     const change = expireDeadline(decided, deadline(decided, 'bank_data_retention', later(1000)), later(10_000));
     expect(change?.effects).toEqual([]);
     expect(change?.state.accounts.map((a) => [a.accountNumber.slice(0, 6), a.accountNumber.slice(-4), a.holderName, a.institution])).toEqual(
       state.accounts.map((a) => ['******', a.accountNumber.slice(-4), '', a.institution]),
     );
+    expect(change?.state.accounts.map((a) => a.monthlyFlows)).toEqual([[]]);
     expect(expireDeadline(change!.state, deadline(decided, 'bank_data_retention', later(1000)), later(11_000))).toBeNull();
     expect(expireDeadline(state, deadline(state, 'bank_data_retention', later(1000)), later(10_000))).toBeNull();
   });
@@ -263,5 +268,26 @@ describe('deadlines and re-linking', () => {
   it.each(['PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'] as const)('when link-account is called on a %s application, then it is refused', (status) => {
     const outcome = relinkAccount({ ...opened(), status }, { accountId: null, widgetUrl: 'u', providerKeySealed: 'k', now: t0 });
     expect(outcome).toMatchObject({ ok: false, code: 'INVALID_STATE' });
+  });
+});
+
+describe('monthly flows', () => {
+  it('when an account is enriched, then its statement months become its inflows and outflows, oldest first', () => {
+    const { state, accountId } = linked();
+    const change = enriched(state, accountId, [month('2026-10', 398_000, 402_750), month('2026-09', 412_500, 371_200)]);
+    expect(change.state.accounts[0]!.monthlyFlows).toEqual([
+      { month: '2026-09', inflow: 412_500, outflow: 371_200 },
+      { month: '2026-10', inflow: 398_000, outflow: 402_750 },
+    ]);
+  });
+
+  it('when the bank data of the account is scrubbed, then its flows go, and a second notice changes nothing', () => {
+    const { state, accountId } = linked();
+    const withFlows = enriched(state, accountId, [month('2026-09', 1, 2)]).state;
+    const scrubbed = { type: 'BankDataScrubbed' as const, factId: randomUUID(), clientId: state.clientId, applicationId: state.applicationId, at: later(3000).toISOString(), accountIds: [accountId] };
+    const change = recordEnrichment(withFlows, scrubbed, later(3000));
+    expect(change?.state.accounts[0]!.monthlyFlows).toEqual([]);
+    expect(change?.effects).toEqual([]);
+    expect(recordEnrichment(change!.state, scrubbed, later(4000))).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import type { ApplicationView } from '@loan/contracts';
+import type { ApplicationSummary, ApplicationView } from '@loan/contracts';
 import type { Application } from './application';
 
 /** What `GET /api/applications/:id` shows: status, applicant summary, accounts, decision. */
@@ -17,10 +17,28 @@ export function toView(state: Application): ApplicationView {
       accountNumber: a.accountNumber,
       enrichmentStatus: a.enrichmentStatus,
       linkedAt: a.linkedAt.toISOString(),
+      monthlyFlows: a.monthlyFlows.map((f) => ({ ...f })),
     })),
     decision: state.decision,
     failureReason: state.failureReason,
     abandonReason: state.abandonReason,
+    createdAt: state.createdAt.toISOString(),
+    updatedAt: state.updatedAt.toISOString(),
+  };
+}
+
+/** A row of `GET /api/applications`: who, how much, where it stands. */
+export function toSummary(state: Application): ApplicationSummary {
+  return {
+    applicationId: state.applicationId,
+    applicantId: state.applicantId,
+    status: state.status,
+    applicantName: `${state.applicant.firstName} ${state.applicant.lastName}`,
+    amount: state.loan.amount,
+    tenor: state.loan.tenor,
+    accountCount: state.accounts.length,
+    score: state.decision?.score ?? null,
+    decision: state.decision?.decision ?? null,
     createdAt: state.createdAt.toISOString(),
     updatedAt: state.updatedAt.toISOString(),
   };

@@ -1,56 +1,21 @@
-import type { ApplicationStatus, ApplicationView, DeliveryView, ReplayResult } from '@loan/contracts';
+import type {
+  ApplicationPage,
+  ApplicationStatus,
+  ApplicationSummary,
+  ApplicationView,
+  ClientSettings,
+  DeliveryPage,
+  DeliveryView,
+  MonthlyFlow,
+  ReplayResult,
+} from '@loan/contracts';
 
 /**
  * The console's calls: the lender API under /console/api, authenticated by the session cookie
  * (which no script can read), with the session's CSRF token on every change.
  */
 
-export type { ApplicationStatus, ApplicationView, DeliveryView, ReplayResult };
-
-/** A month of one account's statement: money in and out, in Naira. */
-export interface MonthlyFlow {
-  month: string;
-  inflow: number;
-  outflow: number;
-}
-
-/** The detail view, with each account's monthly flows where the gateway reports them. */
-export type ApplicationDetail = Omit<ApplicationView, 'accounts'> & {
-  accounts: (ApplicationView['accounts'][number] & { monthlyFlows?: MonthlyFlow[] })[];
-};
-
-/** One row of `GET /api/applications`. */
-export interface ApplicationSummary {
-  applicationId: string;
-  applicantId: string;
-  status: ApplicationStatus;
-  applicantName: string;
-  amount: number;
-  tenor: number;
-  accountCount: number;
-  score: number | null;
-  decision: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
-export interface DeliveryPage {
-  data: DeliveryView[];
-  nextCursor: string | null;
-}
-
-export interface ClientAccount {
-  clientId: string;
-  name: string;
-  webhookUrl: string | null;
-  webhookSecrets: { validUntil: string | null }[];
-  providerKeyConfigured: boolean;
-}
+export type { ApplicationStatus, ApplicationSummary, ApplicationView, ClientSettings, DeliveryView, MonthlyFlow, ReplayResult };
 
 export interface SessionState {
   signedIn: boolean;
@@ -139,14 +104,14 @@ export const api = {
     csrfToken = '';
   },
   applications: (params: { status?: string[]; q?: string; limit?: number; cursor?: string | null }) =>
-    request<Page<ApplicationSummary>>('GET', `/api/applications${query(params)}`),
-  application: (applicationId: string) => request<ApplicationDetail>('GET', `/api/applications/${id(applicationId)}`),
+    request<ApplicationPage>('GET', `/api/applications${query(params)}`),
+  application: (applicationId: string) => request<ApplicationView>('GET', `/api/applications/${id(applicationId)}`),
   deliveries: (params: { applicationId?: string; status?: string; event?: string; limit?: number; cursor?: string | null }) =>
     request<DeliveryPage>('GET', `/api/webhooks/deliveries${query(params)}`),
   redeliver: (deliveryId: string) => request<DeliveryView>('POST', `/api/webhooks/deliveries/${id(deliveryId)}/redeliver`),
   replay: (since: string) => request<ReplayResult>('POST', '/api/webhooks/deliveries/replay', { since }),
-  client: () => request<ClientAccount>('GET', '/api/client'),
-  updateWebhookUrl: (webhookUrl: string | null) => request<ClientAccount>('PATCH', '/api/client', { webhookUrl }),
+  client: () => request<ClientSettings>('GET', '/api/client'),
+  updateWebhookUrl: (webhookUrl: string | null) => request<ClientSettings>('PATCH', '/api/client', { webhookUrl }),
   rotateKey: () => request<{ clientId: string; apiKey: string }>('POST', '/api/client/rotate-key'),
   rotateWebhookSecret: (overlapSeconds?: number) =>
     request<{ clientId: string; webhookSecret: string; previousSecretValidUntil: string }>(

@@ -1,4 +1,4 @@
-import type { ApplicationDetail, DeliveryView, MonthlyFlow } from './api';
+import type { ApplicationView, DeliveryView, MonthlyFlow } from './api';
 
 /** What the console shows, computed from the API's answers: no I/O, no DOM. */
 
@@ -14,7 +14,7 @@ export interface TimelineEntry {
  * The application's history, oldest first: its creation, each account linked, each webhook
  * delivery (with its attempts) and the decision.
  */
-export function timelineOf(application: ApplicationDetail, deliveries: DeliveryView[]): TimelineEntry[] {
+export function timelineOf(application: ApplicationView, deliveries: DeliveryView[]): TimelineEntry[] {
   const entries: TimelineEntry[] = [{ at: application.createdAt, title: 'Application created', detail: `Status now ${application.status}` }];
   for (const account of application.accounts) {
     entries.push({ at: account.linkedAt, title: `Account linked: ${account.institution} ${account.accountNumber}`, detail: `Enrichment ${account.enrichmentStatus}` });
@@ -38,13 +38,10 @@ export function deliverySummary(delivery: DeliveryView): string {
   return `${delivery.status} after ${attempts} (${codes.join(', ')})`;
 }
 
-/** The applicant's money in and out per month, over every linked account, oldest month first. */
-export function monthlyFlowsOf(application: ApplicationDetail): MonthlyFlow[] | null {
+/** The applicant's money in and out per month, over every linked account, oldest month first; null when no account has any. */
+export function monthlyFlowsOf(application: ApplicationView): MonthlyFlow[] | null {
   const byMonth = new Map<string, MonthlyFlow>();
-  let reported = false;
   for (const account of application.accounts) {
-    if (!account.monthlyFlows) continue;
-    reported = true;
     for (const flow of account.monthlyFlows) {
       const sum = byMonth.get(flow.month) ?? { month: flow.month, inflow: 0, outflow: 0 };
       sum.inflow += flow.inflow;
@@ -52,7 +49,7 @@ export function monthlyFlowsOf(application: ApplicationDetail): MonthlyFlow[] | 
       byMonth.set(flow.month, sum);
     }
   }
-  if (!reported) return null;
+  if (byMonth.size === 0) return null;
   return [...byMonth.values()].sort((a, b) => a.month.localeCompare(b.month));
 }
 

@@ -1,4 +1,4 @@
-import type { ApplicationDetail, DeliveryView } from './api';
+import type { ApplicationView, DeliveryView } from './api';
 import { deliverySummary, monthLabel, monthlyFlowsOf, timelineOf, when } from './model';
 
 const account = (id: string, linkedAt: string, monthlyFlows?: { month: string; inflow: number; outflow: number }[]) => ({
@@ -8,10 +8,10 @@ const account = (id: string, linkedAt: string, monthlyFlows?: { month: string; i
   accountNumber: '0123456789',
   enrichmentStatus: 'READY' as const,
   linkedAt,
-  ...(monthlyFlows ? { monthlyFlows } : {}),
+  monthlyFlows: monthlyFlows ?? [],
 });
 
-const application = (accounts: ApplicationDetail['accounts']): ApplicationDetail =>
+const application = (accounts: ApplicationView['accounts']): ApplicationView =>
   ({
     applicationId: 'a',
     applicantId: 'b',
@@ -25,7 +25,7 @@ const application = (accounts: ApplicationDetail['accounts']): ApplicationDetail
     abandonReason: null,
     createdAt: '2026-11-24T10:00:00.000Z',
     updatedAt: '2026-11-24T10:05:00.000Z',
-  }) as ApplicationDetail;
+  }) as ApplicationView;
 
 const delivery = (createdAt: string, codes: (number | null)[], status: DeliveryView['status']): DeliveryView => ({
   id: `d-${createdAt}`,

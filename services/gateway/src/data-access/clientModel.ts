@@ -9,7 +9,7 @@ const clientSchema = new Schema(
     apiKeyHash: { type: String, required: true, unique: true },
     webhookUrl: { type: String, default: null },
     webhookSecrets: {
-      type: [new Schema({ secret: String, validUntil: Date }, { _id: false })],
+      type: [new Schema({ secret: String, validUntil: Date, createdAt: Date }, { _id: false })],
       default: [],
     },
     providerSecretKey: { type: String, default: null },

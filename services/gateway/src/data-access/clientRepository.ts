@@ -8,7 +8,8 @@ export interface ClientRecord {
   name: string;
   apiKeyHash: string;
   webhookUrl: string | null;
-  webhookSecrets: { secret: string; validUntil: Date | null }[];
+  /** Newest first; `createdAt` is absent on secrets issued before it was recorded. */
+  webhookSecrets: { secret: string; validUntil: Date | null; createdAt?: Date | null }[];
   providerSecretKey: string | null;
   /** Sealed: the webhook secret of the client's own provider app, when it has one. */
   providerWebhookSecret: string | null;
@@ -21,7 +22,11 @@ const toRecord = (doc: Doc): ClientRecord => ({
   name: doc.name,
   apiKeyHash: doc.apiKeyHash,
   webhookUrl: doc.webhookUrl ?? null,
-  webhookSecrets: (doc.webhookSecrets ?? []).map((s) => ({ secret: s.secret, validUntil: s.validUntil ?? null })),
+  webhookSecrets: (doc.webhookSecrets ?? []).map((s) => ({
+    secret: s.secret,
+    validUntil: s.validUntil ?? null,
+    createdAt: s.createdAt ?? null,
+  })),
   providerSecretKey: doc.providerSecretKey ?? null,
   providerWebhookSecret: doc.providerWebhookSecret ?? null,
   version: doc.version,

@@ -77,7 +77,9 @@ export function createCommandBus(deps: {
     const key =
       command.type === 'InitiateApplication'
         ? `key:${createHash('sha256').update(command.request.idempotencyKey).digest('base64url')}`
-        : command.applicationId;
+        : command.type === 'ListApplications'
+          ? commandId // a read of many applications: nothing to keep in order
+          : command.applicationId;
     return new Promise<CommandReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(commandId);

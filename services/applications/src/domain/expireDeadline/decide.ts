@@ -75,7 +75,7 @@ function failAnalysis(state: Application, deadline: DeadlinePassed, now: Date): 
 function forgetBankData(state: Application, now: Date): { state: Application; effects: Effect[] } | null {
   if (state.status !== 'COMPLETED' && state.status !== 'FAILED') return null;
   const masked = (n: string) => /^\*+\d{0,4}$/.test(n);
-  if (state.accounts.every((a) => masked(a.accountNumber) && a.holderName === '')) return null;
+  if (state.accounts.every((a) => masked(a.accountNumber) && a.holderName === '' && a.monthlyFlows.length === 0)) return null;
   return {
     state: {
       ...state,
@@ -83,6 +83,8 @@ function forgetBankData(state: Application, now: Date): { state: Application; ef
         ...a,
         accountNumber: masked(a.accountNumber) ? a.accountNumber : `******${a.accountNumber.slice(-4)}`,
         holderName: '',
+        // The statement's months are bank data too.
+        monthlyFlows: [],
       })),
       updatedAt: now,
     },

@@ -32,6 +32,7 @@ export function recordAccountLink(
     enrichmentStatus: 'PENDING' as const,
     linkedAt: input.now,
     enrichedAt: null,
+    monthlyFlows: [],
   };
   return {
     kind: 'linked',

@@ -24,7 +24,7 @@ import { analyzeApplication } from '../../domain/analyzeApplication/decide';
 import { finalizeLinking } from '../../domain/finalizeLinking/decide';
 import { decideExistingKey, openApplication, resumeApplication } from '../../domain/initiateApplication/decide';
 import { accountsToRelink, checkRelink, relinkAccount } from '../../domain/linkAccount/decide';
-import { toView } from '../../domain/view';
+import { toSummary, toView } from '../../domain/view';
 
 const MAX_CONFLICT_RETRIES = 10;
 
@@ -155,6 +155,18 @@ export function createCommandHandler(deps: {
       case 'GetApplication': {
         const stored = await loadOwned(cmd.applicationId, cmd.clientId);
         return stored ? { ok: true, result: toView(stored.state) } : notFound();
+      }
+      case 'ListApplications': {
+        const { clientId, statuses, q, limit, after } = cmd;
+        const page = await repo.list({
+          clientId,
+          statuses,
+          q,
+          limit,
+          after: after ? { createdAt: new Date(after.createdAt), applicationId: after.applicationId } : null,
+        });
+        // Applicants' names: sealed with every other result below.
+        return { ok: true, result: { items: page.items.map(toSummary), more: page.more } };
       }
     }
   }

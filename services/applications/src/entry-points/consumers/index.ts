@@ -23,7 +23,7 @@ export function consumerHandlers(handlers: {
 
 /** recordEnrichment acts on an account's outcome only (a scrub of bank data is not one). */
 export const HANDLED_FACTS: Partial<Record<string, readonly EnrichmentResultType[]>> = {
-  [Topics.enrichmentResults]: ['AccountEnriched', 'EnrichmentTimedOut'],
+  [Topics.enrichmentResults]: ['AccountEnriched', 'EnrichmentTimedOut', 'BankDataScrubbed'],
 };
 
 export { createCommandHandler } from './handleCommand';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, type ApplicationDetail, type DeliveryView } from '../api';
+import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
 import { BREAKDOWN_PARTS, money, monthLabel, monthlyFlowsOf, timelineOf, when, whenExactly } from '../model';
 import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
@@ -35,7 +35,7 @@ export function RedeliverButton({ delivery, onDone }: { delivery: DeliveryView; 
   );
 }
 
-function Timeline({ application, deliveries, onRedelivered }: { application: ApplicationDetail; deliveries: DeliveryView[]; onRedelivered: () => void }) {
+function Timeline({ application, deliveries, onRedelivered }: { application: ApplicationView; deliveries: DeliveryView[]; onRedelivered: () => void }) {
   const entries = timelineOf(application, deliveries);
   return (
     <ol class="timeline">
@@ -62,7 +62,7 @@ function Timeline({ application, deliveries, onRedelivered }: { application: App
   );
 }
 
-function Decision({ application }: { application: ApplicationDetail }) {
+function Decision({ application }: { application: ApplicationView }) {
   const decision = application.decision;
   const flows = monthlyFlowsOf(application);
   if (!decision) {

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, type ClientAccount, type ReplayResult } from '../api';
+import { api, ApiError, type ClientSettings, type ReplayResult } from '../api';
 import { deliverySummary, when } from '../model';
 import { navigate } from '../nav';
 import { Badge, ConfirmButton, Loading, PageHeading, Problem, ShownOnce, useLoad, type Loaded } from '../ui';
@@ -18,7 +18,7 @@ const STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED'];
 
 const messageOf = (e: unknown) => (e instanceof ApiError ? e.message : String(e));
 
-function Endpoint({ client, onSaved }: { client: ClientAccount; onSaved: () => void }) {
+function Endpoint({ client, onSaved }: { client: ClientSettings; onSaved: () => void }) {
   const [state, setState] = useState<{ busy: boolean; message?: string; failed?: boolean }>({ busy: false });
   function save(event: Event) {
     event.preventDefault();
@@ -51,7 +51,7 @@ function Endpoint({ client, onSaved }: { client: ClientAccount; onSaved: () => v
   );
 }
 
-function Secret({ client, onRotated }: { client: ClientAccount | null; onRotated: () => void }) {
+function Secret({ client, onRotated }: { client: ClientSettings | null; onRotated: () => void }) {
   const [rotated, setRotated] = useState<{ webhookSecret: string; previousSecretValidUntil: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [overlap, setOverlap] = useState('');
@@ -243,7 +243,7 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
   );
 }
 
-function EndpointSection({ client, reload }: { client: Loaded<ClientAccount>; reload: () => void }) {
+function EndpointSection({ client, reload }: { client: Loaded<ClientSettings>; reload: () => void }) {
   if (client.state === 'loading') return <Loading what="the webhook settings" />;
   if (client.state === 'error') return <Problem error={client.error} what="The webhook endpoint setting" />;
   return <Endpoint client={client.value} onSaved={reload} />;

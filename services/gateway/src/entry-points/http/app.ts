@@ -17,6 +17,8 @@ export function createHttpApp(deps: {
   authFailures: { limit: number; windowMs: number };
   api: express.Router;
   deliveries: express.Router;
+  /** The caller's own account (`/api/client`). */
+  client: express.Router;
   /** The lender console: its pages and session routes, and the gate of its API. */
   console: { router: express.Router; api: RequestHandler };
   admin: express.Router;
@@ -44,7 +46,7 @@ export function createHttpApp(deps: {
   // Before authentication: an IP that keeps failing it is turned away without a key lookup.
   // One counter for the API, the admin API and the console's sign-in and API alike.
   app.use(
-    ['/api/applications', '/api/webhooks', '/admin', '/console/session', '/console/api'],
+    ['/api/applications', '/api/webhooks', '/api/client', '/admin', '/console/session', '/console/api'],
     authFailureLimit(deps.authFailures),
   );
   // The lender API, and the same routers under /console/api for the console, where the session
@@ -52,6 +54,7 @@ export function createHttpApp(deps: {
   const lenderApi: [string, express.Router][] = [
     ['/applications', deps.api],
     ['/webhooks', deps.deliveries],
+    ['/client', deps.client],
   ];
   for (const [path, router] of lenderApi) app.use(`/api${path}`, router);
   app.use('/console', deps.console.router);

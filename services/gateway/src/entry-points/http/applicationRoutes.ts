@@ -1,7 +1,16 @@
 import { Router, type RequestHandler, type Response } from 'express';
-import { InitiateRequest, LinkAccountRequest, PROVIDER_KEY_MISSING_MESSAGE, Uuid, type CommandReply } from '@loan/contracts';
+import {
+  ApplicationListQuery,
+  InitiateRequest,
+  LinkAccountRequest,
+  PROVIDER_KEY_MISSING_MESSAGE,
+  Uuid,
+  type ApplicationSummary,
+  type CommandReply,
+} from '@loan/contracts';
 import type { Sealer } from '@loan/runtime';
 import { HttpError, STATUS_OF } from '../../domain/errors';
+import { INVALID_CURSOR, decodeCursor, encodeCursor } from '../../domain/pageCursor';
 import { ReplyTimeoutError, type CommandBus, type CommandInput, type DistributiveOmit } from '../../data-access/commandBus';
 import type { ClientRecord } from '../../data-access/clientRepository';
 import { allowOnlyRoutedMethods, ctx, requireJson, route, validate } from './support';
@@ -19,7 +28,10 @@ function providerKeyOf(client: ClientRecord): string {
   return client.providerSecretKey;
 }
 
-/** The lender API of spec section 4, plus `GET /api/applications/:id` for polling. */
+/**
+ * The lender API of spec section 4, plus `GET /api/applications/:id` for polling and
+ * `GET /api/applications`, the lender's own applications page by page.
+ */
 export function applicationRoutes(deps: {
   commands: CommandBus;
   sealer: Sealer;
@@ -57,6 +69,25 @@ export function applicationRoutes(deps: {
       const applicant = deps.sealer.seal(JSON.stringify({ firstName, lastName, email, phone, bvn }));
       const result = await ask(res, { type: 'InitiateApplication', request: terms, applicant, providerKey });
       res.status(result.resumed ? 200 : 201).json(result);
+    }),
+  );
+
+  router.get(
+    '/',
+    deps.limit('other'),
+    route(async (req, res) => {
+      const query = validate(ApplicationListQuery, req.query);
+      const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
+      if (query.cursor !== undefined && !after) throw new HttpError(400, INVALID_CURSOR);
+      const page = (await ask(res, {
+        type: 'ListApplications',
+        statuses: [...new Set(query.status ?? [])],
+        q: query.q ?? null,
+        limit: query.limit,
+        after,
+      })) as { items: ApplicationSummary[]; more: boolean };
+      const last = page.items.at(-1);
+      res.json({ items: page.items, nextCursor: page.more && last ? encodeCursor(last) : null });
     }),
   );
 

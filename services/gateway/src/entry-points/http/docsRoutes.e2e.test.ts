@@ -93,6 +93,7 @@ it('when a lender opens /api/docs, then every operation and guide is rendered fr
     'Errors and retries',
     'Rate limits',
     'Events',
+    'Your applications and your account',
   ]) {
     await expect(page.getByRole('heading', { name: guide, exact: true }).first().isVisible()).resolves.toBe(true);
   }

@@ -41,6 +41,13 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infe
   throw new HttpError(400, [...new Set(problems)].join('; '));
 }
 
+/**
+ * The body of a webhook-secret rotation: none, `{}` and a body with no fields all mean the
+ * default overlap.
+ */
+export const rotationBody = (body: unknown): unknown =>
+  body && Object.keys(body as object).length > 0 ? body : undefined;
+
 /** Lets async handlers throw; express 5 forwards rejected promises to the error handler. */
 export const route =
   (handler: (req: Request, res: Response) => Promise<void>): RequestHandler =>
@@ -180,7 +187,8 @@ export function servedRoutes(stack: unknown[], prefix = ''): ServedRoute[] {
   const out: ServedRoute[] = [];
   for (const layer of stack as AnyLayer[]) {
     if (layer.route) {
-      const path = `${prefix}${layer.route.path}`.replace(/:(\w+)/g, '{$1}');
+      // A router's `/` is its mount path: `/api/applications`, not `/api/applications/`.
+      const path = `${prefix}${layer.route.path}`.replace(/(.)\/$/, '$1').replace(/:(\w+)/g, '{$1}');
       for (const method of methodsOf(layer)) out.push({ method: method.toLowerCase(), path });
     } else if (Array.isArray(layer.handle?.stack)) {
       const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';

@@ -122,6 +122,35 @@ export const Examples = {
     webhookSecret: 'whsec_1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f',
     previousSecretValidUntil: '2026-11-21T09:15:27.412Z',
   },
+  applicationPage: {
+    items: [
+      {
+        applicationId,
+        applicantId,
+        status: 'COMPLETED',
+        applicantName: 'Chinedu Okonkwo',
+        amount: 300000,
+        tenor: 6,
+        accountCount: 1,
+        score: 712,
+        decision: 'APPROVED',
+        createdAt: '2026-11-20T09:00:00.000Z',
+        updatedAt: at,
+      },
+    ],
+    nextCursor: 'WyIyMDI2LTExLTIwVDA5OjAwOjAwLjAwMFoiLCIzZjZjMWYxZS04YTUyLTRjMWItOWQzZS0yYjdmMGM5YTZlNDEiXQ',
+  },
+  clientSettings: {
+    clientId,
+    name: 'Acme Lending',
+    webhookUrl: 'https://lender.example/webhooks/loan-analysis',
+    webhookSecrets: [
+      { createdAt: at, validUntil: null },
+      { createdAt: '2026-10-01T08:00:00.000Z', validUntil: '2026-11-21T09:15:27.412Z' },
+    ],
+    providerKeyConfigured: true,
+  },
+  updateClientSettingsRequest: { webhookUrl: 'https://lender.example/webhooks/v2' },
   providerWebhook: {
     event: 'mono.events.account_updated',
     data: { account: { _id: '65f1c0ffee0123456789abcd' }, meta: { data_status: 'AVAILABLE', ref: applicationId } },

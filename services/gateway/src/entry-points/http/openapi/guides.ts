@@ -43,7 +43,7 @@ const signatures = `## Verifying webhook signatures
 Every event is a \`POST\` of JSON to your webhook URL with \`x-signature\`: the hex HMAC-SHA256 of
 the **raw request body** (the bytes as received, never re-serialised JSON), keyed with your
 webhook secret. Compare in constant time and answer 401 when it does not match. After a secret
-rotation (\`POST /admin/clients/{id}/rotate-webhook-secret\`) events carry
+rotation (\`POST /api/client/rotate-webhook-secret\`, or your operator's admin API) events carry
 \`x-signature-previous\` too, signed with the previous secret until the overlap ends: accept a
 match of either header with any secret you hold. \`x-event-id\` and \`x-event-name\` repeat the
 body's \`id\` and \`event\`. Answer 2xx within 10 seconds; deduplicate on \`id\`.
@@ -217,4 +217,20 @@ until its retries end (delivered or failed); other applications are not held bac
 
 Event names: ${EventNames.map((e) => `\`${e}\``).join(', ')}.`;
 
-export const guides = [quickStart, signatures, sandbox, errors, rateLimits, events].join('\n\n');
+const account = `## Your applications and your account
+
+\`GET /api/applications\` lists your applications, newest first, 20 a page (\`limit\` up to 100):
+filter with \`status\` (repeat it, or separate states with commas), find one with
+\`q=<applicationId or applicantId>\`, and pass \`nextCursor\` back as \`cursor\` for the next
+page. A page starts where the previous one ended, so applications opened meanwhile never repeat
+or push a row onto the next page.
+
+\`GET /api/client\` shows your webhook URL and the webhook secrets signing now, with the end of
+each one's overlap (never a key or secret); \`PATCH /api/client\` with \`{"webhookUrl": ...}\`
+changes where events go. \`POST /api/client/rotate-key\` answers a new API key, once: the key that
+made the call stops working at once, so store the new one first.
+\`POST /api/client/rotate-webhook-secret\` answers a new webhook secret, once; for
+\`overlapSeconds\` (24 hours by default) events carry \`x-signature\` with the new secret and
+\`x-signature-previous\` with the old one, so your receivers can switch over without missing one.`;
+
+export const guides = [quickStart, signatures, sandbox, errors, rateLimits, events, account].join('\n\n');

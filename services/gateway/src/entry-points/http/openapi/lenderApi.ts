@@ -1,7 +1,12 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import {
   AnalyzeResponse,
+  ApplicationListQuery,
+  ApplicationPage,
+  ApplicationStatus,
+  ApplicationSummary,
   ApplicationView,
+  ClientSettings,
   Bvn,
   DeliveryListQuery,
   DeliveryPage,
@@ -17,6 +22,10 @@ import {
   Purpose,
   ReplayRequest,
   ReplayResult,
+  RotateKeyResponse,
+  RotateWebhookSecretBody,
+  RotateWebhookSecretResponse,
+  UpdateClientSettingsRequest,
   Uuid,
   WebhookEnvelope,
   type EventName,
@@ -77,11 +86,30 @@ const notFound = failure(404, 'No such application, a malformed id, or another l
 
 const applications = 'Applications';
 const deliveries = 'Webhook deliveries';
+const account = 'Your account';
 
 export const lenderTags = [
   { name: applications, description: 'Open an application, have the applicant link accounts, analyze, read the outcome.' },
   { name: deliveries, description: 'Your webhook delivery log: every attempt, redelivery and replay of failed deliveries.' },
+  { name: account, description: 'Your account: webhook URL, webhook secrets and API key, each rotated by you.' },
 ];
+
+/** The list's query as a document states it: `status` repeated (a comma-separated list works too). */
+const ListQuery = ApplicationListQuery.extend({
+  status: z.array(ApplicationStatus).optional().meta({
+    description: 'Only applications in these states: repeat the parameter (`status=LINKED&status=PROCESSING`) or separate them with commas',
+  }),
+  q: ApplicationListQuery.shape.q.meta({
+    description: 'An applicationId or an applicantId: the applications it names exactly',
+    example: Examples.initiateCreated.applicationId,
+  }),
+  cursor: ApplicationListQuery.shape.cursor.meta({ description: 'The `nextCursor` of the previous page; opaque' }),
+});
+
+const ClientSettingsSchema = ClientSettings.meta({ id: 'ClientSettings' });
+const conflict = failure(409, 'Your account was changed at the same time by another request: retry', {
+  concurrent: 'The client was changed concurrently; retry',
+});
 
 export const lenderOperations: RouteConfig[] = [
   {
@@ -126,6 +154,38 @@ export const lenderOperations: RouteConfig[] = [
   },
   {
     method: 'get',
+    path: '/api/applications',
+    operationId: 'listApplications',
+    tags: [applications],
+    summary: 'Your applications, newest first, a page at a time',
+    description:
+      'Filter by `status` and find one application by its applicationId or applicantId with `q`. Pass `nextCursor` as `cursor` for the next page: pages are positions, so applications opened meanwhile never repeat or skip one. Any other query parameter is a 400. Rate limit: 60 a minute per IP with the other calls.',
+    request: { query: ListQuery },
+    responses: {
+      200: ok(
+        'A page of applications',
+        ApplicationPage.extend({ items: z.array(ApplicationSummary.meta({ id: 'ApplicationSummary' })) }).meta({ id: 'ApplicationPage' }),
+        Examples.applicationPage,
+        {
+          limited: true,
+          links: { GetApplication: { operationId: 'getApplication', parameters: { id: '$response.body#/items/0/applicationId' } } },
+        },
+      ),
+      400: failure(400, 'An invalid query parameter (the message names it), or an unknown one', {
+        'bad status': 'status must be one of: PENDING_LINKING, LINKED, PROCESSING, COMPLETED, FAILED, ABANDONED',
+        'bad q': 'q must be an applicationId or an applicantId (a UUID)',
+        'bad limit': 'limit must be an integer between 1 and 100',
+        'bad cursor': 'cursor is not valid; use the nextCursor of a previous page',
+        'unknown parameter': 'Unknown query parameter page; allowed: status, q, limit, cursor',
+      }),
+      401: lenderErrors[401],
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'get',
     path: '/api/applications/{id}',
     operationId: 'getApplication',
     tags: [applications],
@@ -148,6 +208,10 @@ export const lenderOperations: RouteConfig[] = [
             accountNumber: '0123456785',
             enrichmentStatus: 'READY',
             linkedAt: '2026-11-20T09:02:11.000Z',
+            monthlyFlows: [
+              { month: '2026-09', inflow: 412_500, outflow: 371_200 },
+              { month: '2026-10', inflow: 398_000, outflow: 402_750 },
+            ],
           },
         ],
         decision: Examples.decision,
@@ -336,6 +400,101 @@ export const lenderOperations: RouteConfig[] = [
       500: failure(500, 'The delivery log is unavailable: retry', {
         unavailable: 'The webhook delivery log is unavailable right now; retry the request',
       }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/client',
+    operationId: 'getClientSettings',
+    tags: [account],
+    summary: 'Your account: webhook URL, the webhook secrets signing now (never their values), provider key set or not',
+    responses: {
+      200: ok('Your account', ClientSettingsSchema, Examples.clientSettings, { limited: true }),
+      401: lenderErrors[401],
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'patch',
+    path: '/api/client',
+    operationId: 'updateClientSettings',
+    tags: [account],
+    summary: 'Set where your webhooks go (null: nowhere; events are then logged as SKIPPED)',
+    description: 'The URL is checked as the notifier will deliver to it: https to a public host (plain http and private addresses only on local stacks).',
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: UpdateClientSettingsRequest.meta({ id: 'UpdateClientSettingsRequest', example: Examples.updateClientSettingsRequest }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: ok('Your account as it now is', ClientSettingsSchema, Examples.clientSettings, { limited: true }),
+      400: failure(400, 'No webhookUrl, not a URL, one the notifier would refuse, or another field', {
+        'no URL': 'webhookUrl is required',
+        'refused URL': 'webhookUrl is refused: the webhook URL must use https',
+        'other field': 'Unknown field name; only webhookUrl can be changed',
+        ...malformedJson,
+      }),
+      401: lenderErrors[401],
+      409: conflict,
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/client/rotate-key',
+    operationId: 'rotateClientApiKey',
+    tags: [account],
+    summary: 'A new API key, shown once; the key of this request stops working at once',
+    description: 'No body. Store the new key before anything else: the old one is refused from this answer on.',
+    responses: {
+      200: ok('The new key', RotateKeyResponse.meta({ id: 'RotateKeyResponse' }), Examples.rotateKey, { limited: true }),
+      400: failure(400, 'Malformed JSON', malformedJson),
+      401: lenderErrors[401],
+      409: conflict,
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/client/rotate-webhook-secret',
+    operationId: 'rotateClientWebhookSecret',
+    tags: [account],
+    summary: 'A new webhook secret, shown once; the previous one keeps signing x-signature-previous for the overlap',
+    description: 'The overlap is `overlapSeconds` (0 to 7 days), 24 hours when absent. Webhooks carry `x-signature` with the new secret and, during the overlap, `x-signature-previous` with the previous one.',
+    request: {
+      body: {
+        required: false,
+        content: {
+          'application/json': {
+            schema: RotateWebhookSecretBody.meta({ id: 'RotateWebhookSecretRequest', example: Examples.rotateWebhookSecretRequest }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: ok('The new secret', RotateWebhookSecretResponse.meta({ id: 'RotateWebhookSecretResponse' }), Examples.rotateWebhookSecret, {
+        limited: true,
+      }),
+      400: failure(400, 'An invalid overlap', { 'bad overlap': 'overlapSeconds: Too big: expected number to be <=604800', ...malformedJson }),
+      401: lenderErrors[401],
+      409: conflict,
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
     },
   },
 ];

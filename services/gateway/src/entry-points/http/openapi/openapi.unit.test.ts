@@ -1,7 +1,9 @@
 import type { RequestHandler } from 'express';
 import {
   AnalyzeResponse,
+  ApplicationPage,
   ApplicationView,
+  ClientSettings,
   ClientView,
   CreateClientRequest,
   CreateClientResponse,
@@ -18,13 +20,16 @@ import {
   RotateWebhookSecretRequest,
   RotateWebhookSecretResponse,
   UpdateClientRequest,
+  UpdateClientSettingsRequest,
   WebhookEnvelope,
   EventNames,
 } from '@loan/contracts';
 import { createLogger, createMetrics, createSealer, systemClock } from '@loan/runtime';
 import { createHttpApp } from '../app';
 import { adminRoutes } from '../adminRoutes';
+import { createClientAccounts } from '../../../domain/clientAccounts';
 import { applicationRoutes } from '../applicationRoutes';
+import { clientRoutes } from '../clientRoutes';
 import { deliveryRoutes } from '../deliveryRoutes';
 import { providerWebhookRoutes } from '../providerWebhookRoutes';
 import { servedRoutes } from '../support';
@@ -44,6 +49,15 @@ function assembledApp() {
   const logger = createLogger('gateway', 'silent');
   const sealer = createSealer('a-data-key-for-listing-routes-only');
   const unused = {} as never;
+  const accounts = createClientAccounts({
+    clients: unused,
+    sealer,
+    clock: systemClock,
+    webhookSecretOverlapMs: 0,
+    allowPrivateWebhookUrls: false,
+    onKeyChange: () => undefined,
+    logger,
+  });
   return createHttpApp({
     metrics: createMetrics('gateway-openapi-test'),
     logger,
@@ -51,17 +65,10 @@ function assembledApp() {
     authFailures: { limit: 1, windowMs: 1000 },
     api: applicationRoutes({ commands: unused, sealer, authenticate: pass, limit: () => pass }),
     deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
+    client: clientRoutes({ accounts, clock: systemClock, authenticate: pass, limit: () => pass }),
     console: consoleRoutes({ sessions: createConsoleSessions({ sealer, ttlMs: 1000 }), clock: systemClock, authenticate: pass }),
     adminGuard: pass,
-    admin: adminRoutes({
-      clients: unused,
-      sealer,
-      clock: systemClock,
-      webhookSecretOverlapMs: 0,
-      allowPrivateWebhookUrls: false,
-      onKeyChange: () => undefined,
-      logger,
-    }),
+    admin: adminRoutes({ accounts }),
     providerWebhooks: providerWebhookRoutes({
       bus: unused,
       secret: 'unused-secret',
@@ -89,7 +96,7 @@ const DOCUMENTATION = [
 ];
 
 /** The console's own routes: its page and its session (its API is the lender API, below). */
-const CONSOLE = ['get /console/', 'get /console/session', 'post /console/session', 'delete /console/session'];
+const CONSOLE = ['get /console', 'get /console/session', 'post /console/session', 'delete /console/session'];
 const CONSOLE_API = '/console/api/';
 
 const operationsOf = (doc: OpenApiDocument) =>
@@ -106,14 +113,15 @@ describe('the OpenAPI documents', () => {
   it('when the app serves a route, then a document describes it, and every documented operation is served', () => {
     const app = assembledApp();
     const all = servedRoutes((app as unknown as { router: { stack: unknown[] } }).router.stack).map((r) => `${r.method} ${r.path}`);
-    const served = all.filter((r) => !r.includes(' /console/'));
+    const isConsole = (r: string) => / \/console(\/|$)/.test(r);
+    const served = all.filter((r) => !isConsole(r));
     const documented = [...operationsOf(lender), ...operationsOf(admin)];
     expect(served.length).toBeGreaterThan(15);
     expect(served.filter((r) => !DOCUMENTATION.includes(r) && !documented.includes(r))).toEqual([]);
     // The console serves exactly the lender API under /console/api, and its own page and session.
     const consoleApi = all.filter((r) => r.includes(` ${CONSOLE_API}`)).map((r) => r.replace(` ${CONSOLE_API}`, ' /api/'));
     expect(consoleApi.sort()).toEqual(operationsOf(lender).sort());
-    expect(all.filter((r) => r.includes(' /console/') && !r.includes(` ${CONSOLE_API}`)).sort()).toEqual([...CONSOLE].sort());
+    expect(all.filter((r) => isConsole(r) && !r.includes(` ${CONSOLE_API}`)).sort()).toEqual([...CONSOLE].sort());
     expect(documented.filter((r) => !served.includes(r))).toEqual([]);
     expect(DOCUMENTATION.filter((r) => !served.includes(r))).toEqual([]);
   });
@@ -180,6 +188,9 @@ describe('the examples of the documents', () => {
     ['link-account request', LinkAccountRequest, Examples.linkAccountRequest],
     ['link-account answer', LinkAccountResponse, Examples.linkAccount],
     ['application', ApplicationView, (lender.paths!['/api/applications/{id}'] as any).get.responses['200'].content['application/json'].example],
+    ['application page', ApplicationPage, Examples.applicationPage],
+    ['client settings', ClientSettings, Examples.clientSettings],
+    ['client settings update', UpdateClientSettingsRequest, Examples.updateClientSettingsRequest],
     ['delivery', DeliveryView, Examples.delivery],
     ['delivery page', DeliveryPage, { data: [Examples.delivery], nextCursor: null }],
     ['replay request', ReplayRequest, Examples.replayRequest],

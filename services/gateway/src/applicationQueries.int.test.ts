@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { Topics, type EnrichmentResult, type MonthSummary, type ScoringResult } from '@loan/contracts';
+import { waitFor } from '../../../testing/helpers';
+import {
+  accountEnriched,
+  applicant,
+  call,
+  createClient,
+  startApplications,
+  startGateway,
+  startSandbox,
+  suiteNamespace,
+  testBus,
+  type Running,
+} from '../../../testing/stack';
+import { Examples } from './entry-points/http/openapi/examples';
+
+/**
+ * What a lender reads of its applications over real HTTP: the list (`GET /api/applications`)
+ * and the monthly flows of `GET /api/applications/:id`. The gateway asks the applications
+ * service by command, against the real broker, registry and database.
+ */
+const ns = suiteNamespace();
+let gateway: Running;
+let applications: Running;
+let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+let lender: Awaited<ReturnType<typeof createClient>>;
+let other: Awaited<ReturnType<typeof createClient>>;
+const bus = testBus(ns, 'list-test');
+
+beforeAll(async () => {
+  gateway = await startGateway(ns, { RATE_LIMIT_INITIATE: '1000', RATE_LIMIT_GLOBAL: '1000', RATE_LIMIT_ANALYZE: '1000' });
+  sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`);
+  applications = await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url });
+  await bus.connect();
+  lender = await createClient(gateway.url);
+  other = await createClient(gateway.url);
+});
+
+afterAll(async () => {
+  await bus.disconnect();
+  for (const s of [applications, gateway]) await s?.stop();
+  await sandbox?.stop();
+});
+
+interface Summary {
+  applicationId: string;
+  applicantId: string;
+  status: string;
+  createdAt: string;
+}
+
+const list = (query = '', key: string | null = lender.apiKey) => call(gateway.url, key, 'GET', `/api/applications${query}`);
+
+async function initiate(key = lender.apiKey, overrides: Record<string, unknown> = {}) {
+  const res = await call(gateway.url, key, 'POST', '/api/applications/initiate', applicant(overrides));
+  expect(res.status).toBe(201);
+  return res.body as { applicationId: string; applicantId: string; widgetUrl: string };
+}
+
+async function linked() {
+  const app = await initiate();
+  const res = await fetch(`${new URL(app.widgetUrl).origin}/sandbox/link`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ widgetUrl: app.widgetUrl, persona: 'salaried' }),
+  });
+  expect(res.status).toBe(200);
+  const view = await waitFor(async () => {
+    const v = await call(gateway.url, lender.apiKey, 'GET', `/api/applications/${app.applicationId}`);
+    return v.body.status === 'LINKED' && v.body.accounts.length === 1 ? v.body : null;
+  }, { what: 'the application to be LINKED' });
+  return { ...app, accountId: view.accounts[0].accountId as string };
+}
+
+/** Every page from the first, `limit` at a time; `between` runs after each page. */
+async function everyPage(query: string, between: () => Promise<unknown> = async () => undefined) {
+  const seen: Summary[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const res = await list(`?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(res.status).toBe(200);
+    seen.push(...(res.body.items as Summary[]));
+    cursor = res.body.nextCursor;
+    pages++;
+    await between();
+  } while (cursor);
+  return { seen, pages };
+}
+
+const newestFirst = (a: Summary, b: Summary) =>
+  b.createdAt.localeCompare(a.createdAt) || b.applicationId.localeCompare(a.applicationId);
+
+describe('GET /api/applications', () => {
+  it('when a lender pages through its applications while new ones are opened, then every one appears once, newest first, and none of another lender', async () => {
+    await initiate(other.apiKey);
+    const before = new Set<string>();
+    for (let i = 0; i < 7; i++) before.add((await initiate()).applicationId);
+    const { seen, pages } = await everyPage('limit=3', () => initiate());
+    const ids = seen.map((s) => s.applicationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...seen].sort(newestFirst)).toEqual(seen);
+    // Opened before the first page: each on one page. Opened during the walk: on none (they are newer).
+    expect(ids.filter((id) => before.has(id))).toHaveLength(7);
+    expect(pages).toBeGreaterThanOrEqual(3);
+    const all = await everyPage('limit=100');
+    expect(all.seen.map((s) => s.applicationId)).toEqual(expect.arrayContaining(ids));
+    expect(all.seen).toHaveLength(ids.length + pages);
+    const others = await list('?limit=100', other.apiKey);
+    expect(others.body.items.map((s: Summary) => s.applicationId).filter((id: string) => ids.includes(id))).toEqual([]);
+  });
+
+  it('when an application is listed, then its row shows the applicant, the loan, the accounts and, once scored, the score and decision', async () => {
+    const app = await linked();
+    expect((await call(gateway.url, lender.apiKey, 'POST', `/api/applications/${app.applicationId}/finalize-linking`)).status).toBe(200);
+    const ids = { clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId };
+    await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: accountEnriched({ ...ids, accountId: app.accountId }) }]);
+    await waitFor(async () => (await call(gateway.url, lender.apiKey, 'POST', `/api/applications/${app.applicationId}/analyze`)).status === 200, {
+      what: 'analyze to be accepted',
+    });
+    const stored = await applications.runtime.db.model('Application').findById(app.applicationId).lean<{ analysis: { analysisId: string } }>();
+    const scored: ScoringResult = {
+      ...ids,
+      factId: randomUUID(),
+      at: new Date().toISOString(),
+      type: 'ApplicationScored',
+      analysisId: stored!.analysis.analysisId,
+      decision: { ...Examples.decision, applicant_id: app.applicantId },
+    };
+    await bus.publish(Topics.scoringResults, [{ key: app.applicationId, value: scored }]);
+    const row = await waitFor(async () => {
+      const res = await list(`?q=${app.applicationId}`);
+      return res.body.items[0]?.status === 'COMPLETED' ? res.body.items[0] : null;
+    }, { what: 'the application to be COMPLETED in the list' });
+    expect(row).toEqual({
+      applicationId: app.applicationId,
+      applicantId: app.applicantId,
+      status: 'COMPLETED',
+      applicantName: 'Chinedu Okonkwo',
+      amount: 300_000,
+      tenor: 6,
+      accountCount: 1,
+      score: Examples.decision.score,
+      decision: Examples.decision.decision,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    const fresh = await initiate();
+    const pending = (await list(`?q=${fresh.applicationId}`)).body.items[0];
+    expect(pending).toMatchObject({ status: 'PENDING_LINKING', accountCount: 0, score: null, decision: null });
+  });
+
+  it('when a status filter is given, repeated or comma-separated, then only applications in those states are listed', async () => {
+    const app = await linked();
+    const pending = await initiate();
+    const only = async (query: string) => {
+      const { seen } = await everyPage(`limit=100&${query}`);
+      return seen;
+    };
+    const linkedOnly = await only('status=LINKED');
+    expect(linkedOnly.map((s) => s.applicationId)).toContain(app.applicationId);
+    expect(linkedOnly.every((s) => s.status === 'LINKED')).toBe(true);
+    for (const query of ['status=LINKED,PENDING_LINKING', 'status=LINKED&status=PENDING_LINKING']) {
+      const both = await only(query);
+      expect(both.map((s) => s.applicationId)).toEqual(expect.arrayContaining([app.applicationId, pending.applicationId]));
+      expect(both.every((s) => ['LINKED', 'PENDING_LINKING'].includes(s.status))).toBe(true);
+    }
+    expect(await only('status=ABANDONED')).toEqual([]);
+  });
+
+  it('when q is an applicationId or an applicantId, then exactly that application is listed; of another lender, none', async () => {
+    const app = await initiate();
+    await initiate();
+    for (const q of [app.applicationId, app.applicantId, app.applicantId.toUpperCase()]) {
+      const res = await list(`?q=${q}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ items: [expect.objectContaining({ applicationId: app.applicationId })], nextCursor: null });
+    }
+    expect((await list(`?q=${app.applicationId}`, other.apiKey)).body).toEqual({ items: [], nextCursor: null });
+    expect((await list(`?q=${randomUUID()}`)).body).toEqual({ items: [], nextCursor: null });
+  });
+
+  it.each([
+    ['status=NOPE', /^status must be one of: PENDING_LINKING, LINKED, PROCESSING, COMPLETED, FAILED, ABANDONED$/],
+    ['status=LINKED,', /^status must be one of/],
+    ['limit=0', /^limit must be an integer between 1 and 100$/],
+    ['limit=101', /^limit must be an integer between 1 and 100$/],
+    ['limit=two', /^limit must be a number$/],
+    ['q=0042', /^q must be an applicationId or an applicantId \(a UUID\)$/],
+    ['q=a&q=b', /^q must be a string$/],
+    ['cursor=not-a-cursor', /^cursor is not valid/],
+    ['page=2', /^Unknown query parameter page; allowed: status, q, limit, cursor$/],
+  ])('when the query is %s, then 400 naming the parameter', async (query, message) => {
+    const res = await list(`?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ statusCode: 400, message: expect.stringMatching(message), error: 'Bad Request' });
+  });
+
+  it('when the key is missing or wrong, then 401; another method on the list, 405', async () => {
+    expect((await list('', null)).body).toEqual({ statusCode: 401, message: 'Missing x-api-key header', error: 'Unauthorized' });
+    expect((await list('', 'lk_wrong')).status).toBe(401);
+    const posted = await call(gateway.url, lender.apiKey, 'DELETE', '/api/applications');
+    expect(posted.status).toBe(405);
+    expect(posted.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('when the list is asked, then it counts against the rate limit of the other calls', async () => {
+    const res = await list('?limit=1');
+    expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(1000);
+  });
+});
+
+describe('GET /api/applications/:id, monthly flows', () => {
+  const month = (m: string, credits: number, debits: number): MonthSummary => ({
+    month: m, credits, debits, salaryCredits: 0, otherIncomeCredits: 0, bettingDebits: 0, bettingCredits: 0, loanRepayments: 0,
+    loanDisbursements: 0, ownTransfersIn: 0, ownTransfersOut: 0, bouncedDebits: 0, overdraftDays: 0, openingBalance: 0,
+    closingBalance: 0, minBalance: 0, averageBalance: 0, transactionCount: 1,
+  });
+  const accountsOf = async (applicationId: string) =>
+    (await call(gateway.url, lender.apiKey, 'GET', `/api/applications/${applicationId}`)).body.accounts as {
+      enrichmentStatus: string;
+      monthlyFlows: unknown[];
+    }[];
+
+  it('when an account’s statement is analysed, then its inflows and outflows by month are shown, oldest first, until its bank data is scrubbed', async () => {
+    const app = await linked();
+    expect(await accountsOf(app.applicationId)).toEqual([expect.objectContaining({ enrichmentStatus: 'PENDING', monthlyFlows: [] })]);
+    const ids = { clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId };
+    const result = accountEnriched({ ...ids, accountId: app.accountId });
+    if (result.type !== 'AccountEnriched') throw new Error('not an enrichment');
+    result.profile.months = [month('2026-10', 398_000, 402_750.5), month('2026-09', 412_500, 371_200)];
+    await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: result }]);
+    const [account] = await waitFor(async () => {
+      const accounts = await accountsOf(app.applicationId);
+      return accounts[0]?.enrichmentStatus === 'READY' ? accounts : null;
+    }, { what: 'the account to be READY' });
+    expect(account!.monthlyFlows).toEqual([
+      { month: '2026-09', inflow: 412_500, outflow: 371_200 },
+      { month: '2026-10', inflow: 398_000, outflow: 402_750.5 },
+    ]);
+    // Another lender cannot read them.
+    expect((await call(gateway.url, other.apiKey, 'GET', `/api/applications/${app.applicationId}`)).status).toBe(404);
+
+    const scrubbed: EnrichmentResult = { ...ids, factId: randomUUID(), at: new Date().toISOString(), type: 'BankDataScrubbed', accountIds: [app.accountId] };
+    await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: scrubbed }]);
+    await waitFor(async () => (await accountsOf(app.applicationId))[0]?.monthlyFlows.length === 0, { what: 'the flows to be scrubbed' });
+  });
+});
