@@ -7,22 +7,24 @@ export type Loaded<T> = { state: 'loading' } | { state: 'ok'; value: T } | { sta
 
 const asApiError = (error: unknown) => (error instanceof ApiError ? error : new ApiError(0, String(error)));
 
-/** Runs `load` when `key` changes; `reload()` runs it again. */
+/**
+ * Runs `load` when `key` changes; `reload()` runs it again. An answer to another key is never
+ * shown for this one; the same key asked again keeps its last answer until the new one comes.
+ */
 export function useLoad<T>(load: () => Promise<T>, key: string): [Loaded<T>, () => void] {
-  const [result, setResult] = useState<Loaded<T>>({ state: 'loading' });
+  const [result, setResult] = useState<{ key: string; loaded: Loaded<T> } | null>(null);
   const [round, setRound] = useState(0);
   useEffect(() => {
     let live = true;
-    setResult((previous) => (previous.state === 'ok' ? previous : { state: 'loading' }));
     load().then(
-      (value) => live && setResult({ state: 'ok', value }),
-      (error: unknown) => live && setResult({ state: 'error', error: asApiError(error) }),
+      (value) => live && setResult({ key, loaded: { state: 'ok', value } }),
+      (error: unknown) => live && setResult({ key, loaded: { state: 'error', error: asApiError(error) } }),
     );
     return () => {
       live = false;
     };
   }, [key, round]);
-  return [result, () => setRound((n) => n + 1)];
+  return [result && result.key === key ? result.loaded : { state: 'loading' }, () => setRound((n) => n + 1)];
 }
 
 /** A failed call in words: a route this gateway lacks is "not available". */

@@ -331,7 +331,7 @@ describe('the console in a browser', () => {
     await waitFor(() => eventsOf(decided.applicationId, 'application.decision').length > before, { what: 'the redelivered decision' });
   });
 
-  it('when the lender rotates the webhook secret, then the new secret is shown once with the end of the overlap, and deliveries are signed with it', async () => {
+  it('when the lender rotates the webhook secret, then the new secret is shown once with the end of the overlap, and not again', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
     await expect(page.getByLabel('Webhook URL').inputValue()).resolves.toBe(`${stack.receiver.url}/hooks`);
