@@ -319,8 +319,9 @@ describe('the console in a browser', () => {
     await expect(page.getByText(/Attempt 1 at .*: HTTP 200/).count()).resolves.toBeGreaterThan(0);
     expect(await accessibilityViolations()).toEqual([]);
     if (process.env.CONSOLE_SCREENSHOT === '1') {
-      await page.getByRole('heading', { name: 'Decision', level: 2 }).evaluate((el) => el.scrollIntoView());
-      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-decision.png') });
+      // From the top of the page to the end of the monthly flows.
+      const flows = (await page.locator('table[aria-labelledby="flows-heading"]').boundingBox())!;
+      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-decision.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(flows.y + flows.height + 24) } });
     }
   });
 
