@@ -332,12 +332,21 @@ describe('the console in a browser', () => {
     await waitFor(() => eventsOf(decided.applicationId, 'application.decision').length > before, { what: 'the redelivered decision' });
   });
 
-  it('when the lender rotates the webhook secret, then the new secret is shown once with the end of the overlap, and not again', async () => {
+  it('when the lender rotates the webhook secret, then the new secret is shown once with the end of the overlap, and not again; the endpoint is edited and failed deliveries replayed', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
     await expect(page.getByLabel('Webhook URL').inputValue()).resolves.toBe(`${stack.receiver.url}/hooks`);
     await page.getByRole('cell', { name: decided.applicationId }).first().waitFor();
     expect(await accessibilityViolations()).toEqual([]);
+    // The endpoint: edited here, read back through the API.
+    await page.getByLabel('Webhook URL').fill(`${stack.receiver.url}/console-hooks`);
+    await page.getByRole('button', { name: 'Save URL' }).click();
+    await page.getByText('Webhook URL saved').waitFor();
+    expect((await lenderApi('GET', '/api/client')).body.webhookUrl).toBe(`${stack.receiver.url}/console-hooks`);
+    // Replay of failed deliveries since a time (none failed here).
+    await page.getByLabel('Replay failed deliveries since (UTC)').fill('2026-01-01T00:00');
+    await page.getByRole('button', { name: 'Replay failed deliveries' }).click();
+    await page.getByText('0 deliveries queued again.').waitFor();
     await page.getByLabel(/^Overlap of the previous secret/).fill('2');
     await page.getByRole('button', { name: 'Rotate webhook secret' }).click();
     await page.getByRole('button', { name: 'Rotate the secret now' }).click();
@@ -376,7 +385,7 @@ describe('the console in a browser', () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();
-    expect((await consoleCall('GET', `/console/api/applications/${decided.applicationId}`, {})).status).toBe(401);
+    expect((await context.cookies()).map((c) => c.name)).not.toContain('console_session');
   });
 
   it('when the pages were used, then nothing was fetched from another host and the console logged no error or CSP violation', () => {
