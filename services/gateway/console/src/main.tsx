@@ -20,7 +20,16 @@ function SignIn(props: { onSignedIn: (state: SessionState) => void; notice?: str
     setError(null);
     try {
       // The key goes to the gateway once and is kept by nobody here: the field is emptied.
-      const state = await api.signIn(field.value.trim());
+      const key = field.value.trim();
+      let state: SessionState;
+      try {
+        state = await api.signIn(key);
+      } catch (e) {
+        // The sign-in token lapsed (the page stayed open long): take a fresh one, try once more.
+        if (!(e instanceof ApiError && e.status === 403)) throw e;
+        await api.session();
+        state = await api.signIn(key);
+      }
       field.value = '';
       props.onSignedIn(state);
     } catch (e) {

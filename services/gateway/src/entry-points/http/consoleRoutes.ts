@@ -93,7 +93,7 @@ export function consoleRoutes(deps: {
     res.cookie(SESSION_COOKIE, deps.sessions.seal(session), cookieOptions(req, maxAge));
   }
 
-  /** Runs the API's authentication on a key; resolves to whether it passed (the client is then in ctx). */
+  /** Runs the API's authentication on a key; resolves to its failure, or null when it passed (the client is then in ctx). */
   function authenticateKey(req: Request, res: Response, key: string | null): Promise<unknown> {
     ctx(res).consoleKey = key;
     return new Promise((resolve) => {
@@ -156,10 +156,15 @@ export function consoleRoutes(deps: {
     '/session',
     route(async (req, res) => {
       const { session } = stateOf(res).console!;
-      if (session && !(await authenticateKey(req, res, session.apiKey))) {
-        const client = ctx(res).client!;
-        res.json({ signedIn: true, clientId: client.clientId, name: client.name, csrfToken: session.csrfToken, expiresAt: session.expiresAt.toISOString() });
-        return;
+      if (session) {
+        const failure = await authenticateKey(req, res, session.apiKey);
+        if (!failure) {
+          const client = ctx(res).client!;
+          res.json({ signedIn: true, clientId: client.clientId, name: client.name, csrfToken: session.csrfToken, expiresAt: session.expiresAt.toISOString() });
+          return;
+        }
+        // Only a key that no longer authenticates ends the session; an outage is an error.
+        if (!(failure instanceof HttpError && failure.statusCode === 401)) throw failure;
       }
       // Signed out (or the key was rotated): the token the sign-in form must send back.
       if (session) res.clearCookie(SESSION_COOKIE, clearOptions(req));
