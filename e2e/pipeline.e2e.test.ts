@@ -123,6 +123,19 @@ describe('a loan application from initiate to a signed decision', () => {
     const view = await api('GET', `/api/applications/${applicationId}`);
     expect(view.body).toMatchObject({ status: 'COMPLETED', decision: { score: decision.score } });
     expect(view.body.accounts.every((a: { enrichmentStatus: string }) => a.enrichmentStatus === 'READY')).toBe(true);
+    // Each account's statement month by month, as the provider's transactions gave it.
+    for (const account of view.body.accounts as { monthlyFlows: { month: string; inflow: number; outflow: number }[] }[]) {
+      const months = account.monthlyFlows.map((f) => f.month);
+      expect(months.length).toBeGreaterThan(0);
+      expect(months).toEqual([...months].sort());
+      expect(account.monthlyFlows.some((f) => f.inflow > 0 && f.outflow > 0)).toBe(true);
+    }
+    // And its row in the lender's list.
+    const listed = await api('GET', `/api/applications?q=${applicationId}`);
+    expect(listed.body).toEqual({
+      items: [expect.objectContaining({ applicationId, status: 'COMPLETED', accountCount: 2, score: decision.score, decision: decision.decision })],
+      nextCursor: null,
+    });
     const relink = await api('POST', `/api/applications/${applicationId}/link-account`);
     expect(relink.status).toBe(400);
 

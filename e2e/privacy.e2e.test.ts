@@ -166,6 +166,10 @@ describe('personal data of an applicant', () => {
     const view = await api('GET', `/api/applications/${applicationId}`);
     expect(view.status).toBe(200);
     expect(view.body.applicant).toMatchObject({ firstName: person.firstName, lastName: person.lastName, email: person.email });
+    expect(view.body.accounts[0].monthlyFlows.length).toBeGreaterThan(0);
+    // So is the list, whose rows name the applicant.
+    const listed = await api('GET', `/api/applications?q=${applicationId}`);
+    expect(listed.body.items).toEqual([expect.objectContaining({ applicantName: `${person.firstName} ${person.lastName}` })]);
 
     // A poison message on the provider callbacks topic is dead-lettered.
     const producer = new Kafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), logLevel: logLevel.NOTHING }).producer();
@@ -240,10 +244,15 @@ describe('personal data of an applicant', () => {
     expect(bodies.map((b) => JSON.parse(b.body as string).data.accountNumber)).toEqual([`******${accountNumber.slice(-4)}`]);
     await waitFor(async () => {
       const stored = await db('applications').collection('applications').findOne({ _id: applicationId as never });
-      return stored?.accounts.every((a: { accountNumber: string; holderName: string }) => a.accountNumber === `******${accountNumber.slice(-4)}` && a.holderName === '');
-    }, { what: 'the applications service to forget account numbers and holder names' });
+      return stored?.accounts.every(
+        (a: { accountNumber: string; holderName: string; monthlyFlows: unknown[] }) =>
+          a.accountNumber === `******${accountNumber.slice(-4)}` && a.holderName === '' && a.monthlyFlows.length === 0,
+      );
+    }, { what: 'the applications service to forget account numbers, holder names and monthly flows' });
     // The lender's view keeps the decision and status.
-    expect((await api('GET', `/api/applications/${applicationId}`)).body).toMatchObject({ status: 'COMPLETED', decision: { score: expect.any(Number) } });
+    const after = (await api('GET', `/api/applications/${applicationId}`)).body;
+    expect(after).toMatchObject({ status: 'COMPLETED', decision: { score: expect.any(Number) } });
+    expect(after.accounts[0].monthlyFlows).toEqual([]);
 
     const logged = logs.lines().filter((line) => needles.some((n) => line.includes(n.text)));
     expect(logs.lines().length).toBeGreaterThan(0);

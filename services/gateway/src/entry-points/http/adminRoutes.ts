@@ -1,8 +1,8 @@
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { CreateClientRequest, RotateWebhookSecretRequest, UpdateClientRequest } from '@loan/contracts';
-import type { Actor, ClientAccounts } from '../../domain/clientAccounts';
+import type { ClientAccounts } from '../../domain/clientAccounts';
 import type { ClientRecord } from '../../data-access/clientRepository';
-import { allowOnlyRoutedMethods, requireJson, route, rotationBody, validate } from './support';
+import { actorOf, allowOnlyRoutedMethods, requireJson, route, rotationBody, validate } from './support';
 
 const adminView = (client: ClientRecord) => ({
   clientId: client.clientId,
@@ -12,9 +12,6 @@ const adminView = (client: ClientRecord) => ({
   providerWebhookSecretConfigured: client.providerWebhookSecret !== null,
   version: client.version,
 });
-
-/** The operator, for the audit line. */
-const admin = (req: Request): Actor => ({ kind: 'admin', ip: req.ip, correlationId: req.header('x-correlation-id') ?? null });
 
 /** A client id in the path names a client only when it is one string. */
 const clientIdOf = (id: string | string[] | undefined) => (typeof id === 'string' ? id : '');
@@ -33,7 +30,7 @@ export function adminRoutes(deps: { accounts: ClientAccounts }) {
     requireJson(),
     route(async (req, res) => {
       const body = validate(CreateClientRequest, req.body ?? {});
-      res.status(201).json(await accounts.create(body, admin(req)));
+      res.status(201).json(await accounts.create(body, actorOf('admin', req)));
     }),
   );
 
@@ -49,14 +46,14 @@ export function adminRoutes(deps: { accounts: ClientAccounts }) {
     requireJson(),
     route(async (req, res) => {
       const body = validate(UpdateClientRequest, req.body ?? {});
-      res.json(adminView(await accounts.update(clientIdOf(req.params.id), body, admin(req))));
+      res.json(adminView(await accounts.update(clientIdOf(req.params.id), body, actorOf('admin', req))));
     }),
   );
 
   router.post(
     '/clients/:id/rotate-key',
     route(async (req, res) => {
-      res.json(await accounts.rotateKey(clientIdOf(req.params.id), admin(req)));
+      res.json(await accounts.rotateKey(clientIdOf(req.params.id), actorOf('admin', req)));
     }),
   );
 
@@ -64,7 +61,7 @@ export function adminRoutes(deps: { accounts: ClientAccounts }) {
     '/clients/:id/rotate-webhook-secret',
     route(async (req, res) => {
       const body = validate(RotateWebhookSecretRequest, rotationBody(req.body));
-      res.json(await accounts.rotateWebhookSecret(clientIdOf(req.params.id), body.overlapSeconds, admin(req)));
+      res.json(await accounts.rotateWebhookSecret(clientIdOf(req.params.id), body.overlapSeconds, actorOf('admin', req)));
     }),
   );
 

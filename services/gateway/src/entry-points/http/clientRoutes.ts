@@ -1,15 +1,8 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type RequestHandler, type Response } from 'express';
 import { RotateWebhookSecretRequest, UpdateClientSettingsRequest } from '@loan/contracts';
 import type { Clock } from '@loan/runtime';
-import { settingsOf, type Actor, type ClientAccounts } from '../../domain/clientAccounts';
-import { allowOnlyRoutedMethods, ctx, requireJson, route, rotationBody, validate } from './support';
-
-/** The lender itself, for the audit line. */
-const lender = (req: Request): Actor => ({
-  kind: 'client',
-  ip: req.ip,
-  correlationId: req.header('x-correlation-id') ?? null,
-});
+import { settingsOf, type ClientAccounts } from '../../domain/clientAccounts';
+import { actorOf, allowOnlyRoutedMethods, ctx, requireJson, route, rotationBody, validate } from './support';
 
 /**
  * The caller's own account, mounted at `/api/client`: its settings, its webhook URL, and the
@@ -42,7 +35,7 @@ export function clientRoutes(deps: {
     requireJson(),
     route(async (req, res) => {
       const body = validate(UpdateClientSettingsRequest, req.body ?? {});
-      const next = await accounts.update(own(res), body, lender(req));
+      const next = await accounts.update(own(res), body, actorOf('client', req));
       res.json(settingsOf(next, deps.clock.now()));
     }),
   );
@@ -51,7 +44,7 @@ export function clientRoutes(deps: {
     '/rotate-key',
     deps.limit('other'),
     route(async (req, res) => {
-      res.json(await accounts.rotateKey(own(res), lender(req)));
+      res.json(await accounts.rotateKey(own(res), actorOf('client', req)));
     }),
   );
 
@@ -61,7 +54,7 @@ export function clientRoutes(deps: {
     requireJson(),
     route(async (req, res) => {
       const body = validate(RotateWebhookSecretRequest, rotationBody(req.body));
-      res.json(await accounts.rotateWebhookSecret(own(res), body.overlapSeconds, lender(req)));
+      res.json(await accounts.rotateWebhookSecret(own(res), body.overlapSeconds, actorOf('client', req)));
     }),
   );
 

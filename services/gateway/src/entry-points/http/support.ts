@@ -5,6 +5,7 @@ import type { Logger } from '@loan/runtime';
 import type { z } from 'zod';
 import { HttpError } from '../../domain/errors';
 import type { ClientRecord } from '../../data-access/clientRepository';
+import type { Actor } from '../../domain/clientAccounts';
 
 /** What the middlewares learn about a request. */
 export interface RequestContext {
@@ -40,6 +41,13 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infe
   });
   throw new HttpError(400, [...new Set(problems)].join('; '));
 }
+
+/** Who changes a client account, for the audit line: the operator or the lender itself. */
+export const actorOf = (kind: Actor['kind'], req: Request): Actor => ({
+  kind,
+  ip: req.ip,
+  correlationId: req.header('x-correlation-id') ?? null,
+});
 
 /**
  * The body of a webhook-secret rotation: none, `{}` and a body with no fields all mean the
