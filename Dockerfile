@@ -36,7 +36,8 @@ COPY services/janitor/package.json services/janitor/
 COPY sandbox/package.json sandbox/
 COPY sdk/package.json sdk/
 
-# Every dependency, the sources, and the TypeScript build of all workspaces.
+# Every dependency, the sources, the TypeScript build of all workspaces and the bundle of the
+# lender console (into services/gateway/dist/console, which the runtime stage copies).
 FROM manifests AS build
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts
 COPY libs libs
@@ -44,6 +45,7 @@ COPY services services
 COPY sandbox sandbox
 COPY sdk sdk
 RUN npx tsc -b \
+ && node services/gateway/console/build.mjs \
  && find libs services sandbox sdk -type f \
       \( -name '*.d.ts' -o -name '*.d.ts.map' -o -name '*.tsbuildinfo' \) -delete
 

@@ -69,6 +69,9 @@ export const configShape = {
     .string()
     .default('http://127.0.0.1:8104')
     .describe('Internal address of the notifier, for the delivery log API'),
+  CONSOLE_SESSION_TTL: durationMs('8h').describe(
+    'How long a console sign-in lasts; the session also ends as soon as its API key is rotated',
+  ),
   WEBHOOK_SECRET_OVERLAP: durationMs('24h').describe('How long the previous webhook secret keeps signing after a rotation'),
 };
 

@@ -17,6 +17,8 @@ import { createClientAccounts } from './data-access/clientAccounts';
 import { adminRoutes } from './entry-points/http/adminRoutes';
 import { createHttpApp } from './entry-points/http/app';
 import { applicationRoutes } from './entry-points/http/applicationRoutes';
+import { consoleRoutes } from './entry-points/http/consoleRoutes';
+import { createConsoleSessions } from './domain/consoleSession';
 import { clientRoutes } from './entry-points/http/clientRoutes';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { adminOnly, authenticate, createRateLimiter, pruneRateWindows } from './entry-points/http/guards';
@@ -89,6 +91,11 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     authFailures: { limit: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
     api: applicationRoutes({ commands, sealer, authenticate: auth, limit: limiter }),
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
+    console: consoleRoutes({
+      sessions: createConsoleSessions({ sealer, ttlMs: config.CONSOLE_SESSION_TTL }),
+      clock,
+      authenticate: auth,
+    }),
     client: clientRoutes({ accounts, clock, authenticate: auth, limit: limiter }),
     adminGuard: adminOnly(config.ADMIN_TOKEN),
     admin: adminRoutes({ accounts }),

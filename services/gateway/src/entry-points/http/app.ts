@@ -19,6 +19,8 @@ export function createHttpApp(deps: {
   deliveries: express.Router;
   /** The caller's own account (`/api/client`). */
   client: express.Router;
+  /** The lender console: its pages and session routes, and the gate of its API. */
+  console: { router: express.Router; api: RequestHandler };
   admin: express.Router;
   adminGuard: RequestHandler;
   providerWebhooks: express.Router;
@@ -42,10 +44,22 @@ export function createHttpApp(deps: {
   // The documents of the API; the operator's document is behind the admin token like the rest of /admin.
   app.use('/api', docsRoutes({ publicUrl: deps.publicUrl }));
   // Before authentication: an IP that keeps failing it is turned away without a key lookup.
-  app.use(['/api/applications', '/api/webhooks', '/api/client', '/admin'], authFailureLimit(deps.authFailures));
-  app.use('/api/applications', deps.api);
-  app.use('/api/webhooks', deps.deliveries);
-  app.use('/api/client', deps.client);
+  // One counter for the API, the admin API and the console's sign-in and API alike.
+  app.use(
+    ['/api/applications', '/api/webhooks', '/api/client', '/admin', '/console/session', '/console/api'],
+    authFailureLimit(deps.authFailures),
+  );
+  // The lender API, and the same routers under /console/api for the console, where the session
+  // cookie stands for `x-api-key`: same authentication, limits, tenant checks and answers.
+  const lenderApi: [string, express.Router][] = [
+    ['/applications', deps.api],
+    ['/webhooks', deps.deliveries],
+    ['/client', deps.client],
+  ];
+  for (const [path, router] of lenderApi) app.use(`/api${path}`, router);
+  app.use('/console', deps.console.router);
+  app.use('/console/api', deps.console.api);
+  for (const [path, router] of lenderApi) app.use(`/console/api${path}`, router);
   app.use('/admin', deps.adminGuard, adminDocsRoutes({ publicUrl: deps.publicUrl }), deps.admin);
   app.use('/provider/webhooks', deps.providerWebhooks);
   app.use(notFoundHandler());

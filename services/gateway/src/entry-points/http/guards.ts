@@ -12,7 +12,8 @@ import { isDuplicateKey } from '@loan/runtime';
 import { ctx } from './support';
 
 /**
- * `x-api-key` on every /api route. Keys are looked up by their SHA-256 (only the hash is
+ * `x-api-key` on every /api route; on /console/api the key the console's session cookie holds
+ * (its gate sets `consoleKey`), never the header. Keys are looked up by their SHA-256 (only the hash is
  * stored) and the stored hash is compared in constant time. Lookups are cached briefly, misses
  * too: a key sent again and again costs one query per TTL, not one per request. (A miss can
  * never turn into a hit: keys are random and made only by us.)
@@ -23,7 +24,8 @@ export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: numb
   const cache = new Map<string, { client: ClientRecord | null; until: number }>();
   const handler = (async (req, res, next) => {
     try {
-      const key = req.header('x-api-key');
+      const { consoleKey } = ctx(res);
+      const key = consoleKey !== undefined ? consoleKey : req.header('x-api-key');
       if (!key) throw new HttpError(401, 'Missing x-api-key header');
       const hash = hashApiKey(key);
       const now = deps.clock.now().getTime();

@@ -11,6 +11,11 @@ import type { Actor } from '../../data-access/clientAccounts';
 export interface RequestContext {
   correlationId: string;
   client?: ClientRecord;
+  /**
+   * Set on console requests: the API key their session holds (null: no valid session), which
+   * authentication then uses instead of the `x-api-key` header.
+   */
+  consoleKey?: string | null;
 }
 
 export const ctx = (res: Response): RequestContext => res.locals as RequestContext;
@@ -131,6 +136,7 @@ export function securityHeaders(): RequestHandler {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // Answers are data, never a page to run or frame; the reference page sets its own policy.
     res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+    // The console's hashed assets set their own long cache.
     if (req.path !== '/api/openapi.json' && req.path !== '/api/docs' && !req.path.startsWith('/api/docs/')) res.setHeader('Cache-Control', 'no-store');
     if (req.secure) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     next();

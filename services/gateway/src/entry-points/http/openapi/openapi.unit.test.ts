@@ -33,6 +33,8 @@ import { clientRoutes } from '../clientRoutes';
 import { deliveryRoutes } from '../deliveryRoutes';
 import { providerWebhookRoutes } from '../providerWebhookRoutes';
 import { servedRoutes } from '../support';
+import { consoleRoutes } from '../consoleRoutes';
+import { createConsoleSessions } from '../../../domain/consoleSession';
 import { adminDocument, lenderDocument, type OpenApiDocument } from './document';
 import { EventExamples, Examples } from './examples';
 
@@ -64,6 +66,7 @@ function assembledApp() {
     api: applicationRoutes({ commands: unused, sealer, authenticate: pass, limit: () => pass }),
     deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
     client: clientRoutes({ accounts, clock: systemClock, authenticate: pass, limit: () => pass }),
+    console: consoleRoutes({ sessions: createConsoleSessions({ sealer, ttlMs: 1000 }), clock: systemClock, authenticate: pass }),
     adminGuard: pass,
     admin: adminRoutes({ accounts }),
     providerWebhooks: providerWebhookRoutes({
@@ -92,6 +95,10 @@ const DOCUMENTATION = [
   'get /admin/openapi.json',
 ];
 
+/** The console's own routes: its page and its session (its API is the lender API, below). */
+const CONSOLE = ['get /console', 'get /console/session', 'post /console/session', 'delete /console/session'];
+const CONSOLE_API = '/console/api/';
+
 const operationsOf = (doc: OpenApiDocument) =>
   Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
     Object.keys(item as object)
@@ -105,10 +112,16 @@ const admin = adminDocument('http://127.0.0.1:1');
 describe('the OpenAPI documents', () => {
   it('when the app serves a route, then a document describes it, and every documented operation is served', () => {
     const app = assembledApp();
-    const served = servedRoutes((app as unknown as { router: { stack: unknown[] } }).router.stack).map((r) => `${r.method} ${r.path}`);
+    const all = servedRoutes((app as unknown as { router: { stack: unknown[] } }).router.stack).map((r) => `${r.method} ${r.path}`);
+    const isConsole = (r: string) => / \/console(\/|$)/.test(r);
+    const served = all.filter((r) => !isConsole(r));
     const documented = [...operationsOf(lender), ...operationsOf(admin)];
     expect(served.length).toBeGreaterThan(15);
     expect(served.filter((r) => !DOCUMENTATION.includes(r) && !documented.includes(r))).toEqual([]);
+    // The console serves exactly the lender API under /console/api, and its own page and session.
+    const consoleApi = all.filter((r) => r.includes(` ${CONSOLE_API}`)).map((r) => r.replace(` ${CONSOLE_API}`, ' /api/'));
+    expect(consoleApi.sort()).toEqual(operationsOf(lender).sort());
+    expect(all.filter((r) => isConsole(r) && !r.includes(` ${CONSOLE_API}`)).sort()).toEqual([...CONSOLE].sort());
     expect(documented.filter((r) => !served.includes(r))).toEqual([]);
     expect(DOCUMENTATION.filter((r) => !served.includes(r))).toEqual([]);
   });

@@ -1,0 +1,122 @@
+import type {
+  ApplicationPage,
+  ApplicationStatus,
+  ApplicationSummary,
+  ApplicationView,
+  ClientSettings,
+  DeliveryPage,
+  DeliveryView,
+  MonthlyFlow,
+  ReplayResult,
+} from '@loan/contracts';
+
+/**
+ * The console's calls: the lender API under /console/api, authenticated by the session cookie
+ * (which no script can read), with the session's CSRF token on every change.
+ */
+
+export type { ApplicationStatus, ApplicationSummary, ApplicationView, ClientSettings, DeliveryView, MonthlyFlow, ReplayResult };
+
+export interface SessionState {
+  signedIn: boolean;
+  csrfToken: string;
+  clientId?: string;
+  name?: string;
+  expiresAt?: string;
+}
+
+/** An answer other than 2xx, in the API's error shape. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+let csrfToken = '';
+const signedOutListeners = new Set<() => void>();
+
+/** Called when a call answers 401: the session ended (expired, signed out elsewhere, key rotated). */
+export function onSignedOut(listener: () => void): () => void {
+  signedOutListeners.add(listener);
+  return () => signedOutListeners.delete(listener);
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(`/console${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(0, 'The gateway could not be reached; check the connection and retry');
+  }
+  if (res.status === 204) return undefined as T;
+  let payload: unknown = null;
+  try {
+    payload = await res.json();
+  } catch {
+    payload = null;
+  }
+  if (!res.ok) {
+    const message = (payload as { message?: unknown } | null)?.message;
+    if (res.status === 401 && path.startsWith('/api/')) for (const listener of signedOutListeners) listener();
+    throw new ApiError(res.status, typeof message === 'string' ? message : `The gateway answered ${res.status}`);
+  }
+  return payload as T;
+}
+
+function query(params: Record<string, string | string[] | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined || value === null || value === '') continue;
+    for (const one of Array.isArray(value) ? value : [value]) search.append(name, String(one));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+const id = (value: string) => encodeURIComponent(value);
+
+export const api = {
+  async session(): Promise<SessionState> {
+    const state = await request<SessionState>('GET', '/session');
+    csrfToken = state.csrfToken;
+    return state;
+  },
+  async signIn(apiKey: string): Promise<SessionState> {
+    const state = await request<SessionState>('POST', '/session', { apiKey });
+    csrfToken = state.csrfToken;
+    return state;
+  },
+  async signOut(): Promise<void> {
+    await request<void>('DELETE', '/session');
+    csrfToken = '';
+  },
+  applications: (params: { status?: string[]; q?: string; limit?: number; cursor?: string | null }) =>
+    request<ApplicationPage>('GET', `/api/applications${query(params)}`),
+  application: (applicationId: string) => request<ApplicationView>('GET', `/api/applications/${id(applicationId)}`),
+  deliveries: (params: { applicationId?: string; status?: string; event?: string; limit?: number; cursor?: string | null }) =>
+    request<DeliveryPage>('GET', `/api/webhooks/deliveries${query(params)}`),
+  redeliver: (deliveryId: string) => request<DeliveryView>('POST', `/api/webhooks/deliveries/${id(deliveryId)}/redeliver`),
+  replay: (since: string) => request<ReplayResult>('POST', '/api/webhooks/deliveries/replay', { since }),
+  client: () => request<ClientSettings>('GET', '/api/client'),
+  updateWebhookUrl: (webhookUrl: string | null) => request<ClientSettings>('PATCH', '/api/client', { webhookUrl }),
+  rotateKey: () => request<{ clientId: string; apiKey: string }>('POST', '/api/client/rotate-key'),
+  rotateWebhookSecret: (overlapSeconds?: number) =>
+    request<{ clientId: string; webhookSecret: string; previousSecretValidUntil: string }>(
+      'POST',
+      '/api/client/rotate-webhook-secret',
+      overlapSeconds === undefined ? {} : { overlapSeconds },
+    ),
+};

@@ -1,0 +1,50 @@
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
+import { useEffect, useRef } from 'preact/hooks';
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
+
+export interface Series {
+  label: string;
+  values: number[];
+  colour: string;
+}
+
+/**
+ * A bar chart drawn on a canvas by Chart.js. The canvas is an image with a label; the same
+ * numbers are in the table every caller puts beside it, for readers who cannot see the chart.
+ */
+export function BarChart(props: { label: string; categories: string[]; series: Series[]; horizontal?: boolean; max?: number; format?: (n: number) => string }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const data = JSON.stringify([props.categories, props.series, props.horizontal, props.max]);
+  useEffect(() => {
+    if (!canvas.current) return undefined;
+    const format = props.format ?? ((n: number) => String(n));
+    const valueAxis = { beginAtZero: true, max: props.max, ticks: { color: '#333', callback: (value: string | number) => format(Number(value)) } };
+    const chart = new Chart(canvas.current, {
+      type: 'bar',
+      data: {
+        labels: props.categories,
+        datasets: props.series.map((s) => ({ label: s.label, data: s.values, backgroundColor: s.colour, borderColor: s.colour })),
+      },
+      options: {
+        indexAxis: props.horizontal ? 'y' : 'x',
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        plugins: {
+          legend: { display: props.series.length > 1, labels: { color: '#1a1a1a' } },
+          tooltip: { callbacks: { label: (item) => `${item.dataset.label ?? ''}: ${format(Number(item.raw))}` } },
+        },
+        scales: props.horizontal
+          ? { x: valueAxis, y: { ticks: { color: '#1a1a1a' } } }
+          : { y: valueAxis, x: { ticks: { color: '#1a1a1a' } } },
+      },
+    });
+    return () => chart.destroy();
+  }, [data]);
+  return (
+    <div class="chart">
+      <canvas ref={canvas} role="img" aria-label={props.label} />
+    </div>
+  );
+}

@@ -1,0 +1,94 @@
+import type { ApplicationView, DeliveryView, MonthlyFlow } from './api';
+
+/** What the console shows, computed from the API's answers: no I/O, no DOM. */
+
+export interface TimelineEntry {
+  at: string;
+  title: string;
+  detail?: string;
+  /** The delivery this entry is about, when it is one. */
+  delivery?: DeliveryView;
+}
+
+/**
+ * The application's history, oldest first: its creation, each account linked, each webhook
+ * delivery (with its attempts) and the decision.
+ */
+export function timelineOf(application: ApplicationView, deliveries: DeliveryView[]): TimelineEntry[] {
+  const entries: TimelineEntry[] = [{ at: application.createdAt, title: 'Application created', detail: `Status now ${application.status}` }];
+  for (const account of application.accounts) {
+    entries.push({ at: account.linkedAt, title: `Account linked: ${account.institution} ${account.accountNumber}`, detail: `Enrichment ${account.enrichmentStatus}` });
+  }
+  for (const delivery of deliveries) {
+    entries.push({ at: delivery.createdAt, title: `Webhook ${delivery.event}`, detail: deliverySummary(delivery), delivery });
+  }
+  if (application.decision) {
+    entries.push({ at: application.decision.timestamp, title: `Decision: ${words(application.decision.decision)}`, detail: `Score ${application.decision.score}` });
+  }
+  if (application.failureReason) entries.push({ at: application.updatedAt, title: 'Application failed', detail: application.failureReason });
+  if (application.abandonReason) entries.push({ at: application.updatedAt, title: 'Application abandoned', detail: application.abandonReason });
+  return entries.sort((a, b) => a.at.localeCompare(b.at));
+}
+
+/** "DELIVERED after 2 attempts (500, 200)", "PENDING, no attempt yet". */
+export function deliverySummary(delivery: DeliveryView): string {
+  const codes = delivery.attempts.map((a) => (a.statusCode === null ? 'no answer' : String(a.statusCode)));
+  if (codes.length === 0) return `${delivery.status}, no attempt yet`;
+  const attempts = codes.length === 1 ? '1 attempt' : `${codes.length} attempts`;
+  return `${delivery.status} after ${attempts} (${codes.join(', ')})`;
+}
+
+/** The applicant's money in and out per month, over every linked account, oldest month first; null when no account has any. */
+export function monthlyFlowsOf(application: ApplicationView): MonthlyFlow[] | null {
+  const byMonth = new Map<string, MonthlyFlow>();
+  for (const account of application.accounts) {
+    for (const flow of account.monthlyFlows) {
+      const sum = byMonth.get(flow.month) ?? { month: flow.month, inflow: 0, outflow: 0 };
+      sum.inflow += flow.inflow;
+      sum.outflow += flow.outflow;
+      byMonth.set(flow.month, sum);
+    }
+  }
+  if (byMonth.size === 0) return null;
+  return [...byMonth.values()].sort((a, b) => a.month.localeCompare(b.month));
+}
+
+/** The score's parts, in the order of docs/scoring.md, with readable labels. */
+export const BREAKDOWN_PARTS = [
+  ['cash_flow_health', 'Cash-flow health'],
+  ['income_stability', 'Income stability'],
+  ['debt_service_capacity', 'Debt-service capacity'],
+  ['account_behavior', 'Account behaviour'],
+  ['credit_history', 'Credit history'],
+] as const;
+
+/** `LOW_RISK` -> `Low risk`. */
+export const words = (code: string) => {
+  const text = code.toLowerCase().replace(/_/g, ' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+
+const naira = new Intl.NumberFormat('en-NG', { style: 'currency', currency: 'NGN', maximumFractionDigits: 0 });
+export const money = (amount: number) => naira.format(amount);
+
+/** A time in UTC, to the minute: `2026-11-24 10:05 UTC`. */
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** A time in UTC, to the second: `2026-11-24 10:05:09 UTC`. */
+export function whenExactly(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/** `2026-03` -> `Mar 2026`. */
+export function monthLabel(month: string): string {
+  const [year, m] = month.split('-').map(Number);
+  if (!year || !m) return month;
+  return new Date(Date.UTC(year, m - 1, 1)).toLocaleString('en-GB', { month: 'short', year: 'numeric', timeZone: 'UTC' });
+}

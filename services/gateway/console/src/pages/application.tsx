@@ -1,0 +1,402 @@
+import { useState } from 'preact/hooks';
+import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
+import { BarChart } from '../charts';
+import { BREAKDOWN_PARTS, money, monthLabel, monthlyFlowsOf, timelineOf, when, whenExactly } from '../model';
+import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
+
+/** Redelivers one webhook delivery and says how it went. */
+export function RedeliverButton({ delivery, onDone }: { delivery: DeliveryView; onDone: () => void }) {
+  const [state, setState] = useState<{ busy: boolean; message?: string; failed?: boolean }>({ busy: false });
+  return (
+    <span class="redeliver">
+      <button
+        type="button"
+        disabled={state.busy}
+        aria-label={`Redeliver ${delivery.event} (${delivery.id})`}
+        onClick={() => {
+          setState({ busy: true });
+          api.redeliver(delivery.id).then(
+            () => {
+              setState({ busy: false, message: 'Redelivery queued' });
+              onDone();
+            },
+            (e: unknown) => setState({ busy: false, failed: true, message: e instanceof ApiError ? e.message : String(e) }),
+          );
+        }}
+      >
+        Redeliver
+      </button>
+      {state.message ? (
+        <span class={state.failed ? 'inline-error' : 'inline-ok'} role={state.failed ? 'alert' : 'status'}>
+          {state.message}
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+function Timeline({ application, deliveries, onRedelivered }: { application: ApplicationView; deliveries: DeliveryView[]; onRedelivered: () => void }) {
+  const entries = timelineOf(application, deliveries);
+  return (
+    <ol class="timeline">
+      {entries.map((entry, i) => (
+        <li key={`${entry.at}-${i}`}>
+          <time dateTime={entry.at}>{whenExactly(entry.at)}</time>
+          <div>
+            <strong>{entry.title}</strong>
+            {entry.detail ? <span class="detail"> {entry.detail}</span> : null}
+            {entry.delivery && entry.delivery.attempts.length > 0 ? (
+              <ul class="attempts" aria-label={`Attempts of ${entry.delivery.event}`}>
+                {entry.delivery.attempts.map((attempt, n) => (
+                  <li key={n}>
+                    Attempt {n + 1} at {when(attempt.at)}: {attempt.statusCode === null ? `no answer${attempt.error ? ` (${attempt.error})` : ''}` : `HTTP ${attempt.statusCode}`} in {Math.round(attempt.durationMs)} ms
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+            {entry.delivery ? <RedeliverButton delivery={entry.delivery} onDone={onRedelivered} /> : null}
+          </div>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function Decision({ application }: { application: ApplicationView }) {
+  const decision = application.decision;
+  const flows = monthlyFlowsOf(application);
+  if (!decision) {
+    return (
+      <section aria-labelledby="decision-heading">
+        <h2 id="decision-heading">Decision</h2>
+        <p>No decision yet{application.failureReason ? `: the application failed (${application.failureReason})` : ''}.</p>
+      </section>
+    );
+  }
+  const breakdown = decision.score_breakdown;
+  const approval = decision.approval_details;
+  return (
+    <section aria-labelledby="decision-heading" class="decision">
+      <h2 id="decision-heading">Decision</h2>
+      <dl class="facts headline">
+        <div>
+          <dt>Outcome</dt>
+          <dd>
+            <Badge value={decision.decision} />
+          </dd>
+        </div>
+        <div>
+          <dt>Score</dt>
+          <dd class="score">{decision.score}</dd>
+        </div>
+        <div>
+          <dt>Band</dt>
+          <dd>
+            <Badge value={decision.score_band} />
+          </dd>
+        </div>
+        <div>
+          <dt>Decided</dt>
+          <dd>{when(decision.timestamp)}</dd>
+        </div>
+      </dl>
+
+      <h3 id="explanation-heading">Explanation</h3>
+      <p class="primary-reason">{decision.explainability.primary_reason}</p>
+      <div class="columns">
+        <div>
+          <h4>Strengths</h4>
+          {decision.explainability.key_strengths.length ? (
+            <ul>
+              {decision.explainability.key_strengths.map((s) => (
+                <li key={s}>{s}</li>
+              ))}
+            </ul>
+          ) : (
+            <p>None noted.</p>
+          )}
+        </div>
+        <div>
+          <h4>Weaknesses</h4>
+          {decision.explainability.key_weaknesses.length ? (
+            <ul>
+              {decision.explainability.key_weaknesses.map((s) => (
+                <li key={s}>{s}</li>
+              ))}
+            </ul>
+          ) : (
+            <p>None noted.</p>
+          )}
+        </div>
+      </div>
+
+      <h3 id="breakdown-heading">Score breakdown</h3>
+      <div class="chart-with-table">
+        <BarChart
+          label={`Score breakdown: ${BREAKDOWN_PARTS.map(([key, label]) => `${label} ${breakdown[key]}`).join(', ')}; total ${breakdown.total}`}
+          categories={BREAKDOWN_PARTS.map(([, label]) => label)}
+          series={[{ label: 'Points', values: BREAKDOWN_PARTS.map(([key]) => breakdown[key]), colour: '#1f5fa8' }]}
+          horizontal
+        />
+        <table class="data compact" aria-labelledby="breakdown-heading">
+          <thead>
+            <tr>
+              <th scope="col">Part</th>
+              <th scope="col" class="num">Points</th>
+            </tr>
+          </thead>
+          <tbody>
+            {BREAKDOWN_PARTS.map(([key, label]) => (
+              <tr key={key}>
+                <th scope="row">{label}</th>
+                <td class="num">{breakdown[key]}</td>
+              </tr>
+            ))}
+            <tr class="total">
+              <th scope="row">Total</th>
+              <td class="num">{breakdown.total}</td>
+            </tr>
+          </tbody>
+        </table>
+      </div>
+
+      <h3 id="flows-heading">Monthly inflows and outflows</h3>
+      {flows && flows.length > 0 ? (
+        <div class="chart-with-table">
+          <BarChart
+            label={`Monthly inflows and outflows over ${flows.length} months, all accounts`}
+            categories={flows.map((f) => monthLabel(f.month))}
+            series={[
+              { label: 'Inflow', values: flows.map((f) => f.inflow), colour: '#1b7a3a' },
+              { label: 'Outflow', values: flows.map((f) => f.outflow), colour: '#b3261e' },
+            ]}
+            format={money}
+          />
+          <table class="data compact" aria-labelledby="flows-heading">
+            <thead>
+              <tr>
+                <th scope="col">Month</th>
+                <th scope="col" class="num">Inflow</th>
+                <th scope="col" class="num">Outflow</th>
+              </tr>
+            </thead>
+            <tbody>
+              {flows.map((f) => (
+                <tr key={f.month}>
+                  <th scope="row">{monthLabel(f.month)}</th>
+                  <td class="num">{money(f.inflow)}</td>
+                  <td class="num">{money(f.outflow)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : (
+        <p class="notice" role="status">
+          Monthly flows are not available for this application.
+        </p>
+      )}
+
+      <div class="columns">
+        <section aria-labelledby="approval-heading">
+          <h3 id="approval-heading">Approval details</h3>
+          <dl class="facts">
+            <div>
+              <dt>Amount</dt>
+              <dd>{money(approval.approved_amount)}</dd>
+            </div>
+            <div>
+              <dt>Tenor</dt>
+              <dd>{approval.approved_tenor} months</dd>
+            </div>
+            <div>
+              <dt>Interest</dt>
+              <dd>{approval.approved_interest}% a month</dd>
+            </div>
+            <div>
+              <dt>Monthly payment</dt>
+              <dd>{money(approval.monthly_payment)}</dd>
+            </div>
+          </dl>
+        </section>
+        <section aria-labelledby="counter-heading">
+          <h3 id="counter-heading">Counter-offer</h3>
+          {decision.counter_offer ? (
+            <dl class="facts">
+              <div>
+                <dt>Amount</dt>
+                <dd>{money(decision.counter_offer.amount)}</dd>
+              </div>
+              <div>
+                <dt>Tenor</dt>
+                <dd>{decision.counter_offer.tenor} months</dd>
+              </div>
+              <div>
+                <dt>Interest</dt>
+                <dd>{decision.counter_offer.interest_rate}% a month</dd>
+              </div>
+              <div>
+                <dt>Monthly payment</dt>
+                <dd>{money(decision.counter_offer.monthly_payment)}</dd>
+              </div>
+              <div>
+                <dt>Why</dt>
+                <dd>{decision.counter_offer.reason}</dd>
+              </div>
+            </dl>
+          ) : (
+            <p>None.</p>
+          )}
+        </section>
+        <section aria-labelledby="tenors-heading">
+          <h3 id="tenors-heading">Eligible tenors</h3>
+          <p>{decision.eligible_tenors.length ? decision.eligible_tenors.map((t) => `${t} months`).join(', ') : 'None.'}</p>
+        </section>
+      </div>
+
+      <h3 id="risk-heading">Risk factors</h3>
+      {decision.risk_factors.length ? (
+        <ul class="risks">
+          {decision.risk_factors.map((risk) => (
+            <li key={risk.code}>
+              <Badge value={risk.severity} /> {risk.description} <code>{risk.code}</code>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p>None.</p>
+      )}
+      {decision.manual_review_reasons.length ? (
+        <>
+          <h3>Manual review</h3>
+          <ul>
+            {decision.manual_review_reasons.map((r) => (
+              <li key={r.code}>
+                {r.description} <code>{r.code}</code>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** One application: summary, timeline with its webhook deliveries, accounts and the explained decision. */
+export function ApplicationPage({ applicationId }: { applicationId: string }) {
+  const [application] = useLoad(() => api.application(applicationId), applicationId);
+  const [deliveries, reloadDeliveries] = useLoad(() => api.deliveries({ applicationId, limit: 100 }), applicationId);
+
+  if (application.state === 'loading') return <Loading what="the application" />;
+  if (application.state === 'error') {
+    return (
+      <>
+        <PageHeading>Application</PageHeading>
+        {application.error.status === 404 ? (
+          <p class="notice" role="status">
+            Application {applicationId} was not found.
+          </p>
+        ) : (
+          <Problem error={application.error} what="The application" />
+        )}
+        <p>
+          <a href="#/applications">Back to the applications</a>
+        </p>
+      </>
+    );
+  }
+  const app = application.value;
+  return (
+    <>
+      <p class="crumbs">
+        <a href="#/applications">Applications</a>
+      </p>
+      <PageHeading>
+        {app.applicant.firstName} {app.applicant.lastName} <Badge value={app.status} />
+      </PageHeading>
+      <dl class="facts summary">
+        <div>
+          <dt>Application</dt>
+          <dd class="id">{app.applicationId}</dd>
+        </div>
+        <div>
+          <dt>Applicant</dt>
+          <dd class="id">{app.applicantId}</dd>
+        </div>
+        <div>
+          <dt>E-mail</dt>
+          <dd>{app.applicant.email}</dd>
+        </div>
+        <div>
+          <dt>Amount</dt>
+          <dd>{money(app.loan.amount)}</dd>
+        </div>
+        <div>
+          <dt>Tenor</dt>
+          <dd>{app.loan.tenor} months</dd>
+        </div>
+        <div>
+          <dt>Interest</dt>
+          <dd>{app.loan.interestRate}% a month</dd>
+        </div>
+        {app.loan.purpose ? (
+          <div>
+            <dt>Purpose</dt>
+            <dd>{app.loan.purpose}</dd>
+          </div>
+        ) : null}
+        <div>
+          <dt>Created</dt>
+          <dd>{when(app.createdAt)}</dd>
+        </div>
+      </dl>
+      {app.abandonReason ? (
+        <p class="notice" role="status">
+          Abandoned: {app.abandonReason}
+        </p>
+      ) : null}
+
+      <Decision application={app} />
+
+      <section aria-labelledby="accounts-heading">
+        <h2 id="accounts-heading">Accounts</h2>
+        {app.accounts.length ? (
+          <table class="data">
+            <thead>
+              <tr>
+                <th scope="col">Bank</th>
+                <th scope="col">Account number</th>
+                <th scope="col">Enrichment</th>
+                <th scope="col">Linked</th>
+              </tr>
+            </thead>
+            <tbody>
+              {app.accounts.map((account) => (
+                <tr key={account.accountId}>
+                  <td>{account.institution}</td>
+                  <td>{account.accountNumber}</td>
+                  <td>
+                    <Badge value={account.enrichmentStatus} />
+                  </td>
+                  <td>{when(account.linkedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <p>No account linked yet.</p>
+        )}
+      </section>
+
+      <section aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading">Timeline</h2>
+        {deliveries.state === 'error' ? <Problem error={deliveries.error} what="The webhook delivery log" /> : null}
+        {deliveries.state === 'loading' ? <Loading what="the webhook deliveries" /> : null}
+        <Timeline application={app} deliveries={deliveries.state === 'ok' ? deliveries.value.data : []} onRedelivered={reloadDeliveries} />
+        {deliveries.state === 'ok' && deliveries.value.data.length > 0 ? (
+          <p class="hint">{deliveries.value.data.length} webhook deliveries for this application.</p>
+        ) : null}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,113 @@
+import { useState } from 'preact/hooks';
+import { api, type ApplicationStatus } from '../api';
+import { money, when, words } from '../model';
+import { navigate } from '../nav';
+import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
+
+const STATUSES: ApplicationStatus[] = ['PENDING_LINKING', 'LINKED', 'PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'];
+const PAGE_SIZE = 20;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The lender's applications, newest first: filter by status, search by application or applicant id, page on. */
+export function ApplicationsPage({ params }: { params: URLSearchParams }) {
+  const statuses = params.getAll('status');
+  const q = params.get('q') ?? '';
+  const cursor = params.get('cursor');
+  // The cursors of the pages before this one, for "Previous page".
+  const [trail, setTrail] = useState<(string | null)[]>([]);
+  const [list] = useLoad(() => api.applications({ status: statuses, q: q || undefined, limit: PAGE_SIZE, cursor }), params.toString());
+
+  function search(event: Event) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    setTrail([]);
+    navigate('/applications', { status: form.getAll('status').map(String), q: String(form.get('q') ?? '').trim() || undefined });
+  }
+  const go = (next: string | null, nextTrail: (string | null)[]) => {
+    setTrail(nextTrail);
+    navigate('/applications', { status: statuses, q: q || undefined, cursor: next ?? undefined });
+  };
+
+  return (
+    <>
+      <PageHeading>Applications</PageHeading>
+      <form class="filters" onSubmit={search} role="search" aria-label="Applications">
+        <fieldset>
+          <legend>Status</legend>
+          {STATUSES.map((status) => (
+            <label key={status} class="check">
+              <input type="checkbox" name="status" value={status} checked={statuses.includes(status)} /> {words(status)}
+            </label>
+          ))}
+        </fieldset>
+        <div class="field">
+          <label for="q">Application or applicant id</label>
+          <input id="q" name="q" type="search" value={q} size={40} autocomplete="off" spellcheck={false} />
+        </div>
+        <button type="submit">Search</button>
+      </form>
+      {list.state === 'loading' ? <Loading what="the applications" /> : null}
+      {list.state === 'error' ? (
+        <>
+          <Problem error={list.error} what="The applications list" />
+          {UUID.test(q) ? (
+            <p>
+              <a href={`#/applications/${q}`}>Open application {q}</a>
+            </p>
+          ) : null}
+        </>
+      ) : null}
+      {list.state === 'ok' ? (
+        <>
+          <table class="data">
+            <caption>
+              {list.value.items.length === 0 ? 'No application matches.' : `Applications${statuses.length ? ` with status ${statuses.map(words).join(' or ')}` : ''}${q ? ` matching ${q}` : ''}`}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Application</th>
+                <th scope="col">Applicant</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="num">Amount</th>
+                <th scope="col" class="num">Tenor</th>
+                <th scope="col" class="num">Accounts</th>
+                <th scope="col" class="num">Score</th>
+                <th scope="col">Decision</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.value.items.map((item) => (
+                <tr key={item.applicationId}>
+                  <td>
+                    <a href={`#/applications/${item.applicationId}`} class="id">
+                      {item.applicationId}
+                    </a>
+                  </td>
+                  <td>{item.applicantName}</td>
+                  <td>
+                    <Badge value={item.status} />
+                  </td>
+                  <td class="num">{money(item.amount)}</td>
+                  <td class="num">{item.tenor} mo</td>
+                  <td class="num">{item.accountCount}</td>
+                  <td class="num">{item.score ?? '—'}</td>
+                  <td>{item.decision ? words(item.decision) : '—'}</td>
+                  <td class="when">{when(item.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <nav class="pager" aria-label="Pages of applications">
+            <button type="button" disabled={trail.length === 0} onClick={() => go(trail[trail.length - 1] ?? null, trail.slice(0, -1))}>
+              Previous page
+            </button>
+            <button type="button" disabled={!list.value.nextCursor} onClick={() => go(list.value.nextCursor, [...trail, cursor])}>
+              Next page
+            </button>
+          </nav>
+        </>
+      ) : null}
+    </>
+  );
+}

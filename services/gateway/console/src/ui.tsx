@@ -1,0 +1,120 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from './api';
+
+/** The outcome of a call a page waits for. */
+export type Loaded<T> = { state: 'loading' } | { state: 'ok'; value: T } | { state: 'error'; error: ApiError };
+
+const asApiError = (error: unknown) => (error instanceof ApiError ? error : new ApiError(0, String(error)));
+
+/**
+ * Runs `load` when `key` changes; `reload()` runs it again. An answer to another key is never
+ * shown for this one; the same key asked again keeps its last answer until the new one comes.
+ */
+export function useLoad<T>(load: () => Promise<T>, key: string): [Loaded<T>, () => void] {
+  const [result, setResult] = useState<{ key: string; loaded: Loaded<T> } | null>(null);
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let live = true;
+    load().then(
+      (value) => live && setResult({ key, loaded: { state: 'ok', value } }),
+      (error: unknown) => live && setResult({ key, loaded: { state: 'error', error: asApiError(error) } }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, round]);
+  return [result && result.key === key ? result.loaded : { state: 'loading' }, () => setRound((n) => n + 1)];
+}
+
+/** A failed call in words: a route this gateway lacks is "not available". */
+export function Problem({ error, what }: { error: ApiError; what: string }) {
+  if (error.status === 404 || error.status === 405) {
+    return (
+      <p class="notice" role="status">
+        {what} is not available on this gateway.
+      </p>
+    );
+  }
+  return (
+    <p class="notice notice-error" role="alert">
+      {what} could not be loaded: {error.message}
+    </p>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="loading" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** A heading that takes the focus when its page opens, so keyboard and screen-reader users land on it. */
+export function PageHeading({ children }: { children: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  );
+}
+
+/** A status shown as text with a tone, never by colour alone. */
+export function Badge({ value }: { value: string }) {
+  const tone = /^(COMPLETED|DELIVERED|READY|APPROVED|LOW_RISK)$/.test(value)
+    ? 'good'
+    : /^(FAILED|ABANDONED|DECLINED|VERY_HIGH_RISK|HIGH_RISK)$/.test(value)
+      ? 'bad'
+      : 'neutral';
+  return <span class={`badge badge-${tone}`}>{value}</span>;
+}
+
+/** A secret shown once: selectable, labelled, with the warning that it will not be shown again. */
+export function ShownOnce({ label, value, children }: { label: string; value: string; children?: ComponentChildren }) {
+  return (
+    <div class="shown-once" role="status">
+      <p>
+        <strong>{label}</strong> (shown once: copy it now, it cannot be shown again)
+      </p>
+      <code class="secret" data-testid="shown-once">
+        {value}
+      </code>
+      {children}
+    </div>
+  );
+}
+
+/** A button that asks for a second, explicit click before it acts. */
+export function ConfirmButton(props: { label: string; confirmLabel: string; warning: string; onConfirm: () => void; disabled?: boolean }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" onClick={() => setAsking(true)} disabled={props.disabled}>
+        {props.label}
+      </button>
+    );
+  }
+  return (
+    <div class="confirm" role="group" aria-label={props.label}>
+      <p>{props.warning}</p>
+      <button
+        type="button"
+        class="danger"
+        onClick={() => {
+          setAsking(false);
+          props.onConfirm();
+        }}
+      >
+        {props.confirmLabel}
+      </button>{' '}
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </div>
+  );
+}

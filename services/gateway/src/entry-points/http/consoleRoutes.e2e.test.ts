@@ -1,0 +1,395 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { waitFor } from '../../../../../testing/helpers';
+import { applicant, call, createClient, startWholeStack, suiteNamespace } from '../../../../../testing/stack';
+
+/**
+ * The lender console as a lender's operations staff use it: Chromium on /console of the whole
+ * stack with the sandbox provider and bureau. Sign in, find an application the sandbox took to
+ * a decision, read its charts, redeliver a webhook, rotate the webhook secret and the API key;
+ * and, over plain HTTP, the console answers as the API does (401, 404), refuses forged changes
+ * (403) and keeps the key out of reach of scripts.
+ *
+ * `CONSOLE_SCREENSHOT=1` also writes docs/images/console-applications.png and
+ * console-decision.png, the pictures in README.md.
+ */
+const ROOT = path.resolve(__dirname, '../../../../..');
+const ns = suiteNamespace();
+let stack: Awaited<ReturnType<typeof startWholeStack>>;
+let browser: Browser;
+let decided: { applicationId: string; applicantId: string };
+let otherTenantsApplication: string;
+
+const timings = {
+  ENRICHMENT_TIMEOUT: '2m',
+  WEBHOOK_RETRY_BASE: '300ms',
+  // The limits stay on, high enough for the suite's own calls from one address.
+  RATE_LIMIT_GLOBAL: '1000',
+  // The proxy in front of the gateway says whether the browser used https.
+  TRUST_PROXY: '1',
+};
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const lenderApi = (method: string, pathname: string, body?: unknown) => call(stack.gatewayUrl, stack.lender.apiKey, method, pathname, body);
+const eventsOf = (applicationId: string, name: string) =>
+  stack.receiver.received.map((r) => r.body).filter((b) => b?.data?.applicationId === applicationId && b.event === name);
+
+/** Initiates, links a salaried account through the sandbox, finalizes, analyzes and waits for the decision. */
+async function decidedApplication() {
+  const start = await lenderApi('POST', '/api/applications/initiate', applicant({ firstName: 'Adaeze', lastName: 'Nwosu', bvn: '22200000001', amount: 450_000, tenor: 6 }));
+  expect(start.status).toBe(201);
+  const { applicationId, applicantId, widgetUrl } = start.body;
+  const linked = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ widgetUrl, persona: 'salaried' }),
+  });
+  expect(linked.status).toBe(200);
+  await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], { timeoutMs: 60_000, what: 'account.enrichment_ready' });
+  expect((await lenderApi('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
+  await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], { timeoutMs: 30_000, what: 'ready_for_analysis' });
+  expect((await lenderApi('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
+  await waitFor(() => eventsOf(applicationId, 'application.decision')[0], { timeoutMs: 60_000, what: 'application.decision' });
+  return { applicationId: applicationId as string, applicantId: applicantId as string };
+}
+
+beforeAll(async () => {
+  stack = await startWholeStack(ns, timings);
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  // A few more of the lender's applications, still waiting for their applicants, for the list.
+  for (const [firstName, lastName, amount] of [
+    ['Tunde', 'Bakare', 150_000],
+    ['Ngozi', 'Eze', 800_000],
+  ] as const) {
+    expect((await lenderApi('POST', '/api/applications/initiate', applicant({ firstName, lastName, amount }))).status).toBe(201);
+  }
+  decided = await decidedApplication();
+  const other = await createClient(stack.gatewayUrl);
+  const opened = await call(stack.gatewayUrl, other.apiKey, 'POST', '/api/applications/initiate', applicant());
+  expect(opened.status).toBe(201);
+  otherTenantsApplication = opened.body.applicationId;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+/** Signs in over HTTP as a browser page of this console would: the sign-in token, then the key. */
+async function signInOverHttp(apiKey: string, extra: Record<string, string> = {}) {
+  // A browser on https (behind the proxy) names the https origin.
+  const origin = extra['x-forwarded-proto'] === 'https' ? stack.gatewayUrl.replace(/^http:/, 'https:') : stack.gatewayUrl;
+  const first = await fetch(`${stack.gatewayUrl}/console/session`, { headers: extra });
+  const state = (await first.json()) as { signedIn: boolean; csrfToken: string };
+  expect(state.signedIn).toBe(false);
+  const signInCookie = first.headers.getSetCookie().find((c) => c.startsWith('console_signin='))!;
+  const res = await fetch(`${stack.gatewayUrl}/console/session`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      origin,
+      'x-csrf-token': state.csrfToken,
+      cookie: signInCookie.split(';')[0]!,
+      ...extra,
+    },
+    body: JSON.stringify({ apiKey }),
+  });
+  const body = await res.json();
+  const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('console_session=')) ?? null;
+  return { status: res.status, body, setCookie, cookie: setCookie ? setCookie.split(';')[0]! : '' };
+}
+
+async function consoleCall(method: string, pathname: string, headers: Record<string, string>) {
+  const res = await fetch(`${stack.gatewayUrl}${pathname}`, { method, headers });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+describe('the console over HTTP', () => {
+  it('when a request carries no session cookie, then it gets the same 401 as the API without a key, x-api-key or not', async () => {
+    const withoutKey = await call(stack.gatewayUrl, null, 'GET', `/api/applications/${decided.applicationId}`);
+    expect(withoutKey.status).toBe(401);
+    const console = await consoleCall('GET', `/console/api/applications/${decided.applicationId}`, {});
+    expect(console).toEqual({ status: 401, body: withoutKey.body });
+    // The API's header is not a way into the console's API.
+    const header = await consoleCall('GET', `/console/api/applications/${decided.applicationId}`, { 'x-api-key': stack.lender.apiKey });
+    expect(header).toEqual({ status: 401, body: withoutKey.body });
+  });
+
+  it('when a wrong key is given at sign-in, then it gets the API\'s 401 and no session', async () => {
+    const api = await call(stack.gatewayUrl, 'lk_not-a-key', 'GET', `/api/applications/${decided.applicationId}`);
+    const signIn = await signInOverHttp('lk_not-a-key');
+    expect({ status: signIn.status, body: signIn.body }).toEqual({ status: 401, body: api.body });
+    expect(signIn.setCookie).toBeNull();
+  });
+
+  it('when a lender signs in, then the session cookie is HttpOnly, SameSite=Strict, for /console only, Secure over https, and holds no key in clear', async () => {
+    const plain = await signInOverHttp(stack.lender.apiKey);
+    expect(plain.status).toBe(200);
+    expect(plain.body).toEqual(expect.objectContaining({ signedIn: true, clientId: stack.lender.clientId }));
+    expect(JSON.stringify(plain.body)).not.toContain(stack.lender.apiKey);
+    const flags = plain.setCookie!.split(';').map((part) => part.trim().toLowerCase());
+    expect(flags).toEqual(expect.arrayContaining(['httponly', 'samesite=strict', 'path=/console']));
+    expect(flags.some((f) => f.startsWith('max-age=') || f.startsWith('expires='))).toBe(true);
+    expect(flags).not.toContain('secure');
+    expect(plain.setCookie).not.toContain(stack.lender.apiKey);
+    expect(decodeURIComponent(plain.setCookie!)).not.toContain(stack.lender.apiKey);
+
+    const tls = await signInOverHttp(stack.lender.apiKey, { 'x-forwarded-proto': 'https' });
+    expect(tls.status).toBe(200);
+    expect(tls.setCookie!.split(';').map((part) => part.trim().toLowerCase())).toContain('secure');
+  });
+
+  it('when the session asks for another lender\'s application, then it gets the same 404 as the API', async () => {
+    const { cookie } = await signInOverHttp(stack.lender.apiKey);
+    const api = await lenderApi('GET', `/api/applications/${otherTenantsApplication}`);
+    expect(api.status).toBe(404);
+    expect(await consoleCall('GET', `/console/api/applications/${otherTenantsApplication}`, { cookie })).toEqual({ status: 404, body: api.body });
+    // Its own application it sees, as through the API.
+    const own = await consoleCall('GET', `/console/api/applications/${decided.applicationId}`, { cookie });
+    expect(own.status).toBe(200);
+    expect(own.body).toEqual((await lenderApi('GET', `/api/applications/${decided.applicationId}`)).body);
+  });
+
+  it('when the session cookie is sent to /api, then the API does not take it', async () => {
+    const { cookie } = await signInOverHttp(stack.lender.apiKey);
+    const res = await fetch(`${stack.gatewayUrl}/api/applications/${decided.applicationId}`, { headers: { cookie } });
+    expect(res.status).toBe(401);
+  });
+
+  it('when a change comes without the CSRF token, with a wrong one or from another origin, then it is refused with 403 in the error shape', async () => {
+    const signIn = await signInOverHttp(stack.lender.apiKey);
+    const { cookie } = signIn;
+    const token = signIn.body.csrfToken as string;
+    const deliveries = await lenderApi('GET', `/api/webhooks/deliveries?applicationId=${decided.applicationId}`);
+    const delivery = deliveries.body.data[0].id as string;
+    const target = `/console/api/webhooks/deliveries/${delivery}/redeliver`;
+    const origin = stack.gatewayUrl;
+    const refused = [
+      await consoleCall('POST', target, { cookie, origin }),
+      await consoleCall('POST', target, { cookie, origin, 'x-csrf-token': 'forged' }),
+      await consoleCall('POST', target, { cookie, origin: 'https://evil.example', 'x-csrf-token': token }),
+      await consoleCall('POST', target, { cookie, origin, 'sec-fetch-site': 'cross-site', 'x-csrf-token': token }),
+      await consoleCall('POST', target, { cookie, 'x-csrf-token': token }),
+      // Sign-in too: a page elsewhere cannot sign the browser in to its own account.
+      await consoleCall('POST', '/console/session', { origin: 'https://evil.example', 'content-type': 'application/json' }),
+      await consoleCall('POST', '/console/session', { origin, 'content-type': 'application/json' }),
+    ];
+    for (const answer of refused) {
+      expect(answer.status).toBe(403);
+      expect(answer.body).toEqual({ statusCode: 403, message: expect.any(String), error: 'Forbidden' });
+    }
+    const before = stack.receiver.received.length;
+    const accepted = await consoleCall('POST', target, { cookie, origin, 'x-csrf-token': token });
+    expect(accepted.status).toBe(202);
+    await waitFor(() => stack.receiver.received.length > before, { what: 'the redelivery' });
+  });
+
+  it('when the console page is served, then it has its own strict CSP and the assets are cached for long under hashed names', async () => {
+    const res = await fetch(`${stack.gatewayUrl}/console`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) {
+      expect(csp).toContain(directive);
+    }
+    const html = await res.text();
+    const assets = [...html.matchAll(/\/console\/assets\/(console-[A-Z0-9]+\.(?:js|css))/g)].map((m) => m[1]);
+    expect(assets).toHaveLength(2);
+    for (const asset of assets) {
+      const file = await fetch(`${stack.gatewayUrl}/console/assets/${asset}`);
+      expect(file.status).toBe(200);
+      expect(file.headers.get('cache-control')).toContain('max-age=31536000');
+      expect(file.headers.get('cache-control')).toContain('immutable');
+    }
+    expect((await fetch(`${stack.gatewayUrl}/console/assets/console-NOPE.js`)).status).toBe(404);
+  });
+});
+
+describe('the console in a browser', () => {
+  let context: BrowserContext;
+  let page: Page;
+  const elsewhere: string[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // Every request the page makes passes here: one for another host is recorded and refused.
+    await context.route('**/*', async (route) => {
+      const url = new URL(route.request().url());
+      if (url.protocol === 'data:' || LOOPBACK.has(url.hostname)) return route.continue();
+      elsewhere.push(url.href);
+      return route.abort('blockedbyclient');
+    });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      // A 401 answered to a call is the console's business, not a fault of the page.
+      if (message.type() === 'error' && !/status of 40[134]/.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+  });
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  /** What axe-core finds against WCAG 2 A and AA on the page as it is now. */
+  async function accessibilityViolations() {
+    await page.evaluate(axeSource);
+    const found = await page.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }).axe;
+      const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+      return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+    });
+    return found;
+  }
+
+  /** Whether a canvas has anything drawn on it. */
+  const drawn = (name: RegExp) =>
+    page.getByRole('img', { name }).evaluate((canvas) => {
+      const c = canvas as HTMLCanvasElement;
+      const pixels = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let painted = 0;
+      for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted++;
+      return c.width > 0 && painted > 100;
+    });
+
+  const keyIsNowhere = async (key: string) => {
+    expect(await page.content()).not.toContain(key);
+    const stored = await page.evaluate(() => JSON.stringify([document.cookie, { ...localStorage }, { ...sessionStorage }]));
+    expect(stored).not.toContain(key);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+  };
+
+  it('when a lender signs in with the API key by keyboard, then the applications list opens and the key is nowhere a script can read', async () => {
+    const response = await page.goto(`${stack.gatewayUrl}/console`);
+    expect(response?.status()).toBe(200);
+    await page.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();
+    expect(await accessibilityViolations()).toEqual([]);
+    // By keyboard alone: the page's heading has the focus, the key field is the next stop.
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('api-key');
+    await page.keyboard.type(stack.lender.apiKey);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.getByRole('link', { name: decided.applicationId }).waitFor();
+    await expect(page.getByRole('cell', { name: 'Tunde Bakare' }).count()).resolves.toBe(1);
+    await keyIsNowhere(stack.lender.apiKey);
+    expect(await accessibilityViolations()).toEqual([]);
+    if (process.env.CONSOLE_SCREENSHOT === '1') {
+      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-applications.png') });
+    }
+  });
+
+  it('when the lender searches for the decided application and opens it, then its decision is explained with both charts', async () => {
+    await page.getByRole('checkbox', { name: 'Completed' }).check();
+    await page.getByLabel('Application or applicant id').fill(decided.applicantId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('Applications with status Completed').waitFor();
+    await expect(page.getByRole('link', { name: /^[0-9a-f-]{36}$/ }).count()).resolves.toBe(1);
+    await page.getByRole('link', { name: decided.applicationId }).click();
+
+    const view = (await lenderApi('GET', `/api/applications/${decided.applicationId}`)).body;
+    const decision = view.decision;
+    await page.getByRole('heading', { name: 'Decision', level: 2 }).waitFor();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain('Adaeze Nwosu');
+    await expect(page.locator('.facts.headline .score').textContent()).resolves.toBe(String(decision.score));
+    await expect(page.getByText(decision.explainability.primary_reason).count()).resolves.toBeGreaterThan(0);
+    // The breakdown: a chart, and the same numbers in its table.
+    expect(await drawn(/^Score breakdown/)).toBe(true);
+    const breakdown = page.locator('table[aria-labelledby="breakdown-heading"]');
+    await expect(breakdown.getByRole('row', { name: /Cash-flow health/ }).locator('td').textContent()).resolves.toBe(String(decision.score_breakdown.cash_flow_health));
+    await expect(breakdown.getByRole('row', { name: /Total/ }).locator('td').textContent()).resolves.toBe(String(decision.score_breakdown.total));
+    // The monthly flows of the linked account: a chart and its table, one row a month.
+    const months = view.accounts[0].monthlyFlows as { month: string }[];
+    expect(months.length).toBeGreaterThan(0);
+    expect(await drawn(/^Monthly inflows and outflows/)).toBe(true);
+    await expect(page.locator('table[aria-labelledby="flows-heading"] tbody tr').count()).resolves.toBe(months.length);
+    for (const heading of ['Approval details', 'Counter-offer', 'Eligible tenors', 'Risk factors', 'Explanation', 'Accounts', 'Timeline']) {
+      await expect(page.getByRole('heading', { name: heading }).isVisible()).resolves.toBe(true);
+    }
+    await expect(page.getByRole('cell', { name: 'READY' }).count()).resolves.toBe(view.accounts.length);
+    // The timeline shows each webhook with the receiver's answers.
+    await expect(page.getByText('Webhook application.decision').isVisible()).resolves.toBe(true);
+    await expect(page.getByText(/Attempt 1 at .*: HTTP 200/).count()).resolves.toBeGreaterThan(0);
+    expect(await accessibilityViolations()).toEqual([]);
+    if (process.env.CONSOLE_SCREENSHOT === '1') {
+      // From the top of the page to the end of the monthly flows.
+      const flows = (await page.locator('table[aria-labelledby="flows-heading"]').boundingBox())!;
+      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-decision.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(flows.y + flows.height + 24) } });
+    }
+  });
+
+  it('when the lender redelivers the decision webhook, then the receiver gets it again', async () => {
+    const before = eventsOf(decided.applicationId, 'application.decision').length;
+    await page.getByRole('button', { name: /^Redeliver application\.decision/ }).click();
+    await page.getByText('Redelivery queued').waitFor();
+    await waitFor(() => eventsOf(decided.applicationId, 'application.decision').length > before, { what: 'the redelivered decision' });
+  });
+
+  it('when the lender rotates the webhook secret, then the new secret is shown once with the end of the overlap, and not again; the endpoint is edited and failed deliveries replayed', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    await expect(page.getByLabel('Webhook URL').inputValue()).resolves.toBe(`${stack.receiver.url}/hooks`);
+    await page.getByRole('cell', { name: decided.applicationId }).first().waitFor();
+    expect(await accessibilityViolations()).toEqual([]);
+    // The endpoint: edited here, read back through the API.
+    await page.getByLabel('Webhook URL').fill(`${stack.receiver.url}/console-hooks`);
+    await page.getByRole('button', { name: 'Save URL' }).click();
+    await page.getByText('Webhook URL saved').waitFor();
+    expect((await lenderApi('GET', '/api/client')).body.webhookUrl).toBe(`${stack.receiver.url}/console-hooks`);
+    // Replay of failed deliveries since a time (none failed here).
+    await page.getByLabel('Replay failed deliveries since (UTC)').fill('2026-01-01T00:00');
+    await page.getByRole('button', { name: 'Replay failed deliveries' }).click();
+    await page.getByText('0 deliveries queued again.').waitFor();
+    await page.getByLabel(/^Overlap of the previous secret/).fill('2');
+    await page.getByRole('button', { name: 'Rotate webhook secret' }).click();
+    await page.getByRole('button', { name: 'Rotate the secret now' }).click();
+    const secret = (await page.getByTestId('shown-once').textContent())!.trim();
+    expect(secret).toMatch(/^whsec_/);
+    await expect(page.getByTestId('overlap-end').textContent()).resolves.toMatch(/keeps signing until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    // Shown once: after a reload it is gone, and the page says how long the previous one signs.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    await page.getByText(/Previous secrets still sign deliveries/).waitFor();
+    expect(await page.content()).not.toContain(secret);
+  });
+
+  it('when the lender rotates the API key, then the new key is shown once, the old one gets 401 from the API and the console session goes on with the new one', async () => {
+    const oldKey = stack.lender.apiKey;
+    const elsewhereSignedIn = await signInOverHttp(oldKey);
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('heading', { name: 'Keys', level: 1 }).waitFor();
+    expect(await accessibilityViolations()).toEqual([]);
+    await page.getByRole('button', { name: 'Rotate API key' }).click();
+    await page.getByRole('button', { name: 'Rotate the key now' }).click();
+    const newKey = (await page.getByTestId('shown-once').textContent())!.trim();
+    expect(newKey).toMatch(/^lk_/);
+    expect(newKey).not.toBe(oldKey);
+
+    await waitFor(async () => (await call(stack.gatewayUrl, oldKey, 'GET', `/api/applications/${decided.applicationId}`)).status === 401, { what: 'the old key refused' });
+    expect((await call(stack.gatewayUrl, newKey, 'GET', `/api/applications/${decided.applicationId}`)).status).toBe(200);
+    stack.lender.apiKey = newKey;
+    // Another session of the old key has ended: its sealed key no longer authenticates.
+    expect((await consoleCall('GET', `/console/api/applications/${decided.applicationId}`, { cookie: elsewhereSignedIn.cookie })).status).toBe(401);
+
+    await page.getByRole('button', { name: 'I have stored the new key' }).click();
+    await page.goto(`${stack.gatewayUrl}/console#/applications/${decided.applicationId}`);
+    await page.getByRole('heading', { name: 'Decision', level: 2 }).waitFor();
+    await keyIsNowhere(newKey);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();
+    expect((await context.cookies()).map((c) => c.name)).not.toContain('console_session');
+  });
+
+  it('when the pages were used, then nothing was fetched from another host and the console logged no error or CSP violation', () => {
+    expect(elsewhere).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});
