@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Sealer } from '@loan/runtime';
 
 /**
  * A signed-in console user: the lender's API key (what every console request authenticates
@@ -17,13 +16,19 @@ const PURPOSE = 'console-session.v1';
 /** A random token for a CSRF check: 32 bytes, base64url. */
 export const newCsrfToken = () => randomBytes(32).toString('base64url');
 
+/** What seals a session: the gateway's keyring (`Sealer` of `@loan/runtime`) in production. */
+export interface SessionSealer {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+}
+
 /**
  * Console sessions are stateless: the cookie holds the session sealed with the gateway's data
  * key (AES-256-GCM, so it can be neither read nor forged without the key), and every replica
  * that shares the key opens it. Nothing is stored; rotating the API key ends every session
  * holding the old one, because the old key no longer authenticates.
  */
-export function createConsoleSessions(deps: { sealer: Sealer; ttlMs: number }) {
+export function createConsoleSessions(deps: { sealer: SessionSealer; ttlMs: number }) {
   return {
     ttlMs: deps.ttlMs,
     /** A new session for a key that has just authenticated, with a fresh CSRF token. */
