@@ -54,37 +54,28 @@ FROM manifests AS prod-deps
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts \
  && rm -rf /root/.npm
 
-# What runs: node_modules, the manifests and the compiled output; owned by root and
+# What runs: the dependencies, the manifests and the compiled output; owned by root and
 # read-only for the unprivileged `node` user it runs as.
 FROM base AS runtime
 ENV NODE_ENV=production \
     HTTP_HOST=0.0.0.0 \
     HTTP_PORT=8080 \
     SANDBOX_HOST=0.0.0.0
-COPY --from=prod-deps /app/node_modules node_modules
-COPY --from=manifests /app/package.json ./
-COPY --from=build /app/libs/contracts/package.json libs/contracts/
+# The production dependency tree as npm laid it out: the root node_modules and the ones npm
+# nests in a workspace when it needs another version than the root's (lru-cache 11 under
+# applications, enrichment and janitor), with every manifest.
+COPY --from=prod-deps /app ./
 COPY --from=build /app/libs/contracts/dist libs/contracts/dist
-COPY --from=build /app/libs/runtime/package.json libs/runtime/
 COPY --from=build /app/libs/runtime/dist libs/runtime/dist
-COPY --from=build /app/libs/provider/package.json libs/provider/
 COPY --from=build /app/libs/provider/dist libs/provider/dist
-COPY --from=build /app/services/gateway/package.json services/gateway/
 COPY --from=build /app/services/gateway/dist services/gateway/dist
-COPY --from=build /app/services/applications/package.json services/applications/
 COPY --from=build /app/services/applications/dist services/applications/dist
-COPY --from=build /app/services/enrichment/package.json services/enrichment/
 COPY --from=build /app/services/enrichment/dist services/enrichment/dist
-COPY --from=build /app/services/scoring/package.json services/scoring/
 COPY --from=build /app/services/scoring/dist services/scoring/dist
-COPY --from=build /app/services/notifier/package.json services/notifier/
 COPY --from=build /app/services/notifier/dist services/notifier/dist
-COPY --from=build /app/services/janitor/package.json services/janitor/
 COPY --from=build /app/services/janitor/dist services/janitor/dist
-COPY --from=build /app/sandbox/package.json sandbox/
 COPY --from=build /app/sandbox/dist sandbox/dist
 # The lenders' client (@loan/client): no service needs it, but every workspace of the tree is here.
-COPY --from=build /app/sdk/package.json sdk/
 COPY --from=build /app/sdk/dist sdk/dist
 USER node
 ENTRYPOINT ["node"]

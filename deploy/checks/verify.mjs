@@ -412,6 +412,17 @@ function dockerfile() {
   if (!/npm ci --omit=dev/.test(text))
     fail('Dockerfile: production dependencies are not installed with npm ci --omit=dev');
   if (!/npx tsc -b/.test(text)) fail('Dockerfile: no TypeScript build');
+  // npm nests a dependency in a workspace's own node_modules when the workspace needs another
+  // version than the root has: the runtime stage must bring those too, or the service loads the
+  // root's version (lru-cache 5 without the LRUCache export, say) and dies at start.
+  const lock = JSON.parse(read('package-lock.json'));
+  const copiesWholeTree = /^COPY --from=prod-deps \/app \.\/$/m.test(text);
+  for (const key of Object.keys(lock.packages ?? {})) {
+    const nested = /^((?:libs|services)\/[^/]+|sandbox|sdk)\/node_modules\//.exec(key);
+    if (!nested || lock.packages[key].dev) continue;
+    if (!copiesWholeTree && !text.includes(`COPY --from=prod-deps /app/${nested[1]}/node_modules`))
+      fail(`Dockerfile: the runtime stage lacks ${key}, which npm installs under ${nested[1]}`);
+  }
   const ignore = read('.dockerignore');
   for (const p of ['**/node_modules', '**/dist', '.git'])
     if (!ignore.split('\n').includes(p)) fail(`.dockerignore: does not exclude ${p}`);
