@@ -247,8 +247,10 @@ export function createOutboxRelay(options: {
 }
 export type OutboxRelay = ReturnType<typeof createOutboxRelay>;
 
-/** How many outbox clears go into one bulk write at most. */
-const CLEAR_BATCH = 100;
+/** How many outbox clears go into one bulk write at most (larger ones beside many inserts wedged FerretDB on SQLite). */
+const CLEAR_BATCH = 20;
+/** The bulk writes of every relay of the process, one after the other. */
+let bulkLane: Promise<void> = Promise.resolve();
 
 /**
  * Empties the outboxes of documents whose entries were just published, gathering the clears
@@ -286,9 +288,13 @@ function createClearBatcher(model: Model<unknown>) {
     const batch = waiting;
     waiting = [];
     if (batch.length === 0) return;
-    settle(batch).then(
-      (cleared) => batch.forEach((w, i) => w.done(cleared[i]!)),
-      (error: unknown) => batch.forEach((w) => w.fail(error)),
+    // One bulk write at a time in the process: FerretDB on SQLite can wedge a database for good
+    // when two multi-statement updates of it overlap with other writes.
+    bulkLane = bulkLane.then(() =>
+      settle(batch).then(
+        (cleared) => batch.forEach((w, i) => w.done(cleared[i]!)),
+        (error: unknown) => batch.forEach((w) => w.fail(error)),
+      ),
     );
   }
 

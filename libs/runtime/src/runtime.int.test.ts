@@ -545,7 +545,7 @@ describe('shared runtime against the real broker, registry and database', () => 
       expect(seen).toEqual(['w1', 'w2']);
     }));
 
-  it('when many documents are flushed at once, then their outboxes are emptied by one bulk write; one that gained an entry meanwhile keeps only that', () =>
+  it('when many documents are flushed at once, then their outboxes are emptied by a few bulk writes; one that gained an entry meanwhile keeps only that', () =>
     withOutboxStage('test.outbox-batched', async ({ bus, seen, model, entry, stored }) => {
       const ids = Array.from({ length: 20 }, (_, i) => `doc${i}`);
       const meanwhile = {
@@ -630,6 +630,25 @@ describe('shared runtime against the real broker, registry and database', () => 
       await relay.stop();
       for (const id of ['doc', 'other', 'last']) expect(await stored(id)).toMatchObject({ outbox: [], outboxPending: false });
       expect(bulk).toEqual([3]);
+    }));
+
+  it('when documents are written and flushed in bursts while removals are delayed, then every write and flush completes and every outbox is emptied', () =>
+    withOutboxStage('test.outbox-delayed-load', async ({ model, entry }) => {
+      // Large bulk updates beside many inserts once wedged the local database for good.
+      const relay = createOutboxRelay({ bus: { publishAll: async () => undefined }, model, logger, clearDelayMs: 300 });
+      const written: Promise<void>[] = [];
+      for (let i = 0; i < 400; i++) {
+        const outbox = [entry(`e${i}`)];
+        written.push(
+          model.collection
+            .insertOne({ _id: `d${i}`, outbox, outboxPending: true } as never)
+            .then(() => relay.flush(`d${i}`, outbox)),
+        );
+        if (i % 20 === 19) await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      await Promise.all(written);
+      await relay.stop();
+      expect(await model.collection.countDocuments({ outboxPending: true })).toBe(0);
     }));
 
   it('when another replica sweeps while published entries wait for their removal, then it publishes only what a crash left', () =>
