@@ -221,7 +221,7 @@ function duplicatesOf(results, receiver, tap) {
 }
 
 /** Processes of the platform that are not one of the six services. */
-const INFRA = ['kafka', 'registry', 'ferretdb'];
+const INFRA = ['kafka', 'registry', 'ferretdb', 'postgresql'];
 const LOAD_GENERATOR = 'bench (load generator)';
 
 /**
@@ -369,7 +369,7 @@ export async function runE2E({
     const applicationsPerMinute = completed.length > 0 ? round((60 * completed.length) / throughputSeconds) : 0;
     const services = Object.fromEntries(
       Object.entries(usage.processes).filter(
-        ([name]) => !['kafka', 'registry', 'ferretdb', 'bench (load generator)'].includes(name),
+        ([name]) => !['kafka', 'registry', 'ferretdb', 'postgresql', 'bench (load generator)'].includes(name),
       ),
     );
     const maxServiceRss = Math.max(
