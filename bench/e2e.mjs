@@ -328,7 +328,7 @@ export async function runE2E({
     }
 
     const processes = [...stack.processes, ...extraProcesses, ...infraProcesses()];
-    const sampler = createSampler(processes.map(({ name, pid }) => ({ name, pid })));
+    const sampler = createSampler(processes.map(({ name, pid, tree }) => ({ name, pid, tree })));
     const before = await scrapeAll([...stack.processes, ...extraProcesses]);
     log(`${label}: ${apps} applications, ${concurrency} at a time (events via ${eventSource})`);
     const loadAtStart = os.loadavg().map((v) => round(v, 2));
