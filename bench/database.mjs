@@ -101,7 +101,16 @@ function operations(db, state) {
   const deadlines = db.collection('deadlines');
   const pick = (i) => state.ids[i % state.ids.length];
   return [
-    ['insertOne, unique index', OPS, (i) => keys.insertOne({ _id: randomUUID(), key: `k-${i}-${randomUUID()}`, reply: { status: 201, body: 'z'.repeat(300) } })],
+    [
+      'insertOne, unique index',
+      OPS,
+      (i) =>
+        keys.insertOne({
+          _id: randomUUID(),
+          key: `k-${i}-${randomUUID()}`,
+          reply: { status: 201, body: 'z'.repeat(300) },
+        }),
+    ],
     ['findOne by _id', OPS, (i) => apps.findOne({ _id: pick(i) })],
     [
       'findOneAndUpdate {_id, rev}',
@@ -109,12 +118,24 @@ function operations(db, state) {
       async (i) => {
         const id = pick(i);
         const rev = state.revs.get(id);
-        const doc = await apps.findOneAndUpdate({ _id: id, rev }, { $set: { status: 'LINKED', rev: rev + 1, updatedAt: new Date() } }, { returnDocument: 'after' });
+        const doc = await apps.findOneAndUpdate(
+          { _id: id, rev },
+          { $set: { status: 'LINKED', rev: rev + 1, updatedAt: new Date() } },
+          { returnDocument: 'after' },
+        );
         if (!doc) throw new Error(`conditional update of ${id} at rev ${rev} missed`);
         state.revs.set(id, rev + 1);
       },
     ],
-    ['updateOne by _id, $set + $push', OPS, (i) => apps.updateOne({ _id: pick(i) }, { $set: { updatedAt: new Date() }, $push: { events: { type: 'event.more', at: new Date() } } })],
+    [
+      'updateOne by _id, $set + $push',
+      OPS,
+      (i) =>
+        apps.updateOne(
+          { _id: pick(i) },
+          { $set: { updatedAt: new Date() }, $push: { events: { type: 'event.more', at: new Date() } } },
+        ),
+    ],
     [
       // One conditional write that adds an outbox entry, then the clears of several documents as
       // one bulk write, as libs/runtime/src/outbox.ts does; per document, so two operations.
@@ -128,7 +149,10 @@ function operations(db, state) {
           if (batch.length === 0) return;
           await apps.bulkWrite(
             batch.map(({ id, entryId }) => ({
-              updateOne: { filter: { _id: id, outbox: { $size: 1 }, 'outbox.0.id': entryId }, update: { $set: { outbox: [], outboxPending: false } } },
+              updateOne: {
+                filter: { _id: id, outbox: { $size: 1 }, 'outbox.0.id': entryId },
+                update: { $set: { outbox: [], outboxPending: false } },
+              },
             })),
             { ordered: false },
           );
@@ -139,7 +163,10 @@ function operations(db, state) {
           const rev = state.revs.get(id);
           const res = await apps.updateOne(
             { _id: id, rev },
-            { $set: { rev: rev + 1, status: 'ANALYZING' }, $push: { outbox: { id: entryId, topic: 'loan.events.v1', value: { n: i } } } },
+            {
+              $set: { rev: rev + 1, status: 'ANALYZING' },
+              $push: { outbox: { id: entryId, topic: 'loan.events.v1', value: { n: i } } },
+            },
           );
           if (res.modifiedCount !== 1) throw new Error(`outbox write of ${id} missed`);
           state.revs.set(id, rev + 1);
@@ -149,7 +176,16 @@ function operations(db, state) {
         };
       })(),
     ],
-    ['find by indexed field, sort, limit 10', SCAN_OPS, (i) => apps.find({ clientId: `client-${i % 20}` }).sort({ updatedAt: -1 }).limit(10).toArray()],
+    [
+      'find by indexed field, sort, limit 10',
+      SCAN_OPS,
+      (i) =>
+        apps
+          .find({ clientId: `client-${i % 20}` })
+          .sort({ updatedAt: -1 })
+          .limit(10)
+          .toArray(),
+    ],
     ['deleteMany by applicationId', SCAN_OPS, (i) => deadlines.deleteMany({ applicationId: state.ids[i] })],
   ];
 }
@@ -162,7 +198,8 @@ async function setUp(db) {
   const docs = Array.from({ length: DOCS }, (_, i) => application(i));
   for (let i = 0; i < docs.length; i += 100) await apps.insertMany(docs.slice(i, i + 100));
   const deadlines = docs.map((d) => ({ _id: randomUUID(), applicationId: d._id, kind: 'no-link', dueAt: new Date() }));
-  for (let i = 0; i < deadlines.length; i += 100) await db.collection('deadlines').insertMany(deadlines.slice(i, i + 100));
+  for (let i = 0; i < deadlines.length; i += 100)
+    await db.collection('deadlines').insertMany(deadlines.slice(i, i + 100));
   return { ids: docs.map((d) => d._id), revs: new Map(docs.map((d) => [d._id, 1])) };
 }
 
@@ -219,13 +256,23 @@ try {
 
 const ms = (seconds, count) => round((1000 * seconds) / count, 3);
 const table = [];
-const json = { docs: DOCS, ops: OPS, scanOps: SCAN_OPS, concurrency: CONCURRENCY, rounds: ROUNDS, cpus: os.cpus().length, loadAverage: os.loadavg().map((v) => round(v, 2)), operations: {} };
+const json = {
+  docs: DOCS,
+  ops: OPS,
+  scanOps: SCAN_OPS,
+  concurrency: CONCURRENCY,
+  rounds: ROUNDS,
+  cpus: os.cpus().length,
+  loadAverage: os.loadavg().map((v) => round(v, 2)),
+  operations: {},
+};
 for (const [name, byKind] of Object.entries(results)) {
   const row = { operation: name };
   json.operations[name] = {};
   for (const [kind, k] of Object.entries(byKind)) {
     const total = ms(k.ferretdb + k.postgresql, k.count);
-    row[`${kind} CPU ms/op`] = kind === 'postgresql' ? `${total} (${ms(k.ferretdb, k.count)} + ${ms(k.postgresql, k.count)})` : total;
+    row[`${kind} CPU ms/op`] =
+      kind === 'postgresql' ? `${total} (${ms(k.ferretdb, k.count)} + ${ms(k.postgresql, k.count)})` : total;
     row[`${kind} op/s`] = Math.round(k.count / k.seconds);
     json.operations[name][kind] = {
       count: k.count,
