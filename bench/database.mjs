@@ -252,6 +252,7 @@ try {
       log(`stopping the ${set.kind} set failed: ${error}`);
     }
   }
+  rmSync(path.join(infraHome, 'database-bench', runKey), { recursive: true, force: true });
 }
 
 const ms = (seconds, count) => round((1000 * seconds) / count, 3);
