@@ -221,7 +221,7 @@ function duplicatesOf(results, receiver, tap) {
 }
 
 /** Processes of the platform that are not one of the six services. */
-const INFRA = ['kafka', 'registry', 'ferretdb'];
+const INFRA = ['kafka', 'registry', 'ferretdb', 'postgresql'];
 const LOAD_GENERATOR = 'bench (load generator)';
 
 /**
@@ -328,7 +328,7 @@ export async function runE2E({
     }
 
     const processes = [...stack.processes, ...extraProcesses, ...infraProcesses()];
-    const sampler = createSampler(processes.map(({ name, pid }) => ({ name, pid })));
+    const sampler = createSampler(processes.map(({ name, pid, tree }) => ({ name, pid, tree })));
     const before = await scrapeAll([...stack.processes, ...extraProcesses]);
     log(`${label}: ${apps} applications, ${concurrency} at a time (events via ${eventSource})`);
     const loadAtStart = os.loadavg().map((v) => round(v, 2));
@@ -369,7 +369,7 @@ export async function runE2E({
     const applicationsPerMinute = completed.length > 0 ? round((60 * completed.length) / throughputSeconds) : 0;
     const services = Object.fromEntries(
       Object.entries(usage.processes).filter(
-        ([name]) => !['kafka', 'registry', 'ferretdb', 'bench (load generator)'].includes(name),
+        ([name]) => !['kafka', 'registry', 'ferretdb', 'postgresql', 'bench (load generator)'].includes(name),
       ),
     );
     const maxServiceRss = Math.max(

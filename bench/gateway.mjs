@@ -107,7 +107,7 @@ export async function runGateway({ stack, warm }) {
   };
   const sample = applicantBody('baseline');
   const out = { connections, durationSeconds: duration };
-  const processes = [...stack.processes, ...infraProcesses()].map(({ name, pid }) => ({ name, pid }));
+  const processes = [...stack.processes, ...infraProcesses()].map(({ name, pid, tree }) => ({ name, pid, tree }));
   const measured = async (name, options) => {
     const sampler = createSampler(processes);
     const before = await scrapeAll(stack.processes);

@@ -285,7 +285,7 @@ function report() {
       );
     }
     for (const [name, p] of Object.entries(e.processes)) {
-      if (['kafka', 'registry', 'ferretdb', 'bench (load generator)'].includes(name) || name.startsWith('sandbox'))
+      if (['kafka', 'registry', 'ferretdb', 'postgresql', 'bench (load generator)'].includes(name) || name.startsWith('sandbox'))
         continue;
       row(bench, `peak RSS MiB ${name}`, p.peakRssMiB, `<= ${E2E_TARGETS.rssMiB}`, p.peakRssMiB <= E2E_TARGETS.rssMiB);
     }

@@ -35,6 +35,25 @@ export function cpuSeconds(pid) {
   }
 }
 
+/**
+ * CPU seconds of a server that forks a process per connection (PostgreSQL): the process itself,
+ * the children it has reaped (cutime + cstime) and the children alive now. A child that exits
+ * between two readings moves from the last sum into the second, so the total only grows.
+ */
+export function treeCpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime, stime, cutime, cstime are fields 14-17.
+    let ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    let seconds = ticks / clockTicks;
+    for (const child of childrenOf(pid)) seconds += cpuSeconds(child.pid) ?? 0;
+    return seconds;
+  } catch {
+    return null;
+  }
+}
+
 function parentOf(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -72,14 +91,19 @@ export function childrenOf(ppid) {
   return out;
 }
 
-/** Pids of the broker, registry and database that scripts/infra started (pid files). */
+/**
+ * Pids of the broker, registry and database that scripts/infra started (pid files of the set in
+ * `LOAN_INFRA_RUN`, by default the usual one). PostgreSQL, when FerretDB runs on it, is counted
+ * with its connection processes (`tree`).
+ */
 export function infraProcesses() {
   const home = process.env.LOAN_INFRA_HOME ?? path.join(os.homedir(), '.cache', 'loan-infra');
+  const run = process.env.LOAN_INFRA_RUN ?? path.join(home, 'run');
   const out = [];
-  for (const name of ['kafka', 'registry', 'ferretdb']) {
+  for (const name of ['kafka', 'registry', 'ferretdb', 'postgresql']) {
     try {
-      const pid = Number(readFileSync(path.join(home, 'run', `${name}.pid`), 'utf8').trim());
-      if (pid && isAlive(pid)) out.push({ name, pid });
+      const pid = Number(readFileSync(path.join(run, `${name}.pid`), 'utf8').trim());
+      if (pid && isAlive(pid)) out.push({ name, pid, tree: name === 'postgresql' });
     } catch {
       // not running under scripts/infra
     }
@@ -96,9 +120,12 @@ export function createSampler(processes, intervalMs = 200) {
   let timer = null;
   let startedAt = 0;
   let benchCpu0 = null;
-  const add = ({ name, pid }) => {
+  const cpuOf = (t) => (t.tree ? treeCpuSeconds(t.pid) : cpuSeconds(t.pid));
+  const add = ({ name, pid, tree = false }) => {
     if (tracked.has(pid)) return;
-    tracked.set(pid, { name, pid, cpu0: cpuSeconds(pid), cpu1: null, peakRss: rssMiB(pid) ?? 0, lastRss: null });
+    const t = { name, pid, tree, cpu0: null, cpu1: null, peakRss: rssMiB(pid) ?? 0, lastRss: null };
+    t.cpu0 = cpuOf(t);
+    tracked.set(pid, t);
   };
   const sample = () => {
     for (const t of tracked.values()) {
@@ -107,7 +134,7 @@ export function createSampler(processes, intervalMs = 200) {
         t.lastRss = rss;
         if (rss > t.peakRss) t.peakRss = rss;
       }
-      const cpu = cpuSeconds(t.pid);
+      const cpu = cpuOf(t);
       if (cpu !== null) t.cpu1 = cpu;
     }
   };
@@ -115,7 +142,7 @@ export function createSampler(processes, intervalMs = 200) {
     add,
     start() {
       for (const p of processes) add(p);
-      for (const t of tracked.values()) t.cpu0 = cpuSeconds(t.pid);
+      for (const t of tracked.values()) t.cpu0 = cpuOf(t);
       startedAt = performance.now();
       benchCpu0 = process.cpuUsage();
       timer = setInterval(sample, intervalMs);

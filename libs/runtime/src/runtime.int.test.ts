@@ -430,6 +430,48 @@ describe('shared runtime against the real broker, registry and database', () => 
     }
   });
 
+  it('when twenty writers update one document at the same revision at once, then exactly one wins, and every read after a write sees it', async () => {
+    const db = await connectMongo({
+      url: process.env.MONGO_URL!,
+      dbName: uniqueName('runtime_test').replace(/-/g, '_'),
+      logger,
+    });
+    try {
+      const docs = db.db!.collection<{ _id: string; rev: number; owner: string; hits: number }>('races');
+      for (let round = 0; round < 5; round++) {
+        const id = `doc-${round}`;
+        await docs.insertOne({ _id: id, rev: 1, owner: 'nobody', hits: 0 });
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, writer) =>
+            writer % 2 === 0
+              ? docs.updateOne({ _id: id, rev: 1 }, { $set: { rev: 2, owner: `writer-${writer}` }, $inc: { hits: 1 } })
+              : docs
+                  .findOneAndUpdate({ _id: id, rev: 1 }, { $set: { rev: 2, owner: `writer-${writer}` }, $inc: { hits: 1 } })
+                  .then((doc) => ({ modifiedCount: doc ? 1 : 0 })),
+          ),
+        );
+        const winners = results.map((r, writer) => (r.modifiedCount === 1 ? `writer-${writer}` : null)).filter(Boolean);
+        expect(winners).toHaveLength(1);
+        expect(await docs.findOne({ _id: id })).toEqual({ _id: id, rev: 2, owner: winners[0], hits: 1 });
+      }
+
+      // No increment is lost when writers do not condition on the revision.
+      await Promise.all(Array.from({ length: 20 }, () => docs.updateOne({ _id: 'doc-0' }, { $inc: { hits: 1 } })));
+      expect((await docs.findOne({ _id: 'doc-0' }))?.hits).toBe(21);
+
+      // Read-your-writes: each write is visible to the next read on any connection of the pool.
+      for (let n = 0; n < 20; n++) {
+        await docs.updateOne({ _id: 'doc-1' }, { $set: { owner: `reader-${n}` } });
+        const [a, b] = await Promise.all([docs.findOne({ _id: 'doc-1' }), docs.find({ owner: `reader-${n}` }).toArray()]);
+        expect(a?.owner).toBe(`reader-${n}`);
+        expect(b.map((d) => d._id)).toEqual(['doc-1']);
+      }
+    } finally {
+      await db.dropDatabase();
+      await db.close();
+    }
+  });
+
   /**
    * A topic with a consumer recording the ids it sees, and a collection whose documents carry
    * an outbox; `run` gets them and drops the database afterwards.
