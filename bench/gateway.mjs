@@ -9,7 +9,7 @@ import { createSampler, infraProcesses } from './lib/procstat.mjs';
 import { diff, scrapeAll } from './lib/metrics.mjs';
 import { envInt, httpJson, log, requireFromRoot, root, round } from './lib/util.mjs';
 
-export const GATEWAY_TARGETS = { initiateToBaseline: 0.25, fixedRateP99Ms: 50 };
+export const GATEWAY_TARGETS = { initiateToBaseline: 0.1, fixedRateP99Ms: 50 };
 
 function autocannonRun(options) {
   const autocannon = requireFromRoot('autocannon');
