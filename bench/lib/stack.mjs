@@ -90,7 +90,7 @@ export async function spawnService({ name, entry, port, health = '/readyz', env,
   const logFile = path.join(logDir, `${name}-${httpPort}.log`);
   const out = createWriteStream(logFile, { flags: 'a' });
   // The heap caps scripts/stack.mjs gives every service.
-  const heap = [`--max-old-space-size=${process.env.LOAN_STACK_HEAP_MB ?? '128'}`, '--max-semi-space-size=8'];
+  const heap = [`--max-old-space-size=${process.env.LOAN_STACK_HEAP_MB ?? '128'}`, '--max-semi-space-size=4'];
   const child = spawn(process.execPath, [...heap, path.join(root, entry)], {
     cwd: root,
     env: {
