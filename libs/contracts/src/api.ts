@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Decision, DecisionOutcome } from './decision';
-import { ApplicationStatus, Bvn, EnrichmentStatus, Uuid } from './primitives';
+import { ApplicationStatus, Bvn, EnrichmentStatus, PageParams, Uuid } from './primitives';
 
 /**
  * Bounds the spec leaves open ("not shown"), chosen for Nigerian consumer and SME lending:
@@ -189,17 +189,7 @@ export const ApplicationListQuery = z.strictObject(
       )
       .optional(),
     q: SearchId.optional(),
-    limit: z.coerce
-      .number({ error: 'limit must be a number' })
-      .int('limit must be an integer between 1 and 100')
-      .min(1, 'limit must be an integer between 1 and 100')
-      .max(100, 'limit must be an integer between 1 and 100')
-      .default(20),
-    /** Opaque: the `nextCursor` of the previous page. */
-    cursor: z
-      .string({ error: 'cursor must be a string' })
-      .max(500, 'cursor is not valid; use the nextCursor of a previous page')
-      .optional(),
+    ...PageParams,
   },
   {
     error: (issue) =>

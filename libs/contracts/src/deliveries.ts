@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EventNames, type EventName } from './events';
+import { PageParams } from './primitives';
 
 /**
  * The lender's webhook delivery log (`/api/webhooks/deliveries`): served by the gateway,
@@ -37,17 +38,7 @@ export const DeliveryListQuery = z.object({
     .optional(),
   event: EventNameSchema.optional(),
   status: DeliveryStatus.optional(),
-  limit: z.coerce
-    .number({ error: 'limit must be a number' })
-    .int('limit must be an integer between 1 and 100')
-    .min(1, 'limit must be an integer between 1 and 100')
-    .max(100, 'limit must be an integer between 1 and 100')
-    .default(20),
-  /** Opaque: the `nextCursor` of the previous page. */
-  cursor: z
-    .string({ error: 'cursor must be a string' })
-    .max(500, 'cursor is not valid; use the nextCursor of a previous page')
-    .optional(),
+  ...PageParams,
 });
 export type DeliveryListQuery = z.input<typeof DeliveryListQuery>;
 

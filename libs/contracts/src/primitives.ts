@@ -41,3 +41,21 @@ export const LoanTerms = z.object({
   purpose: z.string().optional(),
 });
 export type LoanTerms = z.infer<typeof LoanTerms>;
+
+/**
+ * The page parameters of the lender's lists (applications, deliveries): `limit` 1-100, 20 by
+ * default, and the opaque `cursor` of the previous page.
+ */
+export const PageParams = {
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be an integer between 1 and 100')
+    .min(1, 'limit must be an integer between 1 and 100')
+    .max(100, 'limit must be an integer between 1 and 100')
+    .default(20),
+  /** Opaque: the `nextCursor` of the previous page. */
+  cursor: z
+    .string({ error: 'cursor must be a string' })
+    .max(500, 'cursor is not valid; use the nextCursor of a previous page')
+    .optional(),
+};
