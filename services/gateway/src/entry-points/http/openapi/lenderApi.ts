@@ -110,6 +110,15 @@ const ClientSettingsSchema = ClientSettings.meta({ id: 'ClientSettings' });
 const conflict = failure(409, 'Your account was changed at the same time by another request: retry', {
   concurrent: 'The client was changed concurrently; retry',
 });
+/** What every change of the lender's own account can answer besides its 200 and 400. */
+const accountChangeErrors = {
+  401: lenderErrors[401],
+  409: conflict,
+  413: lenderErrors[413],
+  415: notJson,
+  429: lenderErrors[429],
+  500: lenderErrors[500],
+};
 
 export const lenderOperations: RouteConfig[] = [
   {
@@ -441,12 +450,7 @@ export const lenderOperations: RouteConfig[] = [
         'other field': 'Unknown field name; only webhookUrl can be changed',
         ...malformedJson,
       }),
-      401: lenderErrors[401],
-      409: conflict,
-      413: lenderErrors[413],
-      415: notJson,
-      429: lenderErrors[429],
-      500: lenderErrors[500],
+      ...accountChangeErrors,
     },
   },
   {
@@ -459,12 +463,7 @@ export const lenderOperations: RouteConfig[] = [
     responses: {
       200: ok('The new key', RotateKeyResponse.meta({ id: 'RotateKeyResponse' }), Examples.rotateKey, { limited: true }),
       400: failure(400, 'Malformed JSON', malformedJson),
-      401: lenderErrors[401],
-      409: conflict,
-      413: lenderErrors[413],
-      415: notJson,
-      429: lenderErrors[429],
-      500: lenderErrors[500],
+      ...accountChangeErrors,
     },
   },
   {
@@ -489,12 +488,7 @@ export const lenderOperations: RouteConfig[] = [
         limited: true,
       }),
       400: failure(400, 'An invalid overlap', { 'bad overlap': 'overlapSeconds: Too big: expected number to be <=604800', ...malformedJson }),
-      401: lenderErrors[401],
-      409: conflict,
-      413: lenderErrors[413],
-      415: notJson,
-      429: lenderErrors[429],
-      500: lenderErrors[500],
+      ...accountChangeErrors,
     },
   },
 ];
