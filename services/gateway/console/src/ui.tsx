@@ -118,3 +118,20 @@ export function ConfirmButton(props: { label: string; confirmLabel: string; warn
     </div>
   );
 }
+
+/** A labelled filter: "Any" (no filter) or one of the options. */
+export function FilterSelect(props: { id: string; label: string; name: string; value: string; options: readonly string[] }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} name={props.name} value={props.value}>
+        <option value="">Any</option>
+        {props.options.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

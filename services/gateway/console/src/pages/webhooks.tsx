@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, type ClientSettings, type ReplayResult } from '../api';
 import { deliverySummary, when } from '../model';
 import { navigate } from '../nav';
-import { Badge, ConfirmButton, Loading, PageHeading, Problem, ShownOnce, useLoad, type Loaded } from '../ui';
+import { Badge, ConfirmButton, FilterSelect, Loading, PageHeading, Problem, ShownOnce, useLoad, type Loaded } from '../ui';
 import { RedeliverButton } from './application';
 
 const EVENTS = [
@@ -157,28 +157,8 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
   return (
     <>
       <form class="filters" onSubmit={filter} aria-label="Delivery log filters">
-        <div class="field">
-          <label for="delivery-status">Status</label>
-          <select id="delivery-status" name="status" value={status}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="delivery-event">Event</label>
-          <select id="delivery-event" name="event" value={event}>
-            <option value="">Any</option>
-            {EVENTS.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect id="delivery-status" label="Status" name="status" value={status} options={STATUSES} />
+        <FilterSelect id="delivery-event" label="Event" name="event" value={event} options={EVENTS} />
         <div class="field">
           <label for="delivery-application">Application id</label>
           <input id="delivery-application" name="applicationId" value={applicationId} size={38} autocomplete="off" spellcheck={false} />
