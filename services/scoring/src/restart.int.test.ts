@@ -206,12 +206,13 @@ describe('scoring killed mid-analysis', () => {
     );
     const analysisId = requested.type === 'AnalysisRequested' ? requested.analysisId : '';
 
-    // Mid-analysis: the analysis is recorded, the bureau is asked and does not answer.
+    // Mid-analysis: the bureau is asked and does not answer; nothing is stored before the
+    // decision, so the restarted process starts the analysis over.
     await waitFor(() => bureau.lookups.length === 1, {
       timeoutMs: 60_000,
       what: 'the first process to ask the bureau',
     });
-    expect(await analyses().findOne({ _id: analysisId })).toMatchObject({ status: 'PENDING' });
+    expect(await analyses().findOne({ _id: analysisId })).toBeNull();
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
     expect(results.filter((r) => r.analysisId === analysisId)).toHaveLength(0);

@@ -84,6 +84,29 @@ describe('scoring service', () => {
     expect(await scoring.runtime.db.model('Analysis').countDocuments({ applicationId })).toBe(1);
   });
 
+  it('when a pending analysis was left by the previous version (it recorded one before asking the bureau), then the redelivered request decides it once, in that same document', async () => {
+    const applicationId = randomUUID();
+    const accountId = randomUUID();
+    await enriched(applicationId, accountId);
+    await waitFor(() => scoring.runtime.db.model('Profile').exists({ _id: accountId }), { what: 'the profile' });
+    const fact = analysis(applicationId, [accountId], null);
+    if (fact.type !== 'AnalysisRequested') throw new Error();
+    const analyses = scoring.runtime.db.collection<{ _id: string }>('analyses');
+    await analyses.insertOne({
+      _id: fact.analysisId, applicationId, clientId: 'c1', applicantId: fact.applicantId, status: 'PENDING', decision: null,
+      failureReason: null, audit: null, bureau: null, requestedAt: new Date(fact.at), outbox: [], outboxPending: false,
+    });
+    await bus.publish(Topics.applicationFacts, [{ key: applicationId, value: fact }]);
+    const result = await waitFor(() => results.find((r) => r.applicationId === applicationId), { what: 'the result' });
+    expect(result).toMatchObject({ type: 'ApplicationScored', analysisId: fact.analysisId });
+    const marker = randomUUID();
+    await bus.publish(Topics.applicationFacts, [{ key: applicationId, value: analysis(marker, [], null) }]);
+    await waitFor(() => results.find((r) => r.applicationId === marker), { what: 'the marker' });
+    expect(results.filter((r) => r.applicationId === applicationId)).toHaveLength(1);
+    expect(await analyses.countDocuments({ applicationId })).toBe(1);
+    expect(await analyses.findOne({ _id: fact.analysisId })).toMatchObject({ status: 'DECIDED' });
+  });
+
   it('when an analysis cannot be scored (terms the scorecard refuses), then it fails at once with reason scoring_error instead of being retried for ever', async () => {
     const applicationId = randomUUID();
     const accountId = randomUUID();

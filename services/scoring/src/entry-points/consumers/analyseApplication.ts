@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Decision, Topics, type ApplicationFact, type ScoringResult } from '@loan/contracts';
-import { ServiceError, isDuplicateKey, type Clock, type Logger, type OutboxRelay, type Sealer } from '@loan/runtime';
+import {
+  ServiceError,
+  isDuplicateKey,
+  type Clock,
+  type Logger,
+  type OutboxEntry,
+  type OutboxRelay,
+  type Sealer,
+} from '@loan/runtime';
 import type { ScoringConfig } from '../../config';
 import type { BureauOutcome, CreditBureau } from '../../data-access/bureau';
 import type { AnalysisDoc, RawCollections } from '../../data-access/models';
@@ -33,32 +41,52 @@ export function createAnalysisHandler(deps: {
     return outcome;
   }
 
-  return async function analyse(fact: AnalysisRequested) {
+  /**
+   * Stores the decided analysis with its result in the outbox. The analysis is written once,
+   * decided: of two replicas (or a redelivery after a crash) only the first insert lands, and
+   * whoever loses publishes what the winner stored. A PENDING analysis written by an earlier
+   * version (it inserted one before asking the bureau) is decided by a conditional update.
+   * Returns the entries left to publish (undefined: read them from the document).
+   */
+  async function store(fact: AnalysisRequested, update: Partial<AnalysisDoc>, entry: OutboxEntry) {
+    try {
+      await raw.analyses.insertOne({
+        _id: fact.analysisId,
+        applicationId: fact.applicationId,
+        clientId: fact.clientId,
+        applicantId: fact.applicantId,
+        status: 'PENDING',
+        decision: null,
+        failureReason: null,
+        audit: null,
+        bureau: null,
+        requestedAt: new Date(fact.at),
+        ...update,
+        outbox: [entry],
+        outboxPending: true,
+      });
+      return [entry];
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+    const written = await raw.analyses.updateOne(
+      { _id: fact.analysisId, status: 'PENDING' },
+      { $set: { ...update, outboxPending: true }, $push: { outbox: entry } },
+    );
+    if (written.modifiedCount === 1) return [entry];
+    logger.info({ analysisId: fact.analysisId }, 'analysis already decided by another replica');
+    return undefined;
+  }
+
+  /**
+   * Returns the publication of the result, under way (wrapped, or the async function would wait
+   * for it): the caller holds the fact's offset until it ends (a failed one is retried by the
+   * relay).
+   */
+  return async function analyse(fact: AnalysisRequested): Promise<{ published: Promise<void> }> {
     const existing = await raw.analyses.findOne({ _id: fact.analysisId }, { projection: { status: 1 } });
-    if (existing && existing.status !== 'PENDING') {
-      await relay.flush(fact.analysisId); // decided before a crash: make sure the result went out
-      return;
-    }
-    if (!existing) {
-      await raw.analyses
-        .insertOne({
-          _id: fact.analysisId,
-          applicationId: fact.applicationId,
-          clientId: fact.clientId,
-          applicantId: fact.applicantId,
-          status: 'PENDING',
-          decision: null,
-          failureReason: null,
-          audit: null,
-          bureau: null,
-          requestedAt: new Date(fact.at),
-          outbox: [],
-          outboxPending: false,
-        })
-        .catch((error: unknown) => {
-          if (!isDuplicateKey(error)) throw error;
-        });
-    }
+    // Decided before a crash: make sure the result went out.
+    if (existing && existing.status !== 'PENDING') return { published: relay.flush(fact.analysisId) };
     // One lookup by id per account rather than `$in`: FerretDB answers `_id` equality from its
     // index but scans the whole collection of (large) profiles for `$in`.
     const found = await Promise.all(
@@ -106,17 +134,8 @@ export function createAnalysisHandler(deps: {
       result = { ...base, type: 'ScoringFailed', reason };
       update = { status: 'FAILED', failureReason: reason, decidedAt: now };
     }
-    const entry = { id: result.factId, topic: Topics.scoringResults, key: fact.applicationId, value: result };
-    const written = await raw.analyses.updateOne(
-      { _id: fact.analysisId, status: 'PENDING' },
-      { $set: { ...update, outboxPending: true }, $push: { outbox: entry } },
-    );
-    if (written.modifiedCount === 0) {
-      logger.info({ analysisId: fact.analysisId }, 'analysis already decided by another replica');
-      await relay.flush(fact.analysisId);
-      return;
-    }
-    // A pending analysis has nothing in its outbox: it now holds exactly this result.
-    await relay.flush(fact.analysisId, [entry]);
+    const entry: OutboxEntry = { id: result.factId, topic: Topics.scoringResults, key: fact.applicationId, value: result };
+    const toPublish = await store(fact, update, entry);
+    return { published: relay.flush(fact.analysisId, toPublish) };
   };
 }

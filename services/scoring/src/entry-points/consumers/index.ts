@@ -21,7 +21,12 @@ export function consumerHandlers(handlers: {
     [Topics.enrichmentResults]: profiles.onEnrichmentResult,
     [Topics.applicationFacts]: async (message) => {
       const fact = message.value as ApplicationFact;
-      if (fact.type === 'AnalysisRequested') await analyse(fact);
+      if (fact.type === 'AnalysisRequested') {
+        // The decision is stored; its publication goes on while the next fact is handled.
+        const { published } = await analyse(fact);
+        if (message.commitAfter) message.commitAfter(published);
+        else await published;
+      }
       else if (fact.type === 'ApplicationClosed' && fact.abandonReason === 'no_analyze') await profiles.scrub(fact.applicationId);
     },
   };
