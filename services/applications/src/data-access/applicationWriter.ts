@@ -60,9 +60,13 @@ export function createApplicationWriter(deps: {
     stored.outboxPending ? undefined : outbox;
 
   /**
-   * After a successful write: publishes its outbox, then remembers the state it wrote. With
-   * `publishing`, the publication is left under way there (a command's reply then goes out
-   * beside it instead of after it; the write is durable either way).
+   * After a successful write: remembers the state it wrote and publishes its outbox. With
+   * `publishing`, the publication is left under way there: the handler then ends once the write
+   * is durable, and holds its message's offset until the publication ends (a command's reply
+   * goes out beside it). The relay publishes the flushes of one application in the order they
+   * were asked for, so the next change of the application may be written meanwhile; a flush
+   * that fails makes the relay read the whole outbox at the next one, so the remembered state
+   * counts as published from the start.
    */
   async function written(
     stored: Pick<Stored, 'rev' | 'outboxPending'>,
@@ -70,10 +74,8 @@ export function createApplicationWriter(deps: {
     outbox: OutboxEntry[],
     publishing?: Promise<void>[],
   ) {
-    remembered.delete(state.applicationId);
-    const published = relay
-      .flush(state.applicationId, writtenOutbox(stored, outbox))
-      .then(() => void remembered.set(state.applicationId, { state, rev: stored.rev + 1, outboxPending: false }));
+    remembered.set(state.applicationId, { state, rev: stored.rev + 1, outboxPending: false });
+    const published = relay.flush(state.applicationId, writtenOutbox(stored, outbox));
     if (publishing) publishing.push(published);
     else await published;
   }
@@ -98,6 +100,7 @@ export function createApplicationWriter(deps: {
     applicationId: string,
     decide: (state: Application, now: Date) => Change,
     correlationId?: string,
+    publishing?: Promise<void>[],
   ): Promise<Application | null> {
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const { stored, remembered: cached } = await load(applicationId, attempt);
@@ -110,7 +113,7 @@ export function createApplicationWriter(deps: {
       }
       const outbox = toOutbox(change.state, change.effects, now, correlationId);
       if (await repo.replace(change.state, stored.rev, outbox)) {
-        await written(stored, change.state, outbox);
+        await written(stored, change.state, outbox, publishing);
         return change.state;
       }
     }
@@ -156,10 +159,16 @@ export function createApplicationWriter(deps: {
     written,
     /**
      * Applies a decision to an application, retrying on write conflicts. A concurrent change
-     * makes the write miss; the decision is then taken again on the fresh state.
+     * makes the write miss; the decision is then taken again on the fresh state. With
+     * `publishing`, the outbox's publication is left under way there (see `written`).
      */
-    mutate(applicationId: string, decide: (state: Application, now: Date) => Change, correlationId?: string) {
-      return locked(applicationId, () => mutateNow(applicationId, decide, correlationId));
+    mutate(
+      applicationId: string,
+      decide: (state: Application, now: Date) => Change,
+      correlationId?: string,
+      publishing?: Promise<void>[],
+    ) {
+      return locked(applicationId, () => mutateNow(applicationId, decide, correlationId, publishing));
     },
     /** Applies a decision that produced an outcome for a command, retrying on write conflicts. */
     commandMutation(

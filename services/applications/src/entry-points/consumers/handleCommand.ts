@@ -193,8 +193,10 @@ export function createCommandHandler(deps: {
       : { commandId: cmd.commandId, ...answer };
     // The reply is a courtesy to the waiting gateway; the state change is already durable, and
     // its outbox is published beside the reply (the producer sends both in one request when it
-    // can). The handler ends once both are done; a failed publication is retried by the relay.
-    await Promise.all([
+    // can). The handler ends now, so the partition's next command need not wait for either; the
+    // command's offset is committed once both are done. A failed publication is retried by the
+    // relay.
+    const sent = Promise.all([
       bus
         .publish(cmd.replyTo, [{ key: cmd.commandId, value: reply }])
         .catch((error) => logger.warn({ err: error, replyTo: cmd.replyTo }, 'reply could not be sent')),
@@ -202,5 +204,7 @@ export function createCommandHandler(deps: {
         published.catch((error) => logger.warn({ err: error, command: cmd.type }, 'outbox publication failed; retried shortly')),
       ),
     ]);
+    if (message.commitAfter) message.commitAfter(sent);
+    else await sent;
   };
 }

@@ -22,6 +22,18 @@ export function createFactHandlers(deps: {
 }) {
   const { writer, repo, provider, sealer, logger } = deps;
 
+  /**
+   * Applies a decision; the handler ends once the change is durable, and its message's offset
+   * waits for the publication of the change's outbox (a failed one is the relay's to retry).
+   */
+  async function apply(message: InboundMessage, ...[applicationId, decide, correlationId]: Parameters<ApplicationWriter['mutate']>) {
+    const publishing: Promise<void>[] = [];
+    await writer.mutate(applicationId, decide, correlationId, publishing);
+    if (publishing.length === 0) return;
+    if (message.commitAfter) message.commitAfter(Promise.all(publishing));
+    else await Promise.all(publishing);
+  }
+
   async function onProviderCallback(message: InboundMessage) {
     const callback = message.value as ProviderCallback;
     if (callback.kind !== 'account_connected' || !callback.ref) return;
@@ -43,7 +55,8 @@ export function createFactHandlers(deps: {
     if (linked(stored)) return;
     const account = await provider.getAccount(sealer.open(stored.state.providerKeySealed), callback.providerAccountId);
     const accountId = randomUUID();
-    await writer.mutate(
+    await apply(
+      message,
       callback.ref,
       (state, now) => {
         const outcome = recordAccountLink(state, { callbackId: callback.callbackId, accountId, account, now });
@@ -63,18 +76,18 @@ export function createFactHandlers(deps: {
 
   async function onEnrichmentResult(message: InboundMessage) {
     const result = message.value as EnrichmentResult;
-    await writer.mutate(result.applicationId, (state, now) => recordEnrichment(state, result, now));
+    await apply(message, result.applicationId, (state, now) => recordEnrichment(state, result, now));
   }
 
   async function onScoringResult(message: InboundMessage) {
     const result = message.value as ScoringResult;
-    await writer.mutate(result.applicationId, (state, now) => recordScoring(state, result, now));
+    await apply(message, result.applicationId, (state, now) => recordScoring(state, result, now));
   }
 
   async function onDeadline(message: InboundMessage) {
     const deadline = message.value as DeadlinePassed;
     if (deadline.kind === 'enrichment_timeout') return;
-    await writer.mutate(deadline.applicationId, (state, now) => expireDeadline(state, deadline, now));
+    await apply(message, deadline.applicationId, (state, now) => expireDeadline(state, deadline, now));
   }
 
   return { onProviderCallback, onEnrichmentResult, onScoringResult, onDeadline };
