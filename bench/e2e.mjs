@@ -334,6 +334,8 @@ export async function runE2E({
     const loadAtStart = os.loadavg().map((v) => round(v, 2));
     sampler.start();
     const startedAt = now();
+    // The measured window on the monotonic clock (µs), the one CPU profiles are stamped with.
+    const windowStartUs = Number(process.hrtime.bigint() / 1000n);
     const deadline = Date.now() + runTimeoutMs;
     const results = [];
     let next = 0;
@@ -348,6 +350,7 @@ export async function runE2E({
     );
     clearInterval(progress);
     const finishedAt = now();
+    const windowEndUs = Number(process.hrtime.bigint() / 1000n);
     const usage = sampler.stop();
     const after = await scrapeAll([...stack.processes, ...extraProcesses]);
     await sleep(1_500); // late duplicates, if any, reach the receiver
@@ -411,6 +414,7 @@ export async function runE2E({
       duplicates: duplicatesOf(results, notifierRunning ? receiver : null, tap),
       webhookRequests: receiver.stats.requests,
       processes: usage.processes,
+      monotonicWindowUs: [windowStartUs, windowEndUs],
       cpuSecondsTotal: round(Object.values(usage.processes).reduce((t, p) => t + (p.cpuSeconds ?? 0), 0)),
       cpuMsPerApplication: cpuPerApplication(usage.processes, completed.length),
       dbOpsPerApplication: perApplicationTotal(requestRows, 'db', completed.length),

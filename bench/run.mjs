@@ -34,6 +34,7 @@ const SERVICES = ['gateway', 'applications', 'enrichment', 'scoring', 'notifier'
 const resultsDir = path.join(root, 'bench', 'results');
 const apps = envInt('BENCH_APPS', 200);
 const concurrency = envInt('BENCH_CONCURRENCY', 20);
+const profiled = process.env.BENCH_PROFILED === '1';
 
 const results = {
   startedAt: new Date().toISOString(),
@@ -51,6 +52,7 @@ const results = {
   settings: {
     apps,
     concurrency,
+    ...(profiled ? { profiled: process.env.LOAN_STACK_NODE_ARGS ?? true } : {}),
     databases: sharedDb
       ? 'loan_<service> (shared with npm start)'
       : `bench${runKey}<n>_<service>, dropped after each benchmark`,
@@ -69,12 +71,14 @@ function writeResults() {
   results.machine.loadAverageAtEnd = os.loadavg().map((v) => round(v, 2));
   mkdirSync(resultsDir, { recursive: true });
   const text = `${JSON.stringify(results, null, 2)}\n`;
-  for (const name of [`${stamp}.json`, 'latest.json']) {
+  // A run under the profiler (bench/profile.mjs) is not a benchmark run: latest.json stays.
+  const names = profiled ? [`${stamp}-profiled.json`] : [`${stamp}.json`, 'latest.json'];
+  for (const name of names) {
     const file = path.join(resultsDir, name);
     writeFileSync(`${file}.tmp`, text);
     renameSync(`${file}.tmp`, file);
   }
-  return path.join(resultsDir, `${stamp}.json`);
+  return path.join(resultsDir, names[0]);
 }
 
 /** Starts a fresh stack for one benchmark (with a Kafka tap when asked). */
@@ -631,7 +635,7 @@ async function main() {
   finished = true;
   const file = writeResults();
   console.log(report());
-  console.log(`\nresults: ${path.relative(root, file)} and bench/results/latest.json`);
+  console.log(`\nresults: ${path.relative(root, file)}${profiled ? '' : ' and bench/results/latest.json'}`);
 }
 
 main().then(

@@ -1,0 +1,203 @@
+// Where the CPU of an application goes (`npm run bench:profile`, or `node bench/profile.mjs`).
+// Runs the e2e benchmark (`BENCH_APPS`, 100 by default) with every service and the sandbox under
+// `--cpu-prof`, and FerretDB under Go's CPU profiler when its debug address answers (start the
+// infrastructure with `FERRETDB_DEBUG_ADDR=127.0.0.1:8088`). Prints, per process, its profiled
+// CPU time by what spent it (the product's code, each library, Node's own modules, garbage
+// collection) and the functions that spent the most, and writes them to
+// bench/results/profile-<timestamp>.json. The raw profiles stay in .infra/profiles/<timestamp>
+// (open a .cpuprofile in Chrome DevTools, a FerretDB profile with `go tool pprof`).
+// Profiling costs some CPU itself: the e2e figures of this run are not the benchmark's figures.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { envInt, log, root, round } from './lib/util.mjs';
+
+const startedMs = Date.now();
+const stamp = new Date(startedMs).toISOString().replace(/[:.]/g, '-');
+const profileDir = path.join(root, '.infra', 'profiles', stamp);
+const nodeDir = path.join(profileDir, 'node');
+const goDir = path.join(profileDir, 'ferretdb');
+mkdirSync(nodeDir, { recursive: true });
+mkdirSync(goDir, { recursive: true });
+const ferretDebug = process.env.FERRETDB_DEBUG_ADDR ?? '127.0.0.1:8088';
+const apps = envInt('BENCH_APPS', 100);
+
+/** Go's profiler, in slices of 10 s for as long as `running()` holds. */
+async function profileFerretDb(running) {
+  const files = [];
+  for (let slice = 0; running(); slice++) {
+    try {
+      const response = await fetch(`http://${ferretDebug}/debug/pprof/profile?seconds=10`);
+      if (!response.ok) break;
+      const file = path.join(goDir, `cpu-${String(slice).padStart(3, '0')}.pb.gz`);
+      writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+      files.push(file);
+    } catch {
+      break;
+    }
+  }
+  return files;
+}
+
+async function ferretDbAnswers() {
+  try {
+    return (await fetch(`http://${ferretDebug}/debug/pprof/`, { signal: AbortSignal.timeout(1_000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** What spent a sample, by the script it ran in. */
+function categoryOf(frame) {
+  const { functionName, url } = frame;
+  if (functionName === '(garbage collector)') return 'garbage collection';
+  if (functionName === '(program)') return 'V8 and native code';
+  if (!url) return 'V8 and native code';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (pkg) return pkg[1];
+  if (url.startsWith('node:')) {
+    const mod = url.slice(5).replace(/^internal\//, '').split('/')[0];
+    return `node:${mod}`;
+  }
+  if (/\/(services|libs|sandbox)\//.test(url)) return 'product code';
+  return 'other';
+}
+
+/** Which process wrote a profile: the service or sandbox whose start script it ran. */
+function processOf(nodes) {
+  for (const node of nodes) {
+    const m = /\/(?:services\/(\w+)|(sandbox))\/dist\/start\.js$/.exec(node.callFrame.url);
+    if (m) return m[1] ?? m[2];
+  }
+  return 'unknown';
+}
+
+/**
+ * One process's profile, counting only the samples inside `window` (µs on the monotonic clock,
+ * which both `process.hrtime` and V8's profiler stamp with): the applications, not the start.
+ */
+function summariseNodeProfile(file, window) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map();
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (window && (at < window[0] || at > window[1])) return;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+  });
+  const categories = new Map();
+  const functions = new Map();
+  let totalUs = 0;
+  for (const [id, us] of selfUs) {
+    const frame = byId.get(id)?.callFrame;
+    if (!frame || frame.functionName === '(idle)') continue;
+    totalUs += us;
+    const category = categoryOf(frame);
+    categories.set(category, (categories.get(category) ?? 0) + us);
+    const where = frame.url ? `${frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(services|libs|sandbox)\//, '$1/')}:${frame.lineNumber + 1}` : '';
+    const name = `${frame.functionName || '(anonymous)'} ${where}`.trim();
+    functions.set(name, (functions.get(name) ?? 0) + us);
+  }
+  const ms = (us) => round(us / 1_000, 0);
+  const share = (us) => round((100 * us) / Math.max(1, totalUs), 1);
+  return {
+    process: processOf(profile.nodes),
+    file: path.relative(root, file),
+    cpuMs: ms(totalUs),
+    byCategory: [...categories].sort((a, b) => b[1] - a[1]).map(([category, us]) => ({ category, ms: ms(us), percent: share(us) })),
+    topFunctions: [...functions].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([fn, us]) => ({ function: fn, ms: ms(us), percent: share(us) })),
+  };
+}
+
+/** FerretDB's profile, flat time by Go package (and the top functions), through `go tool pprof`. */
+function summariseGoProfiles(files) {
+  if (files.length === 0) return null;
+  const top = spawnSync('go', ['tool', 'pprof', '-top', '-nodecount=100000', ...files], { encoding: 'utf8' });
+  if (top.status !== 0) return { error: (top.stderr || 'go tool pprof failed').trim().slice(0, 500) };
+  const rows = [];
+  for (const line of top.stdout.split('\n')) {
+    const m = /^\s*([\d.]+)(ms|s|us|µs)\s+([\d.]+)%\s+[\d.]+%\s+[\d.]+(?:ms|s|us|µs)\s+[\d.]+%\s+(.+)$/.exec(line);
+    if (!m) continue;
+    const factor = { s: 1_000, ms: 1, us: 0.001, µs: 0.001 }[m[2]];
+    rows.push({ fn: m[4].trim(), ms: Number(m[1]) * factor });
+  }
+  const total = rows.reduce((sum, r) => sum + r.ms, 0);
+  const packages = new Map();
+  for (const { fn, ms } of rows) {
+    // `modernc.org/sqlite/lib.sqlite3VdbeExec` -> `modernc.org/sqlite/lib`; `runtime.mallocgc` -> `runtime`.
+    const pkg = fn.replace(/^(.*?\/)?([^/]*?)\..*$/, (_, dir = '', last) => `${dir}${last}`);
+    packages.set(pkg, (packages.get(pkg) ?? 0) + ms);
+  }
+  const share = (ms) => round((100 * ms) / Math.max(1, total), 1);
+  return {
+    files: files.map((f) => path.relative(root, f)),
+    cpuMs: round(total, 0),
+    byPackage: [...packages].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([pkg, ms]) => ({ package: pkg, ms: round(ms, 0), percent: share(ms) })),
+    topFunctions: rows.sort((a, b) => b.ms - a.ms).slice(0, 12).map(({ fn, ms }) => ({ function: fn, ms: round(ms, 0), percent: share(ms) })),
+  };
+}
+
+const withFerretDb = await ferretDbAnswers();
+log(`profiling ${apps} applications; node profiles in ${path.relative(root, nodeDir)}`);
+if (!withFerretDb) log(`FerretDB's debug address ${ferretDebug} does not answer: FerretDB is not profiled`);
+
+const child = spawn(process.execPath, [path.join(root, 'bench', 'run.mjs'), 'e2e'], {
+  cwd: root,
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    BENCH_APPS: String(apps),
+    BENCH_PROFILED: '1',
+    LOAN_STACK_NODE_ARGS: `${process.env.LOAN_STACK_NODE_ARGS ?? ''} --cpu-prof --cpu-prof-dir=${nodeDir}`.trim(),
+  },
+});
+let running = true;
+const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+const goFiles = withFerretDb ? profileFerretDb(() => running) : Promise.resolve([]);
+const code = await exited;
+running = false;
+
+// The e2e run under the profiler: its figures, and the window its applications ran in.
+const resultsDir = path.join(root, 'bench', 'results');
+const runFile = readdirSync(resultsDir)
+  .filter((f) => f.endsWith('-profiled.json') && statSync(path.join(resultsDir, f)).mtimeMs >= startedMs)
+  .sort()
+  .pop();
+const run = runFile ? JSON.parse(readFileSync(path.join(resultsDir, runFile), 'utf8')) : null;
+const window = run?.e2e?.monotonicWindowUs ?? null;
+if (!window) log('no measured window in the e2e results: the whole life of each process is counted');
+
+const processes = readdirSync(nodeDir)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .map((f) => summariseNodeProfile(path.join(nodeDir, f), window))
+  .sort((a, b) => b.cpuMs - a.cpuMs);
+const ferretdb = summariseGoProfiles(await goFiles);
+
+for (const p of processes) {
+  const perApp = run?.e2e?.completed ? ` (${round(p.cpuMs / run.e2e.completed, 1)} ms per decided application)` : '';
+  console.log(`\n${p.process}: ${p.cpuMs} ms profiled${perApp}`);
+  console.log(`  by category: ${p.byCategory.slice(0, 10).map((c) => `${c.category} ${c.percent}%`).join(', ')}`);
+  for (const f of p.topFunctions.slice(0, 8)) console.log(`  ${String(f.percent).padStart(5)}%  ${f.function}`);
+}
+if (ferretdb?.byPackage) {
+  console.log(`\nferretdb: ${ferretdb.cpuMs} ms profiled`);
+  console.log(`  by package: ${ferretdb.byPackage.slice(0, 10).map((c) => `${c.package} ${c.percent}%`).join(', ')}`);
+  for (const f of ferretdb.topFunctions.slice(0, 8)) console.log(`  ${String(f.percent).padStart(5)}%  ${f.function}`);
+}
+
+const out = path.join(root, 'bench', 'results', `profile-${stamp}.json`);
+const e2e = run?.e2e
+  ? {
+      file: `bench/results/${runFile}`,
+      decided: run.e2e.completed,
+      cpuMsPerApplication: run.e2e.cpuMsPerApplication,
+      dbOpsPerApplication: run.e2e.dbOpsPerApplication,
+      kafkaRequestsPerApplication: run.e2e.kafkaRequestsPerApplication,
+    }
+  : null;
+const summary = { startedAt: stamp, applications: apps, e2eExitCode: code, e2e, windowUs: window, processes, ferretdb };
+writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
+console.log(`\nprofile summary: ${path.relative(root, out)}; raw profiles: ${path.relative(root, profileDir)}`);
+process.exit(code ?? 1);
