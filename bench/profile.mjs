@@ -7,6 +7,7 @@
 // bench/results/profile-<timestamp>.json. The raw profiles stay in .infra/profiles/<timestamp>
 // (open a .cpuprofile in Chrome DevTools, a FerretDB profile with `go tool pprof`).
 // Profiling costs some CPU itself: the e2e figures of this run are not the benchmark's figures.
+/* global AbortSignal */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
