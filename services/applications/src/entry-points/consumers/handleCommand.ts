@@ -74,7 +74,10 @@ export function createCommandHandler(deps: {
   async function initiate(cmd: Extract<ApplicationCommand, { type: 'InitiateApplication' }>, publishing: Promise<void>[]) {
     const request = initiateRequestOf(cmd);
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
-      const existing = await repo.getByKey(request.idempotencyKey);
+      // Most keys are new: the first attempt inserts without looking the key up, and a key
+      // already taken (a retry, a resume, another lender's key) makes the insert collide; the
+      // next attempt reads the application it names.
+      const existing = attempt === 0 ? null : await repo.getByKey(request.idempotencyKey);
       const now = clock.now();
       const bvnSealed = request.bvn ? sealer.seal(request.bvn) : null;
       const applicant = { firstName: request.firstName, lastName: request.lastName, email: request.email, phone: null, bvnSealed };
@@ -108,7 +111,7 @@ export function createCommandHandler(deps: {
       try {
         await repo.insert(outcome.state, outbox);
       } catch (error) {
-        if (isDuplicateKey(error)) continue; // another replica won the race: resume theirs
+        if (isDuplicateKey(error)) continue; // the key is taken (or another replica won the race): resume that one
         throw error;
       }
       await writer.written({ rev: 0, outboxPending: false }, outcome.state, outbox, publishing);
