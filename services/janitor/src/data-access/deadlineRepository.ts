@@ -35,6 +35,9 @@ export interface PendingMessage {
   documentId: string;
 }
 
+/** How long one scan of the armed deadlines serves the gauges (a scrape asks for each kind). */
+const ARMED_SCAN_REUSE_MS = 1_000;
+
 /** Conflicts with other writers of one timeline after which a firing gives up until the next pass. */
 const MAX_FIRE_CONFLICTS = 10;
 
@@ -247,12 +250,26 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
     });
   }
 
-  /** The armed deadlines of the timelines, from a scan of those with one armed. */
-  async function armedInTimelines(): Promise<TrackedDeadline[]> {
-    const docs = await raw.heads
-      .find({ nextDueAt: { $ne: null } }, { projection: { applicationId: 1, clientId: 1, deadlines: 1, rev: 1 } })
-      .toArray();
-    return docs.flatMap((doc) => toStored(doc).deadlines.filter((d) => d.status === 'ARMED'));
+  /**
+   * Every armed deadline's kind and due time, from one scan of the timelines with one armed
+   * and one of the earlier version's deadlines; reused for a second, so that the gauges of one
+   * scrape read them once.
+   */
+  let armedScan: { at: number; armed: Promise<Pick<Deadline, 'kind' | 'dueAt'>[]> } | null = null;
+  function allArmed(): Promise<Pick<Deadline, 'kind' | 'dueAt'>[]> {
+    if (armedScan && Date.now() - armedScan.at < ARMED_SCAN_REUSE_MS) return armedScan.armed;
+    const armed = Promise.all([
+      deadlines.find({ status: 'ARMED' }, { _id: 0, kind: 1, dueAt: 1 }).lean<{ kind: DeadlineKind; dueAt: Date }[]>(),
+      raw.heads
+        .find({ nextDueAt: { $ne: null } }, { projection: { applicationId: 1, clientId: 1, deadlines: 1, rev: 1 } })
+        .toArray(),
+    ]).then(([legacy, heads]) => [
+      ...legacy.map((d) => ({ kind: d.kind, dueAt: new Date(d.dueAt) })),
+      ...heads.flatMap((doc) => toStored(doc).deadlines.filter((d) => d.status === 'ARMED')),
+    ]);
+    armedScan = { at: Date.now(), armed };
+    armed.catch(() => (armedScan = null));
+    return armed;
   }
 
   return {
@@ -372,18 +389,12 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
     },
 
     async countArmed(kind: DeadlineKind): Promise<number> {
-      const [legacy, tracked] = await Promise.all([deadlines.countDocuments({ status: 'ARMED', kind }), armedInTimelines()]);
-      return legacy + tracked.filter((d) => d.kind === kind).length;
+      return (await allArmed()).filter((d) => d.kind === kind).length;
     },
 
     /** Armed deadlines due before `now`: the scheduler should have fired them. */
     async countOverdue(now: Date): Promise<number> {
-      const [legacy, overdue] = await Promise.all([
-        deadlines.countDocuments({ status: 'ARMED', dueAt: { $lt: now } }),
-        raw.heads.find({ nextDueAt: { $lt: now } }, { projection: { applicationId: 1, clientId: 1, deadlines: 1, rev: 1 } }).toArray(),
-      ]);
-      const tracked = overdue.flatMap((doc) => toStored(doc).deadlines);
-      return legacy + tracked.filter((d) => d.status === 'ARMED' && d.dueAt < now).length;
+      return (await allArmed()).filter((d) => d.dueAt < now).length;
     },
 
     /** Fired deadlines whose message is not on the broker yet. */
