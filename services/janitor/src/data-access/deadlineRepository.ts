@@ -383,7 +383,11 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
       const taken: PendingMessage[] = [];
       for (const { since, ...pending } of candidates) {
         const period = Math.floor((now.getTime() - since.getTime()) / leaseMs);
-        if (await insertOnce(() => leases.create({ _id: `${pending.documentId}:${period}`, takenAt: now }))) taken.push(pending);
+        // A timeline's outbox may fill again after a later firing: its periods count from that
+        // firing. An outcome's id is as the earlier version took it, so both versions compete.
+        const leaseId =
+          pending.outbox === 'timeline' ? `${pending.documentId}:${since.getTime()}:${period}` : `${pending.documentId}:${period}`;
+        if (await insertOnce(() => leases.create({ _id: leaseId, takenAt: now }))) taken.push(pending);
       }
       return taken;
     },

@@ -57,8 +57,8 @@ outcomeSchema.index({ outboxPending: 1, decidedAt: 1 });
 
 /**
  * The right to publish a fired deadline's message in one lease period after the replica that
- * fired it ran out of time: `<documentId>:<period>` (the timeline's application id, or an earlier
- * version's deadline id), one winner per period.
+ * fired it ran out of time, one winner per period: `<applicationId>:<outboxAt>:<period>` for a
+ * timeline's outbox, `<deadlineId>:<period>` for an earlier version's outcome.
  */
 export const publishLeaseSchema = new Schema(
   {
