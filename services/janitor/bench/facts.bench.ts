@@ -73,12 +73,19 @@ async function main() {
     const deadlines = createDeadlineRepository(models);
     const timelines = createTimelineRepository(models);
     const metrics = createJanitorMetrics(new Registry(), deadlines);
-    const ttls = { no_link: DAY, no_analyze: 7 * DAY, enrichment_timeout: 20 * 60_000 };
+    const ttls = {
+      no_link: DAY,
+      no_analyze: 7 * DAY,
+      enrichment_timeout: 20 * 60_000,
+      analysis_timeout: 5 * 60_000,
+      bank_data_retention: 90 * DAY,
+    };
     const handle = createFactHandler({ timelines, deadlines, ttls, clock: systemClock, metrics, logger });
     const relay = { flush: async () => undefined };
+    const relays = { timeline: relay, outcome: relay };
     const scheduler = createScheduler({
       deadlines,
-      relay,
+      relays,
       clock: systemClock,
       metrics,
       logger,

@@ -28,10 +28,13 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
     bank_data_retention: config.BANK_DATA_RETENTION,
     enrichment_timeout: config.ENRICHMENT_TIMEOUT,
   };
-  const relay = createOutboxRelay({ bus, model: models.outcomes, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
+  const relays = {
+    timeline: createOutboxRelay({ bus, model: models.timelineHeads, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY }),
+    outcome: createOutboxRelay({ bus, model: models.outcomes, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY }),
+  };
   const scheduler = createScheduler({
     deadlines,
-    relay,
+    relays,
     clock,
     metrics,
     logger,
@@ -63,8 +66,10 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
       });
       // A publish that fails right after firing is retried every few seconds by this process;
       // what a dead replica left behind is taken over by lease (the scheduler), not swept.
-      relay.start({ sweep: false });
-      runtime.lifecycle.onStop('outbox', () => relay.stop());
+      for (const [name, relay] of Object.entries(relays)) {
+        relay.start({ sweep: false });
+        runtime.lifecycle.onStop(`outbox of ${name}`, () => relay.stop());
+      }
       // Deadlines that passed while no janitor ran fire on the first pass.
       scheduler.start();
       runtime.lifecycle.onStop('scheduler', () => scheduler.stop());

@@ -1,5 +1,7 @@
-import { isDuplicateKey, rawCollection, type OutboxEntry } from '@loan/runtime';
-import type { Deadline, DeadlineKind, DeadlineStatus } from '../domain/deadline';
+import { ServiceError, isDuplicateKey, rawCollection, type OutboxEntry } from '@loan/runtime';
+import { type Deadline, type DeadlineKind, type DeadlineStatus, type TrackedDeadline, nextDueOf } from '../domain/deadline';
+import { fireIn } from '../domain/fireDeadline/decide';
+import { type TimelineDoc, toStored, toTrackedDoc } from './timelineRepository';
 import type { JanitorModels } from './models';
 
 type Outcome = Exclude<DeadlineStatus, 'ARMED'>;
@@ -17,6 +19,27 @@ export interface StoredDeadline extends Deadline {
   firedAt: Date | null;
   cancelledAt: Date | null;
 }
+
+/**
+ * An armed deadline whose due time has come: `legacy` when an earlier version armed it in a
+ * document of its own (its outcome is then an insert into `deadline_outcomes`).
+ */
+export interface DueDeadline extends Deadline {
+  legacy: boolean;
+}
+
+/** Where a fired deadline's message waits to be published: the timeline's outbox, or an earlier version's outcome's. */
+export interface PendingMessage {
+  outbox: 'timeline' | 'outcome';
+  /** The document holding it: the application id, or the earlier version's deadline id. */
+  documentId: string;
+}
+
+/** How long one scan of the armed deadlines serves the gauges (a scrape asks for each kind). */
+const ARMED_SCAN_REUSE_MS = 1_000;
+
+/** Conflicts with other writers of one timeline after which a firing gives up until the next pass. */
+const MAX_FIRE_CONFLICTS = 10;
 
 interface DeadlineDoc {
   _id: string;
@@ -66,30 +89,42 @@ async function insertOnce(insert: () => Promise<unknown>): Promise<boolean> {
 }
 
 /**
- * Stores deadlines and decides their outcomes. Arming, firing, cancelling and taking over a
- * publication are each one insert under a deterministic id: redelivered facts, replicas and
- * restarts can try them any number of times and only the first counts.
+ * Stores deadlines and decides their outcomes. A deadline lives in its application's timeline
+ * document (written by the fact consumer, `timelineRepository.save`); firing it is one update of
+ * that document conditional on its revision, with the message in its outbox, so a firing and a
+ * cancellation of the same deadline (or two replicas firing it) are writes of one document of
+ * which exactly one applies to the revision both read: the other reads again and finds it
+ * ended.
  *
- * The armed deadlines are also kept in memory, so that finding the due ones reads no database:
- * those this process armed, and every armed deadline of the database as of the last
- * `reloadArmed` (at start, then periodically: what other replicas armed). A deadline leaves
- * memory once its outcome is recorded; firing one another replica cancelled or fired only
- * loses the outcome's insert, so memory may lag behind the database without harm.
+ * Deadlines an earlier version armed in documents of their own (`deadlines`) end as that
+ * version ended them: their outcome is an insert into `deadline_outcomes` under the deadline's
+ * id (`recordCancel`, `claim`), the first insert wins, and `settle` mirrors it on the deadline.
+ *
+ * The armed deadlines due before the horizon of the last `reloadArmed` are also kept in
+ * memory, so that finding the due ones reads no database: those this process armed (`track`),
+ * and those of the database as of the last reload (what other replicas armed). Firing one
+ * another replica cancelled or fired only costs a read, so memory may lag behind the database
+ * without harm.
  */
-export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines' | 'outcomes' | 'leases'>) {
-  const { deadlines, outcomes, leases } = models;
+export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines' | 'outcomes' | 'leases' | 'timelineHeads'>) {
+  const { deadlines, outcomes, leases, timelineHeads } = models;
   // Per-message writes and reads go through the driver's collections, documents as they are.
   const raw = {
     deadlines: rawCollection<DeadlineDoc & { armedAt?: Date }>(deadlines),
     outcomes: rawCollection<OutcomeDoc & { kind: DeadlineKind; applicationId: string; outbox: OutboxEntry[] }>(outcomes),
+    heads: rawCollection<TimelineDoc>(timelineHeads),
   };
   /** Armed deadlines by id, each with the reload generation it was last confirmed in. */
-  const armedInMemory = new Map<string, { deadline: Deadline; generation: number }>();
+  const armedInMemory = new Map<string, { deadline: Deadline; generation: number; legacy: boolean }>();
   let generation = 0;
+  /** Deadlines due after this are left to a later reload (null: before the first reload, all kept). */
+  let horizon: Date | null = null;
+  const withinHorizon = (deadline: Pick<Deadline, 'dueAt'>) => horizon === null || deadline.dueAt <= horizon;
 
   /**
-   * Records the outcome of a deadline unless it already has one, then mirrors the outcome
-   * that holds (this one or the earlier) on the deadline. True when this call decided it.
+   * Records the outcome of an earlier version's deadline unless it already has one, then
+   * mirrors the outcome that holds (this one or the earlier) on the deadline. True when this
+   * call decided it.
    */
   async function decide(
     deadline: Pick<Deadline, 'deadlineId' | 'kind' | 'applicationId'>,
@@ -103,8 +138,9 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
   }
 
   /**
-   * Records the outcome of a deadline unless it already has one. Returns whether this call
-   * decided it and the outcome that holds (this one or the earlier), for `settle` to mirror.
+   * Records the outcome of an earlier version's deadline unless it already has one. Returns
+   * whether this call decided it and the outcome that holds (this one or the earlier), for
+   * `settle` to mirror.
    */
   async function record(
     deadline: Pick<Deadline, 'deadlineId' | 'kind' | 'applicationId'>,
@@ -131,8 +167,9 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
   }
 
   /**
-   * One write command for the deadlines of a fact: mirrors the outcomes that hold on their
-   * deadlines and arms the new deadlines, each unless one with its id exists (an upsert that
+   * One write command for the earlier version's deadlines of a fact: mirrors the outcomes that
+   * hold on their deadlines and arms the deadlines that version listed in a timeline but did
+   * not get to arm (it died in between), each unless one with its id exists (an upsert that
    * only sets fields on insert). Returns the ids this call armed.
    */
   async function settle(held: readonly OutcomeHeld[], arms: readonly Deadline[], now: Date): Promise<Set<string>> {
@@ -172,65 +209,138 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
     arms.forEach((deadline, i) => {
       if (upserted[held.length + i] === undefined) return;
       armed.add(deadline.deadlineId);
-      armedInMemory.set(deadline.deadlineId, { deadline, generation });
+      armedInMemory.set(deadline.deadlineId, { deadline, generation, legacy: true });
     });
+    return armed;
+  }
+
+  /**
+   * Fires a deadline of a timeline: reads the timeline and writes it back with the deadline
+   * FIRED and its message in the outbox, conditional on the revision read. True when this call
+   * fired it; false when it is no longer armed (cancelled, fired by another replica).
+   */
+  async function fireInTimeline(deadline: Deadline, entry: OutboxEntry, now: Date): Promise<boolean> {
+    for (let conflict = 0; conflict < MAX_FIRE_CONFLICTS; conflict++) {
+      const doc = await raw.heads.findOne({ _id: deadline.applicationId });
+      const fired = doc ? fireIn(toStored(doc).deadlines, deadline.deadlineId, now) : null;
+      if (!doc || !fired) {
+        armedInMemory.delete(deadline.deadlineId);
+        return false;
+      }
+      const written = await raw.heads.updateOne(
+        { _id: doc._id, rev: doc.rev },
+        {
+          $set: {
+            rev: doc.rev + 1,
+            deadlines: fired.map(toTrackedDoc),
+            nextDueAt: nextDueOf(fired),
+            outboxPending: true,
+            outboxAt: now,
+          },
+          $push: { outbox: entry },
+        },
+      );
+      if (written.modifiedCount === 1) {
+        armedInMemory.delete(deadline.deadlineId);
+        return true;
+      }
+    }
+    throw new ServiceError(`Timeline of application ${deadline.applicationId} kept changing while firing`, {
+      retriable: true,
+    });
+  }
+
+  /**
+   * Every armed deadline's kind and due time, from one scan of the timelines with one armed
+   * and one of the earlier version's deadlines; reused for a second, so that the gauges of one
+   * scrape read them once.
+   */
+  let armedScan: { at: number; armed: Promise<Pick<Deadline, 'kind' | 'dueAt'>[]> } | null = null;
+  function allArmed(): Promise<Pick<Deadline, 'kind' | 'dueAt'>[]> {
+    if (armedScan && Date.now() - armedScan.at < ARMED_SCAN_REUSE_MS) return armedScan.armed;
+    const armed = Promise.all([
+      deadlines.find({ status: 'ARMED' }, { _id: 0, kind: 1, dueAt: 1 }).lean<{ kind: DeadlineKind; dueAt: Date }[]>(),
+      raw.heads
+        .find({ nextDueAt: { $ne: null } }, { projection: { applicationId: 1, clientId: 1, deadlines: 1, rev: 1 } })
+        .toArray(),
+    ]).then(([legacy, heads]) => [
+      ...legacy.map((d) => ({ kind: d.kind, dueAt: new Date(d.dueAt) })),
+      ...heads.flatMap((doc) => toStored(doc).deadlines.filter((d) => d.status === 'ARMED')),
+    ]);
+    armedScan = { at: Date.now(), armed };
+    armed.catch(() => (armedScan = null));
     return armed;
   }
 
   return {
     /**
-     * Arms a deadline unless one with its id exists: a deadline already armed, fired or
-     * cancelled stays as it is. True when this call armed it.
-     */
-    async arm(deadline: Deadline, now: Date): Promise<boolean> {
-      return (await settle([], [deadline], now)).has(deadline.deadlineId);
-    },
-
-    /**
-     * Cancels a deadline unless it already has an outcome (then its status is brought in line
-     * with it). True when this call cancelled it.
-     */
-    cancel: (deadline: Pick<Deadline, 'deadlineId' | 'kind' | 'applicationId'>, now: Date) =>
-      decide(deadline, 'CANCELLED', now),
-
-    /**
-     * Records the cancellation of a deadline unless it already has an outcome; the outcome
-     * that holds is returned for `settle` to mirror on the deadline, in one write with others.
-     * Until then only the outcome says the deadline is over (firing it later is refused by the
-     * outcome already recorded, and mirrors it).
+     * Records the cancellation of an earlier version's deadline unless it already has an
+     * outcome; the outcome that holds is returned for `settle` to mirror on the deadline. Until
+     * then only the outcome says the deadline is over (firing it later is refused by the outcome
+     * already recorded, and mirrors it).
      */
     recordCancel: (deadline: Pick<Deadline, 'deadlineId' | 'kind' | 'applicationId'>, now: Date) =>
       record(deadline, 'CANCELLED', now),
 
     settle,
 
+    /**
+     * What the fact consumer just wrote of an application's deadlines: the armed ones are kept
+     * in memory (those due before the horizon), the ended ones forgotten.
+     */
+    track(tracked: readonly TrackedDeadline[]): void {
+      for (const d of tracked) {
+        if (d.status !== 'ARMED' || !withinHorizon(d)) {
+          armedInMemory.delete(d.deadlineId);
+          continue;
+        }
+        const { status: _status, armedAt: _armedAt, firedAt: _firedAt, cancelledAt: _cancelledAt, ...deadline } = d;
+        armedInMemory.set(d.deadlineId, { deadline, generation, legacy: false });
+      }
+    },
+
     /** Armed deadlines due at `now`, oldest first, from memory. */
-    findDue(now: Date, limit: number): StoredDeadline[] {
-      const due: Deadline[] = [];
-      for (const { deadline } of armedInMemory.values())
-        if (deadline.dueAt.getTime() <= now.getTime()) due.push(deadline);
+    findDue(now: Date, limit: number): DueDeadline[] {
+      const due: DueDeadline[] = [];
+      for (const { deadline, legacy } of armedInMemory.values())
+        if (deadline.dueAt.getTime() <= now.getTime()) due.push({ ...deadline, legacy });
       due.sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime());
-      return due
-        .slice(0, limit)
-        .map((deadline) => ({ ...deadline, status: 'ARMED' as const, firedAt: null, cancelledAt: null }));
+      return due.slice(0, limit);
     },
 
     /**
-     * Reads every armed deadline of the database into memory (one pass over the collection) and
-     * forgets those remembered before the pass that are no longer armed. Returns how many are armed.
+     * Reads the armed deadlines due before `now + aheadMs` (the horizon) into memory, from the
+     * timelines whose earliest armed deadline is due by then (`nextDueAt`, indexed) and the
+     * earlier version's deadlines, and forgets those remembered before the pass that are no
+     * longer armed. Returns how many it read.
      */
-    async reloadArmed(): Promise<number> {
+    async reloadArmed(now: Date, aheadMs: number): Promise<number> {
       const current = ++generation;
-      const docs = await deadlines.find({ status: 'ARMED' }).lean<DeadlineDoc[]>();
-      const ids = new Set(docs.map((doc) => doc._id));
+      horizon = new Date(now.getTime() + aheadMs);
+      const [legacyDocs, heads] = await Promise.all([
+        deadlines.find({ status: 'ARMED', dueAt: { $lte: horizon } }).lean<DeadlineDoc[]>(),
+        raw.heads
+          .find({ nextDueAt: { $lte: horizon } }, { projection: { applicationId: 1, clientId: 1, deadlines: 1, rev: 1 } })
+          .toArray(),
+      ]);
+      const found: { deadline: Deadline; legacy: boolean }[] = [];
+      for (const doc of legacyDocs) {
+        const { status: _status, firedAt: _firedAt, cancelledAt: _cancelledAt, ...deadline } = toDeadline(doc);
+        found.push({ deadline, legacy: true });
+      }
+      for (const head of heads) {
+        for (const d of toStored(head).deadlines) {
+          if (d.status !== 'ARMED' || !withinHorizon(d)) continue;
+          const { status: _status, armedAt: _armedAt, firedAt: _firedAt, cancelledAt: _cancelledAt, ...deadline } = d;
+          found.push({ deadline, legacy: false });
+        }
+      }
+      const ids = new Set(found.map((f) => f.deadline.deadlineId));
       for (const [id, entry] of armedInMemory) {
         if (entry.generation < current && !ids.has(id)) armedInMemory.delete(id);
       }
-      for (const doc of docs) {
-        const { status: _status, firedAt: _firedAt, cancelledAt: _cancelledAt, ...deadline } = toDeadline(doc);
-        armedInMemory.set(doc._id, { deadline, generation: current });
-      }
-      return docs.length;
+      for (const { deadline, legacy } of found) armedInMemory.set(deadline.deadlineId, { deadline, generation: current, legacy });
+      return found.length;
     },
 
     /** How many armed deadlines this process holds in memory. */
@@ -238,43 +348,76 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
 
     /**
      * Fires a deadline, its message in the same write, unless it already has an outcome. Of
-     * several replicas trying at once exactly one succeeds; it publishes while its lease runs.
+     * several replicas (or a replica and a cancellation) trying at once exactly one succeeds;
+     * it publishes while its lease runs.
      */
-    claim: (deadline: Deadline, entry: OutboxEntry, now: Date) => decide(deadline, 'FIRED', now, [entry]),
+    claim: (deadline: DueDeadline, entry: OutboxEntry, now: Date): Promise<boolean> =>
+      deadline.legacy ? decide(deadline, 'FIRED', now, [entry]) : fireInTimeline(deadline, entry, now),
+
+    /** Where the message of a deadline this process just fired waits. */
+    pendingOf: (deadline: DueDeadline): PendingMessage =>
+      deadline.legacy
+        ? { outbox: 'outcome', documentId: deadline.deadlineId }
+        : { outbox: 'timeline', documentId: deadline.applicationId },
 
     /**
      * Fired deadlines whose message is still unpublished a lease after they fired (the replica
      * that fired them died or lost the broker). Each lease period after that, one replica
      * takes the publication over.
      */
-    async takeOverUnpublished(now: Date, leaseMs: number, limit: number): Promise<string[]> {
-      const stale = await outcomes
-        .find({ outboxPending: true, decidedAt: { $lte: new Date(now.getTime() - leaseMs) } }, { _id: 1, decidedAt: 1 })
-        .limit(limit)
-        .lean<OutcomeDoc[]>();
-      const taken: string[] = [];
-      for (const doc of stale) {
-        const period = Math.floor((now.getTime() - new Date(doc.decidedAt).getTime()) / leaseMs);
-        if (await insertOnce(() => leases.create({ _id: `${doc._id}:${period}`, takenAt: now }))) taken.push(doc._id);
+    async takeOverUnpublished(now: Date, leaseMs: number, limit: number): Promise<PendingMessage[]> {
+      const before = new Date(now.getTime() - leaseMs);
+      const [stale, staleHeads] = await Promise.all([
+        outcomes
+          .find({ outboxPending: true, decidedAt: { $lte: before } }, { _id: 1, decidedAt: 1 })
+          .limit(limit)
+          .lean<OutcomeDoc[]>(),
+        raw.heads
+          .find({ outboxPending: true, outboxAt: { $lte: before } }, { projection: { _id: 1, outboxAt: 1 }, limit })
+          .toArray(),
+      ]);
+      const candidates: (PendingMessage & { since: Date })[] = [
+        ...stale.map((doc) => ({ outbox: 'outcome' as const, documentId: doc._id, since: new Date(doc.decidedAt) })),
+        ...staleHeads.map((doc) => ({ outbox: 'timeline' as const, documentId: doc._id, since: new Date(doc.outboxAt ?? 0) })),
+      ];
+      const taken: PendingMessage[] = [];
+      for (const { since, ...pending } of candidates) {
+        const period = Math.floor((now.getTime() - since.getTime()) / leaseMs);
+        // A timeline's outbox may fill again after a later firing: its periods count from that
+        // firing. An outcome's id is as the earlier version took it, so both versions compete.
+        const leaseId =
+          pending.outbox === 'timeline' ? `${pending.documentId}:${since.getTime()}:${period}` : `${pending.documentId}:${period}`;
+        if (await insertOnce(() => leases.create({ _id: leaseId, takenAt: now }))) taken.push(pending);
       }
       return taken;
     },
 
     async countArmed(kind: DeadlineKind): Promise<number> {
-      return deadlines.countDocuments({ status: 'ARMED', kind });
+      return (await allArmed()).filter((d) => d.kind === kind).length;
     },
 
     /** Armed deadlines due before `now`: the scheduler should have fired them. */
     async countOverdue(now: Date): Promise<number> {
-      return deadlines.countDocuments({ status: 'ARMED', dueAt: { $lt: now } });
+      return (await allArmed()).filter((d) => d.dueAt < now).length;
     },
 
     /** Fired deadlines whose message is not on the broker yet. */
     async countUnpublished(): Promise<number> {
-      return outcomes.countDocuments({ outboxPending: true });
+      const [legacy, heads] = await Promise.all([
+        outcomes.countDocuments({ outboxPending: true }),
+        raw.heads.find({ outboxPending: true }, { projection: { outbox: 1 } }).toArray(),
+      ]);
+      return legacy + heads.reduce((n, doc) => n + (doc.outbox?.length ?? 0), 0);
     },
 
     async get(deadlineId: string): Promise<(StoredDeadline & { published: boolean | null }) | null> {
+      const head = await raw.heads.findOne({ 'deadlines.deadlineId': deadlineId });
+      const tracked = head ? toStored(head).deadlines.find((d) => d.deadlineId === deadlineId) : undefined;
+      if (head && tracked) {
+        const { armedAt: _armedAt, ...deadline } = tracked;
+        const published = tracked.status === 'FIRED' ? !(head.outbox ?? []).some((e) => e.id === deadlineId) : null;
+        return { ...deadline, published };
+      }
       const [doc, outcome] = await Promise.all([
         deadlines.findById(deadlineId).lean<DeadlineDoc>(),
         outcomes.findById(deadlineId, { outcome: 1, outboxPending: 1 }).lean<OutcomeDoc>(),
@@ -284,9 +427,16 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
       return { ...toDeadline(doc), published };
     },
 
+    /** The application's deadlines, the earlier version's included, in the order their periods started. */
     async listByApplication(applicationId: string): Promise<StoredDeadline[]> {
-      const docs = await deadlines.find({ applicationId }).sort({ since: 1 }).lean<DeadlineDoc[]>();
-      return docs.map(toDeadline);
+      const [head, docs] = await Promise.all([
+        raw.heads.findOne({ _id: applicationId }),
+        deadlines.find({ applicationId }).lean<DeadlineDoc[]>(),
+      ]);
+      const tracked = head
+        ? toStored(head).deadlines.map(({ armedAt: _armedAt, ...deadline }): StoredDeadline => deadline)
+        : [];
+      return [...docs.map(toDeadline), ...tracked].sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : 0));
     },
   };
 }

@@ -2,13 +2,18 @@ import { Schema, type Connection } from 'mongoose';
 import { outboxFields } from '@loan/runtime';
 
 /*
- * A deadline's outcome, and the right to publish a fired one late, are inserts under a
- * deterministic `_id`, so the unique index picks exactly one winner. A timeline is written by
- * an update conditional on its revision, which MongoDB applies atomically; FerretDB on SQLite
- * does so only with the patch the local infrastructure builds it with (infra/ferretdb).
+ * An application's timeline and its deadlines are one document, written by an update
+ * conditional on its revision, which MongoDB applies atomically; FerretDB on SQLite does so
+ * only with the patch the local infrastructure builds it with (infra/ferretdb). The right to
+ * publish a fired deadline late is an insert under a deterministic `_id`, so the unique index
+ * picks exactly one winner.
+ *
+ * Earlier versions kept each deadline in a document of its own (`deadlines`) and decided its
+ * outcome by an insert into `deadline_outcomes`; those deadlines end as they were armed (the
+ * timeline lists them in `armed`), new ones live in the timeline.
  */
 
-/** One document per deadline, keyed by its deterministic id; `status` mirrors its outcome. */
+/** A deadline of an earlier version, keyed by its deterministic id; `status` mirrors its outcome. */
 export const deadlineSchema = new Schema(
   {
     _id: { type: String, required: true },
@@ -32,7 +37,8 @@ deadlineSchema.index({ status: 1, dueAt: 1 });
 deadlineSchema.index({ applicationId: 1, kind: 1, status: 1 });
 
 /**
- * How a deadline ended, FIRED or CANCELLED: the first insert wins and the other is refused.
+ * How a deadline of an earlier version ended, FIRED or CANCELLED: the first insert wins and the
+ * other is refused.
  * A fired deadline's message travels in the same document (the outbox), so firing and the
  * intent to publish are one write.
  */
@@ -51,7 +57,8 @@ outcomeSchema.index({ outboxPending: 1, decidedAt: 1 });
 
 /**
  * The right to publish a fired deadline's message in one lease period after the replica that
- * fired it ran out of time: `<deadlineId>:<period>`, one winner per period.
+ * fired it ran out of time, one winner per period: `<applicationId>:<outboxAt>:<period>` for a
+ * timeline's outbox, `<deadlineId>:<period>` for an earlier version's outcome.
  */
 export const publishLeaseSchema = new Schema(
   {
@@ -70,7 +77,7 @@ const accountSchema = new Schema(
   { _id: false },
 );
 
-/** A deadline the application's timeline lists as possibly armed: what cancellations select on. */
+/** A deadline of an earlier version the timeline lists as possibly armed: what cancellations select on. */
 const armedRefSchema = new Schema(
   {
     deadlineId: { type: String, required: true },
@@ -78,6 +85,23 @@ const armedRefSchema = new Schema(
     accountId: { type: String, default: null },
     attempt: { type: Number, default: null },
     since: { type: String, required: true },
+  },
+  { _id: false },
+);
+
+/** A deadline of the application, with where it stands. */
+const trackedDeadlineSchema = new Schema(
+  {
+    deadlineId: { type: String, required: true },
+    kind: { type: String, required: true },
+    accountId: { type: String, default: null },
+    attempt: { type: Number, default: null },
+    since: { type: String, required: true },
+    dueAt: { type: Date, required: true },
+    status: { type: String, required: true },
+    armedAt: { type: Date, required: true },
+    firedAt: { type: Date, default: null },
+    cancelledAt: { type: Date, default: null },
   },
   { _id: false },
 );
@@ -108,14 +132,23 @@ export const timelineSchema = new Schema(timelineFields, {
 
 /**
  * Each application's timeline, `_id: applicationId`, with its revision (written by an update
- * conditional on the revision read) and the deadlines of the application that may still be
- * armed, so cancelling needs no query. Every access on a fact's path is by `_id`.
+ * conditional on the revision read), its deadlines (`deadlines`), the earliest due time of the
+ * armed ones (`nextDueAt`, what the scheduler finds due work by) and the messages of fired
+ * deadlines not published yet (the outbox; `outboxAt`: when the last one was added). A fact,
+ * a firing and a cancellation are each one write of this document. Every access on a fact's
+ * path is by `_id`.
  */
-export const timelineHeadSchema = new Schema(timelineFields, {
-  versionKey: false,
-  collection: 'timeline_heads',
-  minimize: false,
-});
+export const timelineHeadSchema = new Schema(
+  {
+    ...timelineFields,
+    deadlines: { type: [trackedDeadlineSchema], default: [] },
+    nextDueAt: { type: Date, default: null },
+    outboxAt: { type: Date, default: null },
+    ...outboxFields,
+  },
+  { versionKey: false, collection: 'timeline_heads', minimize: false },
+);
+timelineHeadSchema.index({ nextDueAt: 1 });
 
 export const janitorModels = (db: Connection) => ({
   deadlines: db.model('Deadline', deadlineSchema),

@@ -35,8 +35,8 @@ describe('timeline repository, against the real database', () => {
   it('when a timeline is saved revision after revision, then each read returns the newest', async () => {
     const id = randomUUID();
     expect(await repo.get(id, { headOnly: true })).toBeNull();
-    expect(await repo.save(timelineOf(id, '2026-01-01T00:00:00.000Z'), [], 0)).toBe(true);
-    expect(await repo.save(timelineOf(id, '2026-01-02T00:00:00.000Z'), [], 1)).toBe(true);
+    expect(await repo.save(timelineOf(id, '2026-01-01T00:00:00.000Z'), [], [], 0)).toBe(true);
+    expect(await repo.save(timelineOf(id, '2026-01-02T00:00:00.000Z'), [], [], 1)).toBe(true);
     const stored = await repo.get(id, { headOnly: true });
     expect(stored?.rev).toBe(2);
     expect(stored?.timeline.linkWindowStart).toBe('2026-01-02T00:00:00.000Z');
@@ -44,13 +44,13 @@ describe('timeline repository, against the real database', () => {
 
   it('when ten writers save after the same revision at once, then exactly one of them wins', async () => {
     const id = randomUUID();
-    await repo.save(timelineOf(id, '2026-01-01T00:00:00.000Z'), [], 0);
+    await repo.save(timelineOf(id, '2026-01-01T00:00:00.000Z'), [], [], 0);
     const firsts = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => repo.save(timelineOf(randomUUID(), `2026-02-0${i}T00:00:00.000Z`), [], 0)),
+      Array.from({ length: 10 }, (_, i) => repo.save(timelineOf(randomUUID(), `2026-02-0${i}T00:00:00.000Z`), [], [], 0)),
     );
     expect(firsts.every(Boolean)).toBe(true); // different applications do not conflict
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => repo.save(timelineOf(id, `2026-03-0${i}T00:00:00.000Z`), [], 1)),
+      Array.from({ length: 10 }, (_, i) => repo.save(timelineOf(id, `2026-03-0${i}T00:00:00.000Z`), [], [], 1)),
     );
     expect(results.filter(Boolean)).toHaveLength(1);
     const winner = results.indexOf(true);
@@ -60,14 +60,14 @@ describe('timeline repository, against the real database', () => {
     // Two first revisions of one application: one insert wins.
     const fresh = randomUUID();
     const creations = await Promise.all(
-      [0, 1].map(() => repo.save(timelineOf(fresh, '2026-04-01T00:00:00.000Z'), [], 0)),
+      [0, 1].map(() => repo.save(timelineOf(fresh, '2026-04-01T00:00:00.000Z'), [], [], 0)),
     );
     expect(creations.filter(Boolean)).toHaveLength(1);
   });
 
   it('when an earlier version left the head behind its newest revision, then that revision is read and the next save catches the head up', async () => {
     const id = randomUUID();
-    await repo.save(timelineOf(id, '2026-01-01T00:00:00.000Z'), [], 0);
+    await repo.save(timelineOf(id, '2026-01-01T00:00:00.000Z'), [], [], 0);
     // Revision 2 as earlier versions wrote it, with the head never moved (a crash in between).
     await models.timelines.create({ _id: `${id}:2`, ...timelineOf(id, '2026-01-05T00:00:00.000Z'), rev: 2, armed: [] });
     expect((await repo.get(id, { headOnly: true }))?.rev).toBe(1);
@@ -75,10 +75,10 @@ describe('timeline repository, against the real database', () => {
     expect(newest?.rev).toBe(2);
     expect(newest?.timeline.linkWindowStart).toBe('2026-01-05T00:00:00.000Z');
     // The writer that read revision 2 writes revision 3 into the head; another that read it too loses.
-    expect(await repo.save(timelineOf(id, '2026-01-06T00:00:00.000Z'), [], 2)).toBe(true);
+    expect(await repo.save(timelineOf(id, '2026-01-06T00:00:00.000Z'), [], [], 2)).toBe(true);
     const head = await repo.get(id, { headOnly: true });
     expect(head?.rev).toBe(3);
     expect(head?.timeline.linkWindowStart).toBe('2026-01-06T00:00:00.000Z');
-    expect(await repo.save(timelineOf(id, '2026-01-07T00:00:00.000Z'), [], 2)).toBe(false);
+    expect(await repo.save(timelineOf(id, '2026-01-07T00:00:00.000Z'), [], [], 2)).toBe(false);
   });
 });

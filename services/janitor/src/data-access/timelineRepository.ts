@@ -1,5 +1,5 @@
-import { isDuplicateKey, rawCollection } from '@loan/runtime';
-import type { DeadlineKind } from '../domain/deadline';
+import { isDuplicateKey, rawCollection, type OutboxEntry } from '@loan/runtime';
+import { type DeadlineKind, type DeadlineStatus, type TrackedDeadline, nextDueOf } from '../domain/deadline';
 import type { AccountEnrichment, Timeline } from '../domain/timeline';
 import type { DeadlineRef } from '../domain/trackDeadlines/decide';
 import type { JanitorModels } from './models';
@@ -8,13 +8,58 @@ export interface StoredTimeline {
   timeline: Timeline;
   rev: number;
   /**
-   * The deadlines of the application that may still be armed: every deadline is listed here
-   * before it is armed, and leaves the list once its outcome is recorded by a cancellation.
+   * Deadlines an earlier version kept in documents of their own that may still be armed: each
+   * leaves the list once its outcome is recorded by a cancellation.
    */
   armed: DeadlineRef[];
+  /** The application's deadlines, ended ones included. */
+  deadlines: TrackedDeadline[];
 }
 
-interface Doc {
+/** A deadline as the timeline document stores it (the application's ids are the document's). */
+export interface TrackedDeadlineDoc {
+  deadlineId: string;
+  kind: DeadlineKind;
+  accountId?: string | null;
+  attempt?: number | null;
+  since: string;
+  dueAt: Date;
+  status: DeadlineStatus;
+  armedAt: Date;
+  firedAt?: Date | null;
+  cancelledAt?: Date | null;
+}
+
+export const toTrackedDoc = (d: TrackedDeadline): TrackedDeadlineDoc => ({
+  deadlineId: d.deadlineId,
+  kind: d.kind,
+  accountId: d.accountId,
+  attempt: d.attempt,
+  since: d.since,
+  dueAt: d.dueAt,
+  status: d.status,
+  armedAt: d.armedAt,
+  firedAt: d.firedAt,
+  cancelledAt: d.cancelledAt,
+});
+
+export const fromTrackedDoc = (owner: { applicationId: string; clientId: string }, d: TrackedDeadlineDoc): TrackedDeadline => ({
+  deadlineId: d.deadlineId,
+  kind: d.kind,
+  clientId: owner.clientId,
+  applicationId: owner.applicationId,
+  accountId: d.accountId ?? null,
+  attempt: d.attempt ?? null,
+  since: d.since,
+  dueAt: new Date(d.dueAt),
+  status: d.status,
+  armedAt: new Date(d.armedAt),
+  firedAt: d.firedAt ? new Date(d.firedAt) : null,
+  cancelledAt: d.cancelledAt ? new Date(d.cancelledAt) : null,
+});
+
+/** A timeline document as stored (an earlier version's lacks the deadlines and the outbox). */
+export interface TimelineDoc {
   _id: string;
   applicationId: string;
   rev: number;
@@ -32,9 +77,15 @@ interface Doc {
     attempt?: number | null;
     since: string;
   }[];
+  deadlines?: TrackedDeadlineDoc[];
+  nextDueAt?: Date | null;
+  outbox?: OutboxEntry[];
+  outboxPending?: boolean;
+  outboxAt?: Date | null;
 }
+type Doc = TimelineDoc;
 
-function toStored(doc: Doc): StoredTimeline {
+export function toStored(doc: Doc): StoredTimeline {
   return {
     rev: doc.rev,
     timeline: {
@@ -58,6 +109,7 @@ function toStored(doc: Doc): StoredTimeline {
       attempt: d.attempt ?? null,
       since: d.since,
     })),
+    deadlines: (doc.deadlines ?? []).map((d) => fromTrackedDoc(doc, d)),
   };
 }
 
@@ -95,11 +147,18 @@ export function createTimelineRepository(models: Pick<JanitorModels, 'timelines'
     },
 
     /**
-     * Writes the revision after `rev` (0: the first), with the deadlines that may be armed;
-     * false when another writer got there first.
+     * Writes the revision after `rev` (0: the first) with the application's deadlines (and the
+     * earlier version's that may be armed), in one write; false when another writer got there
+     * first. The outbox is left as it is.
      */
-    async save(timeline: Timeline, armed: DeadlineRef[], rev: number): Promise<boolean> {
-      const fields = { ...timeline, rev: rev + 1, armed };
+    async save(timeline: Timeline, armed: DeadlineRef[], deadlines: readonly TrackedDeadline[], rev: number): Promise<boolean> {
+      const fields = {
+        ...timeline,
+        rev: rev + 1,
+        armed,
+        deadlines: deadlines.map(toTrackedDoc),
+        nextDueAt: nextDueOf(deadlines),
+      };
       if (rev > 0) {
         // `rev` is the head's revision, or a newer one of `timelines` when an earlier version
         // left the head behind: either way no other writer has written after it.
@@ -110,7 +169,7 @@ export function createTimelineRepository(models: Pick<JanitorModels, 'timelines'
         return written.modifiedCount === 1;
       }
       try {
-        await heads.insertOne({ _id: timeline.applicationId, ...fields });
+        await heads.insertOne({ _id: timeline.applicationId, ...fields, outbox: [], outboxPending: false, outboxAt: null });
         return true;
       } catch (error) {
         if (isDuplicateKey(error)) return false;

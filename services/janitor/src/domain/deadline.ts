@@ -41,6 +41,24 @@ export interface Deadline {
   dueAt: Date;
 }
 
+/**
+ * A deadline as the application's timeline holds it: where it stands and when that changed.
+ * Ended deadlines stay listed, so a redelivered fact that plans one again finds it ended.
+ */
+export interface TrackedDeadline extends Deadline {
+  status: DeadlineStatus;
+  armedAt: Date;
+  firedAt: Date | null;
+  cancelledAt: Date | null;
+}
+
+/** The earliest due time of the armed deadlines, or null when none is armed. */
+export function nextDueOf(deadlines: readonly TrackedDeadline[]): Date | null {
+  let next: Date | null = null;
+  for (const d of deadlines) if (d.status === 'ARMED' && (next === null || d.dueAt < next)) next = d.dueAt;
+  return next;
+}
+
 /** The deterministic id of a deadline: kind, what it watches (application or account), start. */
 export const deadlineIdOf = (kind: DeadlineKind, subjectId: string, since: string): string =>
   `${kind}:${subjectId}:${since}`;

@@ -1,5 +1,5 @@
 import type { DeadlinePassed } from '@loan/contracts';
-import { type Deadline, isDue } from '../deadline';
+import { type Deadline, type TrackedDeadline, isDue } from '../deadline';
 
 /**
  * The message that tells the owner a deadline passed, or null while it is not due yet. The
@@ -19,4 +19,14 @@ export function fireDeadline(deadline: Deadline, now: Date): DeadlinePassed | nu
     dueAt: deadline.dueAt.toISOString(),
     firedAt: now.toISOString(),
   };
+}
+
+/**
+ * The application's deadlines once `deadlineId` fired at `now`, or null when it cannot fire:
+ * it is not armed (cancelled or fired already, or unknown) or not due yet.
+ */
+export function fireIn(deadlines: readonly TrackedDeadline[], deadlineId: string, now: Date): TrackedDeadline[] | null {
+  const target = deadlines.find((d) => d.deadlineId === deadlineId);
+  if (!target || target.status !== 'ARMED' || !isDue(target, now)) return null;
+  return deadlines.map((d) => (d === target ? { ...d, status: 'FIRED' as const, firedAt: now } : d));
 }

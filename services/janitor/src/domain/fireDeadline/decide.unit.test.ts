@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeadlinePassed } from '@loan/contracts';
-import { type Deadline, deadlineIdOf, dueAtOf, isDue } from '../deadline';
-import { fireDeadline } from './decide';
+import { type Deadline, type TrackedDeadline, deadlineIdOf, dueAtOf, isDue, nextDueOf } from '../deadline';
+import { fireDeadline, fireIn } from './decide';
 
 const since = '2026-11-01T08:00:00.000Z';
 const ttls = { no_link: 86_400_000, no_analyze: 604_800_000, enrichment_timeout: 1_200_000 };
@@ -73,5 +73,37 @@ describe('firing a deadline', () => {
       firedAt: '2026-11-01T08:20:00.250Z',
     });
     expect(DeadlinePassed.safeParse(message).success).toBe(true);
+  });
+});
+
+describe('firing a deadline the timeline holds', () => {
+  const tracked = (d: Deadline, status: TrackedDeadline['status'] = 'ARMED'): TrackedDeadline => ({
+    ...d,
+    status,
+    armedAt: new Date(since),
+    firedAt: null,
+    cancelledAt: status === 'CANCELLED' ? new Date(since) : null,
+  });
+
+  it('when an armed deadline is due, then it fires and the others stay as they were', () => {
+    const [due, other] = [deadline(), deadline({ kind: 'no_analyze' })];
+    const now = new Date(due.dueAt.getTime() + 1);
+    const after = fireIn([tracked(due), tracked(other)], due.deadlineId, now);
+    expect(after?.map((d) => [d.deadlineId, d.status, d.firedAt])).toEqual([
+      [due.deadlineId, 'FIRED', now],
+      [other.deadlineId, 'ARMED', null],
+    ]);
+    expect(nextDueOf(after!)).toEqual(other.dueAt);
+    expect(nextDueOf([tracked(due), tracked(other)])).toEqual(due.dueAt);
+  });
+
+  it('when the deadline was cancelled or fired, or is not due yet, then it does not fire', () => {
+    const d = deadline();
+    const late = new Date(d.dueAt.getTime() + 1);
+    expect(fireIn([tracked(d, 'CANCELLED')], d.deadlineId, late)).toBeNull();
+    expect(fireIn([tracked(d, 'FIRED')], d.deadlineId, late)).toBeNull();
+    expect(fireIn([tracked(d)], d.deadlineId, new Date(d.dueAt.getTime() - 1))).toBeNull();
+    expect(fireIn([tracked(d)], 'another', late)).toBeNull();
+    expect(nextDueOf([tracked(d, 'CANCELLED')])).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import type { ApplicationFact, EnrichmentResult } from '@loan/contracts';
-import { type Deadline, type DeadlineKind, type DeadlineTtls, deadlineIdOf, dueAtOf } from '../deadline';
+import { type Deadline, type DeadlineKind, type DeadlineTtls, type TrackedDeadline, deadlineIdOf, dueAtOf } from '../deadline';
 import { type AccountEnrichment, type Timeline, emptyTimeline } from '../timeline';
 
 /** The facts that start or stop deadlines: the applications service's and enrichment's. */
@@ -208,4 +208,41 @@ export function trackFact(current: Timeline | null, fact: TrackedFact, ttls: Dea
   if (!timeline) return null;
   const accountId = 'accountId' in fact ? fact.accountId : null;
   return { timeline, ...planDeadlines(timeline, accountId, ttls) };
+}
+
+/** What a plan does to the deadlines a timeline holds. */
+export interface AppliedPlan {
+  /** Every deadline of the application afterwards, the ended ones included. */
+  deadlines: TrackedDeadline[];
+  cancelled: TrackedDeadline[];
+  armed: TrackedDeadline[];
+}
+
+/**
+ * Applies a plan to the deadlines a timeline holds: the armed ones it names are cancelled,
+ * and the ones it arms are added unless the timeline holds them already (armed, fired or
+ * cancelled: a deadline is never armed twice) or `elsewhere` names them (kept by an earlier
+ * version in a collection of their own).
+ */
+export function applyPlan(
+  current: readonly TrackedDeadline[],
+  plan: Pick<DeadlinePlan, 'arm' | 'cancel'>,
+  now: Date,
+  elsewhere: ReadonlySet<string> = new Set(),
+): AppliedPlan {
+  const cancelled: TrackedDeadline[] = [];
+  const deadlines = current.map((d) => {
+    if (d.status !== 'ARMED' || !plan.cancel.some((spec) => cancels(spec, d))) return d;
+    const ended = { ...d, status: 'CANCELLED' as const, cancelledAt: now };
+    cancelled.push(ended);
+    return ended;
+  });
+  const armed: TrackedDeadline[] = [];
+  for (const deadline of plan.arm) {
+    if (elsewhere.has(deadline.deadlineId) || deadlines.some((d) => d.deadlineId === deadline.deadlineId)) continue;
+    const tracked = { ...deadline, status: 'ARMED' as const, armedAt: now, firedAt: null, cancelledAt: null };
+    armed.push(tracked);
+    deadlines.push(tracked);
+  }
+  return { deadlines, cancelled, armed };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { factsOf } from '../../__fixtures__/facts';
 import type { Deadline, DeadlineStatus, DeadlineTtls } from '../deadline';
 import type { Timeline } from '../timeline';
-import { type CancelDeadlines, type TrackedFact, cancels, trackFact } from './decide';
+import { type CancelDeadlines, type TrackedFact, applyPlan, cancels, trackFact } from './decide';
 
 const HOUR = 3_600_000;
 const ttls: DeadlineTtls = { no_link: 24 * HOUR, no_analyze: 7 * 24 * HOUR, enrichment_timeout: 20 * 60_000 };
@@ -271,5 +271,31 @@ describe('which deadlines a cancellation names', () => {
     expect(cancels(spec({ attemptAtMost: 1 }), ref)).toBe(false);
     expect(cancels(spec({ attemptAtMost: 2 }), ref)).toBe(true);
     expect(cancels(spec({ attemptAtMost: 2 }), { ...ref, attempt: null })).toBe(false);
+  });
+});
+
+describe('applying a plan to the deadlines a timeline holds', () => {
+  it('when a fact cancels one deadline and arms another, then the cancelled one stays listed as CANCELLED and a replay changes nothing', () => {
+    const app = factsOf();
+    const now = new Date(at(HOUR));
+    const opened = trackFact(null, app.opened(at(0)), ttls)!;
+    const first = applyPlan([], opened, new Date(at(0)));
+    expect(first.armed.map((d) => d.deadlineId)).toEqual([`no_link:${app.applicationId}:${at(0)}`]);
+    const linked = trackFact(opened.timeline, app.linked(randomUUID(), at(HOUR)), ttls)!;
+    const second = applyPlan(first.deadlines, linked, now);
+    expect(second.cancelled.map((d) => [d.kind, d.status, d.cancelledAt])).toEqual([['no_link', 'CANCELLED', now]]);
+    expect(second.armed.map((d) => d.kind).sort()).toEqual(['enrichment_timeout', 'no_analyze']);
+    expect(second.deadlines).toHaveLength(3);
+    const replay = applyPlan(second.deadlines, linked, new Date(at(2 * HOUR)));
+    expect(replay).toEqual({ deadlines: second.deadlines, cancelled: [], armed: [] });
+    // The opening again: its no_link is listed as cancelled, so it is not armed a second time.
+    expect(applyPlan(second.deadlines, opened, new Date(at(3 * HOUR))).armed).toEqual([]);
+  });
+
+  it('when a deadline the plan arms is kept elsewhere (an earlier version armed it), then it is not added', () => {
+    const app = factsOf();
+    const plan = trackFact(null, app.opened(at(0)), ttls)!;
+    const id = `no_link:${app.applicationId}:${at(0)}`;
+    expect(applyPlan([], plan, new Date(at(0)), new Set([id])).deadlines).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { DeadlineRepository, OutcomeHeld } from '../../data-access/deadlineRepository';
 import type { StoredTimeline, TimelineRepository } from '../../data-access/timelineRepository';
 import type { DeadlineTtls } from '../../domain/deadline';
-import { type DeadlineRef, type TrackedFact, cancels, refOf, trackFact } from '../../domain/trackDeadlines/decide';
+import { type DeadlineRef, type TrackedFact, applyPlan, cancels, trackFact } from '../../domain/trackDeadlines/decide';
 import type { JanitorMetrics } from '../../metrics';
 
 const MAX_CONFLICT_RETRIES = 10;
@@ -16,26 +16,28 @@ const sameIds = (a: DeadlineRef[], b: DeadlineRef[]) =>
 
 /**
  * Consumer of the applications service's facts and the enrichment results: loads the
- * application's timeline, decides, cancels and arms deadlines, and stores the timeline, every
- * database access by `_id`. The timeline lists the deadlines that may still be armed, so the
- * ones a plan cancels are picked from that list rather than queried. The order makes a crash
- * or a conflict anywhere harmless, since handling the fact again repairs it:
- * 1. cancel: listed deadlines the plan cancels get their outcome (they stay listed until then);
- * 2. store the timeline, listing the deadlines the plan arms before they exist (so whatever
- *    handles the application next can cancel them, even if this handler dies right after);
- * 3. arm them, and mirror the outcomes of step 1 on their deadlines, in one write command. A
- *    redelivered fact plans the same and arms what is still missing; a mirror lost to a crash
- *    is harmless, since the outcome is what decides (firing such a deadline is refused by it).
+ * application's timeline, decides, and stores the timeline with its deadlines in one write of
+ * one document, conditional on the revision read: the deadlines the fact cancels are marked
+ * so, the ones it arms are added with their due times, and the earliest due time is what the
+ * scheduler looks for. A firing of one of them is a write of the same document conditional on
+ * the same revision, so of a cancellation and a firing exactly one applies; the other reads
+ * again and decides on what the first wrote. A crash before the write leaves nothing done and
+ * the redelivered fact does it all; after it, the redelivered fact finds it done.
+ *
+ * Deadlines an earlier version armed in documents of their own (the timeline lists them in
+ * `armed`) are cancelled as that version did, first, each by an insert of its outcome (the
+ * arbiter against a firing of it), then left out of the list in the timeline's write, then
+ * the outcomes mirrored on their documents; a crash anywhere is repaired by the redelivery.
+ *
  * The next fact of an application starts from the timeline this process last stored for it,
  * without reading it: the write is conditional on that revision, so a timeline another replica
- * changed since makes it miss, and the fact is handled again on a fresh read. So is a fact that
- * would change nothing, since an outdated timeline could be the reason (a redelivery: see
- * `unchanged` below).
+ * (or a firing) changed since makes it miss, and the fact is handled again on a fresh read. So
+ * is a fact that would change nothing, since an outdated timeline could be the reason.
  * (The bus has already decoded and validated the message against the topic's schema.)
  */
 export function createFactHandler(deps: {
-  timelines: TimelineRepository;
-  deadlines: Pick<DeadlineRepository, 'recordCancel' | 'settle'>;
+  timelines: Pick<TimelineRepository, 'get' | 'save'>;
+  deadlines: Pick<DeadlineRepository, 'recordCancel' | 'settle' | 'track'>;
   ttls: DeadlineTtls;
   clock: Clock;
   metrics: JanitorMetrics;
@@ -48,44 +50,62 @@ export function createFactHandler(deps: {
   return async function handleFact(message: InboundMessage): Promise<void> {
     const fact = message.value as TrackedFact;
     // The head alone first (one lookup); after a conflict, and before acting on a timeline the
-    // fact does not change (a redelivery), the revisions after it are looked up too.
+    // fact does not change (a redelivery), the revisions earlier versions wrote after it too.
     let headOnly = true;
-    /** Outcomes of the cancellations so far, mirrored on their deadlines with the arming. */
+    /** Outcomes of the earlier version's deadlines cancelled so far, mirrored after the write. */
     const held: OutcomeHeld[] = [];
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const known = attempt === 0 ? remembered.get(fact.applicationId) : undefined;
-      const stored = known ?? (await timelines.get(fact.applicationId, { headOnly }));
+      // An opening first comes before there is a timeline: written without a read (an insert,
+      // which fails if there is one after all, and the fact is handled again on a read).
+      const fresh = attempt === 0 && !known && fact.type === 'ApplicationOpened';
+      const stored = fresh ? null : (known ?? (await timelines.get(fact.applicationId, { headOnly })));
       const plan = trackFact(stored?.timeline ?? null, fact, ttls);
       // No plan: the fact is of a kind that concerns no deadline, whatever the timeline.
       if (!plan) return;
       const now = clock.now();
       const listed = stored?.armed ?? [];
-      const armed: DeadlineRef[] = [];
+      const legacy: DeadlineRef[] = [];
       for (const deadline of listed) {
-        const spec = plan.cancel.find((s) => cancels(s, deadline));
-        if (!spec) {
-          armed.push(deadline);
+        if (!plan.cancel.some((s) => cancels(s, deadline))) {
+          legacy.push(deadline);
           continue;
         }
         const cancelled = await deadlines.recordCancel({ ...deadline, applicationId: fact.applicationId }, now);
         if (cancelled.won) metrics.cancelled.inc({ kind: deadline.kind });
         if (cancelled.held) held.push(cancelled.held);
       }
-      for (const deadline of plan.arm) {
-        if (!armed.some((d) => d.deadlineId === deadline.deadlineId)) armed.push(refOf(deadline));
+      const applied = applyPlan(stored?.deadlines ?? [], plan, now, new Set(listed.map((d) => d.deadlineId)));
+      const unchanged =
+        stored &&
+        isDeepStrictEqual(stored.timeline, plan.timeline) &&
+        sameIds(listed, legacy) &&
+        applied.cancelled.length === 0 &&
+        applied.armed.length === 0;
+      if (unchanged && !headOnly) {
+        // Read fresh, and nothing to change: a redelivery of a fact already handled. An earlier
+        // version may have died between listing its deadlines and arming them: armed now.
+        remembered.set(fact.applicationId, stored);
+        const missing = plan.arm.filter((d) => listed.some((l) => l.deadlineId === d.deadlineId));
+        if (missing.length > 0) await deadlines.settle([], missing, now);
+        return;
       }
-      const unchanged = stored && isDeepStrictEqual(stored.timeline, plan.timeline) && sameIds(listed, armed);
-      if (unchanged ? headOnly : !(await timelines.save(plan.timeline, armed, stored?.rev ?? 0))) {
+      if (unchanged || !(await timelines.save(plan.timeline, legacy, applied.deadlines, stored?.rev ?? 0))) {
         headOnly = false;
         continue;
       }
-      remembered.set(fact.applicationId, unchanged ? stored : { timeline: plan.timeline, armed, rev: (stored?.rev ?? 0) + 1 });
-      const armedNow = await deadlines.settle(held, plan.arm, now);
-      for (const deadline of plan.arm) {
-        if (armedNow.has(deadline.deadlineId)) {
-          metrics.armed.inc({ kind: deadline.kind });
-          logger.debug({ deadlineId: deadline.deadlineId, dueAt: deadline.dueAt }, 'deadline armed');
-        }
+      remembered.set(fact.applicationId, {
+        timeline: plan.timeline,
+        armed: legacy,
+        deadlines: applied.deadlines,
+        rev: (stored?.rev ?? 0) + 1,
+      });
+      deadlines.track(applied.deadlines);
+      if (held.length > 0) await deadlines.settle(held, [], now);
+      for (const deadline of applied.cancelled) metrics.cancelled.inc({ kind: deadline.kind });
+      for (const deadline of applied.armed) {
+        metrics.armed.inc({ kind: deadline.kind });
+        logger.debug({ deadlineId: deadline.deadlineId, dueAt: deadline.dueAt }, 'deadline armed');
       }
       return;
     }

@@ -4,88 +4,81 @@ import { createLogger, type InboundMessage } from '@loan/runtime';
 import { factsOf } from '../../__fixtures__/facts';
 import type { DeadlineRepository } from '../../data-access/deadlineRepository';
 import type { StoredTimeline, TimelineRepository } from '../../data-access/timelineRepository';
-import type { Deadline, DeadlineStatus, DeadlineTtls } from '../../domain/deadline';
+import type { DeadlineStatus, DeadlineTtls } from '../../domain/deadline';
 import type { TrackedFact } from '../../domain/trackDeadlines/decide';
 import { createJanitorMetrics } from '../../metrics';
 import { createFactHandler } from './trackFacts';
 
 const HOUR = 3_600_000;
-const ttls: DeadlineTtls = { no_link: 24 * HOUR, no_analyze: 7 * 24 * HOUR, enrichment_timeout: 20 * 60_000 };
+const ttls: DeadlineTtls = {
+  no_link: 24 * HOUR,
+  no_analyze: 7 * 24 * HOUR,
+  enrichment_timeout: 20 * 60_000,
+  analysis_timeout: 5 * 60_000,
+  bank_data_retention: 90 * 24 * HOUR,
+};
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms).toISOString();
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * The repositories as the database behaves, in memory: revisions are inserts (the second
- * writer of a revision loses), arming and outcomes are inserts under the deadline's id. Every
- * call yields first, so concurrent handlers interleave; `crash` makes the named call throw once.
+ * The repositories as the database behaves, in memory: a revision is written only after the
+ * one read (the second writer of a revision loses), with the application's deadlines in the
+ * same write. Every call yields first, so concurrent handlers interleave; `crash` makes the
+ * named call throw once.
  */
 function fakeStore() {
   const revisions = new Map<string, StoredTimeline>();
-  const deadlines = new Map<string, Deadline & { status: DeadlineStatus }>();
-  const outcomes = new Map<string, DeadlineStatus>();
-  const crashes = new Set<'arm' | 'save'>();
-  const crashIf = (what: 'arm' | 'save') => {
+  const crashes = new Set<'save'>();
+  const crashIf = (what: 'save') => {
     if (crashes.delete(what)) throw new Error(`process killed before ${what}`);
+  };
+  const newest = (applicationId: string) => {
+    let found: StoredTimeline | null = null;
+    for (let rev = 1; revisions.has(`${applicationId}:${rev}`); rev++) found = revisions.get(`${applicationId}:${rev}`)!;
+    return found;
   };
   const timelines: Pick<TimelineRepository, 'get' | 'save'> = {
     async get(applicationId) {
       await tick();
-      let found: StoredTimeline | null = null;
-      for (let rev = 1; revisions.has(`${applicationId}:${rev}`); rev++)
-        found = revisions.get(`${applicationId}:${rev}`)!;
+      const found = newest(applicationId);
       return found && structuredClone(found);
     },
-    async save(timeline, armed, rev) {
+    async save(timeline, armed, deadlines, rev) {
       await tick();
       crashIf('save');
       const id = `${timeline.applicationId}:${rev + 1}`;
       if (revisions.has(id)) return false;
-      revisions.set(id, structuredClone({ timeline, armed, rev: rev + 1 }));
+      revisions.set(id, structuredClone({ timeline, armed, deadlines: [...deadlines], rev: rev + 1 }));
       return true;
     },
   };
-  const repo: Pick<DeadlineRepository, 'recordCancel' | 'settle'> = {
-    async recordCancel(deadline, now) {
-      await tick();
-      const won = !outcomes.has(deadline.deadlineId);
-      if (won) outcomes.set(deadline.deadlineId, 'CANCELLED');
-      const outcome = outcomes.get(deadline.deadlineId) as Exclude<DeadlineStatus, 'ARMED'>;
-      return { won, held: { deadlineId: deadline.deadlineId, outcome, decidedAt: now } };
+  const repo: Pick<DeadlineRepository, 'recordCancel' | 'settle' | 'track'> = {
+    async recordCancel() {
+      throw new Error('no deadline of an earlier version here');
     },
-    // One write: mirrors first, then arms; a crash loses all of it.
     async settle(held, arms) {
-      await tick();
-      crashIf('arm');
-      for (const h of held) {
-        const d = deadlines.get(h.deadlineId);
-        if (d) d.status = h.outcome;
-      }
-      const armed = new Set<string>();
-      for (const deadline of arms) {
-        if (deadlines.has(deadline.deadlineId)) continue;
-        deadlines.set(deadline.deadlineId, { ...deadline, status: 'ARMED' });
-        armed.add(deadline.deadlineId);
-      }
-      return armed;
+      if (held.length > 0 || arms.length > 0) throw new Error('no deadline of an earlier version here');
+      return new Set<string>();
     },
+    track() {},
   };
+  const all = () => [...revisions.keys()].map((key) => key.slice(0, key.lastIndexOf(':'))).flatMap((id) => newest(id)?.deadlines ?? []);
   return {
     crashes,
-    // Armed: a deadline stored without an outcome (the outcome decides; the status mirrors it).
-    armed: () =>
-      [...deadlines.values()]
-        .filter((d) => d.status === 'ARMED' && !outcomes.has(d.deadlineId))
-        .map((d) => d.deadlineId)
-        .sort(),
-    statusOf: (deadlineId: string) => deadlines.get(deadlineId)?.status ?? null,
+    armed: () => [...new Set(all().filter((d) => d.status === 'ARMED').map((d) => d.deadlineId))].sort(),
+    statusOf: (deadlineId: string): DeadlineStatus | null => all().find((d) => d.deadlineId === deadlineId)?.status ?? null,
     handler: () =>
       createFactHandler({
-        timelines: timelines as TimelineRepository,
-        deadlines: repo as DeadlineRepository,
+        timelines,
+        deadlines: repo,
         ttls,
         clock: { now: () => t0 },
-        metrics: createJanitorMetrics(new Registry(), { countArmed: async () => 0, countUnpublished: async () => 0 }),
+        metrics: createJanitorMetrics(new Registry(), {
+          countArmed: async () => 0,
+          countUnpublished: async () => 0,
+          countOverdue: async () => 0,
+        }),
         logger: createLogger('janitor-test', 'silent'),
       }),
   };
@@ -101,7 +94,7 @@ async function sequentially(facts: TrackedFact[]) {
 }
 
 describe('handling facts: crashes and concurrency', () => {
-  it('when a fact cancels one deadline and arms the next, then the cancelled one is marked so in the same write as the arming', async () => {
+  it('when a fact cancels one deadline and arms the next, then both are in the one write of the timeline', async () => {
     const app = factsOf();
     const store = fakeStore();
     const handle = store.handler();
@@ -111,15 +104,21 @@ describe('handling facts: crashes and concurrency', () => {
     expect(store.statusOf(`no_analyze:${app.applicationId}:${at(HOUR)}`)).toBe('ARMED');
   });
 
-  it('when the process dies after storing the timeline and before arming, then the redelivered fact arms the deadline', async () => {
+  it('when a fact is redelivered after a later fact cancelled what it armed, then nothing is armed again', async () => {
     const app = factsOf();
+    const accountId = randomUUID();
     const store = fakeStore();
     const handle = store.handler();
-    store.crashes.add('arm');
-    await expect(handle(message(app.opened(at(0))))).rejects.toThrow('killed');
-    expect(store.armed()).toEqual([]);
-    await handle(message(app.opened(at(0))));
-    expect(store.armed()).toEqual([`no_link:${app.applicationId}:${at(0)}`]);
+    const opened = app.opened(at(0));
+    const linked = app.linked(accountId, at(HOUR));
+    await handle(message(opened));
+    await handle(message(linked));
+    await handle(message(app.enriched(accountId, 1, at(HOUR + 60_000))));
+    await handle(message(opened));
+    await handle(message(linked));
+    expect(store.statusOf(`no_link:${app.applicationId}:${at(0)}`)).toBe('CANCELLED');
+    expect(store.statusOf(`enrichment_timeout:${accountId}:${at(HOUR)}`)).toBe('CANCELLED');
+    expect(store.armed()).toEqual([`no_analyze:${app.applicationId}:${at(HOUR)}`]);
   });
 
   it('when the result of an account comes between a crashed link and its redelivery, then no enrichment timeout stays armed', async () => {
@@ -128,7 +127,7 @@ describe('handling facts: crashes and concurrency', () => {
     const store = fakeStore();
     const handle = store.handler();
     await handle(message(app.opened(at(0))));
-    store.crashes.add('arm');
+    store.crashes.add('save');
     await expect(handle(message(app.linked(accountId, at(HOUR))))).rejects.toThrow('killed');
     await handle(message(app.enriched(accountId, 1, at(HOUR + 60_000))));
     await handle(message(app.linked(accountId, at(HOUR))));

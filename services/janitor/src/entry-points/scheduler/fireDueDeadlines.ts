@@ -1,13 +1,14 @@
 import { Topics } from '@loan/contracts';
 import type { Clock, Logger, OutboxEntry, OutboxRelay } from '@loan/runtime';
-import type { DeadlineRepository } from '../../data-access/deadlineRepository';
+import type { DeadlineRepository, PendingMessage } from '../../data-access/deadlineRepository';
 import { fireDeadline } from '../../domain/fireDeadline/decide';
 import type { JanitorMetrics } from '../../metrics';
 
 /**
  * The janitor's clock-driven entry point: every poll interval it fires the deadlines that are
- * due and publishes them. Firing writes the deadline's outcome with its message in the outbox,
- * in one insert, so of several replicas (or a replica and a cancellation) exactly one wins;
+ * due and publishes them. Firing writes the deadline's timeline with the deadline FIRED and its
+ * message in the outbox, in one update conditional on the timeline's revision, so of several
+ * replicas (or a replica and a cancellation) exactly one wins;
  * the replica that fired it publishes right away, and retries every few seconds while the
  * broker refuses. A message still unpublished a lease later (that replica died, say) is
  * published by the one replica that takes the publication over. Deadlines that came due while
@@ -15,7 +16,8 @@ import type { JanitorMetrics } from '../../metrics';
  *
  * A poll looks only at the armed deadlines in memory (those this process armed, and those of
  * the last reload), so it reads nothing from the database. A full pass, `tick`, also reloads
- * the armed deadlines from the database (what other replicas armed, or a replica that is gone)
+ * the armed deadlines due before the next two reloads from the database (what other replicas
+ * armed, or a replica that is gone, found by the timelines' `nextDueAt`)
  * and takes over publications left behind; it runs at start, every reload interval, and when
  * the clock jumps by more than that. So a deadline armed by a replica that died fires at most a
  * reload interval late, and a fired message a replica could not publish goes out at most a
@@ -23,13 +25,14 @@ import type { JanitorMetrics } from '../../metrics';
  */
 export function createScheduler(deps: {
   deadlines: DeadlineRepository;
-  relay: Pick<OutboxRelay, 'flush'>;
+  /** The relays of the timelines' outboxes and of the earlier version's outcomes'. */
+  relays: Record<PendingMessage['outbox'], Pick<OutboxRelay, 'flush'>>;
   clock: Clock;
   metrics: JanitorMetrics;
   logger: Logger;
   settings: { pollIntervalMs: number; batchSize: number; publishLeaseMs: number; reloadIntervalMs: number };
 }) {
-  const { deadlines, relay, clock, metrics, settings } = deps;
+  const { deadlines, relays, clock, metrics, settings } = deps;
   const logger = deps.logger.child({ component: 'scheduler' });
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
@@ -37,13 +40,13 @@ export function createScheduler(deps: {
   /** Clock time of the last full pass. */
   let lastFullPass: number | null = null;
 
-  /** Publishes a fired deadline; `written` is its message when this process just fired it. */
-  async function publish(deadlineId: string, written?: OutboxEntry[]): Promise<void> {
+  /** Publishes a fired deadline's outbox; `written` is its message when this process just fired it. */
+  async function publish(pending: PendingMessage, written?: OutboxEntry[]): Promise<void> {
     try {
-      await relay.flush(deadlineId, written);
+      await relays[pending.outbox].flush(pending.documentId, written);
     } catch (error) {
       // Still in the outbox: the relay retries it shortly, another replica once the lease runs out.
-      logger.warn({ err: error, deadlineId }, 'deadline fired but not published yet');
+      logger.warn({ err: error, ...pending }, 'deadline fired but not published yet');
     }
   }
 
@@ -72,7 +75,7 @@ export function createScheduler(deps: {
           'deadline passed',
         );
         fired++;
-        await publish(deadline.deadlineId, [entry]);
+        await publish(deadlines.pendingOf(deadline), [entry]);
       }
       if (due.length < settings.batchSize || stopped) return fired;
     }
@@ -82,7 +85,7 @@ export function createScheduler(deps: {
   async function tick(): Promise<{ republished: number; fired: number }> {
     lastFullPass = clock.now().getTime();
     const republished = await publishLeftovers();
-    await deadlines.reloadArmed();
+    await deadlines.reloadArmed(clock.now(), 2 * settings.reloadIntervalMs);
     const fired = await fireDue();
     return { republished, fired };
   }
