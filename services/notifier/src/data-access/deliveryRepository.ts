@@ -213,6 +213,15 @@ export function createDeliveryRepository(models: NotifierModels) {
       );
     },
 
+    /** Clears what the schedule entries say of first claims `releaseFirstClaims` gave up. */
+    async releaseHolds(deliveryIds: string[], owner: string): Promise<void> {
+      if (deliveryIds.length === 0) return;
+      await raw.schedule.updateMany(
+        { _id: { $in: deliveryIds }, heldBy: owner },
+        { $set: { heldBy: null, heldUntil: null } },
+      );
+    },
+
     /** One page of a client's deliveries, newest first, and whether more follow. */
     async list(query: DeliveryQuery): Promise<{ items: Delivery[]; more: boolean }> {
       const filter: Record<string, unknown> = { clientId: query.clientId };

@@ -27,7 +27,10 @@ const FIRST_ATTEMPT_WAIT_MS = 1_000;
  * recorded, a delivery is requeued or an attempt ends.
  */
 export function createDispatcher(deps: {
-  repo: Pick<DeliveryRepository, 'entries' | 'addEntries' | 'releaseClaims' | 'pruneClaims' | 'releaseFirstClaims'>;
+  repo: Pick<
+    DeliveryRepository,
+    'entries' | 'addEntries' | 'releaseClaims' | 'pruneClaims' | 'releaseFirstClaims' | 'releaseHolds'
+  >;
   claim: Claimer;
   /** This replica, as the first claims of the deliveries it records name it. */
   owner: string;
@@ -109,36 +112,42 @@ export function createDispatcher(deps: {
   /**
    * Puts on the schedule the deliveries off it that waited too long for their first attempt
    * (an earlier event of the application is being retried, or every slot is busy), or all of
-   * them when stopping. One that cannot be written yet keeps waiting. Their first claims stay
-   * with this replica (the entries say so, and it may still use them), except when stopping:
-   * they are then given up first, so that other replicas need not wait for them to expire.
+   * them when stopping, in one write. One that cannot be written yet keeps waiting. Their first
+   * claims stay with this replica (the entries say so, and it may still use them).
    */
   async function scheduleWaiting(all: boolean) {
     const now = Date.now();
     const ready = [...unscheduled].filter(
       ([id, waiting]) => !busy.has(id) && (all || now - waiting.since >= FIRST_ATTEMPT_WAIT_MS),
     );
-    let released = false;
-    if (all && ready.length > 0) {
-      try {
-        await repo.releaseFirstClaims(ready.map(([id]) => id), deps.owner);
-        released = true;
-      } catch (error) {
-        logger.warn({ err: error }, 'giving up first claims failed; they expire on their own');
-      }
-    }
     if (ready.length === 0) return;
     try {
-      await repo.addEntries(
-        ready.map(([, waiting]) => (released ? { ...waiting.entry, heldBy: null, heldUntil: null } : waiting.entry)),
-      );
+      await repo.addEntries(ready.map(([, waiting]) => waiting.entry));
     } catch (error) {
       logger.warn({ err: error, deliveries: ready.length }, 'putting deliveries on the schedule failed; retried');
       return;
     }
-    for (const [id] of ready) {
-      if (all) recorded.delete(id);
-      leaveUnscheduled(id);
+    for (const [id] of ready) leaveUnscheduled(id);
+  }
+
+  /**
+   * When stopping: gives up the first claims this replica took and has not used, on the
+   * deliveries and then on their entries, so that other replicas attempt them at once instead
+   * of when the claims expire. Stopping before the second write leaves entries that keep
+   * others waiting until then, no longer.
+   */
+  async function giveUpFirstClaims() {
+    const now = clock.now().getTime();
+    const unused = [...recorded]
+      .filter(([, r]) => r.inserted && (firstClaimOf(r.delivery)?.expiresAt.getTime() ?? 0) > now)
+      .map(([id]) => id);
+    recorded.clear();
+    if (unused.length === 0) return;
+    try {
+      await repo.releaseFirstClaims(unused, deps.owner);
+      await repo.releaseHolds(unused, deps.owner);
+    } catch (error) {
+      logger.warn({ err: error }, 'giving up first claims failed; they expire on their own');
     }
   }
 
@@ -272,6 +281,7 @@ export function createDispatcher(deps: {
       await loop;
       await Promise.allSettled([...jobs]);
       await scheduleWaiting(true);
+      await giveUpFirstClaims();
       await releaseClaims().catch(() => undefined);
     },
     /** Stops at once, leaving attempts under way unrecorded, as a crash would. */
