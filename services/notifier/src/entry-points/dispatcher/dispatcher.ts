@@ -250,7 +250,8 @@ export function createDispatcher(deps: {
      */
     wake(entry?: ScheduleEntry, delivery?: Delivery, inserted = false) {
       if (entry) view.put(entry);
-      if (entry && delivery) {
+      // A copy found stored does not replace the one this replica inserted and has not used yet.
+      if (entry && delivery && (inserted || !recorded.get(entry.deliveryId)?.inserted)) {
         if (recorded.size >= 10_000) recorded.clear();
         recorded.set(entry.deliveryId, { delivery, at: Date.now(), inserted });
       }
