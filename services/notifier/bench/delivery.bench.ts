@@ -241,7 +241,10 @@ async function main() {
     const watch = mongoose.createConnection(config.MONGO_URL, { dbName: config.MONGO_DB });
     await watch.asPromise();
     const pendingDeadline = Date.now() + timeoutMs;
-    while (Date.now() < pendingDeadline && (await watch.collection('deliveries').countDocuments({ status: 'PENDING' })) > 0)
+    while (
+      Date.now() < pendingDeadline &&
+      (await watch.collection('deliveries').countDocuments({ status: 'PENDING' })) > 0
+    )
       await sleep(50);
     await watch.close();
     const commandsAfter = await commands();

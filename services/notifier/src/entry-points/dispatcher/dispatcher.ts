@@ -55,7 +55,12 @@ export function createDispatcher(deps: {
   /** Whether this replica holds the first claim of an entry's delivery itself, to use it. */
   const ownHold = (entry: ScheduleEntry) => {
     const mine = recorded.get(entry.deliveryId);
-    return entry.heldBy === deps.owner && mine !== undefined && mine.inserted && firstClaimOf(mine.delivery)?.owner === deps.owner;
+    return (
+      entry.heldBy === deps.owner &&
+      mine !== undefined &&
+      mine.inserted &&
+      firstClaimOf(mine.delivery)?.owner === deps.owner
+    );
   };
   /**
    * New deliveries recorded here and not on the schedule (see `attemptFirst`), with what waits

@@ -138,9 +138,14 @@ describe('recovery and replicas over the real broker and database', () => {
     publisher = await createPublisher(first.config);
     const { clientId } = await publisher.client({ webhookUrl: hook.url });
     const applicationId = randomUUID();
-    const [head, waiting] = [publisher.event({ clientId, applicationId }), publisher.event({ clientId, applicationId })];
+    const [head, waiting] = [
+      publisher.event({ clientId, applicationId }),
+      publisher.event({ clientId, applicationId }),
+    ];
     await publisher.publish(head, waiting);
-    const recorded = await waitFor(async () => deliveryOf(first, waiting.id, clientId), { what: 'the second event recorded' });
+    const recorded = await waitFor(async () => deliveryOf(first, waiting.id, clientId), {
+      what: 'the second event recorded',
+    });
     const stored = await first.runtime.db.collection('deliveries').findOne({ _id: recorded.deliveryId as never });
     expect(stored?.firstClaim).toMatchObject({ owner: first.service.owner });
     const claimEnds = new Date(stored!.firstClaim.expiresAt).getTime();
