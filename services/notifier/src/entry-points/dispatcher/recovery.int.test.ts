@@ -147,7 +147,7 @@ describe('recovery and replicas over the real broker and database', () => {
       what: 'the second event recorded',
     });
     const stored = await first.runtime.db.collection('deliveries').findOne({ _id: recorded.deliveryId as never });
-    expect(stored?.firstClaim).toMatchObject({ owner: first.service.owner });
+    expect({ stored }).toMatchObject({ stored: { firstClaim: { owner: first.service.owner } } });
     const claimEnds = new Date(stored!.firstClaim.expiresAt).getTime();
 
     await first.service.stop();
