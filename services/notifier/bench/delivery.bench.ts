@@ -169,6 +169,8 @@ async function main() {
     return [
       `recording an event: ${mean('kafka_handler_duration_seconds', (l) => l.topic === Topics.events)}`,
       `one attempt (POST): ${mean('webhook_attempt_duration_seconds', () => true)}`,
+      `one insert command (all collections): ${mean('mongo_command_duration_seconds', (l) => l.command === 'insert')}`,
+      `one update command (all collections): ${mean('mongo_command_duration_seconds', (l) => l.command === 'update')}`,
     ];
   }
 
