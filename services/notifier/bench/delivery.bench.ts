@@ -169,6 +169,33 @@ async function main() {
     return [
       `recording an event: ${mean('kafka_handler_duration_seconds', (l) => l.topic === Topics.events)}`,
       `one attempt (POST): ${mean('webhook_attempt_duration_seconds', () => true)}`,
+      `one insert command (all collections): ${mean('mongo_command_duration_seconds', (l) => l.command === 'insert')}`,
+      `one update command (all collections): ${mean('mongo_command_duration_seconds', (l) => l.command === 'update')}`,
+    ];
+  }
+
+  /** Database commands the notifier has sent so far, by command and collection. */
+  async function commands(): Promise<Map<string, number>> {
+    const counted = new Map<string, number>();
+    for (const v of (await runtime.metrics.databaseCommands.get()).values) {
+      const key = `${String(v.labels.command)} ${String(v.labels.collection)}`;
+      counted.set(key, (counted.get(key) ?? 0) + v.value);
+    }
+    return counted;
+  }
+  const WRITES = new Set(['insert', 'update', 'delete', 'findAndModify']);
+  /** The commands between two counts, per delivery: writes, reads, and the writes by collection. */
+  function perDelivery(before: Map<string, number>, after: Map<string, number>, deliveries: number): string[] {
+    const added = [...after]
+      .map(([key, n]) => [key, n - (before.get(key) ?? 0)] as const)
+      .filter(([, n]) => n > 0)
+      .sort((a, b) => b[1] - a[1]);
+    const per = (n: number) => (n / deliveries).toFixed(2);
+    const writes = added.filter(([key]) => WRITES.has(key.split(' ')[0]!));
+    const total = (list: (readonly [string, number])[]) => list.reduce((sum, [, n]) => sum + n, 0);
+    return [
+      `burst   database commands per delivery: ${per(total(added))} (writes ${per(total(writes))}, other ${per(total(added) - total(writes))})`,
+      `burst   by command: ${added.map(([key, n]) => `${key} ${per(n)}`).join(', ')}`,
     ];
   }
 
@@ -198,6 +225,7 @@ async function main() {
 
     const burstApps = Array.from({ length: apps }, () => randomUUID());
     const burstEvents = Array.from({ length: burst }, (_, i) => event(burstApps[i % apps]!));
+    const commandsBefore = await commands();
     const t0 = performance.now();
     const wallStart = Date.now();
     for (let i = 0; i < burstEvents.length; i += 250) {
@@ -210,12 +238,25 @@ async function main() {
     const burstDelivered = await waitAll(burstIds);
     const lastArrival = Math.max(...burstIds.map((i) => receiver.firstArrival.get(i) ?? 0));
     const drainSeconds = (lastArrival - wallStart) / 1000;
+    // Counted once every burst delivery has settled (its outcome written), not at the last POST;
+    // watched through a connection of the bench's own, so that the watching is not counted.
+    const watch = mongoose.createConnection(config.MONGO_URL, { dbName: config.MONGO_DB });
+    await watch.asPromise();
+    const pendingDeadline = Date.now() + timeoutMs;
+    while (
+      Date.now() < pendingDeadline &&
+      (await watch.collection('deliveries').countDocuments({ status: 'PENDING' })) > 0
+    )
+      await sleep(50);
+    await watch.close();
+    const commandsAfter = await commands();
 
     const lines = [
       `notifier delivery bench (concurrency ${config.DELIVERY_CONCURRENCY}, poll ${config.DELIVERY_POLL_INTERVAL} ms)`,
       `steady  ${rate} events/s for ${rateSeconds} s: delivered ${steadyDelivered}/${steadyIds.length}; event-to-first-attempt p50 ${steady.p50} ms, p90 ${steady.p90} ms, p99 ${steady.p99} ms, max ${steady.max} ms`,
       `burst   ${burst} events over ${apps} applications (published in ${Math.round(publishedMs)} ms): delivered ${burstDelivered}/${burst} in ${drainSeconds.toFixed(2)} s = ${(burstDelivered / drainSeconds).toFixed(0)} deliveries/s`,
       `burst   event-to-first-attempt ${JSON.stringify(latency(burstIds))} ms`,
+      ...perDelivery(commandsBefore, commandsAfter, burstDelivered),
       `receiver requests ${receiver.requests()} for ${eventAt.size} events (duplicates ${receiver.requests() - receiver.firstArrival.size})`,
       `targets: 500 deliveries/s; p99 event-to-first-attempt < 200 ms`,
       ...(await handlerTimes()),

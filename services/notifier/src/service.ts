@@ -68,7 +68,8 @@ export function createNotifierService(deps: {
 
   const dispatcher = createDispatcher({
     repo,
-    claim: createClaimer({ repo, owner, leaseMs: config.DELIVERY_LEASE }),
+    claim: createClaimer({ repo, owner, leaseMs: config.DELIVERY_LEASE, attemptMs: config.WEBHOOK_TIMEOUT }),
+    owner,
     run: createAttemptRunner({
       repo,
       endpoints,
@@ -93,7 +94,9 @@ export function createNotifierService(deps: {
       repo,
       clock,
       policy,
-      onRecorded: (entry, delivery) => dispatcher.wake(entry, delivery),
+      owner,
+      leaseMs: config.DELIVERY_LEASE,
+      onRecorded: (entry, delivery, inserted) => dispatcher.wake(entry, delivery, inserted),
       attemptFirst: (entry, delivery) => dispatcher.attemptFirst(entry, delivery),
     }),
     scrubBodies: scrubBodiesHandlers({ repo, logger }),

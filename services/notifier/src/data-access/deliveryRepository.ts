@@ -1,6 +1,7 @@
 import type { EventName } from '@loan/contracts';
 import { isDuplicateKey, rawCollection } from '@loan/runtime';
 import type { Delivery, DeliveryHead, DeliveryStatus, ScheduleEntry } from '../domain/delivery';
+import { coalesce, writeErrorsByIndex } from './coalesce';
 import type { NotifierModels } from './models';
 
 type DeliveryDoc = Omit<Delivery, 'deliveryId'> & { _id: string };
@@ -31,6 +32,7 @@ const toDelivery = (doc: DeliveryDoc): Delivery => ({
   createdAt: new Date(doc.createdAt),
   updatedAt: new Date(doc.updatedAt),
   deliveredAt: doc.deliveredAt ? new Date(doc.deliveredAt) : null,
+  firstClaim: doc.firstClaim ? { owner: doc.firstClaim.owner, expiresAt: new Date(doc.firstClaim.expiresAt) } : null,
 });
 
 const toEntry = (doc: EntryDoc): ScheduleEntry => ({
@@ -41,6 +43,8 @@ const toEntry = (doc: EntryDoc): ScheduleEntry => ({
   seq: doc.seq,
   nextAttemptAt: new Date(doc.nextAttemptAt),
   version: doc.version,
+  heldBy: doc.heldBy ?? null,
+  heldUntil: doc.heldUntil ? new Date(doc.heldUntil) : null,
 });
 
 const entryFields = (e: ScheduleEntry) => ({
@@ -50,6 +54,8 @@ const entryFields = (e: ScheduleEntry) => ({
   seq: e.seq,
   nextAttemptAt: e.nextAttemptAt,
   version: e.version,
+  heldBy: e.heldBy ?? null,
+  heldUntil: e.heldUntil ?? null,
 });
 
 /** What changes on a delivery after it was recorded (the event and its body never do). */
@@ -88,7 +94,10 @@ export interface ClaimRecord {
  * is written only by the holder of the claim on its current version (or, once settled, by a
  * redelivery), so plain writes by id are safe where a conditional update would not be atomic.
  * The per-delivery reads and writes go to the driver's collections with complete documents
- * (`rawCollection`); the delivery log queries use the models.
+ * (`rawCollection`); the delivery log queries use the models. The writes of the hot path (a
+ * delivery recorded, an attempt's outcome, an entry leaving the schedule) are coalesced: those
+ * of deliveries arriving together go as one bulk command (`coalesce`), each still acknowledged
+ * before its caller goes on.
  */
 export function createDeliveryRepository(models: NotifierModels) {
   const { deliveries, schedule, claims } = models;
@@ -97,6 +106,48 @@ export function createDeliveryRepository(models: NotifierModels) {
     schedule: rawCollection<EntryDoc>(schedule),
     claims: rawCollection<ClaimDoc>(claims),
   };
+
+  /** Per item: the error of a bulk write that refused it, or null; every item when it failed as a whole. */
+  function itemErrors(error: unknown, count: number): (Error | null)[] {
+    const byIndex = writeErrorsByIndex(error);
+    if (!byIndex) throw error;
+    return Array.from({ length: count }, (_, i) => {
+      const failed = byIndex.get(i);
+      if (!failed) return null;
+      return Object.assign(new Error(failed.errmsg ?? 'write refused'), { code: failed.code });
+    });
+  }
+
+  /** Inserts deliveries; per delivery, true when created, false when its (event, client) was known. */
+  const insertDelivery = coalesce<DeliveryDoc, boolean>(async (docs) => {
+    try {
+      await raw.deliveries.insertMany(docs, { ordered: false });
+      return docs.map(() => true);
+    } catch (error) {
+      return itemErrors(error, docs.length).map((e) => (e === null ? true : isDuplicateKey(e) ? false : e));
+    }
+  });
+
+  const saveDelivery = coalesce<DeliveryHead, void>(async (heads) => {
+    const updates = heads.map((d) => ({
+      updateOne: {
+        filter: { _id: d.deliveryId },
+        update: { $set: mutableFields(d), $unset: { firstClaim: '' as const } },
+      },
+    }));
+    try {
+      await raw.deliveries.bulkWrite(updates, { ordered: false });
+      return heads.map(() => undefined);
+    } catch (error) {
+      return itemErrors(error, heads.length).map((e) => e ?? undefined);
+    }
+  });
+
+  const removeEntries = coalesce<string, void>(async (ids) => {
+    if (ids.length === 1) await raw.schedule.deleteOne({ _id: ids[0]! });
+    else await raw.schedule.deleteMany({ _id: { $in: ids } });
+    return ids.map(() => undefined);
+  });
 
   async function insertIgnoringDuplicate(insert: () => Promise<unknown>): Promise<boolean> {
     try {
@@ -130,8 +181,7 @@ export function createDeliveryRepository(models: NotifierModels) {
     /** Records a new delivery; when this (event, client) is known already, the stored one. */
     async insert(delivery: Delivery): Promise<{ created: boolean; delivery: Delivery }> {
       const { deliveryId, ...rest } = delivery;
-      if (await insertIgnoringDuplicate(() => raw.deliveries.insertOne({ _id: deliveryId, ...rest })))
-        return { created: true, delivery };
+      if (await insertDelivery({ _id: deliveryId, ...rest })) return { created: true, delivery };
       const existing = await deliveries
         .findOne({ eventId: delivery.eventId, clientId: delivery.clientId })
         .lean<DeliveryDoc>();
@@ -145,9 +195,31 @@ export function createDeliveryRepository(models: NotifierModels) {
       return doc ? toDelivery(doc) : null;
     },
 
-    /** Writes what changed; the caller holds the claim on the delivery (or it had settled). */
-    async save(delivery: DeliveryHead): Promise<void> {
-      await raw.deliveries.updateOne({ _id: delivery.deliveryId }, { $set: mutableFields(delivery) });
+    /**
+     * Writes what changed; the caller holds the claim on the delivery (or it had settled). The
+     * version has moved past the first claim, which is dropped.
+     */
+    save: saveDelivery,
+
+    /**
+     * Gives up the first claims this replica took when recording these deliveries and did not
+     * use (it is stopping): other replicas may then claim their first attempts at once.
+     */
+    async releaseFirstClaims(deliveryIds: string[], owner: string): Promise<void> {
+      if (deliveryIds.length === 0) return;
+      await raw.deliveries.updateMany(
+        { _id: { $in: deliveryIds }, version: 0, 'firstClaim.owner': owner },
+        { $unset: { firstClaim: '' } },
+      );
+    },
+
+    /** Clears what the schedule entries say of first claims `releaseFirstClaims` gave up. */
+    async releaseHolds(deliveryIds: string[], owner: string): Promise<void> {
+      if (deliveryIds.length === 0) return;
+      await raw.schedule.updateMany(
+        { _id: { $in: deliveryIds }, heldBy: owner },
+        { $set: { heldBy: null, heldUntil: null } },
+      );
     },
 
     /** One page of a client's deliveries, newest first, and whether more follow. */
@@ -224,8 +296,20 @@ export function createDeliveryRepository(models: NotifierModels) {
       await raw.schedule.updateOne({ _id: entry.deliveryId }, { $set: entryFields(entry) });
     },
 
-    async removeEntry(deliveryId: string): Promise<void> {
-      await raw.schedule.deleteOne({ _id: deliveryId });
+    removeEntry: removeEntries,
+
+    /** Puts deliveries on the schedule in one write; those there already are left as they are. */
+    async addEntries(entries: ScheduleEntry[]): Promise<void> {
+      if (entries.length === 0) return;
+      try {
+        await raw.schedule.insertMany(
+          entries.map((e) => ({ _id: e.deliveryId, ...entryFields(e) })),
+          { ordered: false },
+        );
+      } catch (error) {
+        const refused = itemErrors(error, entries.length).find((e) => e !== null && !isDuplicateKey(e));
+        if (refused) throw refused;
+      }
     },
 
     /** Claims an attempt; true for exactly one caller per claim id. */

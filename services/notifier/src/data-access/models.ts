@@ -26,6 +26,8 @@ export const deliverySchema = new Schema(
     createdAt: Date,
     updatedAt: Date,
     deliveredAt: { type: Date, default: null },
+    /** The first attempt's claim, taken by the insert (see `Delivery.firstClaim`). */
+    firstClaim: { type: new Schema({ owner: String, expiresAt: Date }, { _id: false }), default: null },
   },
   { versionKey: false, collection: 'deliveries', minimize: false },
 );
@@ -47,6 +49,8 @@ export const scheduleSchema = new Schema(
     seq: Number,
     nextAttemptAt: Date,
     version: Number,
+    heldBy: { type: String, default: null },
+    heldUntil: { type: Date, default: null },
   },
   { versionKey: false, collection: 'delivery_schedule' },
 );

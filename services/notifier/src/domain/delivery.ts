@@ -63,7 +63,23 @@ export interface Delivery {
   createdAt: Date;
   updatedAt: Date;
   deliveredAt: Date | null;
+  /**
+   * The claim of the first attempt, taken by the replica that recorded the delivery in the same
+   * insert (so that attempt needs no claim of its own). It covers version 0 only, and holds it
+   * for that replica until `expiresAt`. Absent on deliveries recorded before it existed.
+   */
+  firstClaim?: FirstClaim | null;
 }
+
+/** Who may make the first attempt of a delivery, and until when (see `Delivery.firstClaim`). */
+export interface FirstClaim {
+  owner: string;
+  expiresAt: Date;
+}
+
+/** The first claim of a delivery when it still covers the delivery's current version. */
+export const firstClaimOf = (d: Pick<Delivery, 'version' | 'firstClaim'>): FirstClaim | null =>
+  d.version === 0 && d.firstClaim ? d.firstClaim : null;
 
 /** A delivery without its body: what bulk work (replay) reads, so a page stays small. */
 export type DeliveryHead = Omit<Delivery, 'body'>;
@@ -80,17 +96,27 @@ export interface ScheduleEntry {
   seq: number;
   nextAttemptAt: Date;
   version: number;
+  /**
+   * The replica holding the first claim of this version (see `Delivery.firstClaim`), and until
+   * when: no other replica tries to claim it before then.
+   */
+  heldBy?: string | null;
+  heldUntil?: Date | null;
 }
 
-export const scheduleEntryOf = (d: DeliveryHead): ScheduleEntry => ({
-  deliveryId: d.deliveryId,
-  clientId: d.clientId,
-  applicationId: d.applicationId,
-  partition: d.partition,
-  seq: d.seq,
-  nextAttemptAt: d.nextAttemptAt ?? d.updatedAt,
-  version: d.version,
-});
+export const scheduleEntryOf = (d: DeliveryHead): ScheduleEntry => {
+  const held = firstClaimOf(d);
+  return {
+    deliveryId: d.deliveryId,
+    clientId: d.clientId,
+    applicationId: d.applicationId,
+    partition: d.partition,
+    seq: d.seq,
+    nextAttemptAt: d.nextAttemptAt ?? d.updatedAt,
+    version: d.version,
+    ...(held ? { heldBy: held.owner, heldUntil: held.expiresAt } : {}),
+  };
+};
 
 /** A webhook secret as the notifier holds it: sealed at rest, newest first. */
 export interface EndpointSecret {

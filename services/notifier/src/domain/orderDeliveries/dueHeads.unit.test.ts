@@ -1,5 +1,5 @@
 import type { ScheduleEntry } from '../delivery';
-import { dueHeads } from './dueHeads';
+import { dueHeads, nextHeadDueAt } from './dueHeads';
 
 const now = new Date('2025-03-01T09:00:00.000Z');
 const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -67,5 +67,26 @@ describe('ordering of deliveries per application', () => {
       entry('z', 'app-3', 3, ago(100)),
     ];
     expect(dueHeads(entries, now).map((e) => e.deliveryId)).toEqual(['y', 'z', 'x']);
+  });
+
+  it('when the first claim of a head is held, then it is not offered before the hold ends unless the asking replica holds it itself', () => {
+    const held = { ...entry('first', 'app-1', 10, ago(100)), heldBy: 'replica-a', heldUntil: later(2_000) };
+    const successor = entry('second', 'app-1', 11, ago(100));
+    expect(dueHeads([held, successor], now)).toEqual([]);
+    expect(dueHeads([held, successor], now, new Set(), (e) => e.heldBy === 'replica-a')).toEqual([held]);
+    expect(dueHeads([held, successor], later(2_000)).map((e) => e.deliveryId)).toEqual(['first']);
+  });
+
+  it('when the dispatcher asks when to wake, then entries behind an earlier event and heads under way do not count, and a held head counts from the end of its hold', () => {
+    const entries = [
+      entry('a1', 'app-1', 10, later(5_000)),
+      entry('a2', 'app-1', 11, ago(100)),
+      entry('b1', 'app-2', 12, ago(10)),
+      { ...entry('c1', 'app-3', 3, ago(300)), heldBy: 'other', heldUntil: later(3_000) },
+    ];
+    expect(nextHeadDueAt(entries, new Set())).toBe(ago(10).getTime());
+    expect(nextHeadDueAt(entries, new Set(['b1']))).toBe(later(3_000).getTime());
+    expect(nextHeadDueAt(entries, new Set(['b1']), undefined, (id) => id === 'c1')).toBe(later(5_000).getTime());
+    expect(nextHeadDueAt([], new Set())).toBeNull();
   });
 });

@@ -1,10 +1,11 @@
 import { toWebhookBody, type PublicEventRecord } from '@loan/contracts';
-import type { Delivery, DeliveryPolicy } from '../delivery';
+import type { Delivery, DeliveryPolicy, FirstClaim } from '../delivery';
 import { fullRound } from '../deliverWebhook/backoff';
 
 /**
  * The delivery of an event just read from `loan.events.v1`: pending, due now, with the body
- * fixed once as the exact bytes every attempt sends and signs.
+ * fixed once as the exact bytes every attempt sends and signs, and the claim of its first
+ * attempt held by the replica recording it.
  */
 export function newDelivery(
   record: PublicEventRecord,
@@ -14,6 +15,7 @@ export function newDelivery(
     offset: string;
     now: Date;
     policy: Pick<DeliveryPolicy, 'maxRetries'>;
+    firstClaim: FirstClaim;
   },
 ): Delivery {
   return {
@@ -35,5 +37,6 @@ export function newDelivery(
     createdAt: args.now,
     updatedAt: args.now,
     deliveredAt: null,
+    firstClaim: args.firstClaim,
   };
 }

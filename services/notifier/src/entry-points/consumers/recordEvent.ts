@@ -10,8 +10,9 @@ import { newDelivery } from '../../domain/recordEvent/newDelivery';
  * is unique per (event, client), so a redelivered message neither adds a delivery nor causes a
  * second POST.
  *
- * A new delivery is handed to this replica's dispatcher for a first attempt without going on
- * the schedule: most first attempts settle their delivery, which then costs no schedule entry
+ * The insert of a new delivery also claims its first attempt for this replica (no claim
+ * document is written for it). It is handed to this replica's dispatcher for that attempt
+ * without going on the schedule: most first attempts settle their delivery, which then costs no schedule entry
  * to write and delete. It is put on the schedule when that attempt does not settle it, or when
  * it cannot be attempted at once. Until then the event's offset is not committed, so a crash
  * hands the event over again, and whoever handles it finds the delivery pending and schedules
@@ -21,8 +22,14 @@ export function recordEventHandler(deps: {
   repo: DeliveryRepository;
   clock: Clock;
   policy: DeliveryPolicy;
-  /** Tells the dispatcher of this replica about a delivery now on the schedule (and the delivery as stored). */
-  onRecorded: (entry: ScheduleEntry, delivery: Delivery) => void;
+  /** This replica, holder of the first claim of what it records, for `leaseMs`. */
+  owner: string;
+  leaseMs: number;
+  /**
+   * Tells the dispatcher of this replica about a delivery now on the schedule (and the delivery
+   * as stored, and whether this handler's insert stored it).
+   */
+  onRecorded: (entry: ScheduleEntry, delivery: Delivery, inserted: boolean) => void;
   /**
    * Hands a new delivery, not on the schedule, to this replica's dispatcher; resolves once it
    * has settled or is on the schedule.
@@ -31,12 +38,14 @@ export function recordEventHandler(deps: {
 }) {
   return async function onEvent(message: InboundMessage): Promise<void> {
     const record = message.value as PublicEventRecord;
+    const now = deps.clock.now();
     const delivery = newDelivery(record, {
       deliveryId: randomUUID(),
       partition: message.partition,
       offset: message.offset,
-      now: deps.clock.now(),
+      now,
       policy: deps.policy,
+      firstClaim: { owner: deps.owner, expiresAt: new Date(now.getTime() + deps.leaseMs) },
     });
     const stored = await deps.repo.insert(delivery);
     if (stored.created && message.commitAfter) {
@@ -46,6 +55,6 @@ export function recordEventHandler(deps: {
     if (stored.delivery.status !== 'PENDING') return;
     const entry = scheduleEntryOf(stored.delivery);
     await deps.repo.addEntry(entry);
-    deps.onRecorded(entry, stored.delivery);
+    deps.onRecorded(entry, stored.delivery, stored.created);
   };
 }

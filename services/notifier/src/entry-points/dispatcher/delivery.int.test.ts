@@ -46,6 +46,18 @@ describe('webhook delivery over the real broker and database', () => {
       { what: `delivery of ${eventId} to be ${status}`, timeoutMs: 30_000 },
     );
 
+  /** Write commands sent to the database so far, by command and collection. */
+  async function writeCommands(): Promise<Map<string, number>> {
+    const counted = new Map<string, number>();
+    for (const v of (await notifier.runtime.metrics.databaseCommands.get()).values) {
+      if (['insert', 'update', 'delete', 'findAndModify'].includes(String(v.labels.command))) {
+        const key = `${v.labels.command} ${v.labels.collection}`;
+        counted.set(key, (counted.get(key) ?? 0) + v.value);
+      }
+    }
+    return counted;
+  }
+
   beforeAll(async () => {
     notifier = await startNotifier(suiteSettings({ WEBHOOK_TIMEOUT: '1s', DELIVERY_LEASE: '4s' }));
     publisher = await createPublisher(notifier.config);
@@ -175,21 +187,28 @@ describe('webhook delivery over the real broker and database', () => {
     expect(delivery.attempts[1]).toMatchObject({ statusCode: 200 });
   });
 
-  it('when an event is delivered, then the claim of its attempt is kept as the record that its version was attempted, until claims a day old are pruned', async () => {
+  it('when an event is delivered at once, then its first attempt was claimed by the insert that recorded it, and no claim document is written', async () => {
     const hook = await receiver();
     const { clientId } = await publisher.client({ webhookUrl: hook.url });
     const record = publisher.event({ clientId, applicationId: randomUUID() });
     await publisher.publish(record);
     const delivered = await settled(record.id, clientId);
     const claims = notifier.runtime.db.collection('delivery_claims');
-    const kept = await claims.findOne({ _id: `${delivered.deliveryId}:0:0` as never });
-    expect(kept).toMatchObject({ deliveryId: delivered.deliveryId, owner: notifier.service.owner });
-    // A claim that expired more than a day ago goes; this one (expired moments ago at most) stays.
-    const old = `${randomUUID()}:0:0`;
+    expect(await claims.countDocuments({ deliveryId: delivered.deliveryId })).toBe(0);
+    // The first claim goes with the version it covered.
+    const stored = await notifier.runtime.db.collection('deliveries').findOne({ _id: delivered.deliveryId as never });
+    expect(stored).toMatchObject({ version: 1, status: 'DELIVERED' });
+    expect(stored).not.toHaveProperty('firstClaim');
+  });
+
+  it('when claim documents are a day past their expiry, then they are pruned and younger ones stay', async () => {
+    const claims = notifier.runtime.db.collection('delivery_claims');
+    const [old, young] = [`${randomUUID()}:0:0`, `${randomUUID()}:1:0`];
     await claims.insertOne({ _id: old as never, deliveryId: 'gone', owner: 'x', expiresAt: new Date(Date.now() - 25 * 3_600_000) });
+    await claims.insertOne({ _id: young as never, deliveryId: 'kept', owner: 'x', expiresAt: new Date(Date.now() - 60_000) });
     expect(await notifier.service.repo.pruneClaims(new Date(Date.now() - 24 * 3_600_000))).toBeGreaterThanOrEqual(1);
     expect(await claims.findOne({ _id: old as never })).toBeNull();
-    expect(await claims.findOne({ _id: `${delivered.deliveryId}:0:0` as never })).not.toBeNull();
+    expect(await claims.findOne({ _id: young as never })).not.toBeNull();
   });
 
   it('when the same Kafka message arrives twice, then there is one delivery and one successful POST', async () => {
@@ -218,19 +237,10 @@ describe('webhook delivery over the real broker and database', () => {
     });
   });
 
-  it('when the first attempt delivers an event, then its delivery never goes on the schedule: recorded, claimed and updated, three writes', async () => {
+  it('when the first attempt delivers an event, then its delivery never goes on the schedule: recorded with its first claim, and updated, two writes', async () => {
     const hook = await receiver(() => 200);
     const { clientId } = await publisher.client({ webhookUrl: hook.url });
-    const writes = async () => {
-      const counted = new Map<string, number>();
-      for (const v of (await notifier.runtime.metrics.databaseCommands.get()).values) {
-        if (['insert', 'update', 'delete'].includes(String(v.labels.command))) {
-          const key = `${v.labels.command} ${v.labels.collection}`;
-          counted.set(key, (counted.get(key) ?? 0) + v.value);
-        }
-      }
-      return counted;
-    };
+    const writes = writeCommands;
     // Settled first: the client's projection and anything earlier are not counted.
     const first = publisher.event({ clientId });
     await publisher.publish(first);
@@ -245,9 +255,35 @@ describe('webhook delivery over the real broker and database', () => {
     const added = [...after].map(([key, n]) => [key, n - (before.get(key) ?? 0)] as const).filter(([, n]) => n > 0);
     expect(Object.fromEntries(added)).toEqual({
       'insert deliveries': 1,
-      'insert delivery_claims': 1,
       'update deliveries': 1,
     });
+  });
+
+  it('when many events arrive together, then the writes of their deliveries share bulk commands: fewer than two per delivery, each delivered once', async () => {
+    const hook = await receiver(() => 200);
+    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const first = publisher.event({ clientId });
+    await publisher.publish(first);
+    await settled(first.id, clientId);
+    const before = await writeCommands();
+    const applications = Array.from({ length: 40 }, () => randomUUID());
+    const records = Array.from({ length: 160 }, (_, i) => publisher.event({ clientId, applicationId: applications[i % 40] }));
+    await publisher.publish(...records);
+    await waitFor(() => records.every((r) => hook.forEvent(r.id).length > 0), {
+      what: 'all 160 events POSTed',
+      timeoutMs: 60_000,
+    });
+    for (const record of records) expect(hook.forEvent(record.id)).toHaveLength(1);
+    await waitFor(
+      async () => {
+        const page = await notifier.service.repo.list({ clientId, status: 'PENDING', limit: 1 });
+        return page.items.length === 0;
+      },
+      { what: 'no delivery pending' },
+    );
+    const after = await writeCommands();
+    const added = [...after].reduce((sum, [key, n]) => sum + n - (before.get(key) ?? 0), 0);
+    expect(added).toBeLessThan(2 * records.length);
   });
 
   it('when the client has no webhook URL, then the delivery is SKIPPED with reason no_webhook_url and nothing is sent', async () => {

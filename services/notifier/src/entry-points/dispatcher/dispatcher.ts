@@ -1,7 +1,7 @@
 import type { Clock, Logger } from '@loan/runtime';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
-import type { Delivery, ScheduleEntry } from '../../domain/delivery';
-import { dueHeads } from '../../domain/orderDeliveries/dueHeads';
+import { firstClaimOf, type Delivery, type ScheduleEntry } from '../../domain/delivery';
+import { dueHeads, nextHeadDueAt } from '../../domain/orderDeliveries/dueHeads';
 import type { Claim, Claimer } from './claims';
 import { createScheduleView } from './scheduleView';
 
@@ -27,8 +27,13 @@ const FIRST_ATTEMPT_WAIT_MS = 1_000;
  * recorded, a delivery is requeued or an attempt ends.
  */
 export function createDispatcher(deps: {
-  repo: Pick<DeliveryRepository, 'entries' | 'addEntry' | 'releaseClaims' | 'pruneClaims'>;
+  repo: Pick<
+    DeliveryRepository,
+    'entries' | 'addEntries' | 'releaseClaims' | 'pruneClaims' | 'releaseFirstClaims' | 'releaseHolds'
+  >;
   claim: Claimer;
+  /** This replica, as the first claims of the deliveries it records name it. */
+  owner: string;
   /** Runs a claimed attempt; resolves with the delivery's schedule entry, or null once it settled. */
   run: (claim: Claim) => Promise<ScheduleEntry | null>;
   clock: Clock;
@@ -41,8 +46,22 @@ export function createDispatcher(deps: {
   const busy = new Set<string>();
   const jobs = new Set<Promise<void>>();
   const toRelease: string[] = [];
-  /** Deliveries recorded here, until their first claim: they need no read after it. */
-  const recorded = new Map<string, { delivery: Delivery; at: number }>();
+  /**
+   * Deliveries recorded here (`inserted`: by this replica's insert, which took their first
+   * claim; otherwise found stored when an event came again), until their first claim: they need
+   * no read after it.
+   */
+  const recorded = new Map<string, { delivery: Delivery; at: number; inserted: boolean }>();
+  /** Whether this replica holds the first claim of an entry's delivery itself, to use it. */
+  const ownHold = (entry: ScheduleEntry) => {
+    const mine = recorded.get(entry.deliveryId);
+    return (
+      entry.heldBy === deps.owner &&
+      mine !== undefined &&
+      mine.inserted &&
+      firstClaimOf(mine.delivery)?.owner === deps.owner
+    );
+  };
   /**
    * New deliveries recorded here and not on the schedule (see `attemptFirst`), with what waits
    * for each to settle or be scheduled.
@@ -98,19 +117,42 @@ export function createDispatcher(deps: {
   /**
    * Puts on the schedule the deliveries off it that waited too long for their first attempt
    * (an earlier event of the application is being retried, or every slot is busy), or all of
-   * them when stopping. One that cannot be written yet keeps waiting.
+   * them when stopping, in one write. One that cannot be written yet keeps waiting. Their first
+   * claims stay with this replica (the entries say so, and it may still use them).
    */
   async function scheduleWaiting(all: boolean) {
     const now = Date.now();
-    for (const [id, waiting] of [...unscheduled]) {
-      if (busy.has(id) || (!all && now - waiting.since < FIRST_ATTEMPT_WAIT_MS)) continue;
-      try {
-        await repo.addEntry(waiting.entry);
-        recorded.delete(id);
-        leaveUnscheduled(id);
-      } catch (error) {
-        logger.warn({ err: error, deliveryId: id }, 'putting a delivery on the schedule failed; retried');
-      }
+    const ready = [...unscheduled].filter(
+      ([id, waiting]) => !busy.has(id) && (all || now - waiting.since >= FIRST_ATTEMPT_WAIT_MS),
+    );
+    if (ready.length === 0) return;
+    try {
+      await repo.addEntries(ready.map(([, waiting]) => waiting.entry));
+    } catch (error) {
+      logger.warn({ err: error, deliveries: ready.length }, 'putting deliveries on the schedule failed; retried');
+      return;
+    }
+    for (const [id] of ready) leaveUnscheduled(id);
+  }
+
+  /**
+   * When stopping: gives up the first claims this replica took and has not used, on the
+   * deliveries and then on their entries, so that other replicas attempt them at once instead
+   * of when the claims expire. Stopping before the second write leaves entries that keep
+   * others waiting until then, no longer.
+   */
+  async function giveUpFirstClaims() {
+    const now = clock.now().getTime();
+    const unused = [...recorded]
+      .filter(([, r]) => r.inserted && (firstClaimOf(r.delivery)?.expiresAt.getTime() ?? 0) > now)
+      .map(([id]) => id);
+    recorded.clear();
+    if (unused.length === 0) return;
+    try {
+      await repo.releaseFirstClaims(unused, deps.owner);
+      await repo.releaseHolds(unused, deps.owner);
+    } catch (error) {
+      logger.warn({ err: error }, 'giving up first claims failed; they expire on their own');
     }
   }
 
@@ -126,7 +168,7 @@ export function createDispatcher(deps: {
     const mine = recorded.get(entry.deliveryId);
     recorded.delete(entry.deliveryId);
     try {
-      claim = await deps.claim(entry, now, mine && Date.now() - mine.at < RECORDED_FOR_MS ? mine.delivery : undefined);
+      claim = await deps.claim(entry, now, mine && Date.now() - mine.at < RECORDED_FOR_MS ? mine : undefined);
     } catch (error) {
       logger.warn({ err: error, deliveryId: entry.deliveryId }, 'claiming an attempt failed');
     }
@@ -175,11 +217,11 @@ export function createDispatcher(deps: {
     const free = deps.concurrency - busy.size;
     if (free <= 0) return 0;
     const now = clock.now();
-    let due = dueHeads([...view.entries()], now, busy).filter((e) => !view.isHeldElsewhere(e.deliveryId));
+    let due = dueHeads(view.entries(), now, busy, ownHold).filter((e) => !view.isHeldElsewhere(e.deliveryId));
     const sinceRead = Date.now() - lastRead;
     if (sinceRead >= deps.pollMs && (due.length === 0 || sinceRead >= busyReadIntervalMs(deps.pollMs))) {
       await read();
-      due = dueHeads([...view.entries()], now, busy).filter((e) => !view.isHeldElsewhere(e.deliveryId));
+      due = dueHeads(view.entries(), now, busy, ownHold).filter((e) => !view.isHeldElsewhere(e.deliveryId));
     }
     const started = await Promise.all(due.slice(0, free).map((entry) => start(entry, now)));
     return started.filter(Boolean).length;
@@ -197,7 +239,9 @@ export function createDispatcher(deps: {
       if (!active) break;
       if (started > 0 && busy.size < deps.concurrency) continue;
       if (dirty) continue;
-      const nextDue = view.nextDueAt();
+      // Entries waiting behind an earlier event of their application are not counted: that
+      // one settling wakes the loop.
+      const nextDue = nextHeadDueAt(view.entries(), busy, ownHold, view.isHeldElsewhere);
       const untilDue = nextDue === null ? deps.pollMs : nextDue - clock.now().getTime();
       await pause(Math.max(1, Math.min(deps.pollMs, untilDue)));
     }
@@ -205,14 +249,16 @@ export function createDispatcher(deps: {
 
   return {
     /**
-     * Something changed: a delivery was recorded (pass its entry and the delivery as stored)
-     * or requeued here (its entry), or may have been elsewhere.
+     * Something changed: a delivery was recorded (pass its entry, the delivery as stored and
+     * whether this replica's insert stored it) or requeued here (its entry), or may have been
+     * elsewhere.
      */
-    wake(entry?: ScheduleEntry, delivery?: Delivery) {
+    wake(entry?: ScheduleEntry, delivery?: Delivery, inserted = false) {
       if (entry) view.put(entry);
-      if (entry && delivery) {
+      // A copy found stored does not replace the one this replica inserted and has not used yet.
+      if (entry && delivery && (inserted || !recorded.get(entry.deliveryId)?.inserted)) {
         if (recorded.size >= 10_000) recorded.clear();
-        recorded.set(entry.deliveryId, { delivery, at: Date.now() });
+        recorded.set(entry.deliveryId, { delivery, at: Date.now(), inserted });
       }
       wake();
     },
@@ -225,7 +271,7 @@ export function createDispatcher(deps: {
         unscheduled.set(entry.deliveryId, { entry, since: Date.now(), done });
         view.put(entry);
         if (recorded.size >= 10_000) recorded.clear();
-        recorded.set(entry.deliveryId, { delivery, at: Date.now() });
+        recorded.set(entry.deliveryId, { delivery, at: Date.now(), inserted: true });
         wake();
       });
     },
@@ -241,6 +287,7 @@ export function createDispatcher(deps: {
       await loop;
       await Promise.allSettled([...jobs]);
       await scheduleWaiting(true);
+      await giveUpFirstClaims();
       await releaseClaims().catch(() => undefined);
     },
     /** Stops at once, leaving attempts under way unrecorded, as a crash would. */

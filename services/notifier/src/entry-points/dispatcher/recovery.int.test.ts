@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { toWebhookBody } from '@loan/contracts';
 import { waitFor } from '../../../../../testing/helpers';
 import {
   createPublisher,
@@ -126,5 +127,111 @@ describe('recovery and replicas over the real broker and database', () => {
     const [byA, byB] = [await attemptsCounted(a), await attemptsCounted(b)];
     expect(byA + byB).toBe(80);
     expect(Math.min(byA, byB)).toBeGreaterThan(0);
+  });
+
+  it('when a notifier stops with a delivery waiting for its first attempt, then another replica sends it without waiting for the first claim to expire', async () => {
+    const settings = suiteSettings({ DELIVERY_LEASE: '20s', WEBHOOK_TIMEOUT: '1s', WEBHOOK_RETRY_BASE: '300ms' });
+    // The application's first event fails until the receiver is fixed, so its second one waits.
+    const hook = await startReceiver(() => 503);
+    receivers.push(hook);
+    const first = await start(settings);
+    publisher = await createPublisher(first.config);
+    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const applicationId = randomUUID();
+    const [head, waiting] = [
+      publisher.event({ clientId, applicationId }),
+      publisher.event({ clientId, applicationId }),
+    ];
+    await publisher.publish(head, waiting);
+    const recorded = await waitFor(async () => deliveryOf(first, waiting.id, clientId), {
+      what: 'the second event recorded',
+    });
+    const stored = await first.runtime.db.collection('deliveries').findOne({ _id: recorded.deliveryId as never });
+    expect({ stored }).toMatchObject({ stored: { firstClaim: { owner: first.service.owner } } });
+    const claimEnds = new Date(stored!.firstClaim.expiresAt).getTime();
+
+    await first.service.stop();
+    running.splice(running.indexOf(first), 1);
+    hook.setBehaviour(() => 200);
+    const second = await start(settings);
+    await waitFor(async () => (await deliveryOf(second, waiting.id, clientId))?.status === 'DELIVERED', {
+      what: 'the waiting event delivered by the other replica',
+    });
+    expect(hook.forEvent(waiting.id)).toHaveLength(1);
+    // Sent while the first claim, had it not been given up, would still have held it back.
+    expect(hook.forEvent(waiting.id)[0]!.at).toBeLessThan(claimEnds);
+    // In order: the head went (again) first.
+    expect(hook.forEvent(head.id).at(-1)!.at).toBeLessThanOrEqual(hook.forEvent(waiting.id)[0]!.at);
+  });
+
+  it('when the previous version left a delivery with a live claim document of its first attempt, then it is not sent before that claim expires, and then once', async () => {
+    const settings = suiteSettings({ DELIVERY_LEASE: '3s', WEBHOOK_TIMEOUT: '1s' });
+    const hook = await startReceiver(() => 200);
+    receivers.push(hook);
+    const notifier = await start(settings);
+    publisher = await createPublisher(notifier.config);
+    const { clientId } = await publisher.client({ webhookUrl: hook.url });
+    const known = publisher.event({ clientId });
+    await publisher.publish(known);
+    await waitFor(async () => (await deliveryOf(notifier, known.id, clientId))?.status === 'DELIVERED', {
+      what: 'the client known to the notifier',
+    });
+
+    // Written as the previous version wrote them: no first claim on the delivery, an entry
+    // without a hold, and the claim document of its first attempt, held by a replica of that version.
+    const record = publisher.event({ clientId });
+    const deliveryId = randomUUID();
+    const now = new Date();
+    const claimEnds = new Date(now.getTime() + 2_000);
+    const db = notifier.runtime.db;
+    await db.collection('deliveries').insertOne({
+      _id: deliveryId as never,
+      eventId: record.id,
+      event: record.event,
+      clientId,
+      applicationId: record.applicationId,
+      body: JSON.stringify(toWebhookBody(record)),
+      eventAt: new Date(record.timestamp),
+      partition: 0,
+      seq: 1,
+      status: 'PENDING',
+      reason: null,
+      attempts: [],
+      round: { attempts: 0, size: 6 },
+      nextAttemptAt: now,
+      version: 0,
+      createdAt: now,
+      updatedAt: now,
+      deliveredAt: null,
+    });
+    await db.collection('delivery_claims').insertOne({
+      _id: `${deliveryId}:0:0` as never,
+      deliveryId,
+      owner: 'replica-of-the-previous-version',
+      expiresAt: claimEnds,
+    });
+    await db.collection('delivery_schedule').insertOne({
+      _id: deliveryId as never,
+      clientId,
+      applicationId: record.applicationId,
+      partition: 0,
+      seq: 1,
+      nextAttemptAt: now,
+      version: 0,
+    });
+
+    const delivered = await waitFor(
+      async () => {
+        const d = await deliveryOf(notifier, record.id, clientId);
+        return d?.status === 'DELIVERED' && d;
+      },
+      { what: 'the delivery taken over once the old claim expired' },
+    );
+    expect(delivered.attempts).toHaveLength(1);
+    expect(hook.forEvent(record.id)).toHaveLength(1);
+    expect(hook.forEvent(record.id)[0]!.at).toBeGreaterThanOrEqual(claimEnds.getTime());
+    expect(await db.collection('delivery_claims').findOne({ _id: `${deliveryId}:0:1` as never })).toMatchObject({
+      owner: notifier.service.owner,
+    });
   });
 });

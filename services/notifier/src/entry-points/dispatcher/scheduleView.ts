@@ -47,16 +47,6 @@ export function createScheduleView() {
         },
       };
     },
-    /** When the earliest entry falls due (for sleeping exactly until then). */
-    nextDueAt(): number | null {
-      let earliest: number | null = null;
-      for (const e of entries.values()) {
-        if (elsewhere.has(e.deliveryId)) continue;
-        const at = e.nextAttemptAt.getTime();
-        if (earliest === null || at < earliest) earliest = at;
-      }
-      return earliest;
-    },
   };
 }
 export type ScheduleView = ReturnType<typeof createScheduleView>;
