@@ -98,8 +98,9 @@ export function createDispatcher(deps: {
     const reading = view.beginRead();
     try {
       reading.finish(await repo.entries());
-      // What waits here off the schedule is not in what was read.
-      for (const [id, waiting] of unscheduled) if (!busy.has(id)) view.put(waiting.entry);
+      // What waits here off the schedule is not in what was read; one under way too, so that it
+      // keeps holding back the later events of its application until it settles.
+      for (const [, waiting] of unscheduled) view.put(waiting.entry);
       lastRead = Date.now();
     } catch (error) {
       reading.abandon();
