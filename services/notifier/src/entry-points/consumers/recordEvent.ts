@@ -16,7 +16,8 @@ import { newDelivery } from '../../domain/recordEvent/newDelivery';
  * to write and delete. It is put on the schedule when that attempt does not settle it, or when
  * it cannot be attempted at once. Until then the event's offset is not committed, so a crash
  * hands the event over again, and whoever handles it finds the delivery pending and schedules
- * it. A delivery found pending on a redelivered message goes on the schedule directly.
+ * it. A delivery found pending on a redelivered message goes on the schedule directly, unless
+ * this replica still holds it off the schedule.
  */
 export function recordEventHandler(deps: {
   repo: DeliveryRepository;
@@ -35,6 +36,8 @@ export function recordEventHandler(deps: {
    * has settled or is on the schedule.
    */
   attemptFirst: (entry: ScheduleEntry, delivery: Delivery) => Promise<void>;
+  /** Whether this replica holds a delivery off the schedule for its first attempt (`attemptFirst`). */
+  isOffSchedule: (deliveryId: string) => boolean;
 }) {
   return async function onEvent(message: InboundMessage): Promise<void> {
     const record = message.value as PublicEventRecord;
@@ -53,6 +56,11 @@ export function recordEventHandler(deps: {
       return;
     }
     if (stored.delivery.status !== 'PENDING') return;
+    // The same event again while this replica attempts it off the schedule: that attempt
+    // settles it or puts it on the schedule, and the first copy's offset, held until then,
+    // holds this one's too. An entry written now would outlive the attempt and hold the
+    // application's later events back until the first claim ran out.
+    if (deps.isOffSchedule(stored.delivery.deliveryId)) return;
     const entry = scheduleEntryOf(stored.delivery);
     await deps.repo.addEntry(entry);
     deps.onRecorded(entry, stored.delivery, stored.created);

@@ -209,14 +209,16 @@ export function createDispatcher(deps: {
 
   async function cycle(): Promise<number> {
     if (toRelease.length >= 100 || (busy.size === 0 && toRelease.length > 0)) await releaseClaims();
-    if (unscheduled.size > 0) await scheduleWaiting(false);
     if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
       lastPrune = Date.now();
       const pruned = await deps.repo.pruneClaims(new Date(clock.now().getTime() - CLAIM_RETENTION_MS));
       if (pruned > 0) logger.info({ pruned }, 'claims of attempts older than a day pruned');
     }
     const free = deps.concurrency - busy.size;
-    if (free <= 0) return 0;
+    if (free <= 0) {
+      if (unscheduled.size > 0) await scheduleWaiting(false);
+      return 0;
+    }
     const now = clock.now();
     let due = dueHeads(view.entries(), now, busy, ownHold).filter((e) => !view.isHeldElsewhere(e.deliveryId));
     const sinceRead = Date.now() - lastRead;
@@ -225,6 +227,9 @@ export function createDispatcher(deps: {
       due = dueHeads(view.entries(), now, busy, ownHold).filter((e) => !view.isHeldElsewhere(e.deliveryId));
     }
     const started = await Promise.all(due.slice(0, free).map((entry) => start(entry, now)));
+    // Only then what is still waiting goes on the schedule: a new delivery whose wait ran out
+    // while this replica was busy elsewhere (a slow read) is attempted rather than scheduled.
+    if (unscheduled.size > 0) await scheduleWaiting(false);
     return started.filter(Boolean).length;
   }
 
@@ -276,6 +281,8 @@ export function createDispatcher(deps: {
         wake();
       });
     },
+    /** Whether a delivery recorded here waits off the schedule for its first attempt, or is in it. */
+    isOffSchedule: (deliveryId: string) => unscheduled.has(deliveryId),
     start() {
       if (active) return;
       active = true;
