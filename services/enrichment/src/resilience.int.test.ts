@@ -94,6 +94,29 @@ describe('enrichment when its process stops mid-way', () => {
     await second.stop();
   });
 
+  it('when the process stops after starting the provider jobs and before writing anything of them, then a fresh one ends the account enriched once', async () => {
+    // No polling before the webhooks: the starts are held in memory, not written yet.
+    const first = await h.startEnrichment({ ENRICHMENT_POLL_AFTER: '60s' });
+    const linked = await h.linkAccount({ persona: 'salaried' });
+    const started = async () =>
+      (await first.metrics.providerCalls.get()).values
+        .filter((v) => v.labels.outcome === 'ok' && /^start_/.test(String(v.labels.call)))
+        .reduce((s, v) => s + v.value, 0);
+    await waitFor(async () => (await started()) >= 2, { what: 'both provider jobs started' });
+    await first.stop();
+    const job = await h.job(linked.accountId);
+    expect(job).toMatchObject({ status: 'PENDING' });
+    expect(job!.income.status).toBe('NOT_STARTED');
+
+    const second = await h.startEnrichment();
+    await h.enriched(linked.accountId, 30_000);
+    await h.settled(second);
+    expect(h.eventsOf('account.enrichment_ready', linked.accountId)).toHaveLength(1);
+    expect(h.resultsOf('AccountEnriched', linked.accountId)).toHaveLength(1);
+    expect(await h.job(linked.accountId)).toMatchObject({ status: 'READY', attempt: 1 });
+    await second.stop();
+  });
+
   it('when the process stops before the provider could be reached, then a fresh one starts the provider jobs from the database', async () => {
     // The first process cannot reach the provider: its jobs stay pending, none started.
     const first = await h.startEnrichment({ PROVIDER_BASE_URL: 'http://127.0.0.1:9', ENRICHMENT_RETRY_BASE: '5s' });

@@ -2,11 +2,16 @@ import type { PartOutcome } from '../domain/advanceEnrichment/decide';
 import { type EnrichmentJob, type EnrichmentPart, isActive } from '../domain/job';
 
 type Done = Extract<PartOutcome, { kind: 'done' }>;
+type Started = Extract<PartOutcome, { kind: 'started' }>;
+/** What the provider answered that moves a part on: kept in memory until the job's next write. */
+export type Progress = Started | Done;
 
 interface Entry {
   attempt: number;
   /** The provider's webhooks about a part, by when they came (the first one counts). */
   announced: Map<EnrichmentPart, Date>;
+  /** Provider jobs started and not written yet. */
+  started: Map<EnrichmentPart, Started>;
   /** Results fetched from the provider and not written yet. */
   fetched: Map<EnrichmentPart, Done>;
   /** Consumed offsets held until what they announced is in the database (or no longer needed). */
@@ -16,13 +21,14 @@ interface Entry {
 const PARTS: EnrichmentPart[] = ['income', 'insights'];
 
 /**
- * What this process has learned about a pending job and not written: the provider's
- * announcements that a part is ready, and the results fetched on them. Both can be had again
- * from outside, so neither needs a write of its own: the webhook's offset is held until the
- * job's write that carries its result lands (a crash before it replays the webhook), and a
- * fetched result goes into the job's next write, at the latest the completion's. A hold is
- * released after `holdMaxMs` whatever happened: the part is then polled from the database like
- * any whose webhook was lost.
+ * What this process has learned about a pending job and not written: the provider jobs it
+ * started, the provider's announcements that a part is ready, and the results fetched. All of
+ * it can be had again from outside, so none of it needs a write of its own; it goes into the
+ * job's next write, at the latest the completion's. A crash before loses nothing: the job in
+ * the database is still due (a claim that runs out, or its next poll) and is started or
+ * polled again, and a webhook's offset is held until the write that carries its result lands,
+ * so the webhook is handled again. A hold is released after `holdMaxMs` whatever happened: the
+ * part is then polled from the database like any whose webhook was lost.
  */
 export function createUnsavedProgress(options: { holdMaxMs: number }) {
   const entries = new Map<string, Entry>();
@@ -47,14 +53,15 @@ export function createUnsavedProgress(options: { holdMaxMs: number }) {
       entry = undefined;
     }
     if (!entry && create) {
-      entry = { attempt: job.attempt, announced: new Map(), fetched: new Map(), holds: new Map() };
+      entry = { attempt: job.attempt, announced: new Map(), started: new Map(), fetched: new Map(), holds: new Map() };
       entries.set(job.accountId, entry);
     }
     return entry;
   }
 
   function forget(accountId: string, entry: Entry) {
-    if (entry.announced.size === 0 && entry.fetched.size === 0 && entry.holds.size === 0) entries.delete(accountId);
+    const empty = entry.announced.size + entry.started.size + entry.fetched.size + entry.holds.size === 0;
+    if (empty) entries.delete(accountId);
   }
 
   return {
@@ -78,17 +85,24 @@ export function createUnsavedProgress(options: { holdMaxMs: number }) {
       });
     },
 
-    /** Keeps results fetched for the job's attempt until its next write. */
-    keep(job: Pick<EnrichmentJob, 'accountId' | 'attempt'>, results: Done[]) {
-      if (results.length === 0) return;
+    /** Keeps provider jobs started and results fetched for the job's attempt until its next write. */
+    keep(job: Pick<EnrichmentJob, 'accountId' | 'attempt'>, outcomes: Progress[]) {
+      if (outcomes.length === 0) return;
       const entry = entryOf(job, true)!;
-      for (const result of results) entry.fetched.set(result.part, result);
+      for (const outcome of outcomes) {
+        if (outcome.kind === 'started') entry.started.set(outcome.part, outcome);
+        else entry.fetched.set(outcome.part, outcome);
+      }
     },
 
-    /** The results fetched for the job's attempt and not written yet. */
-    fetched(job: Pick<EnrichmentJob, 'accountId' | 'attempt'>): Done[] {
-      return [...(entryOf(job, false)?.fetched.values() ?? [])];
+    /** What the job's attempt has not written yet: the starts first, then the results. */
+    unwritten(job: Pick<EnrichmentJob, 'accountId' | 'attempt'>): Progress[] {
+      const entry = entryOf(job, false);
+      return entry ? [...entry.started.values(), ...entry.fetched.values()] : [];
     },
+
+    /** Whether this process holds anything of the job it has not written. */
+    holds: (accountId: string): boolean => entries.has(accountId),
 
     /**
      * The job as this process knows it: as stored, with the announcements (`signalledAt`) and
@@ -99,6 +113,11 @@ export function createUnsavedProgress(options: { holdMaxMs: number }) {
       if (!entry) return job;
       const view: EnrichmentJob = { ...job, income: { ...job.income }, insights: { ...job.insights } };
       for (const part of PARTS) {
+        const started = entry.started.get(part);
+        if (started && view[part].status === 'NOT_STARTED') {
+          Object.assign(view[part], { status: 'STARTED', startedAt: started.at });
+          if (started.part === 'insights') view.insights.jobId = started.jobId;
+        }
         const fetched = entry.fetched.get(part);
         if (fetched && view[part].status === 'STARTED') {
           Object.assign(view[part], { status: 'DONE', doneAt: fetched.at, result: fetched.result, signalledAt: null });
@@ -118,6 +137,7 @@ export function createUnsavedProgress(options: { holdMaxMs: number }) {
       if (!entry) return;
       if (!isActive(job) || job.attempt !== entry.attempt) return drop(job.accountId);
       for (const part of PARTS) {
+        if (job[part].status !== 'NOT_STARTED') entry.started.delete(part);
         if (job[part].status !== 'DONE') continue;
         entry.fetched.delete(part);
         entry.announced.delete(part);

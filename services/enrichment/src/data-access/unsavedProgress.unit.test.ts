@@ -48,8 +48,29 @@ describe('unsaved progress of enrichment jobs', () => {
 
     progress.written({ ...job, income: { ...job.income, status: 'DONE', result: { amount: 1 } } });
     expect(await settled(held)).toBe(true);
-    expect(progress.fetched(job)).toEqual([]);
+    expect(progress.unwritten(job)).toEqual([]);
     expect(progress.size()).toBe(0);
+  });
+
+  it('when provider jobs were started and not written, then the job shows them started until a write holds them', () => {
+    const progress = createUnsavedProgress({ holdMaxMs: 60_000 });
+    const stored = { ...pending(), income: { ...pending().income, status: 'NOT_STARTED' as const, startedAt: null } };
+    const notStarted = { ...stored, insights: { ...stored.insights, status: 'NOT_STARTED' as const, startedAt: null, jobId: null } };
+    const at = new Date(now.getTime() + 1_000);
+    progress.keep(notStarted, [
+      { part: 'income', kind: 'started', at },
+      { part: 'insights', kind: 'started', jobId: 'insights-9', at },
+    ]);
+    expect(progress.overlay(notStarted)).toMatchObject({
+      income: { status: 'STARTED', startedAt: at },
+      insights: { status: 'STARTED', startedAt: at, jobId: 'insights-9' },
+    });
+    expect(progress.unwritten(notStarted).map((o) => o.kind)).toEqual(['started', 'started']);
+    expect(progress.holds(notStarted.accountId)).toBe(true);
+
+    progress.written(pending());
+    expect(progress.unwritten(notStarted)).toEqual([]);
+    expect(progress.holds(notStarted.accountId)).toBe(false);
   });
 
   it('when the job is over or on another attempt, then what was held for it is let go', async () => {

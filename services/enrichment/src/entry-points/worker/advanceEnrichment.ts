@@ -12,6 +12,7 @@ import { buildEnrichedAccount } from '../../domain/buildEnrichedAccount/buildEnr
 import { looksLikeIncome } from '../../domain/buildEnrichedAccount/providerResults';
 import { completeJob } from '../../domain/completeEnrichment/decide';
 import { type EnrichmentJob, type EnrichmentPart, isActive } from '../../domain/job';
+import type { Progress } from '../../data-access/unsavedProgress';
 import { leaseFrom, type UseCaseDeps } from '../deps';
 
 const message = (error: unknown): string => String((error as Error)?.message ?? error).slice(0, 500);
@@ -27,6 +28,7 @@ export function createAdvance(
     | 'writer'
     | 'jobs'
     | 'progress'
+    | 'schedule'
     | 'bankData'
     | 'provider'
     | 'sealer'
@@ -38,7 +40,7 @@ export function createAdvance(
     | 'incomePeriodMonths'
   >,
 ) {
-  const { writer, jobs, progress, bankData, provider, clock, logger, metrics, pacing } = deps;
+  const { writer, jobs, progress, schedule, bankData, provider, clock, logger, metrics, pacing } = deps;
   const lease = leaseFrom(deps.leaseMs);
 
   async function callProvider<T>(call: string, fn: () => Promise<T>): Promise<T> {
@@ -161,8 +163,10 @@ export function createAdvance(
    * One run of the work on a pending enrichment: start the provider jobs not started yet,
    * fetch the results that are due (announced by a webhook, or polled), and finish when both
    * are in. Whatever fails is retried after a backoff; the job stays pending in the database
-   * meanwhile. A result fetched while the other part is still out is kept in memory and
-   * written with the completion: nothing outside this process needs to see it before.
+   * meanwhile. Provider jobs started and results fetched are kept in memory and written with
+   * the completion (or the first write a failure, a part not ready yet or the end of the
+   * job's claim calls for): nothing outside this process needs to see them before, and the
+   * job in the database stays due for whoever takes it over after a crash.
    */
   return async function advance(accountId: string) {
     // As last written here when that is still work to do; anything else is checked afresh.
@@ -180,7 +184,7 @@ export function createAdvance(
     const asked = new Set<EnrichmentPart>();
     for (let round = 0; round < 3; round++) {
       const view = progress.overlay(stored.job);
-      if (bothDone(view)) return finish(view, key, progress.fetched(view), stored);
+      if (bothDone(view)) return finish(view, key, progress.unwritten(view), stored);
       const planned = planStep(view, clock.now(), pacing);
       const step = { start: planned.start, fetch: planned.fetch.filter((part) => !asked.has(part)) };
       if (step.start.length === 0 && step.fetch.length === 0) break;
@@ -192,17 +196,17 @@ export function createAdvance(
       for (const o of outcomes) {
         if (o.kind === 'failed') logger.warn({ accountId, part: o.part, error: o.error }, 'provider call failed');
       }
-      const results = outcomes.filter((o): o is Extract<PartOutcome, { kind: 'done' }> => o.kind === 'done');
-      progress.keep(view, results);
-      // Only results: kept until the completion's write (the next round finishes when both are in).
-      if (results.length === outcomes.length) continue;
-      const unwritten = progress.fetched(view);
+      const moved = outcomes.filter((o): o is Progress => o.kind === 'started' || o.kind === 'done');
+      progress.keep(view, moved);
+      // Only progress: kept for a later write (the next round finishes when both are in).
+      if (moved.length === outcomes.length) continue;
+      const unwritten = progress.unwritten(view);
       const applied = await writer.change(
         accountId,
         (j, now) =>
           applyStep(j, {
             attempt,
-            outcomes: [...unwritten, ...outcomes.filter((o) => o.kind !== 'done')],
+            outcomes: [...unwritten, ...outcomes.filter((o) => o.kind === 'failed' || o.kind === 'not_ready')],
             now,
             pacing,
             holdUntil: lease(now),
@@ -216,17 +220,26 @@ export function createAdvance(
       if (outcomes.some((o) => o.kind === 'failed')) return;
     }
     const view = progress.overlay(stored.job);
-    if (bothDone(view)) return finish(view, key, progress.fetched(view), stored);
+    if (bothDone(view)) return finish(view, key, progress.unwritten(view), stored);
+    const unwritten = progress.unwritten(view);
+    const now = clock.now();
+    const heldUntil = stored.job.nextTryAt;
+    if (unwritten.length > 0 && heldUntil && heldUntil.getTime() > now.getTime()) {
+      // Not due in the database before `heldUntil` (the claim, or the next poll): what is held
+      // here waits for the webhooks, and is looked at again when polling is due.
+      const due = nextTry(view, now, pacing, false);
+      schedule.note(accountId, due && due.getTime() < heldUntil.getTime() ? due : heldUntil);
+      return;
+    }
     // Nothing more to do now: make sure the job is looked at again when it is due. The job as
     // last written here is the starting point; the claim of the poll loop reads it afresh.
-    const due = nextTry(stored.job, clock.now(), pacing, false);
-    if (due?.getTime() === stored.job.nextTryAt?.getTime()) return;
-    const unwritten = progress.fetched(view);
+    const due = nextTry(stored.job, now, pacing, false);
+    if (unwritten.length === 0 && due?.getTime() === heldUntil?.getTime()) return;
     await writer.mutate(
       accountId,
       (j, now) => {
         if (!isActive(j) || j.attempt !== attempt) return null;
-        // With the results held here, which settle when the job is due.
+        // With what is held here, which sets when the job is due.
         if (unwritten.length > 0) return applyStep(j, { attempt, outcomes: unwritten, now, pacing, holdUntil: null });
         const next = nextTry(j, now, pacing, false);
         if (next?.getTime() === j.nextTryAt?.getTime()) return null;
