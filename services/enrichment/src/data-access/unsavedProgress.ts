@@ -45,9 +45,13 @@ export function createUnsavedProgress(options: { holdMaxMs: number }) {
     entries.delete(accountId);
   }
 
-  /** The entry of the job's attempt; one of an earlier (or later) attempt no longer counts. */
+  /**
+   * The entry of the job's attempt. One of an earlier attempt no longer counts; a caller still
+   * on an earlier attempt than the entry's (a run that began before a restart) gets none.
+   */
   function entryOf(job: Pick<EnrichmentJob, 'accountId' | 'attempt'>, create: boolean): Entry | undefined {
     let entry = entries.get(job.accountId);
+    if (entry && entry.attempt > job.attempt) return undefined;
     if (entry && entry.attempt !== job.attempt) {
       drop(job.accountId);
       entry = undefined;
@@ -71,7 +75,8 @@ export function createUnsavedProgress(options: { holdMaxMs: number }) {
      * took over.
      */
     announce(job: Pick<EnrichmentJob, 'accountId' | 'attempt'>, part: EnrichmentPart, at: Date): Promise<void> {
-      const entry = entryOf(job, true)!;
+      const entry = entryOf(job, true);
+      if (!entry) return Promise.resolve();
       if (!entry.announced.has(part)) entry.announced.set(part, at);
       return new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.holdMaxMs);
@@ -87,8 +92,8 @@ export function createUnsavedProgress(options: { holdMaxMs: number }) {
 
     /** Keeps provider jobs started and results fetched for the job's attempt until its next write. */
     keep(job: Pick<EnrichmentJob, 'accountId' | 'attempt'>, outcomes: Progress[]) {
-      if (outcomes.length === 0) return;
-      const entry = entryOf(job, true)!;
+      const entry = outcomes.length > 0 ? entryOf(job, true) : undefined;
+      if (!entry) return;
       for (const outcome of outcomes) {
         if (outcome.kind === 'started') entry.started.set(outcome.part, outcome);
         else entry.fetched.set(outcome.part, outcome);

@@ -87,6 +87,16 @@ describe('unsaved progress of enrichment jobs', () => {
     expect(await settled(again)).toBe(true);
   });
 
+  it('when a run that began before a restart comes back with its answers, then the new attempt keeps what it holds', async () => {
+    const progress = createUnsavedProgress({ holdMaxMs: 60_000 });
+    const restarted = { ...pending(), attempt: 2 };
+    const held = progress.announce(restarted, 'income', now);
+    progress.keep(pending(), [{ part: 'insights', kind: 'done', result: { stale: true }, at: now }]);
+    expect(progress.overlay(restarted).income.signalledAt).toEqual(now);
+    expect(progress.overlay(restarted).insights.status).toBe('STARTED');
+    expect(await settled(held)).toBe(false);
+  });
+
   it('when an announced part was not ready, then polling takes over and the message is let go', async () => {
     const progress = createUnsavedProgress({ holdMaxMs: 60_000 });
     const job = pending();
