@@ -171,6 +171,10 @@ export function createAdvance(
   return async function advance(accountId: string) {
     // As last written here when that is still work to do; anything else is checked afresh.
     let stored = writer.remembered(accountId);
+    // Finished by this process (a webhook's kick during the run that finished it asks for one
+    // more run): nothing to do, unless a webhook was taken in for it since (another replica
+    // may have restarted it).
+    if (stored && !isActive(stored.job) && !progress.holds(accountId)) return;
     if (!stored || !isActive(stored.job)) stored = (await jobs.get(accountId)) ?? undefined;
     if (!stored || !isActive(stored.job)) {
       if (stored) progress.written(stored.job);
