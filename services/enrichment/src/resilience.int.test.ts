@@ -94,6 +94,59 @@ describe('enrichment when its process stops mid-way', () => {
     await second.stop();
   });
 
+  it('when the process stops after starting the provider jobs and before writing anything of them, then a fresh one ends the account enriched once', async () => {
+    // No polling before the webhooks: the starts are held in memory, not written yet.
+    const first = await h.startEnrichment({ ENRICHMENT_POLL_AFTER: '60s' });
+    const linked = await h.linkAccount({ persona: 'salaried' });
+    const started = async () =>
+      (await first.metrics.providerCalls.get()).values
+        .filter((v) => v.labels.outcome === 'ok' && /^start_/.test(String(v.labels.call)))
+        .reduce((s, v) => s + v.value, 0);
+    await waitFor(async () => (await started()) >= 2, { what: 'both provider jobs started' });
+    await first.stop();
+    const job = await h.job(linked.accountId);
+    expect(job).toMatchObject({ status: 'PENDING' });
+    expect(job!.income.status).toBe('NOT_STARTED');
+
+    const second = await h.startEnrichment();
+    await h.enriched(linked.accountId, 30_000);
+    await h.settled(second);
+    expect(h.eventsOf('account.enrichment_ready', linked.accountId)).toHaveLength(1);
+    expect(h.resultsOf('AccountEnriched', linked.accountId)).toHaveLength(1);
+    expect(await h.job(linked.accountId)).toMatchObject({ status: 'READY', attempt: 1 });
+    await second.stop();
+  });
+
+  it('when the process stops after a webhook came and before its result was written, then the webhook is handled again by a fresh one', async () => {
+    // Neither process polls nor retries soon: only the webhooks can move the job on.
+    const slow = { ENRICHMENT_POLL_AFTER: '60s', ENRICHMENT_RETRY_BASE: '45s', ENRICHMENT_RETRY_MAX: '45s' };
+    const first = await h.startEnrichment(slow);
+    const linked = await h.linkAccount({ persona: 'gig' });
+    const started = async () =>
+      (await first.metrics.providerCalls.get()).values
+        .filter((v) => v.labels.outcome === 'ok' && /^start_/.test(String(v.labels.call)))
+        .reduce((s, v) => s + v.value, 0);
+    await waitFor(async () => (await started()) >= 2, { what: 'both provider jobs started' });
+    // The results cannot be fetched when their webhooks come: the job records the failure.
+    const armed = await fetch(`${h.sandboxUrl}/sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 503, count: 50 }),
+    });
+    expect(armed.status).toBe(200);
+    await waitFor(async () => ((await h.job(linked.accountId))?.failures ?? 0) > 0, { what: 'a failed fetch' });
+    await first.stop();
+    await fetch(`${h.sandboxUrl}/sandbox/faults/reset`, { method: 'POST' });
+    expect(await h.job(linked.accountId)).toMatchObject({ status: 'PENDING', income: { status: 'STARTED' } });
+
+    const second = await h.startEnrichment(slow);
+    await h.enriched(linked.accountId, 30_000);
+    await h.settled(second);
+    expect(h.eventsOf('account.enrichment_ready', linked.accountId)).toHaveLength(1);
+    expect(h.resultsOf('AccountEnriched', linked.accountId)).toHaveLength(1);
+    await second.stop();
+  });
+
   it('when the process stops before the provider could be reached, then a fresh one starts the provider jobs from the database', async () => {
     // The first process cannot reach the provider: its jobs stay pending, none started.
     const first = await h.startEnrichment({ PROVIDER_BASE_URL: 'http://127.0.0.1:9', ENRICHMENT_RETRY_BASE: '5s' });

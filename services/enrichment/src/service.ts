@@ -17,6 +17,7 @@ import { createJobRepository } from './data-access/jobRepository';
 import { createJobWriter } from './data-access/jobWriter';
 import { enrichmentModels } from './data-access/models';
 import { createProvider } from './data-access/provider';
+import { createUnsavedProgress } from './data-access/unsavedProgress';
 import { HANDLED_FACTS, consumerHandlers } from './entry-points/consumers';
 import type { UseCaseDeps } from './entry-points/deps';
 import { createAdvance } from './entry-points/worker/advanceEnrichment';
@@ -53,7 +54,9 @@ export function createEnrichmentService(deps: {
   const sweepEveryMs = config.ENRICHMENT_RESCAN_INTERVAL;
   const jobRelay = createOutboxRelay({ bus, model: models.jobs, logger, lock, sweepEveryMs, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
   const scrubRelay = createOutboxRelay({ bus, model: models.scrubs, logger, sweepEveryMs, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
-  const writer = createJobWriter({ jobs, index, schedule, jobRelay, sealer: runtime.sealer, clock, lock });
+  // A webhook's offset is held at most until the part it announced would be polled anyway.
+  const progress = createUnsavedProgress({ holdMaxMs: config.ENRICHMENT_POLL_AFTER });
+  const writer = createJobWriter({ jobs, index, schedule, jobRelay, sealer: runtime.sealer, clock, lock, progress });
   // The use cases and the worker need each other: the use cases kick work, the worker runs it.
   let kick: (accountId: string) => void = () => undefined;
   const useCases: UseCaseDeps = {
@@ -61,6 +64,7 @@ export function createEnrichmentService(deps: {
     jobs,
     index,
     schedule,
+    progress,
     bankData,
     scrubRelay,
     provider,

@@ -70,6 +70,8 @@ export interface Harness {
   /** When the broker took each collected message (CreateTime), by event id or fact id. */
   publishedAt: Map<string, number>;
   startEnrichment(overrides?: Record<string, string>): Promise<EnrichmentService>;
+  /** Database commands a service started here has sent so far, by `<command> <collection>`. */
+  databaseCommands(service: EnrichmentService): Promise<Map<string, number>>;
   /** Opens an application at the sandbox and links one account of a persona into it. */
   linkAccount(input?: {
     persona?: PersonaId;
@@ -188,6 +190,7 @@ export async function startHarness(options: { jobDelay?: string } = {}): Promise
   });
 
   const services: EnrichmentService[] = [];
+  const runtimes = new Map<EnrichmentService, ServiceRuntime>();
   const serviceConfig = (overrides: Record<string, string>) =>
     testConfig<EnrichmentConfig>(
       'enrichment',
@@ -229,7 +232,13 @@ export async function startHarness(options: { jobDelay?: string } = {}): Promise
       const service = createEnrichmentService({ runtime, config, clock: systemClock });
       await service.start();
       services.push(service);
+      runtimes.set(service, runtime);
       return service;
+    },
+
+    async databaseCommands(service) {
+      const counted = (await runtimes.get(service)!.metrics.databaseCommands.get()).values;
+      return new Map(counted.map((v) => [`${v.labels.command} ${v.labels.collection}`, v.value]));
     },
 
     async linkAccount(input = {}) {

@@ -14,6 +14,7 @@ import { type Change, type Effect, type EnrichmentJob, isActive } from '../domai
 import type { AccountIndex } from './accountIndex';
 import type { DueSchedule } from './dueSchedule';
 import type { JobRepository, StoredJob } from './jobRepository';
+import type { UnsavedProgress } from './unsavedProgress';
 
 const MAX_CONFLICT_RETRIES = 10;
 /** Jobs whose last write by this process is remembered (a few KB each, results included). */
@@ -43,6 +44,8 @@ export function createJobWriter(deps: {
   sealer: Sealer;
   clock: Clock;
   lock: KeyedLock;
+  /** What this process knows of the jobs and has not written: told what each write now holds. */
+  progress: Pick<UnsavedProgress, 'written' | 'drop'>;
 }) {
   const { jobs, index, schedule, clock } = deps;
   const remembered = new LRUCache<string, StoredJob>({ max: REMEMBERED_JOBS });
@@ -127,6 +130,8 @@ export function createJobWriter(deps: {
       if (!result) continue; // another replica changed the job: decide again on its state
       const { current, after } = result;
       schedule.note(accountId, current && isActive(current) ? current.nextTryAt : null);
+      if (current) deps.progress.written(current);
+      else deps.progress.drop(accountId);
       // An outbox empty before this write now holds exactly `outbox`: published without a read.
       if (result.outbox.length > 0) await deps.jobRelay.flush(accountId, result.wasPending ? undefined : result.outbox);
       return { current, written: after?.job ?? null, stored: after };

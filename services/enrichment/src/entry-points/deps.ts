@@ -5,6 +5,7 @@ import type { BankDataRepository } from '../data-access/bankDataRepository';
 import type { DueSchedule } from '../data-access/dueSchedule';
 import type { JobRepository } from '../data-access/jobRepository';
 import type { JobWriter } from '../data-access/jobWriter';
+import type { UnsavedProgress } from '../data-access/unsavedProgress';
 import type { Pacing } from '../domain/advanceEnrichment/decide';
 import type { EnrichmentMetrics } from '../metrics';
 
@@ -22,6 +23,8 @@ export interface UseCaseDeps {
   index: AccountIndex;
   /** When the jobs this process knows of are next due (the poll loop reads it). */
   schedule: DueSchedule;
+  /** Provider announcements and results this process holds and has not written. */
+  progress: UnsavedProgress;
   bankData: BankDataRepository;
   scrubRelay: Pick<OutboxRelay, 'flush'>;
   provider: AccountLinkingProvider;

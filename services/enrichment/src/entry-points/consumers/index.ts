@@ -48,7 +48,7 @@ export function consumerHandlers(deps: UseCaseDeps): Record<string, (message: In
 
   return {
     [Topics.applicationFacts]: (message) => onApplicationFact(message.value as ApplicationFact),
-    [Topics.providerCallbacks]: (message) => onProviderCallback(message.value as ProviderCallback),
+    [Topics.providerCallbacks]: (message) => onProviderCallback(message.value as ProviderCallback, message),
     [Topics.deadlines]: (message) => onDeadline(message.value as DeadlinePassed),
   };
 }

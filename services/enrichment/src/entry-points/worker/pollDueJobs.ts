@@ -1,4 +1,5 @@
 import { claimJob } from '../../domain/advanceEnrichment/decide';
+import { isActive } from '../../domain/job';
 import { leaseFrom, type UseCaseDeps } from '../deps';
 
 /**
@@ -9,21 +10,26 @@ import { leaseFrom, type UseCaseDeps } from '../deps';
  * replica or a stopped process left; the database is read whole only then.
  */
 export function createPollLoop(
-  deps: Pick<UseCaseDeps, 'writer' | 'jobs' | 'index' | 'schedule' | 'clock' | 'logger' | 'metrics' | 'leaseMs' | 'kick'> & {
+  deps: Pick<UseCaseDeps, 'writer' | 'jobs' | 'index' | 'schedule' | 'progress' | 'clock' | 'logger' | 'metrics' | 'leaseMs' | 'kick'> & {
     settings: { pollIntervalMs: number; rescanIntervalMs: number };
   },
 ) {
-  const { writer, jobs, index, schedule, clock, logger, metrics, settings } = deps;
+  const { writer, jobs, index, schedule, progress, clock, logger, metrics, settings } = deps;
   const lease = leaseFrom(deps.leaseMs);
 
   /** Claims the jobs that are due and kicks the worker on each; returns how many. */
   async function claimDue(limit = 50): Promise<number> {
     let claimed = 0;
     for (const accountId of schedule.due(clock.now(), limit)) {
-      const { written } = await writer.change(accountId, (j, now) => claimJob(j, { now, leaseUntil: lease(now) })).catch(
-        () => ({ written: null }),
-      );
-      if (!written) continue;
+      const { written, current } = await writer
+        .change(accountId, (j, now) => claimJob(j, { now, leaseUntil: lease(now) }))
+        .catch(() => ({ written: null, current: null }));
+      if (!written) {
+        // Still held by this process's own claim, with progress not written yet: worked on now.
+        const ours = writer.remembered(accountId)?.job.nextTryAt?.getTime() === current?.nextTryAt?.getTime();
+        if (current && isActive(current) && ours && progress.holds(accountId)) deps.kick(accountId);
+        continue;
+      }
       claimed += 1;
       deps.kick(accountId);
     }
