@@ -57,7 +57,10 @@ RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts \
 # What runs: the dependencies, the manifests and the compiled output; owned by root and
 # read-only for the unprivileged `node` user it runs as.
 FROM base AS runtime
+# Two malloc arenas instead of glibc's eight per core: the threads of Node's pool and of V8 each
+# got one, and freed memory left in them kept a service's resident memory high.
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     HTTP_HOST=0.0.0.0 \
     HTTP_PORT=8080 \
     SANDBOX_HOST=0.0.0.0

@@ -89,11 +89,12 @@ export async function spawnService({ name, entry, port, health = '/readyz', env,
   mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}-${httpPort}.log`);
   const out = createWriteStream(logFile, { flags: 'a' });
-  // The heap caps scripts/stack.mjs gives every service.
-  const heap = [`--max-old-space-size=${process.env.LOAN_STACK_HEAP_MB ?? '128'}`, '--max-semi-space-size=4'];
+  // The heap caps and malloc arenas scripts/stack.mjs gives every service.
+  const heap = [`--max-old-space-size=${process.env.LOAN_STACK_HEAP_MB ?? '128'}`, '--max-semi-space-size=2'];
   const child = spawn(process.execPath, [...heap, path.join(root, entry)], {
     cwd: root,
     env: {
+      MALLOC_ARENA_MAX: '2',
       ...env,
       SERVICE_NAME: name,
       HTTP_PORT: String(httpPort),
