@@ -77,26 +77,22 @@ const accountSchema = new Schema(
   { _id: false },
 );
 
-/** A deadline of an earlier version the timeline lists as possibly armed: what cancellations select on. */
-const armedRefSchema = new Schema(
-  {
-    deadlineId: { type: String, required: true },
-    kind: { type: String, required: true },
-    accountId: { type: String, default: null },
-    attempt: { type: Number, default: null },
-    since: { type: String, required: true },
-  },
-  { _id: false },
-);
+/** What names a deadline: what cancellations select on. */
+const deadlineRefFields = {
+  deadlineId: { type: String, required: true },
+  kind: { type: String, required: true },
+  accountId: { type: String, default: null },
+  attempt: { type: Number, default: null },
+  since: { type: String, required: true },
+};
+
+/** A deadline of an earlier version the timeline lists as possibly armed. */
+const armedRefSchema = new Schema(deadlineRefFields, { _id: false });
 
 /** A deadline of the application, with where it stands. */
 const trackedDeadlineSchema = new Schema(
   {
-    deadlineId: { type: String, required: true },
-    kind: { type: String, required: true },
-    accountId: { type: String, default: null },
-    attempt: { type: Number, default: null },
-    since: { type: String, required: true },
+    ...deadlineRefFields,
     dueAt: { type: Date, required: true },
     status: { type: String, required: true },
     armedAt: { type: Date, required: true },
