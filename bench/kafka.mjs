@@ -55,6 +55,25 @@ function javaProducerPerformance({ topic, records, size, brokers }) {
   });
 }
 
+/**
+ * Waits until every partition of the topics has a leader. A broker started moments ago answers
+ * metadata requests for a topic it has just created with "does not host this topic-partition"
+ * for a while (kafkajs's own `waitForLeaders` gives up on that error): asked again until 60 s.
+ */
+async function waitForLeaders(admin, names) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: names });
+      if (topics.length === names.length && topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`no leader for every partition of ${names.join(', ')} after 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 export async function runKafka() {
   const records = envInt('BENCH_KAFKA_RECORDS', 50_000);
   const size = 512;
@@ -85,9 +104,10 @@ export async function runKafka() {
   const out = { records, recordSize: size, partitions, acks: 'all' };
   try {
     await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: Object.values(topics).map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
     });
+    await waitForLeaders(admin, Object.values(topics));
 
     log(`kafka: ProducerPerformance, ${records} x ${size} B`);
     out.producerPerformance = await javaProducerPerformance({ topic: topics.java, records, size, brokers });
