@@ -166,6 +166,9 @@ describe('a loan application from initiate to a signed decision', () => {
     });
     try {
       const page = await browser.newPage();
+      // The whole suite runs its stacks and browsers side by side on two cores: a page may take
+      // longer than Playwright's 30 s default to come back.
+      page.setDefaultTimeout(90_000);
       await page.goto(widgetUrl);
       await page.selectOption('#bank', { index: 1 });
       await page.click('#continue');
@@ -185,7 +188,7 @@ describe('a loan application from initiate to a signed decision', () => {
     }
     await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready').length === 1, { timeoutMs: 60_000, what: 'account.enrichment_ready' });
     expect(eventsOf(applicationId).map((e) => e.event)).toEqual(['account.linked', 'account.enrichment_ready']);
-  });
+  }, 240_000);
 
   it('when an account\'s enrichment never completes, then account.enrichment_failed arrives, and a re-link restarts it', async () => {
     const start = await api('POST', '/api/applications/initiate', applicant());
