@@ -85,6 +85,16 @@ export interface InboundMessage<T = unknown> {
   commitAfter?: (done: Promise<unknown>) => void;
 }
 
+/**
+ * Lets `work` go on after the handler returns, with the message's offset held until it ends
+ * (`commitAfter`); a message that cannot hold its offset (a handler called directly, outside a
+ * consumer) waits for the work instead.
+ */
+export async function continueAfter(message: Pick<InboundMessage, 'commitAfter'>, work: Promise<unknown>): Promise<void> {
+  if (message.commitAfter) message.commitAfter(work);
+  else await work;
+}
+
 export interface OutboundMessage {
   key: string;
   value: unknown;

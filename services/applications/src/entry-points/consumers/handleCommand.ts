@@ -9,6 +9,7 @@ import {
 import type { AccountLinkingProvider } from '@loan/provider';
 import {
   ServiceError,
+  continueAfter,
   isDuplicateKey,
   type Clock,
   type InboundMessage,
@@ -207,7 +208,6 @@ export function createCommandHandler(deps: {
         published.catch((error) => logger.warn({ err: error, command: cmd.type }, 'outbox publication failed; retried shortly')),
       ),
     ]);
-    if (message.commitAfter) message.commitAfter(sent);
-    else await sent;
+    await continueAfter(message, sent);
   };
 }

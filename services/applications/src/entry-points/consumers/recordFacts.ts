@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeadlinePassed, EnrichmentResult, ProviderCallback, ScoringResult } from '@loan/contracts';
 import type { AccountLinkingProvider } from '@loan/provider';
-import type { InboundMessage, Logger, Sealer } from '@loan/runtime';
+import { continueAfter, type InboundMessage, type Logger, type Sealer } from '@loan/runtime';
 import type { ApplicationRepository } from '../../data-access/applicationRepository';
 import type { ApplicationWriter } from '../../data-access/applicationWriter';
 import { expireDeadline } from '../../domain/expireDeadline/decide';
@@ -29,9 +29,7 @@ export function createFactHandlers(deps: {
   async function apply(message: InboundMessage, ...[applicationId, decide, correlationId]: Parameters<ApplicationWriter['mutate']>) {
     const publishing: Promise<void>[] = [];
     await writer.mutate(applicationId, decide, correlationId, publishing);
-    if (publishing.length === 0) return;
-    if (message.commitAfter) message.commitAfter(Promise.all(publishing));
-    else await Promise.all(publishing);
+    if (publishing.length > 0) await continueAfter(message, Promise.all(publishing));
   }
 
   async function onProviderCallback(message: InboundMessage) {

@@ -4,7 +4,7 @@ import {
   type ApplicationFactType,
   type EnrichmentResultType,
 } from '@loan/contracts';
-import type { InboundMessage } from '@loan/runtime';
+import { continueAfter, type InboundMessage } from '@loan/runtime';
 import type { createAnalysisHandler } from './analyseApplication';
 import type { createProfileHandlers } from './projectProfiles';
 
@@ -24,8 +24,7 @@ export function consumerHandlers(handlers: {
       if (fact.type === 'AnalysisRequested') {
         // The decision is stored; its publication goes on while the next fact is handled.
         const { published } = await analyse(fact);
-        if (message.commitAfter) message.commitAfter(published);
-        else await published;
+        await continueAfter(message, published);
       }
       else if (fact.type === 'ApplicationClosed' && fact.abandonReason === 'no_analyze') await profiles.scrub(fact.applicationId);
     },
