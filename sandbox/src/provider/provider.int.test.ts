@@ -393,7 +393,7 @@ describe('widget session expiry', () => {
         const attempt = await t.link({ widgetUrl });
         return attempt.status === 410 ? attempt : null;
       },
-      { what: 'session expiry', timeoutMs: 5_000 },
+      { what: 'session expiry' },
     );
     expect(expired.body).toMatchObject({ status: 'failed', message: expect.stringContaining('expired') });
     const page = await fetch(widgetUrl);

@@ -156,7 +156,7 @@ describe('hosted widget after expiry', () => {
     const widgetUrl = await t.initiate();
     const accounts = await submit(`${widgetUrl}/login`, { bank: 'gtbank', username: 'user_good', password: '123456' });
     const ticket = hiddenValue(accounts.html, 'ticket');
-    await waitFor(async () => (await fetch(widgetUrl)).status === 410, { what: 'expiry', timeoutMs: 5_000 });
+    await waitFor(async () => (await fetch(widgetUrl)).status === 410, { what: 'expiry' });
     expect((await fetch(`${widgetUrl}/login?bank=gtbank`)).status).toBe(410);
     expect((await submit(`${widgetUrl}/link`, { ticket, persona: 'salaried', consent: 'yes' })).status).toBe(410);
     expect(t.sandbox.store.accounts.size).toBe(0);

@@ -98,7 +98,6 @@ export function createNotifierService(deps: {
       leaseMs: config.DELIVERY_LEASE,
       onRecorded: (entry, delivery, inserted) => dispatcher.wake(entry, delivery, inserted),
       attemptFirst: (entry, delivery) => dispatcher.attemptFirst(entry, delivery),
-      isOffSchedule: (deliveryId) => dispatcher.isOffSchedule(deliveryId),
     }),
     scrubBodies: scrubBodiesHandlers({ repo, logger }),
     projectAnalytics: projectAnalyticsHandler({ bus, key: config.ANALYTICS_KEY }),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PublicEventRecord } from '@loan/contracts';
 import type { Clock, InboundMessage } from '@loan/runtime';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
-import { scheduleEntryOf, type Delivery, type DeliveryPolicy, type ScheduleEntry } from '../../domain/delivery';
+import { firstClaimOf, scheduleEntryOf, type Delivery, type DeliveryPolicy, type ScheduleEntry } from '../../domain/delivery';
 import { newDelivery } from '../../domain/recordEvent/newDelivery';
 
 /**
@@ -17,7 +17,7 @@ import { newDelivery } from '../../domain/recordEvent/newDelivery';
  * it cannot be attempted at once. Until then the event's offset is not committed, so a crash
  * hands the event over again, and whoever handles it finds the delivery pending and schedules
  * it. A delivery found pending on a redelivered message goes on the schedule directly, unless
- * this replica still holds it off the schedule.
+ * this replica's own insert stored it: then its dispatcher already has it in hand.
  */
 export function recordEventHandler(deps: {
   repo: DeliveryRepository;
@@ -36,8 +36,6 @@ export function recordEventHandler(deps: {
    * has settled or is on the schedule.
    */
   attemptFirst: (entry: ScheduleEntry, delivery: Delivery) => Promise<void>;
-  /** Whether this replica holds a delivery off the schedule for its first attempt (`attemptFirst`). */
-  isOffSchedule: (deliveryId: string) => boolean;
 }) {
   return async function onEvent(message: InboundMessage): Promise<void> {
     const record = message.value as PublicEventRecord;
@@ -56,11 +54,13 @@ export function recordEventHandler(deps: {
       return;
     }
     if (stored.delivery.status !== 'PENDING') return;
-    // The same event again while this replica attempts it off the schedule: that attempt
-    // settles it or puts it on the schedule, and the first copy's offset, held until then,
-    // holds this one's too. An entry written now would outlive the attempt and hold the
-    // application's later events back until the first claim ran out.
-    if (deps.isOffSchedule(stored.delivery.deliveryId)) return;
+    // The same event again, whose delivery this replica's insert stored and still holds by its
+    // first claim: its dispatcher has it (waiting off the schedule, under way, or put on the
+    // schedule by the dispatcher itself), and the first copy's offset, held until it settles or
+    // is scheduled, holds this one's too. An entry written now could land after that attempt
+    // removed the delivery's entry, and would hold the application's later events back until
+    // the first claim ran out (`DELIVERY_LEASE`).
+    if (firstClaimOf(stored.delivery)?.owner === deps.owner) return;
     const entry = scheduleEntryOf(stored.delivery);
     await deps.repo.addEntry(entry);
     deps.onRecorded(entry, stored.delivery, stored.created);

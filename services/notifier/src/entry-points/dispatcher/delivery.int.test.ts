@@ -221,19 +221,20 @@ describe('webhook delivery over the real broker and database', () => {
 
     // The marker follows both copies in the same partition: once it is delivered, they were read.
     const markerDelivery = await settled(marker.id, clientId);
+    expect(markerDelivery.status).toBe('DELIVERED');
     const page = await notifier.service.repo.list({ clientId, eventId: record.id, limit: 10 });
     expect(page.items).toHaveLength(1);
     expect(page.items[0]!.status).toBe('DELIVERED');
     expect(hook.forEvent(record.id)).toHaveLength(1);
-    // The copies' schedule entries (written beside their refused deliveries) were taken back:
-    // left behind, they would have held the marker back for a lease (4 s here) as earlier
-    // entries of its application. The marker's own entry goes right after it is DELIVERED.
-    expect(markerDelivery.attempts[0]!.at.getTime() - markerDelivery.createdAt.getTime()).toBeLessThan(2_000);
+    expect(hook.forEvent(marker.id)).toHaveLength(1);
+    // In order: the event, then the marker.
+    expect(hook.forEvent(record.id)[0]!.at).toBeLessThanOrEqual(hook.forEvent(marker.id)[0]!.at);
+    // The copy wrote no schedule entry of its own (the replica that stored the delivery had it
+    // in hand): one left behind would hold the application's later events back until the first
+    // claim ran out (recordEvent.unit.test.ts holds that rule without timing).
     const schedule = notifier.runtime.db.collection('delivery_schedule');
     await waitFor(async () => (await schedule.countDocuments({ applicationId: record.applicationId })) === 0, {
       what: 'no schedule entry left for the application',
-      // Well within the suite's 4 s lease, after which a dispatcher would drop a stray entry too.
-      timeoutMs: 2_000,
     });
   });
 
@@ -304,7 +305,11 @@ describe('webhook delivery over the real broker and database', () => {
     const second = publisher.event({ clientId, applicationId, event: 'application.abandoned' });
     const third = publisher.event({ clientId, applicationId });
     const otherApplication = publisher.event({ clientId });
-    hook.setBehaviour((req, nth) => (req.eventId === first.id && nth <= 2 ? 503 : 200));
+    // The first event fails twice, and then until the other application's event has arrived:
+    // were that one held back by this application, the first would never go.
+    hook.setBehaviour((req, nth) =>
+      req.eventId === first.id && (nth <= 2 || hook.forEvent(otherApplication.id).length === 0) ? 503 : 200,
+    );
     await publisher.publish(first, second, third);
     await publisher.publish(otherApplication);
 
@@ -313,8 +318,8 @@ describe('webhook delivery over the real broker and database', () => {
       .filter((r) => r.status === 200 && r.eventId !== otherApplication.id)
       .map((r) => r.eventId);
     expect(delivered).toEqual([first.id, second.id, third.id]);
-    expect(hook.forEvent(first.id)).toHaveLength(3);
-    const firstDelivered = hook.forEvent(first.id)[2]!.at;
+    expect(hook.forEvent(first.id).length).toBeGreaterThanOrEqual(3);
+    const firstDelivered = hook.forEvent(first.id).at(-1)!.at;
     expect(hook.forEvent(second.id)[0]!.at).toBeGreaterThanOrEqual(firstDelivered);
     // Another application is not held back by this one.
     const other = await settled(otherApplication.id, clientId);

@@ -281,8 +281,6 @@ export function createDispatcher(deps: {
         wake();
       });
     },
-    /** Whether a delivery recorded here waits off the schedule for its first attempt, or is in it. */
-    isOffSchedule: (deliveryId: string) => unscheduled.has(deliveryId),
     start() {
       if (active) return;
       active = true;

@@ -130,7 +130,9 @@ describe('recovery and replicas over the real broker and database', () => {
   });
 
   it('when a notifier stops with a delivery waiting for its first attempt, then another replica sends it without waiting for the first claim to expire', async () => {
-    const settings = suiteSettings({ DELIVERY_LEASE: '20s', WEBHOOK_TIMEOUT: '1s', WEBHOOK_RETRY_BASE: '300ms' });
+    // A lease far longer than the test waits: were the first claim not given up, the waiting
+    // event would not go before the wait below ends.
+    const settings = suiteSettings({ DELIVERY_LEASE: '10m', WEBHOOK_TIMEOUT: '1s', WEBHOOK_RETRY_BASE: '300ms' });
     // The application's first event fails until the receiver is fixed, so its second one waits.
     const hook = await startReceiver(() => 503);
     receivers.push(hook);
@@ -156,6 +158,7 @@ describe('recovery and replicas over the real broker and database', () => {
     const second = await start(settings);
     await waitFor(async () => (await deliveryOf(second, waiting.id, clientId))?.status === 'DELIVERED', {
       what: 'the waiting event delivered by the other replica',
+      timeoutMs: 60_000,
     });
     expect(hook.forEvent(waiting.id)).toHaveLength(1);
     // Sent while the first claim, had it not been given up, would still have held it back.
