@@ -154,23 +154,26 @@ const bureauRecord = (bureau: BureauSummary): number => {
 /**
  * Without a bureau file (no BVN, no hit, bureau down) the statements speak: repaying what was
  * borrowed from digital lenders earns credit, capped below what a clean bureau file earns.
+ * Repayments never earn more than no evidence once the existing debt fills the room under the
+ * cap (or there is debt and no income): past that point the existing-debt signal has nothing
+ * left to take, and more repaid would otherwise score better.
  */
-const statementRecord = (f: ScoringFeatures): number => {
+const statementRecord = (f: ScoringFeatures, bureau: BureauSummary): number => {
   const repaymentRatio = ratio(f.loanRepaymentsTotal, f.loanDisbursementsTotal);
   const evidence =
-    repaymentRatio !== null
-      ? linearScale(repaymentRatio, CREDIT_HISTORY.repaymentRatioWorst, CREDIT_HISTORY.repaymentRatioBest)
-      : f.loanRepaymentsTotal > 0
-        ? CREDIT_HISTORY.repaymentsOnly
-        : CREDIT_HISTORY.noEvidence;
-  return evidence * CREDIT_HISTORY.statementOnlyCap;
+    repaymentRatio === null
+      ? CREDIT_HISTORY.noEvidence
+      : linearScale(repaymentRatio, CREDIT_HISTORY.repaymentRatioWorst, CREDIT_HISTORY.repaymentRatioBest);
+  const existingDebt = existingMonthlyDebt(f, bureau);
+  const overCap = existingDebt > 0 && (ratio(existingDebt, f.monthlyIncome) ?? Infinity) >= DSR_CAP;
+  return (overCap ? Math.min(evidence, CREDIT_HISTORY.noEvidence) : evidence) * CREDIT_HISTORY.statementOnlyCap;
 };
 
 const creditHistory = (f: ScoringFeatures, bureau: BureauSummary): Signal[] => [
   signal(
     bureau.status === 'HIT' ? 'bureau_record' : 'statement_credit_record',
     CREDIT_HISTORY.recordPoints,
-    bureau.status === 'HIT' ? bureauRecord(bureau) : statementRecord(f),
+    bureau.status === 'HIT' ? bureauRecord(bureau) : statementRecord(f, bureau),
   ),
   signal(
     'history_length',

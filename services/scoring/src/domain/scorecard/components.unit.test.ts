@@ -82,6 +82,40 @@ describe('scoreComponents', () => {
     );
   });
 
+  it('when loans are repaid without any disbursement in the window, then the statement record earns no more than no loans', () => {
+    const noLoans = scoreComponents(
+      cleanFeatures({ loanRepaymentsTotal: 0, loanDisbursementsTotal: 0, statementMonthlyRepayments: 0 }),
+      bureauSummary({ status: 'NOT_CHECKED' }),
+    );
+    const repaying = scoreComponents(
+      cleanFeatures({ loanRepaymentsTotal: 300_000, loanDisbursementsTotal: 0, statementMonthlyRepayments: 25_000 }),
+      bureauSummary({ status: 'NOT_CHECKED' }),
+    );
+    const record = (scored: typeof noLoans) => scored.signals.find((s) => s.signal === 'statement_credit_record');
+
+    expect(record(repaying)?.points).toBe(record(noLoans)?.points);
+    expect(repaying.breakdown.total).toBeLessThan(noLoans.breakdown.total);
+  });
+
+  it('when repayments already take a third of income, then repaying more never raises the statement record', () => {
+    const income = cleanFeatures().monthlyIncome;
+    const recordAt = (repaymentsTotal: number) =>
+      scoreComponents(
+        cleanFeatures({
+          loanDisbursementsTotal: 1_000_000,
+          loanRepaymentsTotal: repaymentsTotal,
+          statementMonthlyRepayments: income / 2,
+        }),
+        bureauSummary({ status: 'NOT_CHECKED' }),
+      ).signals.find((s) => s.signal === 'statement_credit_record')?.points;
+
+    expect(recordAt(1_100_000)).toBeCloseTo(
+      CREDIT_HISTORY.recordPoints * CREDIT_HISTORY.noEvidence * CREDIT_HISTORY.statementOnlyCap,
+      2,
+    );
+    expect(recordAt(1_100_000)).toBeLessThanOrEqual(recordAt(900_000)!);
+  });
+
   it('when digital loans were barely repaid, then the statement record earns nothing', () => {
     const features = cleanFeatures({ loanDisbursementsTotal: 100_000, loanRepaymentsTotal: 40_000 });
     const { signals } = scoreComponents(features, bureauSummary());

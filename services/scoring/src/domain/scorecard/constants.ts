@@ -2,7 +2,7 @@
  * The scorecard's version, written into every decision. Bump it whenever a weight, a threshold
  * or a rule below changes, and record the change in docs/scoring.md.
  */
-export const SCORECARD_VERSION = '2026.11-1';
+export const SCORECARD_VERSION = '2026.11-2';
 
 /** Complete calendar months of statement read, the latest first; the current month is partial. */
 export const SCORING_WINDOW_MONTHS = 12;
@@ -52,7 +52,8 @@ export const CASH_FLOW = {
   /**
    * The coefficient of variation of net flow explodes when the average net flow is near zero,
    * which is normal for someone who spends what they earn; the denominator is therefore at
-   * least this share of monthly income.
+   * least this share of monthly income. A negative mean counts as zero, so a deeper deficit
+   * never makes the flow look steadier.
    */
   volatilityFloorShareOfIncome: 0.1,
   cushionPoints: 7,
@@ -114,10 +115,13 @@ export const CREDIT_HISTORY = {
   overduePenalty: 0.5,
   /** Without a bureau file, statements earn at most this share of the record points. */
   statementOnlyCap: 0.8,
-  /** No loans seen and no bureau file: no evidence either way. */
+  /**
+   * No bureau file and no digital loan taken in the window: no evidence either way. Also the
+   * most that repayments earn when none was taken in the window (an older loan being repaid
+   * is a debt, not proof of repaying), or when the repayments already take the whole room
+   * under DSR_CAP: more repaid then shows more debt, not a better record.
+   */
   noEvidence: 0.5,
-  /** Repayments seen without disbursements in the window: repaying an older loan. */
-  repaymentsOnly: 0.7,
   repaymentRatioWorst: 0.5,
   repaymentRatioBest: 1.1,
 } as const;

@@ -102,13 +102,13 @@ const redFlagsOf = (accounts: readonly EnrichedAccount[]): StatementRedFlag[] =>
   return flags.filter(([, isRaised]) => isRaised).map(([flag]) => flag);
 };
 
-/** Spread of monthly net flow over its mean, the mean floored at a share of income. */
+/**
+ * Spread of monthly net flow over its mean, the mean floored at a share of income. A negative
+ * mean takes the floor: dividing by the size of a deficit would make the flow look steadier
+ * the more the applicant spends beyond their means.
+ */
 const netFlowVolatility = (netFlows: readonly number[], monthlyIncome: number): number => {
-  const denominator = Math.max(
-    Math.abs(mean(netFlows)),
-    CASH_FLOW.volatilityFloorShareOfIncome * monthlyIncome,
-    1,
-  );
+  const denominator = Math.max(mean(netFlows), CASH_FLOW.volatilityFloorShareOfIncome * monthlyIncome, 1);
   return standardDeviation(netFlows) / denominator;
 };
 

@@ -79,6 +79,18 @@ describe('deriveFeatures', () => {
     expect(features.netFlowCv).toBe(0.25);
   });
 
+  it('when the same spending pattern runs deeper into deficit, then net-flow volatility does not fall', () => {
+    const plan = (extra: number) =>
+      featuresOf(twelve((i) => ({ salary: 200_000, spending: (i % 2 === 0 ? 195_000 : 205_000) + extra })));
+    const deficit = plan(50_000);
+    const deeper = plan(150_000);
+
+    expect(deficit.netFlowMonthlyAverage).toBe(-50_000);
+    // standard deviation 5,000 over the floor of 10% of ₦200k, however deep the deficit
+    expect(deficit.netFlowCv).toBe(0.25);
+    expect(deeper.netFlowCv).toBe(0.25);
+  });
+
   it('when loan repayments stopped before the last three months, then they are not an existing obligation', () => {
     const features = featuresOf(
       twelve((i) => ({ salary: 200_000, spending: 100_000, loanRepayments: i < 9 ? 30_000 : 0 })),

@@ -76,7 +76,7 @@ export const Examples = {
       credit_bureau_checked: true,
       affordability_assessed: true,
     },
-    scorecard_version: '2026.11-1',
+    scorecard_version: '2026.11-2',
   },
   delivery: {
     id: deliveryId,
