@@ -60,7 +60,7 @@ function startProcess(p) {
   // small reaches 240 MB under load (LOAN_STACK_HEAP_MB, 128 by default). Node 24's young
   // generation grows to tens of MB per semi-space under load; 2 MB semi-spaces and two malloc
   // arenas (MALLOC_ARENA_MAX, glibc's default is 8 per core) keep each service under 150 MB of
-  // resident memory through a 200-application bench for no measurable CPU (README).
+  // resident memory through a 200-application bench for no measurable CPU (bench/README.md).
   // LOAN_STACK_NODE_ARGS: extra options for each service's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const nodeArgs = [
     `--max-old-space-size=${process.env.LOAN_STACK_HEAP_MB ?? '128'}`,
