@@ -47,6 +47,18 @@ const EnvSchema = z.object({
     .max(20)
     .default(5)
     .describe('Delivery attempts per webhook'),
+  SANDBOX_ACCOUNT_CACHE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(200)
+    .describe("Linked accounts whose generated statements stay in memory; others are generated again when read"),
+  SANDBOX_JOB_RETENTION: duration('1h', 'How long a finished income or statement-insights job can be read'),
+  SANDBOX_RETENTION: duration(
+    '8d',
+    'How long a widget session, and the accounts linked through it, are kept after the session expired',
+  ),
   SANDBOX_BUREAU_SLOW_DELAY: duration('30s', 'How long the bureau takes to answer for the timeout test BVN'),
   SANDBOX_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -67,6 +79,9 @@ export interface SandboxConfig {
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   bureauSlowDelayMs: number;
+  accountCacheSize: number;
+  jobRetentionMs: number;
+  retentionMs: number;
   logLevel: z.infer<typeof EnvSchema>['SANDBOX_LOG_LEVEL'];
 }
 
@@ -89,6 +104,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetryBaseMs: e.SANDBOX_WEBHOOK_RETRY_BASE,
     webhookMaxAttempts: e.SANDBOX_WEBHOOK_MAX_ATTEMPTS,
     bureauSlowDelayMs: e.SANDBOX_BUREAU_SLOW_DELAY,
+    accountCacheSize: e.SANDBOX_ACCOUNT_CACHE,
+    jobRetentionMs: e.SANDBOX_JOB_RETENTION,
+    retentionMs: e.SANDBOX_RETENTION,
     logLevel: e.SANDBOX_LOG_LEVEL,
   });
 }

@@ -13,6 +13,9 @@ describe('sandbox configuration', () => {
       webhookRetryBaseMs: 1_000,
       webhookMaxAttempts: 5,
       bureauSlowDelayMs: 30_000,
+      accountCacheSize: 200,
+      jobRetentionMs: 3_600_000,
+      retentionMs: 8 * 86_400_000,
       logLevel: 'info',
     });
   });

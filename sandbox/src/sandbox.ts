@@ -59,7 +59,18 @@ export function createSandbox(config: Readonly<SandboxConfig>, deps: SandboxDepe
   const clock = deps.clock ?? (() => new Date());
   let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
 
-  const store = createProviderStore();
+  const store = createProviderStore({
+    accountCacheSize: config.accountCacheSize,
+    jobRetentionMs: config.jobRetentionMs,
+    retentionMs: config.retentionMs,
+  });
+  // What a provider would have expired is forgotten once a minute, so memory stays bounded
+  // however many applications a long-running sandbox serves.
+  const pruneTimer = setInterval(() => {
+    const pruned = store.prune(clock());
+    if (pruned.jobs + pruned.sessions > 0) logger.info(pruned, 'expired sessions, accounts and jobs forgotten');
+  }, 60_000);
+  pruneTimer.unref();
   const webhooks = createWebhookSender({
     url: config.webhookUrl,
     secret: config.webhookSecret,
@@ -118,6 +129,7 @@ export function createSandbox(config: Readonly<SandboxConfig>, deps: SandboxDepe
         server = listening;
       }),
     stop: async () => {
+      clearInterval(pruneTimer);
       jobs.stop();
       webhooks.stop();
       bureau.stop();

@@ -63,7 +63,7 @@ export function createJobs({ store, webhooks, delayMs, clock, logger }: JobsOpti
         });
         job.result = result;
         job.status = 'finished';
-        store.incomeRecords.set(account.id, [...(store.incomeRecords.get(account.id) ?? []), result]);
+        store.addIncomeRecord(account.id, result);
         webhooks.send(account.id, 'mono.events.account_income', result);
       });
       return job;
@@ -78,7 +78,6 @@ export function createJobs({ store, webhooks, delayMs, clock, logger }: JobsOpti
         result: null,
       };
       later(account, job, () => {
-        job.result = account.data.insights;
         job.status = 'finished';
         webhooks.send(account.id, 'mono.events.statement_insights', {
           account: account.id,

@@ -2,7 +2,6 @@ import {
   COMMERCIAL_BANKS,
   DEFAULT_PERSONA,
   createRng,
-  generateAccount,
   type Institution,
   type PersonaId,
 } from '../personas';
@@ -97,27 +96,26 @@ export function createLinking({ store, webhooks, clock }: LinkingOptions): Linki
       const seed = `${session.id}:${session.linkedAccountIds.length}`;
       const institution = request.institution ?? createRng(`institution:${seed}`).pick(COMMERCIAL_BANKS);
       const persona = request.persona ?? DEFAULT_PERSONA;
-      const data = generateAccount({
-        persona,
-        seed,
-        holderName: session.customer.name,
-        institution,
-        now,
-        email: session.customer.email,
-        ...(session.customer.bvn ? { bvn: session.customer.bvn } : {}),
-      });
-      const account: LinkedAccount = {
-        id: data.account.id,
-        sessionId: session.id,
-        customerId: session.customer.id,
-        ref: session.ref,
-        persona,
-        institution,
-        authMethod: institution.numbering === 'phone' ? 'mobile_banking' : 'internet_banking',
-        data,
-        linkedAt: now,
-      };
-      store.accounts.set(account.id, account);
+      const account = store.addAccount(
+        {
+          sessionId: session.id,
+          customerId: session.customer.id,
+          ref: session.ref,
+          persona,
+          institution,
+          authMethod: institution.numbering === 'phone' ? 'mobile_banking' : 'internet_banking',
+          linkedAt: now,
+        },
+        {
+          persona,
+          seed,
+          holderName: session.customer.name,
+          institution,
+          now,
+          email: session.customer.email,
+          ...(session.customer.bvn ? { bvn: session.customer.bvn } : {}),
+        },
+      );
       session.linkedAccountIds.push(account.id);
       webhooks.send(account.id, 'mono.events.account_connected', accountConnectedData(account));
       webhooks.send(account.id, 'mono.events.account_updated', accountUpdatedData(account));

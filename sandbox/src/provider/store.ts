@@ -1,4 +1,11 @@
-import type { GeneratedAccount, Institution, MonoIncome, MonoStatementInsights, PersonaId } from '../personas';
+import {
+  generateAccount,
+  type GenerateAccountInput,
+  type GeneratedAccount,
+  type Institution,
+  type MonoIncome,
+  type PersonaId,
+} from '../personas';
 
 /** A hosted-link session: the widget address handed to the applicant and what it linked. */
 export interface LinkSession {
@@ -19,7 +26,12 @@ export interface LinkSession {
   tickets: Map<string, string>;
 }
 
-/** An account linked through the provider, with its synthetic data. */
+/**
+ * An account linked through the provider, with its synthetic data. The data (statements of a
+ * year, a few hundred kilobytes) is a pure function of how the account was generated, so the
+ * store keeps only that and the most recently used accounts' data (`accountCacheSize`);
+ * reading `data` of another account generates it again, identical.
+ */
 export interface LinkedAccount {
   id: string;
   sessionId: string;
@@ -28,7 +40,7 @@ export interface LinkedAccount {
   persona: PersonaId;
   institution: Institution;
   authMethod: 'internet_banking' | 'mobile_banking';
-  data: GeneratedAccount;
+  readonly data: GeneratedAccount;
   linkedAt: Date;
 }
 
@@ -51,7 +63,8 @@ export type Job =
       accountId: string;
       status: 'processing' | 'finished';
       createdAt: Date;
-      result: MonoStatementInsights | null;
+      /** Read from the account's data once finished (not held, so it leaves memory with it). */
+      result: null;
     };
 
 /** The provider's in-memory state; one per sandbox instance. */
@@ -59,10 +72,106 @@ export interface ProviderStore {
   sessions: Map<string, LinkSession>;
   accounts: Map<string, LinkedAccount>;
   jobs: Map<string, Job>;
-  /** Finished income results per account, oldest first. */
+  /** Finished income results per account, oldest first (the newest `INCOME_RECORDS_KEPT`). */
   incomeRecords: Map<string, MonoIncome[]>;
+  /** Stores a newly linked account, generated from `input`; its data is cached. */
+  addAccount(fields: Omit<LinkedAccount, 'id' | 'data'>, input: GenerateAccountInput): LinkedAccount;
+  /** Keeps an income result of an account, dropping the oldest beyond `INCOME_RECORDS_KEPT`. */
+  addIncomeRecord(accountId: string, record: MonoIncome): void;
+  /**
+   * Forgets what a provider would have expired by `now`: finished jobs older than the job
+   * retention, and sessions that expired longer than the retention ago, with the accounts linked
+   * through them. Returns how many of each were removed.
+   */
+  prune(now: Date): { jobs: number; sessions: number; accounts: number };
+  /** Accounts whose generated data is held in memory now. */
+  cachedAccounts(): number;
 }
 
-export function createProviderStore(): ProviderStore {
-  return { sessions: new Map(), accounts: new Map(), jobs: new Map(), incomeRecords: new Map() };
+/** Income results kept per account: a lender reads the latest. */
+export const INCOME_RECORDS_KEPT = 5;
+
+export interface ProviderStoreOptions {
+  /** Accounts whose generated data stays in memory (least recently used first out). */
+  accountCacheSize: number;
+  /** How long a finished job is kept. */
+  jobRetentionMs: number;
+  /** How long a session is kept past its expiry, with the accounts linked through it. */
+  retentionMs: number;
+}
+
+export const DEFAULT_STORE_OPTIONS: ProviderStoreOptions = {
+  accountCacheSize: 200,
+  jobRetentionMs: 60 * 60_000,
+  retentionMs: 8 * 24 * 60 * 60_000,
+};
+
+export function createProviderStore(options: ProviderStoreOptions = DEFAULT_STORE_OPTIONS): ProviderStore {
+  const sessions = new Map<string, LinkSession>();
+  const accounts = new Map<string, LinkedAccount>();
+  const jobs = new Map<string, Job>();
+  const incomeRecords = new Map<string, MonoIncome[]>();
+  /** Generated data by account id, in order of use (a Map keeps insertion order). */
+  const cache = new Map<string, GeneratedAccount>();
+
+  function cached(id: string, input: GenerateAccountInput): GeneratedAccount {
+    let data = cache.get(id);
+    if (data) cache.delete(id);
+    else data = generateAccount(input);
+    cache.set(id, data);
+    while (cache.size > options.accountCacheSize) cache.delete(cache.keys().next().value as string);
+    return data;
+  }
+
+  return {
+    sessions,
+    accounts,
+    jobs,
+    incomeRecords,
+    addAccount(fields, input) {
+      const generated = generateAccount(input);
+      const id = generated.account.id;
+      cache.set(id, generated);
+      const account: LinkedAccount = {
+        ...fields,
+        id,
+        get data() {
+          return cached(id, input);
+        },
+      };
+      accounts.set(id, account);
+      // Within the bound from the start: the data is regenerated on its next read if evicted.
+      cached(id, input);
+      return account;
+    },
+    addIncomeRecord(accountId, record) {
+      const kept = [...(incomeRecords.get(accountId) ?? []), record];
+      incomeRecords.set(accountId, kept.slice(-INCOME_RECORDS_KEPT));
+    },
+    prune(now) {
+      const before = now.getTime() - options.retentionMs;
+      const jobsBefore = now.getTime() - options.jobRetentionMs;
+      let [prunedJobs, prunedSessions, prunedAccounts] = [0, 0, 0];
+      for (const [id, job] of jobs) {
+        if (job.status === 'finished' && job.createdAt.getTime() < jobsBefore) {
+          jobs.delete(id);
+          prunedJobs++;
+        }
+      }
+      for (const [id, session] of sessions) {
+        if (session.expiresAt.getTime() >= before) continue;
+        sessions.delete(id);
+        prunedSessions++;
+        for (const accountId of session.linkedAccountIds) {
+          if (session.scope !== 'auth' || !accounts.has(accountId)) continue;
+          accounts.delete(accountId);
+          incomeRecords.delete(accountId);
+          cache.delete(accountId);
+          prunedAccounts++;
+        }
+      }
+      return { jobs: prunedJobs, sessions: prunedSessions, accounts: prunedAccounts };
+    },
+    cachedAccounts: () => cache.size,
+  };
 }
