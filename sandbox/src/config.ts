@@ -52,7 +52,7 @@ const EnvSchema = z.object({
     .int()
     .min(1)
     .max(100_000)
-    .default(200)
+    .default(100)
     .describe("Linked accounts whose generated statements stay in memory; others are generated again when read"),
   SANDBOX_JOB_RETENTION: duration('1h', 'How long a finished income or statement-insights job can be read'),
   SANDBOX_RETENTION: duration(

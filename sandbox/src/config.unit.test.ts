@@ -13,7 +13,7 @@ describe('sandbox configuration', () => {
       webhookRetryBaseMs: 1_000,
       webhookMaxAttempts: 5,
       bureauSlowDelayMs: 30_000,
-      accountCacheSize: 200,
+      accountCacheSize: 100,
       jobRetentionMs: 3_600_000,
       retentionMs: 8 * 86_400_000,
       logLevel: 'info',

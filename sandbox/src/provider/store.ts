@@ -101,7 +101,7 @@ export interface ProviderStoreOptions {
 }
 
 export const DEFAULT_STORE_OPTIONS: ProviderStoreOptions = {
-  accountCacheSize: 200,
+  accountCacheSize: 100,
   jobRetentionMs: 60 * 60_000,
   retentionMs: 8 * 24 * 60 * 60_000,
 };
