@@ -1,5 +1,7 @@
 // Starts the sandbox and the six services as child processes, waits for each to be ready and
-// prints one READY line; on SIGINT/SIGTERM stops them and the infrastructure.
+// prints one READY line; on SIGINT/SIGTERM stops them and the infrastructure. A process that
+// exits by itself is started again, as Kubernetes restarts a container: after 1 s, doubling up
+// to 30 s while it keeps dying within a minute of its start, each restart said on stderr.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, createWriteStream } from 'node:fs';
 import path from 'node:path';
@@ -50,8 +52,15 @@ const processes = [
   { name: 'gateway', entry: 'services/gateway/dist/start.js', port: 8106, env: { GATEWAY_PORT: String(gatewayPort) } },
 ];
 
-const children = [];
+/** The running child of each process, by name. */
+const children = new Map();
+/** Restarts in a row of each process, and when it last started. */
+const restarts = new Map();
 let stopping = false;
+const RESTART_BASE_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+/** A process up this long has recovered: its next exit restarts it after the base delay again. */
+const HEALTHY_AFTER_MS = 60_000;
 
 function startProcess(p) {
   const out = createWriteStream(path.join(logDir, `${p.name}.log`), { flags: 'a' });
@@ -81,13 +90,27 @@ function startProcess(p) {
   });
   child.stdout.pipe(out);
   child.stderr.pipe(out);
+  const startedAt = Date.now();
   child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`${p.name} exited (${signal ?? code}); see ${path.join(logDir, `${p.name}.log`)}`);
-      void stopAll(1);
-    }
+    if (stopping) return;
+    const previous = restarts.get(p.name) ?? 0;
+    const inRow = Date.now() - startedAt >= HEALTHY_AFTER_MS ? 0 : previous;
+    const delayMs = Math.min(RESTART_BASE_MS * 2 ** inRow, RESTART_MAX_MS);
+    restarts.set(p.name, inRow + 1);
+    console.error(
+      `[stack] ${p.name} exited (${signal ?? `code ${code}`}); restarting it in ${delayMs / 1000} s ` +
+        `(restart ${inRow + 1} in a row); see ${path.join(logDir, `${p.name}.log`)}`,
+    );
+    setTimeout(() => {
+      if (stopping) return;
+      startProcess(p);
+      waitReady(p).then(
+        () => console.error(`[stack] ${p.name} is ready again`),
+        (error) => console.error(`[stack] ${String(error?.message ?? error)}`),
+      );
+    }, delayMs);
   });
-  children.push({ p, child });
+  children.set(p.name, child);
 }
 
 async function waitReady(p, timeoutMs = 120_000) {
@@ -108,10 +131,11 @@ async function waitReady(p, timeoutMs = 120_000) {
 async function stopAll(code) {
   if (stopping) return;
   stopping = true;
-  for (const { child } of children.reverse()) child.kill('SIGTERM');
+  const running = [...children.values()].reverse();
+  for (const child of running) child.kill('SIGTERM');
   await Promise.all(
-    children.map(
-      ({ child }) =>
+    running.map(
+      (child) =>
         new Promise((resolve) => {
           if (child.exitCode !== null) return resolve();
           const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
