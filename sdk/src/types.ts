@@ -155,6 +155,11 @@ export interface Decision {
     affordability_assessed: boolean;
   };
   scorecard_version: string;
+  /**
+   * Version of the lender's credit policy that made the decision; 0 is the built-in policy.
+   * Absent on decisions made before credit policies.
+   */
+  policy_version?: number;
 }
 
 /** `GET /api/applications/:id`. */
