@@ -77,6 +77,18 @@ export const KnockOutRule = z.object({
 });
 export type KnockOutRule = z.infer<typeof KnockOutRule>;
 
+/** A knock-out code given twice: the second and later rules are named. */
+function uniqueCodes(rules: unknown[], ctx: z.RefinementCtx) {
+  const seen = new Set<string>();
+  rules.forEach((rule, index) => {
+    const code = (rule as { code?: unknown } | null)?.code;
+    if (typeof code !== 'string') return;
+    if (seen.has(code))
+      ctx.addIssue({ code: 'custom', path: [index, 'code'], message: `duplicate knock-out code ${code}` });
+    seen.add(code);
+  });
+}
+
 const score = (field: string) =>
   z
     .number({ error: `${field} must be a number` })
@@ -95,11 +107,15 @@ export const CreditPolicy = z
     name: z.string().trim().max(100).optional(),
     bands: z.object({
       /** Lowest total score (0-100) of each band, strictly descending; below HIGH_RISK is VERY_HIGH_RISK. */
-      thresholds: z.object({
-        LOW_RISK: score('LOW_RISK'),
-        MEDIUM_RISK: score('MEDIUM_RISK'),
-        HIGH_RISK: score('HIGH_RISK'),
-      }),
+      thresholds: z
+        .object({
+          LOW_RISK: score('LOW_RISK'),
+          MEDIUM_RISK: score('MEDIUM_RISK'),
+          HIGH_RISK: score('HIGH_RISK'),
+        })
+        .refine((t) => t.LOW_RISK > t.MEDIUM_RISK && t.MEDIUM_RISK > t.HIGH_RISK, {
+          message: 'thresholds must be strictly descending: LOW_RISK > MEDIUM_RISK > HIGH_RISK',
+        }),
       actions: z.object({
         LOW_RISK: BandAction,
         MEDIUM_RISK: BandAction,
@@ -123,7 +139,8 @@ export const CreditPolicy = z
             .max(60, 'tenors must be between 1 and 60 months'),
         )
         .min(1, 'tenors must not be empty')
-        .max(60),
+        .max(60)
+        .refine((tenors) => new Set(tenors).size === tenors.length, { message: 'tenors must not repeat' }),
       counterOffers: z.object({
         enabled: z.boolean(),
         /** A smaller amount is offered only at least this share of the ask (0-1)... */
@@ -135,51 +152,31 @@ export const CreditPolicy = z
         minAmount: naira('minAmount'),
       }),
     }),
-    loanLimits: z.object({
-      /** An ask below this is declined. */
-      minAmount: naira('minAmount'),
-      /** The most lent; null: no limit. */
-      maxAmount: naira('maxAmount').positive('maxAmount must be positive').nullable(),
-      /** The most lent as a multiple of verified monthly income; null: no limit. */
-      maxIncomeMultiple: z.number().positive('maxIncomeMultiple must be positive').max(1000).nullable(),
-    }),
+    loanLimits: z
+      .object({
+        /** An ask below this is declined. */
+        minAmount: naira('minAmount'),
+        /** The most lent; null: no limit. */
+        maxAmount: naira('maxAmount').positive('maxAmount must be positive').nullable(),
+        /** The most lent as a multiple of verified monthly income; null: no limit. */
+        maxIncomeMultiple: z.number().positive('maxIncomeMultiple must be positive').max(1000).nullable(),
+      })
+      .refine((limits) => limits.maxAmount === null || limits.minAmount <= limits.maxAmount, {
+        path: ['minAmount'],
+        message: 'minAmount must not exceed maxAmount',
+      }),
     dataRules: z.object({
       thinFile: DataAction,
       bureauUnavailable: BureauUnavailableAction,
       identityMismatch: DataAction,
     }),
-    knockOuts: z.array(KnockOutRule).max(50, 'at most 50 knock-out rules'),
+    knockOuts: z
+      .array(KnockOutRule)
+      .max(50, 'at most 50 knock-out rules')
+      // Runs even when a rule is bad in another way, so that every problem is named at once.
+      .check(z.superRefine(uniqueCodes, { when: (payload) => Array.isArray(payload.value) })),
   })
-  .strict()
-  .superRefine((policy, ctx) => {
-    const { LOW_RISK, MEDIUM_RISK, HIGH_RISK } = policy.bands.thresholds;
-    if (!(LOW_RISK > MEDIUM_RISK && MEDIUM_RISK > HIGH_RISK))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['bands', 'thresholds'],
-        message: 'thresholds must be strictly descending: LOW_RISK > MEDIUM_RISK > HIGH_RISK',
-      });
-    const tenors = policy.affordability.tenors;
-    if (new Set(tenors).size !== tenors.length)
-      ctx.addIssue({ code: 'custom', path: ['affordability', 'tenors'], message: 'tenors must not repeat' });
-    const { minAmount, maxAmount } = policy.loanLimits;
-    if (maxAmount !== null && minAmount > maxAmount)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['loanLimits', 'minAmount'],
-        message: 'minAmount must not exceed maxAmount',
-      });
-    const seen = new Set<string>();
-    policy.knockOuts.forEach((rule, index) => {
-      if (seen.has(rule.code))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['knockOuts', index, 'code'],
-          message: `duplicate knock-out code ${rule.code}`,
-        });
-      seen.add(rule.code);
-    });
-  });
+  .strict();
 export type CreditPolicy = z.infer<typeof CreditPolicy>;
 
 /**
