@@ -231,16 +231,73 @@ export const SimulateRequest = z
   .strict();
 export type SimulateRequest = z.infer<typeof SimulateRequest>;
 
-/** Outcome counts, one per decision. */
-export type OutcomeCounts = Record<DecisionOutcome, number>;
+/** How many decisions of each outcome. */
+export const OutcomeCounts = z.object({
+  APPROVED: z.number().int(),
+  COUNTER_OFFER: z.number().int(),
+  MANUAL_REVIEW: z.number().int(),
+  DECLINED: z.number().int(),
+});
+export type OutcomeCounts = z.infer<typeof OutcomeCounts>;
 
-export interface SimulationResult {
-  evaluated: number;
-  current: OutcomeCounts;
-  draft: OutcomeCounts;
-  approvedAmount: { current: number; draft: number };
-  changed: Array<{ applicationId: string; from: DecisionOutcome; to: DecisionOutcome; reasons: string[] }>;
-}
+/** A policy version replayed on the lender's latest decided analyses, against the active one. */
+export const SimulationResult = z.object({
+  /** Analyses replayed (those decided since the ask was kept with the analysis). */
+  evaluated: z.number().int(),
+  /** Outcomes under the active version. */
+  current: OutcomeCounts,
+  /** Outcomes under the simulated version. */
+  draft: OutcomeCounts,
+  /** Naira lent (approved or counter-offered) under each. */
+  approvedAmount: z.object({ current: z.number(), draft: z.number() }),
+  /** The analyses whose outcome the simulated version changes. */
+  changed: z.array(
+    z.object({
+      applicationId: z.string(),
+      from: DecisionOutcome,
+      to: DecisionOutcome,
+      /** Why the simulated version decides as it does: review codes, or the decline reason. */
+      reasons: z.array(z.string()),
+    }),
+  ),
+});
+export type SimulationResult = z.infer<typeof SimulationResult>;
+
+/** `GET /api/policies`. */
+export const PolicyList = z.object({
+  active: PolicyVersionView,
+  challenger: PolicyVersionView.nullable(),
+  versions: z.array(PolicyVersionView),
+});
+export type PolicyList = z.infer<typeof PolicyList>;
+
+/** `POST /api/policies`: the new version, a draft. */
+export const PolicyCreated = z.object({
+  version: z.number().int().min(1),
+  status: z.literal('DRAFT'),
+  policy: CreditPolicy,
+});
+export type PolicyCreated = z.infer<typeof PolicyCreated>;
+
+/** `GET /api/policies/challenger/report`: the challenger against the active version since it was set. */
+export const ChallengerReport = z.object({
+  challenger: z.object({ version: z.number().int(), since: z.string() }),
+  /** Decisions made since the challenger was set (the latest 5,000 at most). */
+  evaluated: z.number().int(),
+  /** Of them, those the challenger would have decided the same way. */
+  agreed: z.number().int(),
+  /** Counts by the active version's outcome, then the challenger's. */
+  matrix: z.record(z.string(), z.record(z.string(), z.number().int())),
+  disagreements: z.array(
+    z.object({
+      applicationId: z.string(),
+      decidedAt: z.string().nullable(),
+      active: z.object({ version: z.number().int(), decision: DecisionOutcome }),
+      challenger: z.object({ version: z.number().int(), decision: DecisionOutcome, reasons: z.array(z.string()) }),
+    }),
+  ),
+});
+export type ChallengerReport = z.infer<typeof ChallengerReport>;
 
 /** Problems of a request body, every one named by its field: `field: message`. */
 export function policyProblems(error: z.ZodError): string[] {
