@@ -4,6 +4,7 @@ import { scoringInput } from '../../golden/sandboxApplicant';
 import { BAND_THRESHOLDS, DSR_CAP, MIN_COUNTER_OFFER_AMOUNT, MIN_COUNTER_OFFER_SHARE, TENOR_OPTIONS } from '../index';
 import { scoreApplicationWithAudit, type AppliedPolicy } from '../scoreApplication/scoreApplication';
 import { bandUnder } from './evaluate';
+import { simulatePolicy } from './simulate';
 
 const golden = (label: string) => {
   const applicant = GOLDEN_APPLICANTS.find((a) => a.label === label);
@@ -201,5 +202,46 @@ describe('a decision under a lender policy', () => {
       withPolicy((p) => (p.knockOuts = [betting]), 0),
     );
     expect(decision).toEqual(decide('salaried'));
+  });
+});
+
+describe('simulating a policy on stored audits', () => {
+  const stored = GOLDEN_APPLICANTS.flatMap((applicant) =>
+    applicant.asks.map((loan, n) => {
+      const input = scoringInput(goldenFile(applicant), loan);
+      return {
+        applicationId: `${applicant.label} #${n}`,
+        applicantId: input.applicantId,
+        loan,
+        audit: scoreApplicationWithAudit(input).audit,
+        decidedAt: input.now,
+      };
+    }),
+  );
+  const builtin = { version: 0, policy: BUILTIN_POLICY };
+
+  it('when the draft is the active policy, then nothing changes and the counts are the golden decisions', () => {
+    const result = simulatePolicy(stored, builtin, builtin);
+    expect(result.evaluated).toBe(stored.length);
+    expect(result.changed).toEqual([]);
+    expect(result.draft).toEqual(result.current);
+    const golden = stored.map(
+      (s) =>
+        scoreApplicationWithAudit(
+          scoringInput(goldenFile(GOLDEN_APPLICANTS.find((a) => s.applicationId.startsWith(`${a.label} #`))!), s.loan),
+        ).decision.decision,
+    );
+    for (const outcome of ['APPROVED', 'COUNTER_OFFER', 'MANUAL_REVIEW', 'DECLINED'] as const)
+      expect(result.current[outcome]).toBe(golden.filter((d) => d === outcome).length);
+  });
+
+  it('when the draft caps repayments at 10% of income, then the approvals it turns down are listed with the new outcome, and the same input gives the same answer', () => {
+    const draft = withPolicy((p) => (p.affordability.maxDebtServiceRatio = 0.1), 1);
+    const result = simulatePolicy(stored, builtin, draft);
+    expect(result.changed.length).toBeGreaterThan(0);
+    expect(result.changed.every((c) => c.from !== c.to)).toBe(true);
+    expect(result.changed.find((c) => c.applicationId === 'salaried #1')).toMatchObject({ from: 'APPROVED' });
+    expect(result.approvedAmount.draft).toBeLessThan(result.approvedAmount.current);
+    expect(simulatePolicy(stored, builtin, draft)).toEqual(result);
   });
 });
