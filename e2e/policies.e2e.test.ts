@@ -146,5 +146,54 @@ describe('a lender\u2019s own credit policy', () => {
     });
     expect((await asLender('POST', '/api/policies/0/activate')).status).toBe(400);
     expect((await asLender('GET', '/api/policies/12345')).status).toBe(404);
+
+    // The console serves the same API with its session, and the audit names who acted.
+    const session = await consoleSignIn(stack.lender.apiKey);
+    const listed = await fetch(`${stack.gatewayUrl}/console/api/policies`, { headers: { cookie: session.cookie } });
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { active: { version: number } }).active.version).toBe(version);
+    const drafted = await fetch(`${stack.gatewayUrl}/console/api/policies`, {
+      method: 'POST',
+      headers: {
+        cookie: session.cookie,
+        'content-type': 'application/json',
+        origin: stack.gatewayUrl,
+        'x-csrf-token': session.csrfToken,
+      },
+      body: JSON.stringify(BUILTIN_POLICY),
+    });
+    expect(drafted.status).toBe(201);
+    const scoring = stack.services.find((s) => s.name === 'scoring')!;
+    const changes = await scoring.runtime.db
+      .collection('policy_changes')
+      .find({ clientId: stack.lender.clientId })
+      .sort({ at: 1 })
+      .toArray();
+    expect(changes.map(({ version: v, action, actor }) => ({ version: v, action, actor }))).toEqual([
+      { version, action: 'create', actor: `api-key:${stack.lender.clientId}` },
+      { version, action: 'set_challenger', actor: `api-key:${stack.lender.clientId}` },
+      { version, action: 'activate', actor: `api-key:${stack.lender.clientId}` },
+      { version: version + 1, action: 'create', actor: `console:${stack.lender.clientId}` },
+    ]);
   });
 });
+
+/** Signs in to the console with an API key: the session cookie and its CSRF token. */
+async function consoleSignIn(apiKey: string) {
+  const url = stack.gatewayUrl;
+  const first = await fetch(`${url}/console/session`);
+  const { csrfToken: signInToken } = (await first.json()) as { csrfToken: string };
+  const signInCookie = first.headers.getSetCookie()[0]!.split(';')[0]!;
+  const res = await fetch(`${url}/console/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url, 'x-csrf-token': signInToken, cookie: signInCookie },
+    body: JSON.stringify({ apiKey }),
+  });
+  expect(res.status).toBe(200);
+  const { csrfToken } = (await res.json()) as { csrfToken: string };
+  const cookie = res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('console_session='))!
+    .split(';')[0]!;
+  return { cookie, csrfToken };
+}
