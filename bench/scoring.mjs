@@ -29,6 +29,7 @@ export async function runScoring() {
     return m ? Number(m[1]) : null;
   };
   const meanUs = number('mean');
+  const simulateMs = number('simulate');
   const p99Us = number('p99');
   const meanMs = meanUs === null ? null : meanUs / 1000;
   const p99Ms = p99Us === null ? null : p99Us / 1000;
@@ -37,6 +38,8 @@ export async function runScoring() {
     what: run.stdout.split('\n')[0],
     iterations,
     decisionsPerSecond: number('decisions/sec'),
+    // A credit policy replayed on 5,000 stored audits, against the active one (no database read).
+    simulateMs,
     meanMs: meanMs === null ? null : Number(meanMs.toFixed(3)),
     p50Ms: number('p50') === null ? null : Number((number('p50') / 1000).toFixed(3)),
     p99Ms: p99Ms === null ? null : Number(p99Ms.toFixed(3)),

@@ -37,7 +37,7 @@ describe('a production start', () => {
     expect(stderr).toMatch(/^Refusing to start with NODE_ENV=production: .*DATA_KEY is not set/);
     if (service === 'gateway') expect(stderr).toMatch(/ADMIN_TOKEN is not set.*PROVIDER_WEBHOOK_SECRET is not set/);
     if (service === 'scoring') expect(stderr).toContain('BUREAU_API_KEY is not set');
-    if (service === 'gateway' || service === 'notifier') expect(stderr).toContain('INTERNAL_TOKEN is not set');
+    if (service === 'gateway' || service === 'notifier' || service === 'scoring') expect(stderr).toContain('INTERNAL_TOKEN is not set');
     if (service === 'notifier') expect(stderr).toContain('ANALYTICS_KEY is not set');
   });
 

@@ -49,7 +49,13 @@ const processes = [
   { name: 'notifier', entry: 'services/notifier/dist/start.js', port: 8104, env: {} },
   { name: 'janitor', entry: 'services/janitor/dist/start.js', port: 8105, env: {} },
   // The gateway's API is on GATEWAY_PORT; its health and /metrics on its internal port.
-  { name: 'gateway', entry: 'services/gateway/dist/start.js', port: 8106, env: { GATEWAY_PORT: String(gatewayPort) } },
+  {
+    name: 'gateway',
+    entry: 'services/gateway/dist/start.js',
+    port: 8106,
+    // The delivery log and the credit policies are served by the notifier and scoring on their internal ports.
+    env: { GATEWAY_PORT: String(gatewayPort), NOTIFIER_URL: `http://${host}:8104`, SCORING_URL: `http://${host}:8103` },
+  },
 ];
 
 /** The running child of each process, by name. */

@@ -273,12 +273,23 @@ export function accountEnriched(ids: { clientId: string; applicationId: string; 
  * provider and bureau, and a client account whose webhooks go to the receiver. `timings` go
  * to every service; `sandbox` to the sandbox.
  */
+/** A loopback port free right now, for a service the gateway must know before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 export async function startWholeStack(ns: string, timings: Record<string, string>, sandboxEnv: Record<string, string> = {}) {
   const receiver = await startReceiver();
   const services: Running[] = [];
   const notifier = await startNotifier(ns, timings);
   services.push(notifier);
-  const gateway = await startGateway(ns, { ...timings, NOTIFIER_URL: notifier.url });
+  // Scoring needs the sandbox, which needs the gateway: the gateway is told scoring's port ahead.
+  const scoringPort = await freePort();
+  const gateway = await startGateway(ns, { ...timings, NOTIFIER_URL: notifier.url, SCORING_URL: `http://127.0.0.1:${scoringPort}` });
   services.push(gateway);
   const sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`, { SANDBOX_JOB_DELAY: '200ms', ...sandboxEnv });
   const shared = { ...timings, PROVIDER_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, BUREAU_TIMEOUT: '2s' };
@@ -286,7 +297,7 @@ export async function startWholeStack(ns: string, timings: Record<string, string
     ...(await Promise.all([
       startApplications(ns, shared),
       startEnrichment(ns, shared),
-      startScoring(ns, { ...shared, PROFILE_WAIT: '3s' }),
+      startScoring(ns, { ...shared, PROFILE_WAIT: '3s', HTTP_PORT: String(scoringPort) }),
       startJanitor(ns, shared),
     ])),
   );

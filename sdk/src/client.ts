@@ -7,7 +7,9 @@ import type {
   ApplicationPage,
   ApplicationSummary,
   ApplicationView,
+  ChallengerReport,
   ClientSettings,
+  CreditPolicy,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryView,
@@ -17,11 +19,16 @@ import type {
   InitiateResponse,
   LinkAccountRequest,
   LinkAccountResponse,
+  PolicyCreated,
+  PolicyList,
+  PolicyVersionView,
   ReplayRequest,
   ReplayResult,
   RotateKeyResponse,
   RotateWebhookSecretRequest,
   RotateWebhookSecretResponse,
+  SimulateRequest,
+  SimulationResult,
   UpdateClientSettingsRequest,
 } from './types';
 import { VERSION } from './version';
@@ -95,6 +102,25 @@ export interface LoanClient {
   redeliver(deliveryId: string, options?: RequestOptions): Promise<DeliveryView>;
   /** Re-queues FAILED deliveries since a time; call again while `more` is true. */
   replayDeliveries(request: ReplayRequest, options?: RequestOptions): Promise<ReplayResult>;
+  /** Your credit policy versions, the active one (version 0, built-in, until you activate one) and the challenger. */
+  listPolicies(options?: RequestOptions): Promise<PolicyList>;
+  /**
+   * A new draft version of your credit policy; a bad one is refused naming every bad field.
+   * Never retried (a repeat would make a second draft): on a network error, list your policies.
+   */
+  createPolicy(policy: CreditPolicy, options?: RequestOptions): Promise<PolicyCreated>;
+  /** One version of your credit policy. */
+  getPolicy(version: number, options?: RequestOptions): Promise<PolicyVersionView>;
+  /** Replays a version on your latest decided applications, against the active one; read-only. */
+  simulatePolicy(version: number, request?: SimulateRequest, options?: RequestOptions): Promise<SimulationResult>;
+  /** Makes a version decide every analysis you ask for from now on. */
+  activatePolicy(version: number, options?: RequestOptions): Promise<PolicyVersionView>;
+  /** Runs a draft in the shadow of the active version. */
+  setChallenger(version: number, options?: RequestOptions): Promise<PolicyVersionView>;
+  /** Stops the challenger. */
+  clearChallenger(options?: RequestOptions): Promise<{ challenger: null }>;
+  /** The challenger against the active version since it was set. */
+  challengerReport(options?: RequestOptions): Promise<ChallengerReport>;
   /** One page of your applications, newest first, filtered by status or found by id (`q`). */
   listApplications(query?: ApplicationListQuery, options?: RequestOptions): Promise<ApplicationPage>;
   /** Every application matching `query`, newest first, fetching page after page as you iterate. */
@@ -117,7 +143,7 @@ export interface LoanClient {
 }
 
 interface Call {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   /** A list is sent as the parameter repeated. */
   query?: Record<string, string | number | readonly string[] | undefined>;
@@ -293,6 +319,10 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
 
   const application = (id: string) => `/api/applications/${idPath(id)}`;
   const delivery = (id: string) => `/api/webhooks/deliveries/${idPath(id)}`;
+  const policyPath = (version: number) => {
+    if (!Number.isInteger(version) || version < 0) throw new TypeError(`A policy version is a whole number, got ${version}`);
+    return `/api/policies/${version}`;
+  };
 
   const client: LoanClient = {
     async initiate(input, requestOptions) {
@@ -337,6 +367,21 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       request({ method: 'POST', path: `${delivery(id)}/redeliver`, options: requestOptions }),
     replayDeliveries: async (body, requestOptions) =>
       request({ method: 'POST', path: '/api/webhooks/deliveries/replay', body, options: requestOptions }),
+    listPolicies: async (requestOptions) => request({ method: 'GET', path: '/api/policies', options: requestOptions }),
+    createPolicy: async (body, requestOptions) =>
+      // Not repeated: a lost answer would leave a second draft.
+      request({ method: 'POST', path: '/api/policies', body, options: requestOptions, once: true }),
+    getPolicy: async (version, requestOptions) => request({ method: 'GET', path: policyPath(version), options: requestOptions }),
+    simulatePolicy: async (version, body = {}, requestOptions) =>
+      request({ method: 'POST', path: `${policyPath(version)}/simulate`, body, options: requestOptions }),
+    activatePolicy: async (version, requestOptions) =>
+      request({ method: 'POST', path: `${policyPath(version)}/activate`, options: requestOptions }),
+    setChallenger: async (version, requestOptions) =>
+      request({ method: 'POST', path: `${policyPath(version)}/challenger`, options: requestOptions }),
+    clearChallenger: async (requestOptions) =>
+      request({ method: 'DELETE', path: '/api/policies/challenger', options: requestOptions }),
+    challengerReport: async (requestOptions) =>
+      request({ method: 'GET', path: '/api/policies/challenger/report', options: requestOptions }),
     listApplications: async (query = {}, requestOptions) =>
       request({ method: 'GET', path: '/api/applications', query: { ...query }, options: requestOptions }),
     applications(query = {}, requestOptions) {

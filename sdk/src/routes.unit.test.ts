@@ -17,7 +17,9 @@ function recordingClient() {
     retry: { maxRetries: 0 },
     fetch: async (input, init) => {
       const url = new URL(String(input));
-      calls.push(`${String(init?.method).toLowerCase()} ${url.pathname.replaceAll(ID, '{id}')}`);
+      calls.push(
+        `${String(init?.method).toLowerCase()} ${url.pathname.replaceAll(ID, '{id}').replace(/^\/api\/policies\/2(?=\/|$)/, '/api/policies/{version}')}`,
+      );
       return new Response(JSON.stringify({ data: [], items: [], nextCursor: null, apiKey: 'lk_new' }), {
         status: 200,
         headers: { 'content-type': 'application/json' },
@@ -41,6 +43,28 @@ const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>>
   getDelivery: (c) => c.getDelivery(ID),
   redeliver: (c) => c.redeliver(ID),
   replayDeliveries: (c) => c.replayDeliveries({ since: '2026-11-20T00:00:00.000Z' }),
+  listPolicies: (c) => c.listPolicies(),
+  createPolicy: (c) =>
+    c.createPolicy({
+      bands: {
+        thresholds: { LOW_RISK: 85, MEDIUM_RISK: 70, HIGH_RISK: 55 },
+        actions: { LOW_RISK: 'APPROVE', MEDIUM_RISK: 'APPROVE', HIGH_RISK: 'REVIEW', VERY_HIGH_RISK: 'DECLINE' },
+      },
+      affordability: {
+        maxDebtServiceRatio: 0.1,
+        tenors: [12],
+        counterOffers: { enabled: true, minShareOfAsk: 0.2, minAmount: 10_000 },
+      },
+      loanLimits: { minAmount: 0, maxAmount: null, maxIncomeMultiple: null },
+      dataRules: { thinFile: 'REVIEW', bureauUnavailable: 'REVIEW', identityMismatch: 'REVIEW' },
+      knockOuts: [],
+    }),
+  getPolicy: (c) => c.getPolicy(2),
+  simulatePolicy: (c) => c.simulatePolicy(2, { limit: 100 }),
+  activatePolicy: (c) => c.activatePolicy(2),
+  setChallenger: (c) => c.setChallenger(2),
+  clearChallenger: (c) => c.clearChallenger(),
+  challengerReport: (c) => c.challengerReport(),
   listApplications: (c) => c.listApplications({ status: ['LINKED', 'PROCESSING'] }),
   applications: async (c) => {
     for await (const _ of c.applications()) void _;

@@ -155,6 +155,11 @@ export interface Decision {
     affordability_assessed: boolean;
   };
   scorecard_version: string;
+  /**
+   * Version of the lender's credit policy that made the decision; 0 is the built-in policy.
+   * Absent on decisions made before credit policies.
+   */
+  policy_version?: number;
 }
 
 /** `GET /api/applications/:id`. */
@@ -389,4 +394,123 @@ export interface RotateWebhookSecretResponse {
   webhookSecret: string;
   /** Until when the previous secret still signs. */
   previousSecretValidUntil: string;
+}
+
+/** What a score band leads to under a credit policy. */
+export type BandAction = 'APPROVE' | 'REVIEW' | 'DECLINE';
+
+/** A feature a knock-out rule may test (docs/scoring.md, "Knock-out rules"). */
+export type PolicyFeature =
+  | 'bettingShareOfIncome'
+  | 'bouncedDebitsPerMonth'
+  | 'overdraftDaysPerMonth'
+  | 'historyMonths'
+  | 'monthsObserved'
+  | 'monthlyIncome'
+  | 'incomeCv'
+  | 'netFlowShareOfIncome'
+  | 'negativeNetFlowMonths'
+  | 'averageBalance'
+  | 'existingDebtToIncome'
+  | 'digitalLoanShareOfIncome'
+  | 'loanDisbursementMonths'
+  | 'statementRedFlags'
+  | 'bureauScore'
+  | 'worstDaysPastDue'
+  | 'bureauOverdueAmount'
+  | 'delinquentFacilities'
+  | 'writtenOffFacilities'
+  | 'bureauEnquiriesLast3m';
+
+/** A rule that declines or refers an application whatever its score; `code` is carried by the decision. */
+export interface KnockOutRule {
+  code: string;
+  feature: PolicyFeature;
+  operator: '>' | '>=' | '<' | '<=' | '==' | '!=';
+  value: number;
+  action: 'DECLINE' | 'REVIEW';
+  description: string;
+}
+
+/** Your credit policy: what the score and features lead to (docs/scoring.md, "Credit policies"). */
+export interface CreditPolicy {
+  name?: string;
+  bands: {
+    /** Lowest total score of each band, 0-100, strictly descending. */
+    thresholds: { LOW_RISK: number; MEDIUM_RISK: number; HIGH_RISK: number };
+    actions: { LOW_RISK: BandAction; MEDIUM_RISK: BandAction; HIGH_RISK: BandAction; VERY_HIGH_RISK: BandAction };
+  };
+  affordability: {
+    /** All repayments over verified income, 0.05 to 0.80. */
+    maxDebtServiceRatio: number;
+    /** Months, 1 to 60, at least one. */
+    tenors: number[];
+    counterOffers: { enabled: boolean; minShareOfAsk: number; minAmount: number };
+  };
+  loanLimits: { minAmount: number; maxAmount: number | null; maxIncomeMultiple: number | null };
+  dataRules: {
+    thinFile: 'REVIEW' | 'DECLINE';
+    bureauUnavailable: 'REVIEW' | 'DECLINE' | 'PROCEED';
+    identityMismatch: 'REVIEW' | 'DECLINE';
+  };
+  knockOuts: KnockOutRule[];
+}
+
+export type PolicyStatus = 'DRAFT' | 'ACTIVE' | 'RETIRED';
+
+/** One version of your policy; version 0 is the built-in policy. */
+export interface PolicyVersionView {
+  version: number;
+  status: PolicyStatus;
+  builtin: boolean;
+  challenger: boolean;
+  createdAt: string | null;
+  activatedAt: string | null;
+  policy: CreditPolicy;
+}
+
+/** `GET /api/policies`. */
+export interface PolicyList {
+  active: PolicyVersionView;
+  challenger: PolicyVersionView | null;
+  versions: PolicyVersionView[];
+}
+
+/** `POST /api/policies`: the new draft. */
+export interface PolicyCreated {
+  version: number;
+  status: 'DRAFT';
+  policy: CreditPolicy;
+}
+
+/** Body of `POST /api/policies/:version/simulate`. */
+export interface SimulateRequest {
+  /** Latest decided applications replayed, 1 to 5000; 500 when absent. */
+  limit?: number;
+}
+
+export type OutcomeCounts = Record<DecisionOutcome, number>;
+
+/** A version replayed on your latest decided applications, against the active one. */
+export interface SimulationResult {
+  evaluated: number;
+  current: OutcomeCounts;
+  draft: OutcomeCounts;
+  approvedAmount: { current: number; draft: number };
+  changed: { applicationId: string; from: DecisionOutcome; to: DecisionOutcome; reasons: string[] }[];
+}
+
+/** `GET /api/policies/challenger/report`. */
+export interface ChallengerReport {
+  challenger: { version: number; since: string };
+  evaluated: number;
+  agreed: number;
+  /** Counts by the active version's outcome, then the challenger's. */
+  matrix: Record<string, Record<string, number>>;
+  disagreements: {
+    applicationId: string;
+    decidedAt: string | null;
+    active: { version: number; decision: DecisionOutcome };
+    challenger: { version: number; decision: DecisionOutcome; reasons: string[] };
+  }[];
 }

@@ -85,4 +85,12 @@ export type Checks = [
   Holds<Same<sdk.RotateKeyResponse, z.infer<typeof contracts.RotateKeyResponse>>>,
   Holds<Accepted<sdk.RotateWebhookSecretRequest, z.input<typeof contracts.RotateWebhookSecretBody>>>,
   Holds<Same<sdk.RotateWebhookSecretResponse, z.infer<typeof contracts.RotateWebhookSecretResponse>>>,
+  Holds<Same<sdk.CreditPolicy, contracts.CreditPolicy>>,
+  Holds<Same<sdk.KnockOutRule, contracts.KnockOutRule>>,
+  Holds<Same<sdk.PolicyVersionView, contracts.PolicyVersionView>>,
+  Holds<Same<sdk.PolicyList, contracts.PolicyList>>,
+  Holds<Same<sdk.PolicyCreated, contracts.PolicyCreated>>,
+  Holds<Accepted<sdk.SimulateRequest, z.input<typeof contracts.SimulateRequest>>>,
+  Holds<Same<sdk.SimulationResult, contracts.SimulationResult>>,
+  Holds<Same<sdk.ChallengerReport, contracts.ChallengerReport>>,
 ];

@@ -36,6 +36,8 @@ export const AnalyticsRecord = z.object({
       counterOfferTenor: z.number().nullable(),
       creditBureauChecked: z.boolean(),
       identityVerified: z.boolean(),
+      /** The lender's credit policy version that decided (0: built-in); absent on older decisions. */
+      policyVersion: z.number().int().min(0).optional(),
     })
     .nullable(),
 });

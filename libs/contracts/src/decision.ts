@@ -89,5 +89,10 @@ export const Decision = z.object({
   }),
   /** Version of the scorecard that produced this decision (docs/scoring.md). */
   scorecard_version: z.string(),
+  /**
+   * Version of the lender's credit policy that made this decision; 0 is the built-in policy
+   * (docs/scoring.md, "Credit policies"). Absent on decisions made before policies existed.
+   */
+  policy_version: z.number().int().min(0).optional(),
 });
 export type Decision = z.infer<typeof Decision>;

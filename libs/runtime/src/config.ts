@@ -86,7 +86,7 @@ export const internalTokenSetting = z
   .string()
   .min(16)
   .default('local-internal-token-change-me')
-  .describe('Shared token of internal calls (gateway to notifier, x-internal-token); refused at its built-in value in production');
+  .describe('Shared token of internal calls (gateway to notifier and to scoring, x-internal-token); refused at its built-in value in production');
 
 /** A setting that stops a service from starting; its message names the variable. */
 export class ConfigError extends Error {

@@ -69,6 +69,10 @@ export const configShape = {
     .string()
     .default('http://127.0.0.1:8104')
     .describe('Internal address of the notifier, for the delivery log API'),
+  SCORING_URL: z
+    .string()
+    .default('http://127.0.0.1:8103')
+    .describe("Internal address of scoring's internal port, for the credit policy API"),
   CONSOLE_SESSION_TTL: durationMs('8h').describe(
     'How long a console sign-in lasts; the session also ends as soon as its API key is rotated',
   ),

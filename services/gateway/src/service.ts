@@ -21,6 +21,7 @@ import { consoleRoutes } from './entry-points/http/consoleRoutes';
 import { createConsoleSessions } from './domain/consoleSession';
 import { clientRoutes } from './entry-points/http/clientRoutes';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
+import { policyRoutes } from './entry-points/http/policyRoutes';
 import { adminOnly, authenticate, createRateLimiter, pruneRateWindows } from './entry-points/http/guards';
 import { providerWebhookRoutes } from './entry-points/http/providerWebhookRoutes';
 
@@ -91,6 +92,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     authFailures: { limit: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
     api: applicationRoutes({ commands, sealer, authenticate: auth, limit: limiter }),
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
+    policies: policyRoutes({ scoringUrl: config.SCORING_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
     console: consoleRoutes({
       sessions: createConsoleSessions({ sealer, ttlMs: config.CONSOLE_SESSION_TTL }),
       clock,

@@ -2,14 +2,23 @@
  * Time per decision of the scorecard on a 12-month, 3-account application (no assertions).
  * The accounts are the sandbox's personas as the provider serves them, enriched by enrichment's
  * own code (the golden table's path, src/golden), with the sandbox bureau's clean file.
+ * Then the replay of a credit policy (simulate) on SIMULATED stored audits, as the policy API
+ * runs it once the analyses are read (the database read is not in this figure).
  * Run: `npx tsx services/scoring/bench/scorecard.bench.ts` (ITERATIONS=... to change the count).
  */
 import { GOLDEN_TIMELINE } from '../src/golden/goldenTable';
 import { sandboxFile, scoringInput } from '../src/golden/sandboxApplicant';
-import { scoreApplication, type ScoreApplicationInput } from '../src/domain/scoreApplication';
+import { BUILTIN_POLICY } from '@loan/contracts';
+import { simulatePolicy, type StoredAnalysis } from '../src/domain/policy/simulate';
+import {
+  scoreApplication,
+  scoreApplicationWithAudit,
+  type ScoreApplicationInput,
+} from '../src/domain/scoreApplication';
 
 const WARM_UP = 500;
 const ITERATIONS = Number(process.env.ITERATIONS ?? 20_000);
+const SIMULATED = Number(process.env.SIMULATED ?? 5_000);
 
 const threeAccountApplication = (): ScoreApplicationInput => {
   const file = sandboxFile(
@@ -59,6 +68,26 @@ const main = (): void => {
   console.log(`p99             ${percentile(micros, 99).toFixed(1)} µs`);
   console.log(`decisions/sec   ${Math.round(ITERATIONS / totalSeconds)}`);
   if (sink === Number.NEGATIVE_INFINITY) console.log(sink);
+
+  // Simulate: the same audit under SIMULATED different asks, the built-in policy against a tighter one.
+  const { audit } = scoreApplicationWithAudit(input);
+  const stored: StoredAnalysis[] = Array.from({ length: SIMULATED }, (_, i) => ({
+    applicationId: `bench-${i}`,
+    applicantId: input.applicantId,
+    loan: { amount: 100_000 + (i % 40) * 50_000, tenor: [3, 6, 12, 24][i % 4]!, interestRate: 4 + (i % 3) },
+    audit,
+    decidedAt: input.now,
+  }));
+  const draft = {
+    version: 1,
+    policy: { ...BUILTIN_POLICY, affordability: { ...BUILTIN_POLICY.affordability, maxDebtServiceRatio: 0.1 } },
+  };
+  const simStarted = process.hrtime.bigint();
+  const simulation = simulatePolicy(stored, { version: 0, policy: BUILTIN_POLICY }, draft);
+  const simMs = Number(process.hrtime.bigint() - simStarted) / 1e6;
+  console.log(
+    `simulate        ${simMs.toFixed(1)} ms for ${simulation.evaluated} stored analyses (${simulation.changed.length} changed)`,
+  );
 };
 
 main();

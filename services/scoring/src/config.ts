@@ -1,4 +1,4 @@
-import { baseConfigShape, durationMs, loadConfig } from '@loan/runtime';
+import { baseConfigShape, durationMs, internalTokenSetting, loadConfig } from '@loan/runtime';
 import { z } from 'zod';
 
 export const configShape = {
@@ -9,7 +9,8 @@ export const configShape = {
   BUREAU_TIMEOUT: durationMs('5s').describe('Timeout of one bureau lookup; past it the bureau counts as unavailable'),
   PROFILE_WAIT: durationMs('30s').describe('How long an analysis waits for enriched profiles still in flight'),
   CONSUMER_GROUP: z.string().default('scoring').describe('Kafka consumer group'),
+  INTERNAL_TOKEN: internalTokenSetting,
 };
 
 export type ScoringConfig = ReturnType<typeof loadScoringConfig>;
-export const loadScoringConfig = (env: Record<string, string | undefined> = process.env) => loadConfig(configShape, env, { secrets: ['BUREAU_API_KEY'] });
+export const loadScoringConfig = (env: Record<string, string | undefined> = process.env) => loadConfig(configShape, env, { secrets: ['BUREAU_API_KEY', 'INTERNAL_TOKEN'] });

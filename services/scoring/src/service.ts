@@ -1,5 +1,4 @@
 import {
-  createOpsApp,
   createOutboxRelay,
   ensureContractTopics,
   listen,
@@ -9,14 +8,18 @@ import {
 } from '@loan/runtime';
 import type { ScoringConfig } from './config';
 import type { CreditBureau } from './data-access/bureau';
-import { analysisModel, profileModel, rawCollections } from './data-access/models';
+import { analysisModel, policyModels, profileModel, rawCollections } from './data-access/models';
+import { createPolicyRepository } from './data-access/policyRepository';
 import { HANDLED_FACTS, consumerHandlers, createAnalysisHandler, createProfileHandlers } from './entry-points/consumers';
+import { createHttpApp } from './entry-points/http/app';
+import { policyRoutes } from './entry-points/http/policyRoutes';
 import { createScoringMetrics } from './metrics';
 
 /**
  * The scoring service: keeps its own projection of enriched accounts, looks the applicant up
  * at the credit bureau when a BVN was given, runs the scorecard and reports the decision
- * (`entry-points/consumers`).
+ * (`entry-points/consumers`); owns lenders' credit policies, served to the gateway on the
+ * internal port (`entry-points/http`).
  */
 export function createScoringService(deps: { runtime: ServiceRuntime; config: ScoringConfig; bureau: CreditBureau; clock: Clock }) {
   const { runtime, config, bureau, clock } = deps;
@@ -24,10 +27,11 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
   const profiles = profileModel(runtime.db);
   const analyses = analysisModel(runtime.db);
   const raw = rawCollections({ profiles, analyses });
+  const policies = createPolicyRepository(policyModels(runtime.db));
   const relay = createOutboxRelay({ bus, model: analyses, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
   const metrics = createScoringMetrics(runtime.metrics.registry);
   const handlers = consumerHandlers({
-    analyse: createAnalysisHandler({ raw, relay, bureau, sealer, metrics, config, clock, logger }),
+    analyse: createAnalysisHandler({ raw, relay, bureau, policies, sealer, metrics, config, clock, logger }),
     profiles: createProfileHandlers({ profiles, raw, clock }),
   });
   let http: Awaited<ReturnType<typeof listen>> | null = null;
@@ -35,6 +39,7 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
   return {
     profiles,
     analyses,
+    policies,
     async start() {
       await syncIndexes(runtime.db);
       await ensureContractTopics(bus);
@@ -46,7 +51,14 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
         types: HANDLED_FACTS,
         handle: async (message) => handlers[message.topic]?.(message),
       });
-      http = await listen(createOpsApp({ metrics: runtime.metrics, checks: runtime.checks }), config.HTTP_HOST, config.HTTP_PORT);
+      const app = createHttpApp({
+        metrics: runtime.metrics,
+        checks: runtime.checks,
+        logger,
+        policies: policyRoutes({ policies, raw, clock, logger: logger.child({ component: 'policies' }) }),
+        internalToken: config.INTERNAL_TOKEN,
+      });
+      http = await listen(app, config.HTTP_HOST, config.HTTP_PORT);
       runtime.lifecycle.onStop('http', () => http?.close());
       logger.info({ url: http.url }, 'scoring service started');
       return { url: http.url };

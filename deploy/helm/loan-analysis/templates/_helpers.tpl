@@ -175,6 +175,7 @@ SCHEMA_REGISTRY_URL: {{ $root.Values.schemaRegistry.url | quote }}
 {{- if eq $name "gateway" }}
 GATEWAY_PORT: {{ $c.port | quote }}
 NOTIFIER_URL: {{ include "loan.componentUrl" (dict "root" $root "name" "notifier") | quote }}
+SCORING_URL: {{ include "loan.componentUrl" (dict "root" $root "name" "scoring") | quote }}
 {{- end }}
 {{- if or (eq $name "applications") (eq $name "enrichment") }}
 PROVIDER_BASE_URL: {{ ternary (include "loan.componentUrl" (dict "root" $root "name" "sandbox")) $root.Values.provider.baseUrl $sandboxOn | quote }}

@@ -31,13 +31,68 @@ const analysisSchema = new Schema(
     bureau: { type: Schema.Types.Mixed, default: null },
     requestedAt: Date,
     decidedAt: Date,
+    /** The ask, kept for the replay of policies on past analyses. */
+    loan: { type: Schema.Types.Mixed, default: null },
+    /** The version of the lender's credit policy that decided (0: the built-in policy). */
+    policyVersion: { type: Number, default: null },
+    /** The challenger's decision in the shadow of this one; never published. */
+    challenger: { type: Schema.Types.Mixed, default: null },
     ...outboxFields,
   },
   { versionKey: false, collection: 'analyses', minimize: false },
 );
+// The replay of a policy reads a lender's latest decided analyses; the challenger report those
+// decided since the challenger was set.
+analysisSchema.index({ clientId: 1, status: 1, decidedAt: -1 });
+
+/** A lender's credit policy versions: immutable once written. */
+const policySchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    clientId: { type: String, required: true },
+    version: { type: Number, required: true },
+    policy: { type: Schema.Types.Mixed, required: true },
+    createdAt: Date,
+    createdBy: String,
+  },
+  { versionKey: false, collection: 'policies', minimize: false },
+);
+policySchema.index({ clientId: 1, version: 1 }, { unique: true });
+
+/** A lender's policy book (domain/policy/versions.ts): activations and the challenger. */
+const policyBookSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    lastVersion: { type: Number, required: true },
+    activations: { type: Schema.Types.Mixed, default: [] },
+    challenger: { type: Schema.Types.Mixed, default: null },
+    /** Bumped by every change of activations or challenger: changes are compare-and-set. */
+    rev: { type: Number, default: 0 },
+  },
+  { versionKey: false, collection: 'policy_books', minimize: false },
+);
+
+/** The audit trail of policy changes: who did what to which version. */
+const policyChangeSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    clientId: { type: String, required: true, index: true },
+    version: Number,
+    action: String,
+    actor: String,
+    at: Date,
+  },
+  { versionKey: false, collection: 'policy_changes' },
+);
 
 export const profileModel = (db: Connection) => db.model('Profile', profileSchema);
 export const analysisModel = (db: Connection) => db.model('Analysis', analysisSchema);
+export const policyModels = (db: Connection) => ({
+  policies: db.model('Policy', policySchema),
+  books: db.model('PolicyBook', policyBookSchema),
+  changes: db.model('PolicyChange', policyChangeSchema),
+});
+export type PolicyModels = ReturnType<typeof policyModels>;
 export type ProfileModel = ReturnType<typeof profileModel>;
 export type AnalysisModel = ReturnType<typeof analysisModel>;
 
@@ -63,8 +118,19 @@ export interface AnalysisDoc {
   bureau: unknown;
   requestedAt: Date;
   decidedAt?: Date;
+  loan?: { amount: number; tenor: number; interestRate: number } | null;
+  policyVersion?: number | null;
+  challenger?: ChallengerOutcome | null;
   outbox: OutboxEntry[];
   outboxPending: boolean;
+}
+
+/** What the challenger would have decided, stored with the analysis for the challenger report. */
+export interface ChallengerOutcome {
+  version: number;
+  decision: string;
+  approvedAmount: number;
+  reasons: string[];
 }
 
 /**

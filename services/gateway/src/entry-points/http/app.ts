@@ -17,6 +17,8 @@ export function createHttpApp(deps: {
   authFailures: { limit: number; windowMs: number };
   api: express.Router;
   deliveries: express.Router;
+  /** The credit policy API, forwarded to scoring. */
+  policies: express.Router;
   /** The caller's own account (`/api/client`). */
   client: express.Router;
   /** The lender console: its pages and session routes, and the gate of its API. */
@@ -46,7 +48,7 @@ export function createHttpApp(deps: {
   // Before authentication: an IP that keeps failing it is turned away without a key lookup.
   // One counter for the API, the admin API and the console's sign-in and API alike.
   app.use(
-    ['/api/applications', '/api/webhooks', '/api/client', '/admin', '/console/session', '/console/api'],
+    ['/api/applications', '/api/webhooks', '/api/client', '/api/policies', '/admin', '/console/session', '/console/api'],
     authFailureLimit(deps.authFailures),
   );
   // The lender API, and the same routers under /console/api for the console, where the session
@@ -54,6 +56,7 @@ export function createHttpApp(deps: {
   const lenderApi: [string, express.Router][] = [
     ['/applications', deps.api],
     ['/webhooks', deps.deliveries],
+    ['/policies', deps.policies],
     ['/client', deps.client],
   ];
   for (const [path, router] of lenderApi) app.use(`/api${path}`, router);

@@ -39,6 +39,7 @@ export function toAnalyticsRecord(record: PublicEventRecord, pseudonym: Pseudony
       counterOfferTenor: decision.counter_offer?.tenor ?? null,
       creditBureauChecked: decision.regulatory_compliance.credit_bureau_checked,
       identityVerified: decision.regulatory_compliance.identity_verified,
+      ...(decision.policy_version === undefined ? {} : { policyVersion: decision.policy_version }),
     },
   };
 }

@@ -1,5 +1,12 @@
-import type { CounterOffer } from '@loan/contracts';
+import { BUILTIN_POLICY, type CounterOffer, type CreditPolicy } from '@loan/contracts';
 import { formatNaira, round2 } from '../scorecard/math';
+
+/**
+ * What a lender's policy sets of affordability: the debt-service cap, the tenors offered,
+ * counter-offers and loan limits. The constants below are the built-in policy's values; the
+ * scorecard's own burden scale keeps DSR_CAP whatever the lender sets.
+ */
+export type AffordabilityRules = Pick<CreditPolicy, 'affordability' | 'loanLimits'>;
 
 /**
  * Debt service ratio cap: all monthly loan repayments, the new one included, may take at most
@@ -65,15 +72,39 @@ export const debtServiceRatio = (
 ): number | null => (monthlyIncome > 0 ? (newPayment + existingMonthlyDebt) / monthlyIncome : null);
 
 /** Room left under the cap for a new monthly payment, in Naira. */
-export const repaymentCapacity = (monthlyIncome: number, existingMonthlyDebt: number): number =>
-  Math.max(0, DSR_CAP * monthlyIncome - existingMonthlyDebt);
+export const repaymentCapacity = (monthlyIncome: number, existingMonthlyDebt: number, cap: number = DSR_CAP): number =>
+  Math.max(0, cap * monthlyIncome - existingMonthlyDebt);
 
 const fits = (amount: number, rate: number, tenor: number, capacity: number): boolean =>
   amount > 0 && capacity > 0 && monthlyPayment(amount, rate, tenor) <= capacity + EPSILON;
 
-/** Tenors from TENOR_OPTIONS at which `amount` at `rate` fits within `capacity`. */
-export const eligibleTenors = (amount: number, monthlyRatePercent: number, capacity: number): number[] =>
-  TENOR_OPTIONS.filter((tenor) => fits(amount, monthlyRatePercent, tenor, capacity));
+/** Tenors offered by the rules, shortest first. */
+const tenorsOf = (rules: AffordabilityRules): number[] => [...rules.affordability.tenors].sort((a, b) => a - b);
+
+/**
+ * The most the loan limits allow, in Naira: the maximum amount and the multiple of verified
+ * monthly income, whichever is lower; Infinity without either.
+ */
+export const lendingLimit = (rules: AffordabilityRules, monthlyIncome: number): number => {
+  const { maxAmount, maxIncomeMultiple } = rules.loanLimits;
+  return Math.min(maxAmount ?? Infinity, maxIncomeMultiple === null ? Infinity : maxIncomeMultiple * monthlyIncome);
+};
+
+/** An amount the loan limits allow. */
+const withinLimits = (amount: number, limit: number, rules: AffordabilityRules): boolean =>
+  amount <= limit && amount >= rules.loanLimits.minAmount;
+
+/** Tenors offered by the rules at which `amount` at `rate` fits within `capacity`. */
+export const eligibleTenors = (
+  amount: number,
+  monthlyRatePercent: number,
+  capacity: number,
+  rules: AffordabilityRules = BUILTIN_POLICY,
+  limit = Infinity,
+): number[] =>
+  withinLimits(amount, limit, rules)
+    ? tenorsOf(rules).filter((tenor) => fits(amount, monthlyRatePercent, tenor, capacity))
+    : [];
 
 /** The largest multiple of COUNTER_OFFER_STEP whose instalment fits, never above the ask. */
 const largestFittingAmount = (ask: LoanAsk, capacity: number): number => {
@@ -103,14 +134,24 @@ const offer = (amount: number, tenor: number, rate: number, reason: string): Cou
  * COUNTER_OFFER_STEP, if at least MIN_COUNTER_OFFER_AMOUNT and MIN_COUNTER_OFFER_SHARE of the
  * ask. Null when the ask fits or nothing does.
  */
-export const counterOffer = (ask: LoanAsk, capacity: number): CounterOffer | null => {
-  if (fits(ask.amount, ask.interestRate, ask.tenor, capacity)) return null;
-  const longer = TENOR_OPTIONS.find(
-    (tenor) =>
-      tenor > ask.tenor &&
-      tenor <= ask.tenor * MAX_TENOR_STRETCH &&
-      fits(ask.amount, ask.interestRate, tenor, capacity),
-  );
+export const counterOffer = (
+  ask: LoanAsk,
+  capacity: number,
+  rules: AffordabilityRules = BUILTIN_POLICY,
+  limit = Infinity,
+): CounterOffer | null => {
+  const askAllowed = withinLimits(ask.amount, limit, rules);
+  if (askAllowed && fits(ask.amount, ask.interestRate, ask.tenor, capacity)) return null;
+  const { enabled, minAmount, minShareOfAsk } = rules.affordability.counterOffers;
+  if (!enabled) return null;
+  const longer = askAllowed
+    ? tenorsOf(rules).find(
+        (tenor) =>
+          tenor > ask.tenor &&
+          tenor <= ask.tenor * MAX_TENOR_STRETCH &&
+          fits(ask.amount, ask.interestRate, tenor, capacity),
+      )
+    : undefined;
   if (longer !== undefined) {
     return offer(
       ask.amount,
@@ -119,8 +160,17 @@ export const counterOffer = (ask: LoanAsk, capacity: number): CounterOffer | nul
       `${formatNaira(ask.amount)} is affordable over ${longer} months instead of ${ask.tenor}.`,
     );
   }
-  const smaller = largestFittingAmount(ask, capacity);
-  if (smaller < MIN_COUNTER_OFFER_AMOUNT || smaller < MIN_COUNTER_OFFER_SHARE * ask.amount) return null;
+  const smaller = Math.min(
+    largestFittingAmount(ask, capacity),
+    Math.floor(limit / COUNTER_OFFER_STEP) * COUNTER_OFFER_STEP,
+  );
+  if (
+    smaller < minAmount ||
+    smaller < minShareOfAsk * ask.amount ||
+    smaller < rules.loanLimits.minAmount ||
+    smaller <= 0
+  )
+    return null;
   return offer(
     smaller,
     ask.tenor,
@@ -142,22 +192,28 @@ export interface AffordabilityAssessment {
   affordable: boolean;
   eligibleTenors: number[];
   counterOffer: CounterOffer | null;
+  /** The debt-service cap the ask was assessed under. */
+  maxDebtServiceRatio: number;
 }
 
+/** Assesses the ask under a policy's affordability rules (the built-in policy's by default). */
 export const assessAffordability = (
   ask: LoanAsk,
   monthlyIncome: number,
   existingMonthlyDebt: number,
+  rules: AffordabilityRules = BUILTIN_POLICY,
 ): AffordabilityAssessment => {
   const askPayment = monthlyPayment(ask.amount, ask.interestRate, ask.tenor);
-  const capacity = repaymentCapacity(monthlyIncome, existingMonthlyDebt);
+  const capacity = repaymentCapacity(monthlyIncome, existingMonthlyDebt, rules.affordability.maxDebtServiceRatio);
+  const limit = lendingLimit(rules, monthlyIncome);
   return {
     askPayment,
     capacity,
     debtServiceRatio: debtServiceRatio(askPayment, existingMonthlyDebt, monthlyIncome),
     existingDebtServiceRatio: debtServiceRatio(0, existingMonthlyDebt, monthlyIncome),
-    affordable: fits(ask.amount, ask.interestRate, ask.tenor, capacity),
-    eligibleTenors: eligibleTenors(ask.amount, ask.interestRate, capacity),
-    counterOffer: counterOffer(ask, capacity),
+    affordable: withinLimits(ask.amount, limit, rules) && fits(ask.amount, ask.interestRate, ask.tenor, capacity),
+    eligibleTenors: eligibleTenors(ask.amount, ask.interestRate, capacity, rules, limit),
+    counterOffer: counterOffer(ask, capacity, rules, limit),
+    maxDebtServiceRatio: rules.affordability.maxDebtServiceRatio,
   };
 };

@@ -9,8 +9,9 @@ export {
   counterOffer,
   debtServiceRatio,
   eligibleTenors,
+  lendingLimit,
   maxPrincipal,
   monthlyPayment,
   repaymentCapacity,
 } from './affordability';
-export type { AffordabilityAssessment, LoanAsk } from './affordability';
+export type { AffordabilityAssessment, AffordabilityRules, LoanAsk } from './affordability';

@@ -1,5 +1,5 @@
 import type { Decision, ScoreBand } from '@loan/contracts';
-import { DSR_CAP, type AffordabilityAssessment, type LoanAsk } from '../affordability';
+import type { AffordabilityAssessment, LoanAsk } from '../affordability';
 import {
   existingMonthlyDebt,
   type BureauSummary,
@@ -72,11 +72,13 @@ const strengthsOf = (f: ScoringFeatures, bureau: BureauSummary): string[] => {
     .slice(0, MAX_EXPLANATIONS);
 };
 
-const declineReason = (
-  input: ExplainInput,
-  code: Extract<Outcome, { decision: 'DECLINED' }>['declineCode'],
-): string => {
-  const { bureau, score, band, features, riskFactors } = input;
+const declineReason = (input: ExplainInput, outcome: Extract<Outcome, { decision: 'DECLINED' }>): string => {
+  const { bureau, score, band, features, riskFactors, affordability, loan } = input;
+  const cap = formatPercent(affordability.maxDebtServiceRatio);
+  if (outcome.rule) return `Declined (${outcome.rule.code}): ${outcome.rule.description}`;
+  const code = outcome.declineCode;
+  if (code === `${band}_SCORE` && code !== 'VERY_HIGH_RISK_SCORE')
+    return `Declined: score ${score} is in the ${bandWords(band)} band, which this lender declines.`;
   switch (code) {
     case 'SEVERE_BUREAU_DELINQUENCY':
       return bureau.writtenOffFacilities > 0
@@ -92,7 +94,11 @@ const declineReason = (
     case 'NOT_AFFORDABLE':
       return features.monthlyIncome <= 0
         ? 'Declined: no verifiable income to repay a loan from.'
-        : `Declined: no amount is affordable; repayments may take at most ${formatPercent(DSR_CAP)} of verified income of ${formatNaira(features.monthlyIncome)} a month.`;
+        : `Declined: no amount is affordable; repayments may take at most ${cap} of verified income of ${formatNaira(features.monthlyIncome)} a month.`;
+    case 'BELOW_MINIMUM_AMOUNT':
+      return `Declined: ${formatNaira(loan.amount)} is below the smallest loan this lender makes.`;
+    default:
+      return `Declined (${code}).`;
   }
 };
 
@@ -103,13 +109,13 @@ const primaryReasonOf = (input: ExplainInput): string => {
   const { outcome, score, band, affordability, loan } = input;
   switch (outcome.decision) {
     case 'DECLINED':
-      return declineReason(input, outcome.declineCode);
+      return declineReason(input, outcome);
     case 'MANUAL_REVIEW':
       return `Referred for manual review: ${outcome.reasons.map((reason) => reason.description).join(' ')}`;
     case 'COUNTER_OFFER':
-      return `${formatNaira(loan.amount)} over ${loan.tenor} months would take ${askShare(affordability)} of income in repayments (cap ${formatPercent(DSR_CAP)}). ${outcome.counterOffer.reason}`;
+      return `${formatNaira(loan.amount)} over ${loan.tenor} months would take ${askShare(affordability)} of income in repayments (cap ${formatPercent(affordability.maxDebtServiceRatio)}). ${outcome.counterOffer.reason}`;
     case 'APPROVED':
-      return `Approved: score ${score} (${bandWords(band)}) and repayments would take ${askShare(affordability)} of verified income, within the ${formatPercent(DSR_CAP)} cap.`;
+      return `Approved: score ${score} (${bandWords(band)}) and repayments would take ${askShare(affordability)} of verified income, within the ${formatPercent(affordability.maxDebtServiceRatio)} cap.`;
   }
 };
 

@@ -1,5 +1,6 @@
-import type { ApprovalDetails, CounterOffer, ManualReviewReason, ScoreBand } from '@loan/contracts';
+import type { ApprovalDetails, CounterOffer, CreditPolicy, ManualReviewReason, ScoreBand } from '@loan/contracts';
 import type { AffordabilityAssessment, LoanAsk } from '../affordability';
+import type { KnockOutHit } from '../policy/evaluate';
 import {
   SEVERE_DELINQUENCY_DPD,
   type BureauSummary,
@@ -8,12 +9,30 @@ import {
 } from '../scorecard';
 import { round2 } from '../scorecard/math';
 
-/** Why an application goes to an analyst (docs/scoring.md). */
+/**
+ * Why an application goes to an analyst (docs/scoring.md): a data rule, the score band
+ * (`HIGH_RISK_SCORE`, or `LOW_RISK_SCORE` / `MEDIUM_RISK_SCORE` where a lender refers those
+ * bands), a HIGH-severity risk factor, or the code of one of the lender's knock-out rules.
+ */
 export type ManualReviewCode =
-  'IDENTITY_MISMATCH' | 'THIN_FILE' | 'BUREAU_UNAVAILABLE' | 'HIGH_RISK_SCORE' | 'SEVERE_RISK_FACTOR';
+  | 'IDENTITY_MISMATCH'
+  | 'THIN_FILE'
+  | 'BUREAU_UNAVAILABLE'
+  | 'HIGH_RISK_SCORE'
+  | 'SEVERE_RISK_FACTOR'
+  | (string & {});
 
-/** Why an application is declined: the primary reason of a DECLINED decision. */
-export type DeclineCode = 'SEVERE_BUREAU_DELINQUENCY' | 'VERY_HIGH_RISK_SCORE' | 'NOT_AFFORDABLE';
+/**
+ * Why an application is declined: the primary reason of a DECLINED decision. Besides these, a
+ * lender's policy may decline on a data rule (`IDENTITY_MISMATCH`, `THIN_FILE`,
+ * `BUREAU_UNAVAILABLE`), on another band (`<band>_SCORE`) or on a knock-out rule (its code).
+ */
+export type DeclineCode =
+  | 'SEVERE_BUREAU_DELINQUENCY'
+  | 'VERY_HIGH_RISK_SCORE'
+  | 'NOT_AFFORDABLE'
+  | 'BELOW_MINIMUM_AMOUNT'
+  | (string & {});
 
 export interface CodedReviewReason extends ManualReviewReason {
   code: ManualReviewCode;
@@ -23,7 +42,12 @@ export type Outcome =
   | { decision: 'APPROVED' }
   | { decision: 'COUNTER_OFFER'; counterOffer: CounterOffer }
   | { decision: 'MANUAL_REVIEW'; reasons: CodedReviewReason[] }
-  | { decision: 'DECLINED'; declineCode: DeclineCode };
+  | {
+      decision: 'DECLINED';
+      declineCode: DeclineCode;
+      /** The knock-out rule or data rule that declined, in the lender's words. */
+      rule?: { code: string; description: string };
+    };
 
 export interface OutcomeInput {
   features: ScoringFeatures;
@@ -31,14 +55,18 @@ export interface OutcomeInput {
   band: ScoreBand;
   affordability: AffordabilityAssessment;
   riskFactors: readonly CodedRiskFactor[];
+  loan: LoanAsk;
+  policy: CreditPolicy;
+  /** The policy's knock-out rules that matched. */
+  knockOuts: readonly KnockOutHit[];
 }
 
 const hasSevereDelinquency = (bureau: BureauSummary): boolean =>
   bureau.status === 'HIT' &&
   (bureau.maxDaysPastDue >= SEVERE_DELINQUENCY_DPD || bureau.writtenOffFacilities > 0);
 
-/** Reasons the data itself cannot be trusted to decide alone. */
-const dataReviewReasons = ({ features, bureau }: OutcomeInput): CodedReviewReason[] => {
+/** Reasons the data itself cannot be trusted to decide alone, each with what the policy makes of it. */
+const dataReasons = ({ features, bureau, policy }: OutcomeInput): Array<CodedReviewReason & { action: string }> => {
   const reasons: CodedReviewReason[] = [];
   for (const mismatch of features.identity.mismatches) {
     reasons.push({
@@ -61,41 +89,65 @@ const dataReviewReasons = ({ features, bureau }: OutcomeInput): CodedReviewReaso
       description: `The credit bureau could not be reached (${bureau.unavailableReason ?? 'no reason given'}); credit history was scored from statements only.`,
     });
   }
-  return reasons;
+  const actions = {
+    IDENTITY_MISMATCH: policy.dataRules.identityMismatch,
+    THIN_FILE: policy.dataRules.thinFile,
+    BUREAU_UNAVAILABLE: policy.dataRules.bureauUnavailable,
+  } as Record<string, string>;
+  return reasons.map((reason) => ({ ...reason, action: actions[reason.code] ?? 'REVIEW' }));
 };
 
-/** Reasons the risk itself needs a person: a HIGH_RISK score or any HIGH-severity factor. */
-const riskReviewReasons = (band: ScoreBand, riskFactors: readonly CodedRiskFactor[]): CodedReviewReason[] => [
-  ...(band === 'HIGH_RISK' || band === 'VERY_HIGH_RISK'
-    ? [
-        {
-          code: 'HIGH_RISK_SCORE' as const,
-          description: `The score is in the ${band.replace(/_/g, ' ').toLowerCase()} band.`,
-        },
-      ]
+/** The code of a band's reason: HIGH_RISK_SCORE for the two riskiest bands, as before policies. */
+const bandCode = (band: ScoreBand): string => (band === 'VERY_HIGH_RISK' ? 'HIGH_RISK_SCORE' : `${band}_SCORE`);
+
+/**
+ * Reasons the risk itself needs a person: a band the policy does not approve outright, any
+ * HIGH-severity factor, and the knock-out rules that refer.
+ */
+const riskReviewReasons = ({ band, riskFactors, policy, knockOuts }: OutcomeInput): CodedReviewReason[] => [
+  ...(policy.bands.actions[band] !== 'APPROVE'
+    ? [{ code: bandCode(band), description: `The score is in the ${band.replace(/_/g, ' ').toLowerCase()} band.` }]
     : []),
   ...riskFactors
     .filter((risk) => risk.severity === 'HIGH')
     .map((risk) => ({ code: 'SEVERE_RISK_FACTOR' as const, description: risk.description })),
+  ...knockOuts
+    .filter(({ rule }) => rule.action === 'REVIEW')
+    .map(({ rule }) => ({ code: rule.code, description: rule.description })),
 ];
 
 /**
- * The decision rules, first match wins:
+ * The decision rules under a lender's policy, first match wins (with the built-in policy,
+ * exactly the rules before policies):
  * 1. a serious default on the bureau file (90+ days past due or a write-off) declines;
- * 2. data that cannot be trusted alone (identity mismatch, thin file, bureau down) goes to an
- *    analyst;
- * 3. VERY_HIGH_RISK declines;
- * 4. nothing affordable (neither the ask nor a counter-offer) declines;
- * 5. HIGH_RISK, or any HIGH-severity risk factor, goes to an analyst;
- * 6. an affordable ask is approved, otherwise the counter-offer is made.
+ * 2. a knock-out rule whose action is DECLINE declines, with its code;
+ * 3. data that cannot be trusted alone (identity mismatch, thin file, bureau down) declines or
+ *    goes to an analyst as the policy's data rules say (an unavailable bureau may also proceed);
+ * 4. a band whose action is DECLINE declines (VERY_HIGH_RISK in the built-in policy);
+ * 5. an ask below the policy's minimum amount, or nothing affordable (neither the ask nor a
+ *    counter-offer), declines;
+ * 6. a band whose action is REVIEW (HIGH_RISK built in), any HIGH-severity risk factor, or a
+ *    knock-out rule whose action is REVIEW goes to an analyst;
+ * 7. an affordable ask is approved, otherwise the counter-offer is made.
  */
 export const outcomeOf = (input: OutcomeInput): Outcome => {
-  const { bureau, band, affordability, riskFactors } = input;
+  const { bureau, band, affordability, policy, knockOuts, loan } = input;
   if (hasSevereDelinquency(bureau)) return { decision: 'DECLINED', declineCode: 'SEVERE_BUREAU_DELINQUENCY' };
-  const dataReasons = dataReviewReasons(input);
-  const riskReasons = riskReviewReasons(band, riskFactors);
-  if (dataReasons.length > 0) return { decision: 'MANUAL_REVIEW', reasons: [...dataReasons, ...riskReasons] };
-  if (band === 'VERY_HIGH_RISK') return { decision: 'DECLINED', declineCode: 'VERY_HIGH_RISK_SCORE' };
+  const knockOut = knockOuts.find(({ rule }) => rule.action === 'DECLINE');
+  if (knockOut) return { decision: 'DECLINED', declineCode: knockOut.rule.code, rule: knockOut.rule };
+  const data = dataReasons(input);
+  const dataDecline = data.find((reason) => reason.action === 'DECLINE');
+  if (dataDecline)
+    return {
+      decision: 'DECLINED',
+      declineCode: dataDecline.code,
+      rule: { code: dataDecline.code, description: dataDecline.description },
+    };
+  const dataReview = data.filter((reason) => reason.action === 'REVIEW').map(({ code, description }) => ({ code, description }));
+  const riskReasons = riskReviewReasons(input);
+  if (dataReview.length > 0) return { decision: 'MANUAL_REVIEW', reasons: [...dataReview, ...riskReasons] };
+  if (policy.bands.actions[band] === 'DECLINE') return { decision: 'DECLINED', declineCode: `${band}_SCORE` };
+  if (loan.amount < policy.loanLimits.minAmount) return { decision: 'DECLINED', declineCode: 'BELOW_MINIMUM_AMOUNT' };
   const offer = affordability.counterOffer;
   if (!affordability.affordable && offer === null)
     return { decision: 'DECLINED', declineCode: 'NOT_AFFORDABLE' };

@@ -1,4 +1,4 @@
-import type { Decision, EnrichedAccount } from '@loan/contracts';
+import { BUILTIN_POLICY, BUILTIN_POLICY_VERSION, type CreditPolicy, type Decision, type EnrichedAccount } from '@loan/contracts';
 import type { BureauOutcome } from '../bureauReport';
 import { assessAffordability, type LoanAsk } from '../affordability';
 import {
@@ -7,12 +7,12 @@ import {
   deriveFeatures,
   existingMonthlyDebt,
   riskFactorsOf,
-  scoreBandOf,
   scoreComponents,
   summariseBureau,
   type ApplicantIdentity,
   type ScoringAudit,
 } from '../scorecard';
+import { bandUnder, knockOutsHit, policyFeatureValues } from '../policy/evaluate';
 import { NoEnrichedAccountsError } from './errors';
 import { explain } from './explain';
 import { outcomeOf, termsOf } from './outcome';
@@ -27,13 +27,25 @@ export interface ScoreApplicationInput {
   accounts: readonly EnrichedAccount[];
   bureau: BureauOutcome;
   now: Date;
+  /** The lender's credit policy in force for this analysis; the built-in one by default. */
+  policy?: AppliedPolicy;
 }
+
+/** A credit policy with the version the decision names. */
+export interface AppliedPolicy {
+  version: number;
+  policy: CreditPolicy;
+}
+
+export const BUILTIN: AppliedPolicy = { version: BUILTIN_POLICY_VERSION, policy: BUILTIN_POLICY };
 
 /** What re-scoring needs besides the audit record. */
 export interface DecisionContext {
   applicantId: string;
   loan: LoanAsk;
   now: Date;
+  /** The policy to decide under; the built-in one by default. */
+  policy?: AppliedPolicy;
 }
 
 /** The audit record of a decision: the scorecard version and every input it was made from. */
@@ -52,18 +64,26 @@ export const buildScoringAudit = (input: ScoreApplicationInput): ScoringAudit =>
  */
 export const decideFromAudit = (
   audit: ScoringAudit,
-  { applicantId, loan, now }: DecisionContext,
+  { applicantId, loan, now, policy: applied = BUILTIN }: DecisionContext,
 ): Decision => {
   const { features, bureauSummary: bureau } = audit;
+  const { policy } = applied;
   const { breakdown } = scoreComponents(features, bureau);
-  const band = scoreBandOf(breakdown.total);
+  const band = bandUnder(breakdown.total, policy);
   const affordability = assessAffordability(
     loan,
     features.monthlyIncome,
     existingMonthlyDebt(features, bureau),
+    policy,
   );
-  const riskFactors = riskFactorsOf(features, bureau);
-  const outcome = outcomeOf({ features, bureau, band, affordability, riskFactors });
+  const knockOuts = knockOutsHit(policy, policyFeatureValues(features, bureau));
+  const scored = riskFactorsOf(features, bureau);
+  const outcome = outcomeOf({ features, bureau, band, affordability, riskFactors: scored, loan, policy, knockOuts });
+  // A knock-out that declines is the decision's first risk factor, under the lender's code.
+  const riskFactors =
+    outcome.decision === 'DECLINED' && outcome.rule && knockOuts.some(({ rule }) => rule.code === outcome.declineCode)
+      ? [{ code: outcome.rule.code, severity: 'HIGH' as const, description: outcome.rule.description }, ...scored]
+      : scored;
   const terms = termsOf(outcome, loan, affordability);
   return {
     score: breakdown.total,
@@ -83,7 +103,7 @@ export const decideFromAudit = (
       band,
       affordability,
       loan,
-      riskFactors,
+      riskFactors: scored,
     }),
     eligible_tenors: terms.eligibleTenors,
     manual_review_reasons:
@@ -97,6 +117,7 @@ export const decideFromAudit = (
       affordability_assessed: features.monthsObserved > 0,
     },
     scorecard_version: SCORECARD_VERSION,
+    policy_version: applied.version,
   };
 };
 

@@ -11,8 +11,11 @@ import {
 } from '@loan/runtime';
 import type { ScoringConfig } from '../../config';
 import type { BureauOutcome, CreditBureau } from '../../data-access/bureau';
-import type { AnalysisDoc, RawCollections } from '../../data-access/models';
-import { NoEnrichedAccountsError, scoreApplicationWithAudit } from '../../domain/scoreApplication';
+import type { AnalysisDoc, ChallengerOutcome, RawCollections } from '../../data-access/models';
+import type { PolicyRepository } from '../../data-access/policyRepository';
+import { activeVersionAt } from '../../domain/policy/versions';
+import { reasonsOf } from '../../domain/policy/simulate';
+import { NoEnrichedAccountsError, decideFromAudit, scoreApplicationWithAudit } from '../../domain/scoreApplication';
 import type { ScoringMetrics } from '../../metrics';
 
 export type AnalysisRequested = Extract<ApplicationFact, { type: 'AnalysisRequested' }>;
@@ -26,13 +29,14 @@ export function createAnalysisHandler(deps: {
   raw: RawCollections;
   relay: Pick<OutboxRelay, 'flush'>;
   bureau: CreditBureau;
+  policies: PolicyRepository;
   sealer: Sealer;
   metrics: ScoringMetrics;
   config: Pick<ScoringConfig, 'PROFILE_WAIT'>;
   clock: Clock;
   logger: Logger;
 }) {
-  const { raw, relay, bureau, sealer, metrics, config, clock, logger } = deps;
+  const { raw, relay, bureau, policies, sealer, metrics, config, clock, logger } = deps;
 
   async function lookupBureau(sealedBvn: string | null): Promise<BureauOutcome> {
     if (!sealedBvn) return { status: 'NOT_CHECKED' };
@@ -102,6 +106,12 @@ export function createAnalysisHandler(deps: {
     let result: ScoringResult;
     const base = { factId: randomUUID(), clientId: fact.clientId, applicationId: fact.applicationId, applicantId: fact.applicantId, analysisId: fact.analysisId, at: now.toISOString() };
     let update: Partial<AnalysisDoc>;
+    const loan = { amount: fact.loan.amount, tenor: fact.loan.tenor, interestRate: fact.loan.interestRate };
+    // The version active when the lender asked for the analysis decides it, however late (or
+    // often) it is handled; the challenger in place now decides in the shadow.
+    const book = await policies.book(fact.clientId);
+    const policy = await policies.resolve(fact.clientId, activeVersionAt(book, new Date(fact.at)));
+    const challenger = book.challenger ? await policies.resolve(fact.clientId, book.challenger.version) : null;
     try {
       const bureauOutcome = await lookupBureau(fact.applicant.bvn);
       const started = process.hrtime.bigint();
@@ -112,17 +122,37 @@ export function createAnalysisHandler(deps: {
           lastName: sealer.reveal(fact.applicant.lastName),
           bvn: fact.applicant.bvn ? sealer.open(fact.applicant.bvn) : null,
         },
-        loan: { amount: fact.loan.amount, tenor: fact.loan.tenor, interestRate: fact.loan.interestRate },
+        loan,
         accounts: stored.map((s) => ({ ...s.profile, holderName: sealer.reveal(s.profile.holderName) })),
         bureau: bureauOutcome,
         now,
+        policy,
       });
       metrics.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
       // A decision that breaks its own contract is not published (and not retried for ever).
       Decision.parse(decision);
       metrics.decisions.inc({ decision: decision.decision, band: decision.score_band });
       result = { ...base, type: 'ApplicationScored', decision };
-      update = { status: 'DECIDED', decision, audit, bureau: { status: bureauOutcome.status }, decidedAt: now };
+      let shadow: ChallengerOutcome | null = null;
+      if (challenger) {
+        const other = decideFromAudit(audit, { applicantId: fact.applicantId, loan, now, policy: challenger });
+        shadow = {
+          version: challenger.version,
+          decision: other.decision,
+          approvedAmount: other.decision === 'APPROVED' || other.decision === 'COUNTER_OFFER' ? other.approval_details.approved_amount : 0,
+          reasons: reasonsOf(other),
+        };
+      }
+      update = {
+        status: 'DECIDED',
+        decision,
+        audit,
+        bureau: { status: bureauOutcome.status },
+        decidedAt: now,
+        loan,
+        policyVersion: policy.version,
+        challenger: shadow,
+      };
     } catch (error) {
       // An outage (a ServiceError) is retried; anything else comes out the same every time, so
       // the analysis fails now with a reason instead of holding the application in PROCESSING.

@@ -13,6 +13,41 @@ const clientId = '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 const at = '2026-11-20T09:15:27.412Z';
 const widgetUrl = 'https://connect.sandbox.example/widget/4c9e2f7a1b';
 
+/** A lender's credit policy: the built-in rules with repayments capped at a quarter of income and one knock-out. */
+const policy = {
+  name: 'Salaried, tighter affordability',
+  bands: {
+    thresholds: { LOW_RISK: 85, MEDIUM_RISK: 70, HIGH_RISK: 55 },
+    actions: { LOW_RISK: 'APPROVE', MEDIUM_RISK: 'APPROVE', HIGH_RISK: 'REVIEW', VERY_HIGH_RISK: 'DECLINE' },
+  },
+  affordability: {
+    maxDebtServiceRatio: 0.25,
+    tenors: [3, 6, 9, 12, 18, 24],
+    counterOffers: { enabled: true, minShareOfAsk: 0.3, minAmount: 20_000 },
+  },
+  loanLimits: { minAmount: 20_000, maxAmount: 2_000_000, maxIncomeMultiple: 4 },
+  dataRules: { thinFile: 'REVIEW', bureauUnavailable: 'PROCEED', identityMismatch: 'DECLINE' },
+  knockOuts: [
+    {
+      code: 'HIGH_BETTING',
+      feature: 'bettingShareOfIncome',
+      operator: '>',
+      value: 0.2,
+      action: 'DECLINE',
+      description: 'Betting takes more than a fifth of income.',
+    },
+  ],
+};
+const policyVersion = {
+  version: 2,
+  status: 'ACTIVE',
+  builtin: false,
+  challenger: false,
+  createdAt: '2026-11-18T14:02:11.000Z',
+  activatedAt: '2026-11-19T08:00:00.000Z',
+  policy,
+};
+
 export const Examples = {
   initiateRequest: {
     firstName: 'Chinedu',
@@ -77,6 +112,7 @@ export const Examples = {
       affordability_assessed: true,
     },
     scorecard_version: '2026.11-2',
+    policy_version: 2,
   },
   delivery: {
     id: deliveryId,
@@ -96,6 +132,41 @@ export const Examples = {
   },
   replayRequest: { since: '2026-11-20T00:00:00Z', event: 'application.decision', limit: 100 },
   replayResult: { count: 3, more: false },
+  policy,
+  policyVersion,
+  policyList: {
+    active: policyVersion,
+    challenger: null,
+    versions: [
+      { ...policyVersion, version: 0, status: 'RETIRED', builtin: true, createdAt: null, activatedAt: null, policy: { ...policy, name: 'Built-in policy' } },
+      policyVersion,
+    ],
+  },
+  policyCreated: { version: 3, status: 'DRAFT', policy },
+  simulateRequest: { limit: 500 },
+  simulation: {
+    evaluated: 412,
+    current: { APPROVED: 251, COUNTER_OFFER: 63, MANUAL_REVIEW: 58, DECLINED: 40 },
+    draft: { APPROVED: 230, COUNTER_OFFER: 71, MANUAL_REVIEW: 58, DECLINED: 53 },
+    approvedAmount: { current: 141_250_000, draft: 128_900_000 },
+    changed: [
+      { applicationId, from: 'APPROVED', to: 'DECLINED', reasons: ['Declined (HIGH_BETTING): Betting takes more than a fifth of income.'] },
+    ],
+  },
+  challengerReport: {
+    challenger: { version: 3, since: '2026-11-19T08:00:00.000Z' },
+    evaluated: 57,
+    agreed: 55,
+    matrix: { APPROVED: { APPROVED: 40, COUNTER_OFFER: 2 }, MANUAL_REVIEW: { MANUAL_REVIEW: 9 }, DECLINED: { DECLINED: 6 } },
+    disagreements: [
+      {
+        applicationId,
+        decidedAt: at,
+        active: { version: 2, decision: 'APPROVED' },
+        challenger: { version: 3, decision: 'COUNTER_OFFER', reasons: ['₦500,000 is affordable over 18 months instead of 12.'] },
+      },
+    ],
+  },
   createClientRequest: {
     name: 'Acme Lending',
     webhookUrl: 'https://lender.example/webhooks/loan-analysis',

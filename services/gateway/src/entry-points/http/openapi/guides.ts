@@ -233,4 +233,19 @@ made the call stops working at once, so store the new one first.
 \`overlapSeconds\` (24 hours by default) events carry \`x-signature\` with the new secret and
 \`x-signature-previous\` with the old one, so your receivers can switch over without missing one.`;
 
-export const guides = [quickStart, signatures, sandbox, errors, rateLimits, events, account].join('\n\n');
+const creditPolicy = `## Your credit policy
+
+Your decisions apply your credit policy on top of the score: band thresholds and what each band
+leads to, the debt-service cap, tenors, counter-offers, loan limits, what a thin file, an
+unavailable bureau or an identity mismatch leads to, and knock-out rules whose \`code\` your
+decisions carry. Until you activate one of your own, the built-in policy (version 0) decides.
+
+1. \`POST /api/policies\` with a policy: a new draft version (a bad one is refused naming every bad field).
+2. \`POST /api/policies/{version}/simulate\`: the draft replayed on your latest decided applications
+   against the active version (no new bureau or bank-data call, nothing sent).
+3. \`POST /api/policies/{version}/challenger\`: the draft decides in the shadow of the active version;
+   \`GET /api/policies/challenger/report\` shows where they disagree. Never sent by webhook.
+4. \`POST /api/policies/{version}/activate\`: every analysis you ask for from then on is decided by it.
+   Each decision names its version in \`policy_version\`.`;
+
+export const guides = [quickStart, signatures, sandbox, errors, rateLimits, events, account, creditPolicy].join('\n\n');

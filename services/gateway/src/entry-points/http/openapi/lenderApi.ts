@@ -6,7 +6,14 @@ import {
   ApplicationStatus,
   ApplicationSummary,
   ApplicationView,
+  ChallengerReport,
   ClientSettings,
+  CreditPolicy,
+  PolicyCreated,
+  PolicyList,
+  PolicyVersionView,
+  SimulateRequest,
+  SimulationResult,
   Bvn,
   DeliveryListQuery,
   DeliveryPage,
@@ -73,6 +80,13 @@ const DeliveryId = z.object({
   id: z.string().meta({ param: { description: 'The id of a delivery in the log' }, example: Examples.delivery.id }),
 });
 
+const PolicyVersionParam = z.object({
+  version: z
+    .string()
+    .regex(/^\d+$/)
+    .meta({ param: { description: 'A version number of your credit policy; 0 is the built-in policy' }, example: '2' }),
+});
+
 const applicationLinks = {
   GetApplication: { operationId: 'getApplication', parameters: { id: '$response.body#/applicationId' } },
   FinalizeLinking: { operationId: 'finalizeLinking', parameters: { id: '$response.body#/applicationId' } },
@@ -87,12 +101,24 @@ const notFound = failure(404, 'No such application, a malformed id, or another l
 const applications = 'Applications';
 const deliveries = 'Webhook deliveries';
 const account = 'Your account';
+const policies = 'Credit policies';
 
 export const lenderTags = [
   { name: applications, description: 'Open an application, have the applicant link accounts, analyze, read the outcome.' },
   { name: deliveries, description: 'Your webhook delivery log: every attempt, redelivery and replay of failed deliveries.' },
   { name: account, description: 'Your account: webhook URL, webhook secrets and API key, each rotated by you.' },
+  {
+    name: policies,
+    description:
+      'Your credit policy: the rules your decisions apply on top of the score, as numbered versions. Draft one, replay it on your past applications, run it in the shadow as the challenger, then activate it. Every decision names the version that made it in `policy_version` (0: the built-in policy).',
+  },
 ];
+
+const policyUnavailable = failure(500, 'Credit policies are unavailable: retry', {
+  unavailable: 'Credit policies are unavailable right now; retry the request',
+});
+const policyNotFound = failure(404, 'No such version of yours', { 'not found': 'Policy version 7 not found' });
+const PolicyVersionSchema = PolicyVersionView.meta({ id: 'PolicyVersion' });
 
 /** The list's query as a document states it: `status` repeated (a comma-separated list works too). */
 const ListQuery = ApplicationListQuery.extend({
@@ -409,6 +435,156 @@ export const lenderOperations: RouteConfig[] = [
       500: failure(500, 'The delivery log is unavailable: retry', {
         unavailable: 'The webhook delivery log is unavailable right now; retry the request',
       }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/policies',
+    operationId: 'listPolicies',
+    tags: [policies],
+    summary: 'Your credit policy versions, the active one and the challenger',
+    description: 'Until you activate a version of your own, the built-in policy (version 0) is active.',
+    responses: {
+      200: ok('Your policies', PolicyList.meta({ id: 'PolicyList' }), Examples.policyList, { limited: true }),
+      401: lenderErrors[401],
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: policyUnavailable,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/policies',
+    operationId: 'createPolicy',
+    tags: [policies],
+    summary: 'A new draft version of your credit policy',
+    description:
+      'Versions are immutable: to change a policy, post a new version. A bad policy is refused with every bad field named (`field: problem; ...`).',
+    request: {
+      body: { required: true, content: { 'application/json': { schema: CreditPolicy.meta({ id: 'CreditPolicy', example: Examples.policy }) } } },
+    },
+    responses: {
+      201: ok('The draft', PolicyCreated.meta({ id: 'PolicyCreated' }), Examples.policyCreated, { limited: true }),
+      400: failure(400, 'An invalid policy: every bad field is named', {
+        'bad fields':
+          'bands.thresholds: thresholds must be strictly descending: LOW_RISK > MEDIUM_RISK > HIGH_RISK; affordability.maxDebtServiceRatio: maxDebtServiceRatio must be between 0.05 and 0.80; affordability.tenors: tenors must not be empty; knockOuts.1.code: duplicate knock-out code HIGH_BETTING',
+        ...malformedJson,
+      }),
+      401: lenderErrors[401],
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: policyUnavailable,
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/policies/challenger/report',
+    operationId: 'getChallengerReport',
+    tags: [policies],
+    summary: 'The challenger against the active version on every decision since it was set',
+    description: 'The challenger’s outcomes are kept with each analysis and never sent by webhook.',
+    responses: {
+      200: ok('The report', ChallengerReport.meta({ id: 'ChallengerReport' }), Examples.challengerReport, { limited: true }),
+      401: lenderErrors[401],
+      404: failure(404, 'No challenger', { none: 'There is no challenger' }),
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: policyUnavailable,
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/policies/challenger',
+    operationId: 'clearChallenger',
+    tags: [policies],
+    summary: 'Stop the challenger',
+    responses: {
+      200: ok('No challenger any more', z.object({ challenger: z.null() }).meta({ id: 'ChallengerCleared' }), { challenger: null }, { limited: true }),
+      401: lenderErrors[401],
+      404: failure(404, 'No challenger', { none: 'There is no challenger' }),
+      409: failure(409, 'Your policies changed at the same time: retry', { concurrent: 'The policies changed at the same time; retry the request' }),
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: policyUnavailable,
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/policies/{version}',
+    operationId: 'getPolicy',
+    tags: [policies],
+    summary: 'One version of your credit policy',
+    request: { params: PolicyVersionParam },
+    responses: {
+      200: ok('The version', PolicyVersionSchema, Examples.policyVersion, { limited: true }),
+      401: lenderErrors[401],
+      404: policyNotFound,
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: policyUnavailable,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/policies/{version}/simulate',
+    operationId: 'simulatePolicy',
+    tags: [policies],
+    summary: 'Replay a version on your latest decided applications, against the active one',
+    description:
+      'Read-only and deterministic: each analysis is decided again from its stored audit (derived features, bureau summary, the ask), with no new call to the bureau or the bank-data provider and no event; it works after the bank data was scrubbed.',
+    request: {
+      params: PolicyVersionParam,
+      body: { required: false, content: { 'application/json': { schema: SimulateRequest.meta({ id: 'SimulateRequest', example: Examples.simulateRequest }) } } },
+    },
+    responses: {
+      200: ok('Outcomes now and under the version', SimulationResult.meta({ id: 'SimulationResult' }), Examples.simulation, { limited: true }),
+      400: failure(400, 'An invalid limit', { 'bad limit': 'limit: limit must be between 1 and 5000', ...malformedJson }),
+      401: lenderErrors[401],
+      404: policyNotFound,
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: policyUnavailable,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/policies/{version}/activate',
+    operationId: 'activatePolicy',
+    tags: [policies],
+    summary: 'Make a version decide your applications from now on',
+    description:
+      'Every analysis you ask for from now on is decided by this version, on every scoring replica; decisions already made do not change, and an analysis asked for before keeps the version active then. The version active until now is retired and cannot be activated again.',
+    request: { params: PolicyVersionParam },
+    responses: {
+      200: ok('The version, active', PolicyVersionSchema, Examples.policyVersion, { limited: true }),
+      400: failure(400, 'A retired version', { retired: 'Policy version 1 is retired and cannot be activated again; create a new version from it' }),
+      401: lenderErrors[401],
+      404: policyNotFound,
+      409: failure(409, 'Your policies changed at the same time: retry', { concurrent: 'The policies changed at the same time; retry the request' }),
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: policyUnavailable,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/policies/{version}/challenger',
+    operationId: 'setChallenger',
+    tags: [policies],
+    summary: 'Run a draft in the shadow of the active version',
+    description: 'From now on, each analysis is also decided by the challenger; its outcome is kept for the report and never sent.',
+    request: { params: PolicyVersionParam },
+    responses: {
+      200: ok('The version, challenger', PolicyVersionSchema, { ...Examples.policyVersion, version: 3, status: 'DRAFT', challenger: true, activatedAt: null }, { limited: true }),
+      400: failure(400, 'Not a draft', { 'not a draft': 'Policy version 2 is ACTIVE; only a draft can be the challenger' }),
+      401: lenderErrors[401],
+      404: policyNotFound,
+      409: failure(409, 'Your policies changed at the same time: retry', { concurrent: 'The policies changed at the same time; retry the request' }),
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: policyUnavailable,
     },
   },
   {

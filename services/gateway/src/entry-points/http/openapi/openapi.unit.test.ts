@@ -3,8 +3,15 @@ import {
   AnalyzeResponse,
   ApplicationPage,
   ApplicationView,
+  ChallengerReport,
   ClientSettings,
   ClientView,
+  CreditPolicy,
+  PolicyCreated,
+  PolicyList,
+  PolicyVersionView,
+  SimulateRequest,
+  SimulationResult,
   CreateClientRequest,
   CreateClientResponse,
   DeliveryPage,
@@ -31,6 +38,7 @@ import { createClientAccounts } from '../../../data-access/clientAccounts';
 import { applicationRoutes } from '../applicationRoutes';
 import { clientRoutes } from '../clientRoutes';
 import { deliveryRoutes } from '../deliveryRoutes';
+import { policyRoutes } from '../policyRoutes';
 import { providerWebhookRoutes } from '../providerWebhookRoutes';
 import { servedRoutes } from '../support';
 import { consoleRoutes } from '../consoleRoutes';
@@ -65,6 +73,7 @@ function assembledApp() {
     authFailures: { limit: 1, windowMs: 1000 },
     api: applicationRoutes({ commands: unused, sealer, authenticate: pass, limit: () => pass }),
     deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
+    policies: policyRoutes({ scoringUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
     client: clientRoutes({ accounts, clock: systemClock, authenticate: pass, limit: () => pass }),
     console: consoleRoutes({ sessions: createConsoleSessions({ sealer, ttlMs: 1000 }), clock: systemClock, authenticate: pass }),
     adminGuard: pass,
@@ -195,6 +204,13 @@ describe('the examples of the documents', () => {
     ['delivery page', DeliveryPage, { data: [Examples.delivery], nextCursor: null }],
     ['replay request', ReplayRequest, Examples.replayRequest],
     ['replay answer', ReplayResult, Examples.replayResult],
+    ['credit policy', CreditPolicy, Examples.policy],
+    ['policy version', PolicyVersionView, Examples.policyVersion],
+    ['policy list', PolicyList, Examples.policyList],
+    ['policy creation', PolicyCreated, Examples.policyCreated],
+    ['simulate request', SimulateRequest, Examples.simulateRequest],
+    ['simulation', SimulationResult, Examples.simulation],
+    ['challenger report', ChallengerReport, Examples.challengerReport],
     ['client creation', CreateClientRequest, Examples.createClientRequest],
     ['client credentials', CreateClientResponse, Examples.createClientResponse],
     ['client', ClientView, Examples.client],
