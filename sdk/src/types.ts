@@ -167,6 +167,8 @@ export interface ApplicationView {
   linkingLocked: boolean;
   accounts: AccountView[];
   decision: Decision | null;
+  /** The lender's review of a MANUAL_REVIEW decision, once one is made. */
+  review: ReviewView | null;
   failureReason: string | null;
   abandonReason: string | null;
   createdAt: string;
@@ -228,11 +230,24 @@ export interface EventDataMap {
     score: number;
     decision: Decision;
   };
+  /** A lender's reviewer finished a MANUAL_REVIEW decision; always after its `application.decision`. */
+  'application.review_completed': {
+    applicationId: string;
+    applicantId: string;
+    outcome: ReviewOutcome;
+    /** The terms granted; null for DECLINED. */
+    approval_details: ApprovalDetails | null;
+    /** The staff id of who made the review. */
+    reviewer: string;
+    reasonCode: string;
+    note: string | null;
+    reviewedAt: string;
+  };
 }
 
 export type EventName = keyof EventDataMap;
 
-/** The seven event names, in the order the spec lists them. */
+/** The event names: the spec's seven in its order, then the review's. */
 export const EVENT_NAMES: readonly EventName[] = [
   'account.linked',
   'account.enrichment_ready',
@@ -241,6 +256,7 @@ export const EVENT_NAMES: readonly EventName[] = [
   'application.failed',
   'application.abandoned',
   'application.decision',
+  'application.review_completed',
 ];
 
 /**
@@ -389,4 +405,82 @@ export interface RotateWebhookSecretResponse {
   webhookSecret: string;
   /** Until when the previous secret still signs. */
   previousSecretValidUntil: string;
+}
+
+/** A reviewer's conclusion on a MANUAL_REVIEW decision. */
+export type ReviewOutcome = 'APPROVED' | 'COUNTER_OFFER' | 'DECLINED';
+
+/** PENDING_CONFIRMATION until a second reviewer confirms it (above the lender's threshold); then FINAL. */
+export type ReviewStatus = 'PENDING_CONFIRMATION' | 'FINAL';
+
+/** Terms a reviewer grants: Naira, months, percent a month. */
+export interface ReviewTerms {
+  amount: number;
+  tenor: number;
+  interestRate: number;
+}
+
+/** Body of `POST /api/applications/:id/review`. */
+export interface ReviewRequest {
+  outcome: ReviewOutcome;
+  /** Required for COUNTER_OFFER; the ask when absent for APPROVED; not allowed for DECLINED. */
+  terms?: ReviewTerms;
+  reasonCode: string;
+  /** Required with `override`. */
+  note?: string;
+  /** Your staff id of the reviewer. */
+  reviewer: string;
+  /** Grants terms beyond the applicant's repayment capacity. */
+  override?: boolean;
+}
+
+/** Body of `POST /api/applications/:id/review/confirm`. */
+export interface ConfirmReviewRequest {
+  /** Your staff id of the second reviewer: not the one who made the review. */
+  reviewer: string;
+}
+
+/** A review as the application's detail and the review queue show it. */
+export interface ReviewView {
+  outcome: ReviewOutcome;
+  status: ReviewStatus;
+  approval_details: ApprovalDetails | null;
+  reasonCode: string;
+  note: string | null;
+  override: boolean;
+  reviewer: string;
+  confirmedBy: string | null;
+  confirmationRequired: boolean;
+  madeAt: string;
+  reviewedAt: string | null;
+}
+
+/** Query of `GET /api/reviews`. */
+export interface ReviewListQuery {
+  /** OPEN (default): not finished yet; DONE: finished. */
+  status?: 'OPEN' | 'DONE';
+  limit?: number;
+  cursor?: string;
+}
+
+/** One application of the review queue. */
+export interface ReviewQueueItem {
+  applicationId: string;
+  applicantId: string;
+  applicantName: string;
+  loan: { amount: number; tenor: number; interestRate: number };
+  score: number;
+  score_band: ScoreBand;
+  manual_review_reasons: ManualReviewReason[];
+  /** The terms scoring would grant. */
+  approval_details: ApprovalDetails;
+  decidedAt: string;
+  ageSeconds: number;
+  review: ReviewView | null;
+}
+
+/** `GET /api/reviews`: one page, oldest decision first. */
+export interface ReviewPage {
+  items: ReviewQueueItem[];
+  nextCursor: string | null;
 }

@@ -1,19 +1,7 @@
 import { z } from 'zod';
 import { Decision, DecisionOutcome } from './decision';
-import { ApplicationStatus, Bvn, EnrichmentStatus, PageParams, Uuid } from './primitives';
-
-/**
- * Bounds the spec leaves open ("not shown"), chosen for Nigerian consumer and SME lending:
- * loans up to ₦100m, tenors up to 60 months, monthly rates up to 100%.
- */
-export const Limits = {
-  maxAmount: 100_000_000,
-  maxTenor: 60,
-  maxInterestRate: 100,
-  maxIdempotencyKey: 255,
-  maxPurpose: 500,
-  maxBodyBytes: 16 * 1024,
-} as const;
+import { ApplicationStatus, Bvn, EnrichmentStatus, Limits, PageParams, Uuid } from './primitives';
+import { ReviewView } from './review';
 
 const name = (field: string) =>
   z
@@ -152,6 +140,8 @@ export const ApplicationView = z.object({
   linkingLocked: z.boolean(),
   accounts: z.array(AccountView),
   decision: Decision.nullable(),
+  /** A lender's review of a MANUAL_REVIEW decision, once one is made; null before. */
+  review: ReviewView.nullable(),
   failureReason: z.string().nullable(),
   abandonReason: z.string().nullable(),
   createdAt: z.string(),

@@ -25,6 +25,7 @@ import { analyzeApplication } from '../../domain/analyzeApplication/decide';
 import { finalizeLinking } from '../../domain/finalizeLinking/decide';
 import { decideExistingKey, openApplication, resumeApplication } from '../../domain/initiateApplication/decide';
 import { accountsToRelink, checkRelink, relinkAccount } from '../../domain/linkAccount/decide';
+import { confirmReview, reviewApplication, toQueueItem } from '../../domain/reviewApplication/decide';
 import { toSummary, toView } from '../../domain/view';
 
 const MAX_CONFLICT_RETRIES = 10;
@@ -171,6 +172,28 @@ export function createCommandHandler(deps: {
         });
         // Applicants' names: sealed with every other result below.
         return { ok: true, result: { items: page.items.map(toSummary), more: page.more } };
+      }
+      case 'ReviewApplication':
+        return writer.commandMutation(
+          cmd.applicationId,
+          cmd.clientId,
+          cmd.correlationId,
+          (state, now) => reviewApplication(state, { request: cmd.review, confirmationAbove: cmd.confirmationAbove, now }),
+          publishing,
+        );
+      case 'ConfirmReview':
+        return writer.commandMutation(
+          cmd.applicationId,
+          cmd.clientId,
+          cmd.correlationId,
+          (state, now) => confirmReview(state, { reviewer: cmd.reviewer, now }),
+          publishing,
+        );
+      case 'ListReviews': {
+        const page = await repo.listForReview({ clientId: cmd.clientId, status: cmd.status, limit: cmd.limit, after: cmd.after });
+        const now = clock.now();
+        const items = page.items.map((state) => toQueueItem(state, now)).filter((item) => item !== null);
+        return { ok: true, result: { items, more: page.more } };
       }
     }
   }

@@ -1,6 +1,6 @@
 import type { Decision, EnrichedAccount } from '@loan/contracts';
 import type { BureauOutcome } from '../bureauReport';
-import { assessAffordability, type LoanAsk } from '../affordability';
+import { assessAffordability, repaymentCapacity, type LoanAsk } from '../affordability';
 import {
   SCORECARD_VERSION,
   bureauChecked,
@@ -99,6 +99,13 @@ export const decideFromAudit = (
     scorecard_version: SCORECARD_VERSION,
   };
 };
+
+/**
+ * Room under the debt service cap for a new monthly payment, in Naira, as the decision of this
+ * audit record assessed it: what a reviewer's terms are checked against.
+ */
+export const repaymentCapacityOf = (audit: ScoringAudit): number =>
+  repaymentCapacity(audit.features.monthlyIncome, existingMonthlyDebt(audit.features, audit.bureauSummary));
 
 /** Scores one application and returns the audit record with the decision, for storage. */
 export const scoreApplicationWithAudit = (

@@ -12,7 +12,7 @@ import {
 import type { ScoringConfig } from '../../config';
 import type { BureauOutcome, CreditBureau } from '../../data-access/bureau';
 import type { AnalysisDoc, RawCollections } from '../../data-access/models';
-import { NoEnrichedAccountsError, scoreApplicationWithAudit } from '../../domain/scoreApplication';
+import { NoEnrichedAccountsError, repaymentCapacityOf, scoreApplicationWithAudit } from '../../domain/scoreApplication';
 import type { ScoringMetrics } from '../../metrics';
 
 export type AnalysisRequested = Extract<ApplicationFact, { type: 'AnalysisRequested' }>;
@@ -121,7 +121,7 @@ export function createAnalysisHandler(deps: {
       // A decision that breaks its own contract is not published (and not retried for ever).
       Decision.parse(decision);
       metrics.decisions.inc({ decision: decision.decision, band: decision.score_band });
-      result = { ...base, type: 'ApplicationScored', decision };
+      result = { ...base, type: 'ApplicationScored', decision, repaymentCapacity: repaymentCapacityOf(audit) };
       update = { status: 'DECIDED', decision, audit, bureau: { status: bureauOutcome.status }, decidedAt: now };
     } catch (error) {
       // An outage (a ServiceError) is retried; anything else comes out the same every time, so

@@ -224,4 +224,19 @@ export const EventExamples: Record<EventName, { id: string; event: EventName; da
     data: { applicationId, applicantId, status: 'COMPLETED', score: 742, decision: Examples.decision },
     timestamp: at,
   },
+  'application.review_completed': {
+    id: eventId,
+    event: 'application.review_completed',
+    data: {
+      applicationId,
+      applicantId,
+      outcome: 'COUNTER_OFFER',
+      approval_details: { approved_amount: 400_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 45_130.16 },
+      reviewer: 'officer-1042',
+      reasonCode: 'INCOME_VERIFIED',
+      note: 'Salary confirmed with the employer; a smaller amount fits the verified income.',
+      reviewedAt: at,
+    },
+    timestamp: at,
+  },
 };

@@ -224,6 +224,7 @@ export const lenderOperations: RouteConfig[] = [
           },
         ],
         decision: Examples.decision,
+        review: null,
         failureReason: null,
         abandonReason: null,
         createdAt: '2026-11-20T09:00:00.000Z',
@@ -512,6 +513,8 @@ const eventDescriptions: Record<EventName, string> = {
   'application.failed': 'The analysis could not complete (no enriched account, scoring_error, analysis_timeout). Initiate a new application.',
   'application.abandoned': 'No account linked within 24 hours (no_link) or no analyze within 7 days of linking (no_analyze; bank data scrubbed).',
   'application.decision': 'The scored, explained decision.',
+  'application.review_completed':
+    'Not in the original contract: your reviewer finished a MANUAL_REVIEW decision (POST /api/applications/{id}/review, confirmed by a second reviewer above your threshold). Always after the application’s application.decision; the application stays COMPLETED.',
 };
 
 const componentName = (event: string) =>
