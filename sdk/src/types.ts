@@ -379,12 +379,16 @@ export interface ClientSettings {
   /** The secrets signing webhooks now, newest first; an older one until its `validUntil`. */
   webhookSecrets: { createdAt?: string; validUntil: string | null }[];
   providerKeyConfigured: boolean;
+  /** Reviews granting more Naira than this await a second reviewer; null: none does. */
+  reviewConfirmationAbove: number | null;
 }
 
-/** Body of `PATCH /api/client`. */
+/** Body of `PATCH /api/client`: at least one of the two. */
 export interface UpdateClientSettingsRequest {
   /** Where webhooks go; null for nowhere. */
-  webhookUrl: string | null;
+  webhookUrl?: string | null;
+  /** The maker-checker threshold of reviews in Naira; null: every review is final at once. */
+  reviewConfirmationAbove?: number | null;
 }
 
 /** `POST /api/client/rotate-key`: the new key, shown once. */

@@ -24,7 +24,7 @@ export const ReviewLimits = { maxReviewer: 200, maxReasonCode: 64, maxNote: 2000
 export const Reviewer = z
   .string({ error: 'reviewer is required and must be a string (the staff id of the reviewer)' })
   .trim()
-  .min(1, 'reviewer is required and must be a string (the staff id of the reviewer)')
+  .min(1, 'reviewer must not be empty: the staff id of the reviewer')
   .max(ReviewLimits.maxReviewer, `reviewer must be at most ${ReviewLimits.maxReviewer} characters`);
 
 /** Loan terms a reviewer grants: principal in Naira, tenor in months, rate in percent a month. */
@@ -51,7 +51,10 @@ export type ReviewTerms = z.infer<typeof ReviewTerms>;
 /** Body of `POST /api/applications/:id/review`. */
 export const ReviewRequest = z.strictObject(
   {
-    outcome: z.enum(ReviewOutcome.options, { error: `outcome must be one of: ${ReviewOutcome.options.join(', ')}` }),
+    outcome: z.enum(ReviewOutcome.options, {
+      error: (issue) =>
+        issue.input === undefined ? 'outcome is required' : `outcome must be one of: ${ReviewOutcome.options.join(', ')}`,
+    }),
     /** Required for COUNTER_OFFER; for APPROVED the ask when absent; refused for DECLINED. */
     terms: ReviewTerms.optional(),
     /** The lender's own code for the reason (e.g. `INCOME_VERIFIED`, `FRAUD_SUSPECTED`). */

@@ -4,6 +4,10 @@ import {
   ApplicationPage,
   ApplicationView,
   ClientSettings,
+  ConfirmReviewRequest,
+  ReviewPage,
+  ReviewRequest,
+  ReviewView,
   ClientView,
   CreateClientRequest,
   CreateClientResponse,
@@ -28,7 +32,7 @@ import { createLogger, createMetrics, createSealer, systemClock } from '@loan/ru
 import { createHttpApp } from '../app';
 import { adminRoutes } from '../adminRoutes';
 import { createClientAccounts } from '../../../data-access/clientAccounts';
-import { applicationRoutes } from '../applicationRoutes';
+import { applicationRoutes, reviewRoutes } from '../applicationRoutes';
 import { clientRoutes } from '../clientRoutes';
 import { deliveryRoutes } from '../deliveryRoutes';
 import { providerWebhookRoutes } from '../providerWebhookRoutes';
@@ -64,6 +68,7 @@ function assembledApp() {
     trustProxy: false,
     authFailures: { limit: 1, windowMs: 1000 },
     api: applicationRoutes({ commands: unused, sealer, authenticate: pass, limit: () => pass }),
+    reviews: reviewRoutes({ commands: unused, authenticate: pass, limit: () => pass }),
     deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
     client: clientRoutes({ accounts, clock: systemClock, authenticate: pass, limit: () => pass }),
     console: consoleRoutes({ sessions: createConsoleSessions({ sealer, ttlMs: 1000 }), clock: systemClock, authenticate: pass }),
@@ -191,6 +196,11 @@ describe('the examples of the documents', () => {
     ['application page', ApplicationPage, Examples.applicationPage],
     ['client settings', ClientSettings, Examples.clientSettings],
     ['client settings update', UpdateClientSettingsRequest, Examples.updateClientSettingsRequest],
+    ['review request', ReviewRequest, Examples.reviewRequest],
+    ['pending review', ReviewView, Examples.reviewPending.review],
+    ['review confirmation request', ConfirmReviewRequest, Examples.confirmReviewRequest],
+    ['confirmed review', ReviewView, Examples.reviewConfirmed.review],
+    ['review queue page', ReviewPage, Examples.reviewPage],
     ['delivery', DeliveryView, Examples.delivery],
     ['delivery page', DeliveryPage, { data: [Examples.delivery], nextCursor: null }],
     ['replay request', ReplayRequest, Examples.replayRequest],
