@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Topics, type ScoringResult } from '@loan/contracts';
+import { Topics, type Decision, type ScoringResult } from '@loan/contracts';
 import { waitFor } from '../../../testing/helpers';
 import {
   accountEnriched,
@@ -82,7 +82,7 @@ async function referred(key = lender.apiKey, clientId = lender.clientId) {
     type: 'ApplicationScored',
     analysisId: stored!.analysis.analysisId,
     decision: {
-      ...Examples.decision,
+      ...(Examples.decision as unknown as Decision),
       decision: 'MANUAL_REVIEW',
       applicant_id: app.applicantId,
       manual_review_reasons: [{ code: 'BUREAU_UNAVAILABLE', description: 'The credit bureau could not be reached' }],
