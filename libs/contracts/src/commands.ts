@@ -66,7 +66,12 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
     ...commandBase,
     type: z.literal('ReviewApplication'),
     applicationId: Uuid,
-    review: ReviewRequest,
+    /** The review without who made it and why in words, which travel sealed below. */
+    review: ReviewRequest.omit({ reviewer: true, note: true }),
+    /** The reviewer's staff id, sealed: it may be a person's e-mail address. */
+    reviewer: SealedSecret,
+    /** The reviewer's note, sealed: it may name the applicant. */
+    note: SealedSecret.nullable(),
     /**
      * The lender's maker-checker threshold when the review was made: a review granting more
      * Naira than this awaits a second reviewer's confirmation. Null: every review is final at once.
@@ -77,8 +82,8 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
     ...commandBase,
     type: z.literal('ConfirmReview'),
     applicationId: Uuid,
-    /** The second reviewer, who must not be the one who made the review. */
-    reviewer: z.string(),
+    /** The second reviewer's staff id, sealed; not the one who made the review. */
+    reviewer: SealedSecret,
   }),
   z.object({
     ...commandBase,

@@ -7,6 +7,7 @@ import {
   type Decision,
   type PublicEventRecord,
   type ReviewQueueItem,
+  type ReviewRequest,
   type ReviewView,
 } from '@loan/contracts';
 import { waitFor } from '../../../testing/helpers';
@@ -49,6 +50,27 @@ afterAll(async () => {
 });
 
 type Input = ApplicationCommand extends infer C ? (C extends unknown ? Omit<C, 'commandId' | 'replyTo' | 'correlationId' | 'issuedAt'> : never) : never;
+
+/** A review as the gateway sends it: who reviewed and their note sealed. */
+function reviewCommand(clientId: string, applicationId: string, request: ReviewRequest, confirmationAbove: number | null): Input {
+  const { reviewer, note, ...review } = request;
+  return {
+    type: 'ReviewApplication',
+    clientId,
+    applicationId,
+    review,
+    reviewer: sealer.seal(reviewer),
+    note: note === undefined ? null : sealer.seal(note),
+    confirmationAbove,
+  };
+}
+
+const confirmCommand = (clientId: string, applicationId: string, reviewer: string): Input => ({
+  type: 'ConfirmReview',
+  clientId,
+  applicationId,
+  reviewer: sealer.seal(reviewer),
+});
 
 /** Sends a command as the gateway does and waits for its reply; an ok result is opened. */
 async function send(input: Input): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; code: string; message: string }> {
@@ -150,14 +172,14 @@ describe('reviews of MANUAL_REVIEW decisions', () => {
   it('when a review above the threshold is confirmed by another reviewer, then application.review_completed follows application.decision and the detail shows both reviewers', async () => {
     const clientId = `c-${randomUUID()}`;
     const { applicationId } = await scored(clientId);
-    const made = await send({ type: 'ReviewApplication', clientId, applicationId, review: counterOffer('officer-1'), confirmationAbove: 250_000 });
+    const made = await send(reviewCommand(clientId, applicationId, counterOffer('officer-1'), 250_000));
     expect(made).toMatchObject({ ok: true, result: { review: { status: 'PENDING_CONFIRMATION', confirmationRequired: true } } });
 
-    expect(await send({ type: 'ConfirmReview', clientId, applicationId, reviewer: 'officer-1' })).toMatchObject({ ok: false, code: 'REVIEW_CONFLICT' });
-    const other = await send({ type: 'ReviewApplication', clientId, applicationId, review: { outcome: 'DECLINED', reasonCode: 'X', reviewer: 'officer-2' }, confirmationAbove: 250_000 });
+    expect(await send(confirmCommand(clientId, applicationId, 'officer-1'))).toMatchObject({ ok: false, code: 'REVIEW_CONFLICT' });
+    const other = await send(reviewCommand(clientId, applicationId, { outcome: 'DECLINED', reasonCode: 'X', reviewer: 'officer-2' }, 250_000));
     expect(other).toMatchObject({ ok: false, code: 'REVIEW_CONFLICT' });
 
-    const confirmed = await send({ type: 'ConfirmReview', clientId, applicationId, reviewer: 'manager-1' });
+    const confirmed = await send(confirmCommand(clientId, applicationId, 'manager-1'));
     expect(confirmed).toMatchObject({ ok: true, result: { review: { status: 'FINAL', confirmedBy: 'manager-1' } } });
 
     await waitFor(() => eventsOf(applicationId).includes('application.review_completed'), { what: 'application.review_completed' });
@@ -175,7 +197,7 @@ describe('reviews of MANUAL_REVIEW decisions', () => {
     expect(detail.ok && detail.result).toMatchObject({ status: 'COMPLETED', decision: { decision: 'MANUAL_REVIEW' } });
     expect(detail.ok && (detail.result.review as ReviewView)).toMatchObject({ status: 'FINAL', reviewer: 'officer-1', confirmedBy: 'manager-1' });
 
-    const again = await send({ type: 'ReviewApplication', clientId, applicationId, review: { outcome: 'DECLINED', reasonCode: 'X', reviewer: 'officer-3' }, confirmationAbove: null });
+    const again = await send(reviewCommand(clientId, applicationId, { outcome: 'DECLINED', reasonCode: 'X', reviewer: 'officer-3' }, null));
     expect(again).toMatchObject({ ok: false, code: 'INVALID_STATE' });
   });
 
@@ -184,7 +206,7 @@ describe('reviews of MANUAL_REVIEW decisions', () => {
     const { applicationId } = await scored(clientId);
     const answers = await Promise.all(
       ['officer-a', 'officer-b'].map((reviewer) =>
-        send({ type: 'ReviewApplication', clientId, applicationId, review: counterOffer(reviewer), confirmationAbove: 100_000 }),
+        send(reviewCommand(clientId, applicationId, counterOffer(reviewer), 100_000)),
       ),
     );
     expect(answers.filter((a) => a.ok)).toHaveLength(1);
@@ -196,12 +218,12 @@ describe('reviews of MANUAL_REVIEW decisions', () => {
     const { applicationId } = await scored(clientId);
     const approved = await scored(clientId, 'APPROVED');
     const review = counterOffer('officer-1');
-    expect(await send({ type: 'ReviewApplication', clientId: `other-${clientId}`, applicationId, review, confirmationAbove: null })).toMatchObject({ ok: false, code: 'NOT_FOUND' });
-    expect(await send({ type: 'ConfirmReview', clientId: `other-${clientId}`, applicationId, reviewer: 'm' })).toMatchObject({ ok: false, code: 'NOT_FOUND' });
-    expect(await send({ type: 'ReviewApplication', clientId, applicationId: randomUUID(), review, confirmationAbove: null })).toMatchObject({ ok: false, code: 'NOT_FOUND' });
-    expect(await send({ type: 'ReviewApplication', clientId, applicationId: approved.applicationId, review, confirmationAbove: null })).toMatchObject({ ok: false, code: 'INVALID_STATE' });
+    expect(await send(reviewCommand(`other-${clientId}`, applicationId, review, null))).toMatchObject({ ok: false, code: 'NOT_FOUND' });
+    expect(await send(confirmCommand(`other-${clientId}`, applicationId, 'm'))).toMatchObject({ ok: false, code: 'NOT_FOUND' });
+    expect(await send(reviewCommand(clientId, randomUUID(), review, null))).toMatchObject({ ok: false, code: 'NOT_FOUND' });
+    expect(await send(reviewCommand(clientId, approved.applicationId, review, null))).toMatchObject({ ok: false, code: 'INVALID_STATE' });
     const beyond = { ...review, terms: { amount: 1_000_000, tenor: 12, interestRate: 5 }, note: undefined };
-    expect(await send({ type: 'ReviewApplication', clientId, applicationId, review: beyond, confirmationAbove: null })).toMatchObject({ ok: false, code: 'INVALID_REVIEW' });
+    expect(await send(reviewCommand(clientId, applicationId, beyond, null))).toMatchObject({ ok: false, code: 'INVALID_REVIEW' });
     expect((await repo.get(applicationId))?.state.review).toBeNull();
   });
 
@@ -225,7 +247,7 @@ describe('reviews of MANUAL_REVIEW decisions', () => {
     expect(second.ok && (second.result.items as ReviewQueueItem[]).map((i) => i.applicationId)).toEqual([newest.applicationId]);
     expect(second.ok && second.result.more).toBe(false);
 
-    await send({ type: 'ReviewApplication', clientId, applicationId: middle.applicationId, review: counterOffer('officer-1'), confirmationAbove: null });
+    await send(reviewCommand(clientId, middle.applicationId, counterOffer('officer-1'), null));
     const open = await send({ type: 'ListReviews', clientId, status: 'OPEN', limit: 10, after: null });
     expect(open.ok && (open.result.items as ReviewQueueItem[]).map((i) => i.applicationId)).toEqual([oldest.applicationId, newest.applicationId]);
     const done = await send({ type: 'ListReviews', clientId, status: 'DONE', limit: 10, after: null });

@@ -5,6 +5,7 @@ import {
   type ApplicationCommand,
   type CommandReply,
   type InitiateRequest,
+  type ReviewRequest,
 } from '@loan/contracts';
 import type { AccountLinkingProvider } from '@loan/provider';
 import {
@@ -140,6 +141,12 @@ export function createCommandHandler(deps: {
     );
   }
 
+  /** The review as the reviewer sent it: who and why travel sealed. */
+  function reviewOf(cmd: Extract<ApplicationCommand, { type: 'ReviewApplication' }>): ReviewRequest {
+    const note = cmd.note === null ? undefined : sealer.open(cmd.note);
+    return { ...cmd.review, reviewer: sealer.open(cmd.reviewer), ...(note === undefined ? {} : { note }) };
+  }
+
   /** Carries out a command; what its write is publishing is left under way in `publishing`. */
   async function execute(cmd: ApplicationCommand, publishing: Promise<void>[]): Promise<Answer> {
     switch (cmd.type) {
@@ -178,7 +185,7 @@ export function createCommandHandler(deps: {
           cmd.applicationId,
           cmd.clientId,
           cmd.correlationId,
-          (state, now) => reviewApplication(state, { request: cmd.review, confirmationAbove: cmd.confirmationAbove, now }),
+          (state, now) => reviewApplication(state, { request: reviewOf(cmd), confirmationAbove: cmd.confirmationAbove, now }),
           publishing,
         );
       case 'ConfirmReview':
@@ -186,7 +193,7 @@ export function createCommandHandler(deps: {
           cmd.applicationId,
           cmd.clientId,
           cmd.correlationId,
-          (state, now) => confirmReview(state, { reviewer: cmd.reviewer, now }),
+          (state, now) => confirmReview(state, { reviewer: sealer.open(cmd.reviewer), now }),
           publishing,
         );
       case 'ListReviews': {

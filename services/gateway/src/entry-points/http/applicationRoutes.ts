@@ -146,9 +146,11 @@ export function applicationRoutes(deps: {
     requireJson(),
     route(async (req, res) => {
       const applicationId = applicationIdOf(req.params.id);
-      const review = validate(ReviewRequest, req.body ?? {});
+      const { reviewer, note, ...review } = validate(ReviewRequest, req.body ?? {});
       const confirmationAbove = ctx(res).client!.reviewConfirmationAbove;
-      res.json(await ask(res, { type: 'ReviewApplication', applicationId, review, confirmationAbove }));
+      // Who reviewed and their note may name people: both leave the gateway sealed.
+      const sealed = { reviewer: deps.sealer.seal(reviewer), note: note === undefined ? null : deps.sealer.seal(note) };
+      res.json(await ask(res, { type: 'ReviewApplication', applicationId, review, ...sealed, confirmationAbove }));
     }),
   );
 
@@ -159,7 +161,7 @@ export function applicationRoutes(deps: {
     route(async (req, res) => {
       const applicationId = applicationIdOf(req.params.id);
       const { reviewer } = validate(ConfirmReviewRequest, req.body ?? {});
-      res.json(await ask(res, { type: 'ConfirmReview', applicationId, reviewer }));
+      res.json(await ask(res, { type: 'ConfirmReview', applicationId, reviewer: deps.sealer.seal(reviewer) }));
     }),
   );
 
