@@ -283,4 +283,35 @@ describe('the review API', () => {
       expect([query, res.status, res.body]).toEqual([query, 400, errorOf(400, message)]);
     }
   });
+
+  it('when a lender signed in to the console reads and makes reviews under /console/api, then the same queue and review answer as under /api', async () => {
+    const app = await referred();
+    const first = await fetch(`${gateway.url}/console/session`);
+    const { csrfToken: signInToken } = (await first.json()) as { csrfToken: string };
+    const signIn = await fetch(`${gateway.url}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: gateway.url, 'x-csrf-token': signInToken, cookie: first.headers.getSetCookie()[0]!.split(';')[0]! },
+      body: JSON.stringify({ apiKey: lender.apiKey }),
+    });
+    expect(signIn.status).toBe(200);
+    const { csrfToken } = (await signIn.json()) as { csrfToken: string };
+    const cookie = signIn.headers.getSetCookie().find((c) => c.startsWith('console_session='))!.split(';')[0]!;
+
+    const queue = await fetch(`${gateway.url}/console/api/reviews?limit=100`, { headers: { cookie } });
+    expect(queue.status).toBe(200);
+    expect(((await queue.json()) as { items: { applicationId: string }[] }).items.map((i) => i.applicationId)).toContain(app.applicationId);
+    const made = await fetch(`${gateway.url}/console/api/applications/${app.applicationId}/review`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: gateway.url, 'x-csrf-token': csrfToken, cookie },
+      body: JSON.stringify({ outcome: 'DECLINED', reasonCode: 'FRAUD_SUSPECTED', reviewer: 'officer-9' }),
+    });
+    expect(made.status).toBe(200);
+    expect(((await made.json()) as { review: { status: string } }).review.status).toBe('FINAL');
+    const withoutToken = await fetch(`${gateway.url}/console/api/applications/${app.applicationId}/review/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: gateway.url, cookie },
+      body: JSON.stringify({ reviewer: 'manager-9' }),
+    });
+    expect(withoutToken.status).toBe(403);
+  });
 });
