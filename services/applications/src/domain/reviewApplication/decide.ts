@@ -103,7 +103,7 @@ function termsOf(state: Application, request: ReviewRequest) {
   const { outcome, terms } = request;
   if (outcome === 'DECLINED') {
     if (terms) return reject('INVALID_REVIEW', 'A DECLINED review grants no terms; leave terms out');
-    return { ok: true as const, terms: null };
+    return { ok: true as const, terms: null, payment: 0 };
   }
   const ask = { amount: state.loan.amount, tenor: state.loan.tenor, interestRate: state.loan.interestRate };
   if (outcome === 'COUNTER_OFFER') {
@@ -113,13 +113,16 @@ function termsOf(state: Application, request: ReviewRequest) {
     }
   }
   const granted = terms ?? ask;
+  // Shown to the kobo; compared with the capacity unrounded, as the scorecard compares.
+  const payment = monthlyPayment(granted.amount, granted.interestRate, granted.tenor);
   return {
     ok: true as const,
+    payment,
     terms: {
       approved_amount: granted.amount,
       approved_tenor: granted.tenor,
       approved_interest: granted.interestRate,
-      monthly_payment: roundToKobo(monthlyPayment(granted.amount, granted.interestRate, granted.tenor)),
+      monthly_payment: roundToKobo(payment),
     },
   };
 }
@@ -141,7 +144,7 @@ export function reviewApplication(
   if (refused) return refused;
   const priced = termsOf(state, request);
   if (!priced.ok) return priced;
-  const { terms } = priced;
+  const { terms, payment } = priced;
   const existing = state.review;
   if (existing) {
     if (isResent(existing, request, terms)) return { ok: true, state, effects: [], result: resultOf(state, existing) };
@@ -155,7 +158,7 @@ export function reviewApplication(
   }
   const note = request.note?.trim() || null;
   const capacity = state.repaymentCapacity;
-  const beyond = terms !== null && (capacity === null || terms.monthly_payment > capacity + EPSILON);
+  const beyond = terms !== null && (capacity === null || payment > capacity + EPSILON);
   if (beyond) {
     const why =
       capacity === null

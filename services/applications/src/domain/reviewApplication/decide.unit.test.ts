@@ -117,6 +117,13 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
     expect(granted).toMatchObject({ ok: true, state: { review: { override: true, status: 'FINAL' } } });
   });
 
+  it('when the payment is exactly the repayment capacity, then no override is needed (compared unrounded, as the scorecard does)', () => {
+    const state = referred({ repaymentCapacity: monthlyPayment(500_000, 5, 12) });
+    expect(reviewApplication(state, { request: approve(), confirmationAbove: null, now })).toMatchObject({ ok: true, state: { review: { override: false } } });
+    const below = referred({ repaymentCapacity: monthlyPayment(500_000, 5, 12) - 0.01 });
+    expect(reviewApplication(below, { request: approve(), confirmationAbove: null, now })).toMatchObject({ ok: false, code: 'INVALID_REVIEW' });
+  });
+
   it('when scoring recorded no repayment capacity, then any terms need an override; a decline never does', () => {
     const state = referred({ repaymentCapacity: null });
     expect(reviewApplication(state, { request: approve(), confirmationAbove: null, now })).toMatchObject({ ok: false, code: 'INVALID_REVIEW' });
