@@ -23,6 +23,8 @@ export const ReviewLimits = { maxReviewer: 200, maxReasonCode: 64, maxNote: 2000
 /** The lender's own id of a member of staff: what the audit trail names. */
 export const Reviewer = z
   .string({ error: 'reviewer is required and must be a string (the staff id of the reviewer)' })
+  // A character other than a space: the document says so, and trimming leaves something.
+  .regex(/\S/, 'reviewer must not be empty: the staff id of the reviewer')
   .trim()
   .min(1, 'reviewer must not be empty: the staff id of the reviewer')
   .max(ReviewLimits.maxReviewer, `reviewer must be at most ${ReviewLimits.maxReviewer} characters`);
