@@ -202,6 +202,8 @@ describe('the review API', () => {
       [{ outcome: 'COUNTER_OFFER', reasonCode: 'X', reviewer: 'o', terms: { amount: 300_000, tenor: 6, interestRate: 5 } }, /is the ask itself/],
       [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', terms: { amount: 1_000_000, tenor: 6, interestRate: 5 } }, /^The terms need override: true and a note: the monthly payment of ₦197,017.47 is beyond/],
       [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', override: true, terms: { amount: 1_000_000, tenor: 6, interestRate: 5 } }, /^An override needs a note/],
+      [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', override: true, note: '', terms: { amount: 1_000_000, tenor: 6, interestRate: 5 } }, /^An override needs a note/],
+      [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', override: true, note: '  ', terms: { amount: 1_000_000, tenor: 6, interestRate: 5 } }, /^An override needs a note/],
       ['[]', /./],
       ['{"outcome":', /./],
     ];

@@ -149,7 +149,8 @@ export function applicationRoutes(deps: {
       const { reviewer, note, ...review } = validate(ReviewRequest, req.body ?? {});
       const confirmationAbove = ctx(res).client!.reviewConfirmationAbove;
       // Who reviewed and their note may name people: both leave the gateway sealed.
-      const sealed = { reviewer: deps.sealer.seal(reviewer), note: note === undefined ? null : deps.sealer.seal(note) };
+      // A note of nothing but spaces is no note (and nothing is sealed for it).
+      const sealed = { reviewer: deps.sealer.seal(reviewer), note: note?.trim() ? deps.sealer.seal(note) : null };
       res.json(await ask(res, { type: 'ReviewApplication', applicationId, review, ...sealed, confirmationAbove }));
     }),
   );

@@ -555,7 +555,12 @@ export const lenderOperations: RouteConfig[] = [
         required: true,
         content: {
           'application/json': {
-            schema: UpdateClientSettingsRequest.meta({ id: 'UpdateClientSettingsRequest', example: Examples.updateClientSettingsRequest }),
+            // At least one of the two fields: the refinement that says so has no JSON Schema of its own.
+            schema: UpdateClientSettingsRequest.meta({
+              id: 'UpdateClientSettingsRequest',
+              example: Examples.updateClientSettingsRequest,
+              minProperties: 1,
+            }),
           },
         },
       },
