@@ -1,4 +1,4 @@
-import { verifyWebhook } from '@loan/client';
+import { ConflictError, createLoanClient, verifyWebhook } from '@loan/client';
 import { waitFor } from '../testing/helpers';
 import { applicant, call, startWholeStack, suiteNamespace } from '../testing/stack';
 
@@ -58,23 +58,23 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
     expect(decision.data.decision.decision).toBe('MANUAL_REVIEW');
     expect(decision.data.decision.manual_review_reasons.map((r) => r.code)).toContain('BUREAU_UNAVAILABLE');
 
-    const queue = await api('GET', '/api/reviews?status=OPEN&limit=100');
-    expect(queue.body.items.map((i: { applicationId: string }) => i.applicationId)).toContain(applicationId);
+    // The lender's backend through @loan/client.
+    const client = createLoanClient({ apiKey: stack.lender.apiKey, baseUrl: stack.gatewayUrl });
+    const queue: string[] = [];
+    for await (const item of client.reviews({ status: 'OPEN', limit: 2 })) queue.push(item.applicationId);
+    expect(queue).toContain(applicationId);
 
-    const made = await api('POST', `/api/applications/${applicationId}/review`, {
+    const made = await client.reviewApplication(applicationId, {
       outcome: 'APPROVED',
       reasonCode: 'INCOME_VERIFIED',
       note: 'Salary and employer confirmed by phone; the bureau was down',
       reviewer: 'officer-1042',
     });
-    expect(made.status).toBe(200);
-    expect(made.body.review).toMatchObject({ status: 'PENDING_CONFIRMATION', confirmationRequired: true });
-    const own = await api('POST', `/api/applications/${applicationId}/review/confirm`, { reviewer: 'officer-1042' });
-    expect(own.status).toBe(409);
+    expect(made.review).toMatchObject({ status: 'PENDING_CONFIRMATION', confirmationRequired: true });
+    await expect(client.confirmReview(applicationId, { reviewer: 'officer-1042' })).rejects.toBeInstanceOf(ConflictError);
 
-    const confirmed = await api('POST', `/api/applications/${applicationId}/review/confirm`, { reviewer: 'manager-0007' });
-    expect(confirmed.status).toBe(200);
-    expect(confirmed.body.review).toMatchObject({ status: 'FINAL', confirmedBy: 'manager-0007' });
+    const confirmed = await client.confirmReview(applicationId, { reviewer: 'manager-0007' });
+    expect(confirmed.review).toMatchObject({ status: 'FINAL', confirmedBy: 'manager-0007' });
 
     const completed = await waitFor(() => received(applicationId).find((e) => e.event === 'application.review_completed'), {
       timeoutMs: 30_000,
@@ -88,7 +88,7 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
       reviewer: 'officer-1042',
       reasonCode: 'INCOME_VERIFIED',
       note: 'Salary and employer confirmed by phone; the bureau was down',
-      reviewedAt: confirmed.body.review.reviewedAt,
+      reviewedAt: confirmed.review.reviewedAt,
     });
     const order = received(applicationId).map((e) => e.event);
     expect(order.indexOf('application.decision')).toBeLessThan(order.indexOf('application.review_completed'));
@@ -96,7 +96,7 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
 
     const detail = await api('GET', `/api/applications/${applicationId}`);
     expect(detail.body).toMatchObject({ status: 'COMPLETED', review: { status: 'FINAL', reviewer: 'officer-1042', confirmedBy: 'manager-0007' } });
-    const done = await api('GET', '/api/reviews?status=DONE&limit=100');
-    expect(done.body.items.map((i: { applicationId: string }) => i.applicationId)).toContain(applicationId);
+    const done = await client.listReviews({ status: 'DONE', limit: 100 });
+    expect(done.items.map((i) => i.applicationId)).toContain(applicationId);
   });
 });
