@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Topics, type Decision, type ScoringResult } from '@loan/contracts';
+import { Topics, type ApplicationCommand, type Decision, type ScoringResult } from '@loan/contracts';
 import { waitFor } from '../../../testing/helpers';
 import {
   accountEnriched,
@@ -172,6 +172,16 @@ describe('the review API', () => {
 
     const detail = await api('GET', `/api/applications/${app.applicationId}`);
     expect(detail.body).toMatchObject({ status: 'COMPLETED', decision: { decision: 'MANUAL_REVIEW' }, review: { status: 'FINAL', confirmedBy: 'manager-1' } });
+
+    // Who reviewed and the note may name people: on the command topic they are sealed.
+    const commands: ApplicationCommand[] = [];
+    await bus.consume({ groupId: `commands-${randomUUID()}`, topics: [Topics.applicationCommands], handle: async (m) => void commands.push(m.value as ApplicationCommand) });
+    const reviewCommands = await waitFor(() => {
+      const mine = commands.filter((c) => 'applicationId' in c && c.applicationId === app.applicationId && /Review/.test(c.type));
+      return mine.length >= 5 ? mine : null;
+    }, { what: 'the review commands' });
+    const raw = JSON.stringify(reviewCommands);
+    for (const text of ['officer-1', 'OFFICER-1', 'manager-1', 'verified salary']) expect(raw).not.toContain(text);
 
     const again = await review(app.applicationId, { outcome: 'APPROVED', reasonCode: 'X', reviewer: 'officer-3' });
     expect([again.status, again.body]).toEqual([400, errorOf(400, /already been reviewed/)]);
