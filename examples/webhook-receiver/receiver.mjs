@@ -46,6 +46,17 @@ function handle(event) {
         score: event.data.score,
       });
       break;
+    case 'application.review_completed':
+      // Your reviewer's final word on a MANUAL_REVIEW decision: lend on approval_details, or not.
+      log({
+        outcome: 'received',
+        eventId: event.id,
+        event: event.event,
+        applicationId: event.data.applicationId,
+        review: event.data.outcome,
+        reviewer: event.data.reviewer,
+      });
+      break;
     default:
       log({ outcome: 'received', eventId: event.id, event: event.event, timestamp: event.timestamp, data: event.data });
   }

@@ -10,6 +10,7 @@ import type {
   ChallengerReport,
   ClientSettings,
   CreditPolicy,
+  ConfirmReviewRequest,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryView,
@@ -24,6 +25,11 @@ import type {
   PolicyVersionView,
   ReplayRequest,
   ReplayResult,
+  ReviewListQuery,
+  ReviewPage,
+  ReviewQueueItem,
+  ReviewRequest,
+  ReviewView,
   RotateKeyResponse,
   RotateWebhookSecretRequest,
   RotateWebhookSecretResponse,
@@ -65,6 +71,13 @@ export interface RetryInfo {
 export interface RequestOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
+}
+
+/** What a review and its confirmation answer. */
+export interface ReviewResult {
+  applicationId: string;
+  status: 'COMPLETED';
+  review: ReviewView;
 }
 
 /** initiate's body; the idempotencyKey is generated when you leave it out. */
@@ -125,9 +138,21 @@ export interface LoanClient {
   listApplications(query?: ApplicationListQuery, options?: RequestOptions): Promise<ApplicationPage>;
   /** Every application matching `query`, newest first, fetching page after page as you iterate. */
   applications(query?: Omit<ApplicationListQuery, 'cursor'>, options?: RequestOptions): AsyncIterable<ApplicationSummary>;
+  /**
+   * Reviews a MANUAL_REVIEW decision (approve, counter-offer, decline) as `request.reviewer`.
+   * Above your `reviewConfirmationAbove` it awaits `confirmReview` by another reviewer. Safe to
+   * retry: the same review sent again is answered as the first.
+   */
+  reviewApplication(applicationId: string, request: ReviewRequest, options?: RequestOptions): Promise<ReviewResult>;
+  /** Confirms a review awaiting a second reviewer, who must not be its maker; it becomes final. */
+  confirmReview(applicationId: string, request: ConfirmReviewRequest, options?: RequestOptions): Promise<ReviewResult>;
+  /** One page of your review queue, oldest decision first: OPEN (the default) or DONE. */
+  listReviews(query?: ReviewListQuery, options?: RequestOptions): Promise<ReviewPage>;
+  /** Every application of the review queue matching `query`, fetching page after page as you iterate. */
+  reviews(query?: Omit<ReviewListQuery, 'cursor'>, options?: RequestOptions): AsyncIterable<ReviewQueueItem>;
   /** Your account: webhook URL, the webhook secrets signing now (never their values), provider key set or not. */
   getClientSettings(options?: RequestOptions): Promise<ClientSettings>;
-  /** Sets where your webhooks go (null: nowhere). */
+  /** Sets where your webhooks go (null: nowhere) and your review threshold. */
   updateClientSettings(request: UpdateClientSettingsRequest, options?: RequestOptions): Promise<ClientSettings>;
   /**
    * A new API key, shown once: store it. The old key stops working at once; this client uses
@@ -390,6 +415,24 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
           let cursor: string | undefined;
           do {
             const page = await client.listApplications({ ...query, cursor }, requestOptions);
+            yield* page.items;
+            cursor = page.nextCursor ?? undefined;
+          } while (cursor);
+        },
+      };
+    },
+    reviewApplication: async (id, body, requestOptions) =>
+      request({ method: 'POST', path: `${application(id)}/review`, body, options: requestOptions }),
+    confirmReview: async (id, body, requestOptions) =>
+      request({ method: 'POST', path: `${application(id)}/review/confirm`, body, options: requestOptions }),
+    listReviews: async (query = {}, requestOptions) =>
+      request({ method: 'GET', path: '/api/reviews', query: { ...query }, options: requestOptions }),
+    reviews(query = {}, requestOptions) {
+      return {
+        async *[Symbol.asyncIterator]() {
+          let cursor: string | undefined;
+          do {
+            const page = await client.listReviews({ ...query, cursor }, requestOptions);
             yield* page.items;
             cursor = page.nextCursor ?? undefined;
           } while (cursor);

@@ -69,6 +69,12 @@ const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>>
   applications: async (c) => {
     for await (const _ of c.applications()) void _;
   },
+  reviewApplication: (c) => c.reviewApplication(ID, { outcome: 'DECLINED', reasonCode: 'FRAUD_SUSPECTED', reviewer: 'officer-1' }),
+  confirmReview: (c) => c.confirmReview(ID, { reviewer: 'manager-1' }),
+  listReviews: (c) => c.listReviews({ status: 'DONE' }),
+  reviews: async (c) => {
+    for await (const _ of c.reviews()) void _;
+  },
   getClientSettings: (c) => c.getClientSettings(),
   updateClientSettings: (c) => c.updateClientSettings({ webhookUrl: null }),
   rotateApiKey: (c) => c.rotateApiKey(),

@@ -172,6 +172,8 @@ export interface ApplicationView {
   linkingLocked: boolean;
   accounts: AccountView[];
   decision: Decision | null;
+  /** The lender's review of a MANUAL_REVIEW decision, once one is made. */
+  review: ReviewView | null;
   failureReason: string | null;
   abandonReason: string | null;
   createdAt: string;
@@ -233,11 +235,24 @@ export interface EventDataMap {
     score: number;
     decision: Decision;
   };
+  /** A lender's reviewer finished a MANUAL_REVIEW decision; always after its `application.decision`. */
+  'application.review_completed': {
+    applicationId: string;
+    applicantId: string;
+    outcome: ReviewOutcome;
+    /** The terms granted; null for DECLINED. */
+    approval_details: ApprovalDetails | null;
+    /** The staff id of who made the review. */
+    reviewer: string;
+    reasonCode: string;
+    note: string | null;
+    reviewedAt: string;
+  };
 }
 
 export type EventName = keyof EventDataMap;
 
-/** The seven event names, in the order the spec lists them. */
+/** The event names: the spec's seven in its order, then the review's. */
 export const EVENT_NAMES: readonly EventName[] = [
   'account.linked',
   'account.enrichment_ready',
@@ -246,6 +261,7 @@ export const EVENT_NAMES: readonly EventName[] = [
   'application.failed',
   'application.abandoned',
   'application.decision',
+  'application.review_completed',
 ];
 
 /**
@@ -368,12 +384,16 @@ export interface ClientSettings {
   /** The secrets signing webhooks now, newest first; an older one until its `validUntil`. */
   webhookSecrets: { createdAt?: string; validUntil: string | null }[];
   providerKeyConfigured: boolean;
+  /** Reviews granting more Naira than this await a second reviewer; null: none does. */
+  reviewConfirmationAbove: number | null;
 }
 
-/** Body of `PATCH /api/client`. */
+/** Body of `PATCH /api/client`: at least one of the two. */
 export interface UpdateClientSettingsRequest {
   /** Where webhooks go; null for nowhere. */
-  webhookUrl: string | null;
+  webhookUrl?: string | null;
+  /** The maker-checker threshold of reviews in Naira; null: every review is final at once. */
+  reviewConfirmationAbove?: number | null;
 }
 
 /** `POST /api/client/rotate-key`: the new key, shown once. */
@@ -513,4 +533,82 @@ export interface ChallengerReport {
     active: { version: number; decision: DecisionOutcome };
     challenger: { version: number; decision: DecisionOutcome; reasons: string[] };
   }[];
+}
+
+/** A reviewer's conclusion on a MANUAL_REVIEW decision. */
+export type ReviewOutcome = 'APPROVED' | 'COUNTER_OFFER' | 'DECLINED';
+
+/** PENDING_CONFIRMATION until a second reviewer confirms it (above the lender's threshold); then FINAL. */
+export type ReviewStatus = 'PENDING_CONFIRMATION' | 'FINAL';
+
+/** Terms a reviewer grants: Naira, months, percent a month. */
+export interface ReviewTerms {
+  amount: number;
+  tenor: number;
+  interestRate: number;
+}
+
+/** Body of `POST /api/applications/:id/review`. */
+export interface ReviewRequest {
+  outcome: ReviewOutcome;
+  /** Required for COUNTER_OFFER; the ask when absent for APPROVED; not allowed for DECLINED. */
+  terms?: ReviewTerms;
+  reasonCode: string;
+  /** Required with `override`. */
+  note?: string;
+  /** Your staff id of the reviewer. */
+  reviewer: string;
+  /** Grants terms beyond the applicant's repayment capacity. */
+  override?: boolean;
+}
+
+/** Body of `POST /api/applications/:id/review/confirm`. */
+export interface ConfirmReviewRequest {
+  /** Your staff id of the second reviewer: not the one who made the review. */
+  reviewer: string;
+}
+
+/** A review as the application's detail and the review queue show it. */
+export interface ReviewView {
+  outcome: ReviewOutcome;
+  status: ReviewStatus;
+  approval_details: ApprovalDetails | null;
+  reasonCode: string;
+  note: string | null;
+  override: boolean;
+  reviewer: string;
+  confirmedBy: string | null;
+  confirmationRequired: boolean;
+  madeAt: string;
+  reviewedAt: string | null;
+}
+
+/** Query of `GET /api/reviews`. */
+export interface ReviewListQuery {
+  /** OPEN (default): not finished yet; DONE: finished. */
+  status?: 'OPEN' | 'DONE';
+  limit?: number;
+  cursor?: string;
+}
+
+/** One application of the review queue. */
+export interface ReviewQueueItem {
+  applicationId: string;
+  applicantId: string;
+  applicantName: string;
+  loan: { amount: number; tenor: number; interestRate: number };
+  score: number;
+  score_band: ScoreBand;
+  manual_review_reasons: ManualReviewReason[];
+  /** The terms scoring would grant. */
+  approval_details: ApprovalDetails;
+  decidedAt: string;
+  ageSeconds: number;
+  review: ReviewView | null;
+}
+
+/** `GET /api/reviews`: one page, oldest decision first. */
+export interface ReviewPage {
+  items: ReviewQueueItem[];
+  nextCursor: string | null;
 }

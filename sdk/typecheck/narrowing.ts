@@ -22,6 +22,8 @@ export function describeEvent(event: WebhookEvent): string {
       const decision: Decision = event.data.decision;
       return decision.decision;
     }
+    case 'application.review_completed':
+      return `${event.data.outcome} by ${event.data.reviewer}`;
     default:
       return event satisfies never;
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DecisionOutcome, ScoreBand } from './decision';
+import { ReviewOutcome } from './review';
 import { EventNames } from './events';
 import { IsoTimestamp, Uuid } from './primitives';
 
@@ -40,5 +41,18 @@ export const AnalyticsRecord = z.object({
       policyVersion: z.number().int().min(0).optional(),
     })
     .nullable(),
+  /**
+   * application.review_completed: the reviewer's outcome and terms, the reviewer as a pseudonym;
+   * no note. Absent from records written before reviews.
+   */
+  review: z
+    .object({
+      outcome: ReviewOutcome,
+      reviewer: z.string(),
+      reasonCode: z.string(),
+      approvedAmount: z.number().nullable(),
+      approvedTenor: z.number().nullable(),
+    })
+    .nullish(),
 });
 export type AnalyticsRecord = z.infer<typeof AnalyticsRecord>;

@@ -1,19 +1,7 @@
 import { z } from 'zod';
 import { Decision, DecisionOutcome } from './decision';
-import { ApplicationStatus, Bvn, EnrichmentStatus, PageParams, Uuid } from './primitives';
-
-/**
- * Bounds the spec leaves open ("not shown"), chosen for Nigerian consumer and SME lending:
- * loans up to ₦100m, tenors up to 60 months, monthly rates up to 100%.
- */
-export const Limits = {
-  maxAmount: 100_000_000,
-  maxTenor: 60,
-  maxInterestRate: 100,
-  maxIdempotencyKey: 255,
-  maxPurpose: 500,
-  maxBodyBytes: 16 * 1024,
-} as const;
+import { ApplicationStatus, Bvn, EnrichmentStatus, Limits, PageParams, Uuid } from './primitives';
+import { ReviewView } from './review';
 
 const name = (field: string) =>
   z
@@ -152,6 +140,8 @@ export const ApplicationView = z.object({
   linkingLocked: z.boolean(),
   accounts: z.array(AccountView),
   decision: Decision.nullable(),
+  /** A lender's review of a MANUAL_REVIEW decision, once one is made; null before. */
+  review: ReviewView.nullable(),
   failureReason: z.string().nullable(),
   abandonReason: z.string().nullable(),
   createdAt: z.string(),
@@ -257,6 +247,16 @@ export function errorBody(statusCode: number, message: string): ErrorBody {
   return { statusCode, message, error: StatusNames[statusCode] ?? 'Error' };
 }
 
+/**
+ * The lender's maker-checker threshold in Naira: a review granting more than this awaits a
+ * second reviewer's confirmation; null (the default): every review is final at once.
+ */
+export const ReviewConfirmationAbove = z
+  .number({ error: 'reviewConfirmationAbove must be a number of Naira or null' })
+  .min(0, 'reviewConfirmationAbove must be 0 or more Naira')
+  .max(Limits.maxAmount, `reviewConfirmationAbove must not exceed ${Limits.maxAmount}`)
+  .nullable();
+
 /** Admin API of the local contract (DESIGN.md). */
 export const CreateClientRequest = z.object({
   name: z.string().trim().min(1, 'name is required').max(200, 'name must be at most 200 characters'),
@@ -277,6 +277,7 @@ export const UpdateClientRequest = z.object({
     .max(500)
     .nullable()
     .optional(),
+  reviewConfirmationAbove: ReviewConfirmationAbove.optional(),
 });
 export const CreateClientResponse = z.object({
   clientId: z.string(),
@@ -291,6 +292,7 @@ export const ClientView = z.object({
   webhookUrl: z.string().nullable(),
   providerKeyConfigured: z.boolean(),
   providerWebhookSecretConfigured: z.boolean(),
+  reviewConfirmationAbove: z.number().nullable(),
   version: z.number().int(),
 });
 
@@ -312,17 +314,28 @@ export const ClientSettings = z.object({
     }),
   ),
   providerKeyConfigured: z.boolean(),
+  /** Reviews granting more Naira than this await a second reviewer; null: none does. */
+  reviewConfirmationAbove: z.number().nullable(),
 });
 export type ClientSettings = z.infer<typeof ClientSettings>;
 
-/** Body of `PATCH /api/client`: where webhooks go (null: nowhere). */
-export const UpdateClientSettingsRequest = z.strictObject(
-  { webhookUrl: z.url({ error: 'webhookUrl must be a URL or null' }).nullable() },
-  {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys' ? `Unknown field ${issue.keys.join(', ')}; only webhookUrl can be changed` : undefined,
-  },
-);
+/** Body of `PATCH /api/client`: where webhooks go (null: nowhere), and the review threshold. */
+export const UpdateClientSettingsRequest = z
+  .strictObject(
+    {
+      webhookUrl: z.url({ error: 'webhookUrl must be a URL or null' }).nullable().optional(),
+      reviewConfirmationAbove: ReviewConfirmationAbove.optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `Unknown field ${issue.keys.join(', ')}; only webhookUrl and reviewConfirmationAbove can be changed`
+          : undefined,
+    },
+  )
+  .refine((body) => body.webhookUrl !== undefined || body.reviewConfirmationAbove !== undefined, {
+    message: 'webhookUrl or reviewConfirmationAbove is required',
+  });
 export type UpdateClientSettingsRequest = z.infer<typeof UpdateClientSettingsRequest>;
 
 export const RotateKeyResponse = z.object({ clientId: z.string(), apiKey: z.string() });

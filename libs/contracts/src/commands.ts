@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InitiateRequest } from './api';
 import { ApplicationStatus, IsoTimestamp, Uuid } from './primitives';
+import { ReviewQueueStatus, ReviewRequest } from './review';
 
 /**
  * A secret sealed with the platform's data key (AES-256-GCM), as it travels on Kafka and sits
@@ -61,6 +62,37 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
     /** Where the previous page ended: its last application. Null for the first page. */
     after: z.object({ createdAt: IsoTimestamp, applicationId: z.string() }).nullable(),
   }),
+  z.object({
+    ...commandBase,
+    type: z.literal('ReviewApplication'),
+    applicationId: Uuid,
+    /** The review without who made it and why in words, which travel sealed below. */
+    review: ReviewRequest.omit({ reviewer: true, note: true }),
+    /** The reviewer's staff id, sealed: it may be a person's e-mail address. */
+    reviewer: SealedSecret,
+    /** The reviewer's note, sealed: it may name the applicant. */
+    note: SealedSecret.nullable(),
+    /**
+     * The lender's maker-checker threshold when the review was made: a review granting more
+     * Naira than this awaits a second reviewer's confirmation. Null: every review is final at once.
+     */
+    confirmationAbove: z.number().nullable(),
+  }),
+  z.object({
+    ...commandBase,
+    type: z.literal('ConfirmReview'),
+    applicationId: Uuid,
+    /** The second reviewer's staff id, sealed; not the one who made the review. */
+    reviewer: SealedSecret,
+  }),
+  z.object({
+    ...commandBase,
+    type: z.literal('ListReviews'),
+    status: ReviewQueueStatus,
+    limit: z.number().int().min(1).max(100),
+    /** Where the previous page ended: its last application, by decision time. Null for the first page. */
+    after: z.object({ decidedAt: IsoTimestamp, applicationId: z.string() }).nullable(),
+  }),
 ]);
 export type ApplicationCommand = z.infer<typeof ApplicationCommand>;
 export type ApplicationCommandType = ApplicationCommand['type'];
@@ -76,6 +108,10 @@ export const CommandErrorCode = z.enum([
   'NO_ACCOUNTS',
   'PROVIDER_UNAVAILABLE',
   'PROVIDER_KEY_MISSING',
+  /** A review whose content breaks a rule (terms for a decline, terms beyond capacity without an override...). */
+  'INVALID_REVIEW',
+  /** The request conflicts with a review under way (another review, or its own maker confirming it). */
+  'REVIEW_CONFLICT',
 ]);
 
 /** The answer when a client account has no provider key to start the widget with. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { Decision } from './decision';
+import { ApprovalDetails, Decision } from './decision';
 import { AbandonReason, IsoTimestamp, Uuid } from './primitives';
+import { ReviewOutcome } from './review';
 
 /** Data of each public event, field for field as spec section 6 lists them. */
 export const EventData = {
@@ -49,6 +50,23 @@ export const EventData = {
     status: z.literal('COMPLETED'),
     score: z.number(),
     decision: Decision,
+  }),
+  /**
+   * Not in the spec: a lender's reviewer finished a MANUAL_REVIEW decision (confirmed by a
+   * second reviewer when its amount is above the lender's threshold). Always after the
+   * application's `application.decision`; the application stays COMPLETED.
+   */
+  'application.review_completed': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    outcome: ReviewOutcome,
+    /** The terms granted, priced by the scorecard's formula; null for DECLINED. */
+    approval_details: ApprovalDetails.nullable(),
+    /** The lender's staff id of who made the review (and, above the threshold, who confirmed it in the detail). */
+    reviewer: z.string(),
+    reasonCode: z.string(),
+    note: z.string().nullable(),
+    reviewedAt: IsoTimestamp,
   }),
 } as const;
 

@@ -145,6 +145,11 @@ export const ScoringResult = z.discriminatedUnion('type', [
     applicantId: Uuid,
     analysisId: Uuid,
     decision: Decision,
+    /**
+     * Room under the debt service cap for the new monthly payment, in Naira: what a reviewer's
+     * terms are checked against. Absent from results written before reviews.
+     */
+    repaymentCapacity: z.number().optional(),
   }),
   z.object({
     ...factBase,

@@ -1,5 +1,18 @@
 import { z } from 'zod';
 
+/**
+ * Bounds the spec leaves open ("not shown"), chosen for Nigerian consumer and SME lending:
+ * loans up to ₦100m, tenors up to 60 months, monthly rates up to 100%.
+ */
+export const Limits = {
+  maxAmount: 100_000_000,
+  maxTenor: 60,
+  maxInterestRate: 100,
+  maxIdempotencyKey: 255,
+  maxPurpose: 500,
+  maxBodyBytes: 16 * 1024,
+} as const;
+
 /** Identifier minted by the service (applications, applicants, accounts, events). */
 export const Uuid = z.uuid();
 

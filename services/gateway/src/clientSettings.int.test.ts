@@ -64,6 +64,7 @@ describe('GET and PATCH /api/client', () => {
       webhookUrl: `${receiver.url}/a`,
       webhookSecrets: [{ createdAt: expect.any(String), validUntil: null }],
       providerKeyConfigured: true,
+      reviewConfirmationAbove: null,
     });
     expect(JSON.stringify(res.body)).not.toContain(lender.webhookSecret);
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
@@ -101,10 +102,10 @@ describe('GET and PATCH /api/client', () => {
   });
 
   it.each([
-    [{}, /^webhookUrl is required$/],
+    [{}, /^webhookUrl or reviewConfirmationAbove is required$/],
     [{ webhookUrl: 'not a url' }, /^webhookUrl must be a URL or null$/],
     [{ webhookUrl: 'ftp://lender.example/hooks' }, /^webhookUrl is refused: the webhook URL must use https, not ftp$/],
-    [{ webhookUrl: null, providerSecretKey: 'sk' }, /^Unknown field providerSecretKey; only webhookUrl can be changed$/],
+    [{ webhookUrl: null, providerSecretKey: 'sk' }, /^Unknown field providerSecretKey; only webhookUrl and reviewConfirmationAbove can be changed$/],
     ['[]', /./],
   ])('when the body is %j, then 400 naming the field', async (body, message) => {
     const lender = await createClient(gateway.url);

@@ -16,7 +16,7 @@ import { createReplyTopicSweeper } from './data-access/replyTopicSweeper';
 import { createClientAccounts } from './data-access/clientAccounts';
 import { adminRoutes } from './entry-points/http/adminRoutes';
 import { createHttpApp } from './entry-points/http/app';
-import { applicationRoutes } from './entry-points/http/applicationRoutes';
+import { applicationRoutes, reviewRoutes } from './entry-points/http/applicationRoutes';
 import { consoleRoutes } from './entry-points/http/consoleRoutes';
 import { createConsoleSessions } from './domain/consoleSession';
 import { clientRoutes } from './entry-points/http/clientRoutes';
@@ -91,6 +91,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     trustProxy: config.TRUST_PROXY,
     authFailures: { limit: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
     api: applicationRoutes({ commands, sealer, authenticate: auth, limit: limiter }),
+    reviews: reviewRoutes({ commands, authenticate: auth, limit: limiter }),
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
     policies: policyRoutes({ scoringUrl: config.SCORING_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
     console: consoleRoutes({

@@ -76,6 +76,9 @@ describe('scoring service', () => {
     if (result.type !== 'ApplicationScored') throw new Error('not scored');
     expect(result.decision.decision).toBe('MANUAL_REVIEW');
     expect(result.decision.manual_review_reasons.map((r) => r.code)).toContain('BUREAU_UNAVAILABLE');
+    // A third of the ₦400,000 monthly income (salary and other income), no existing repayments:
+    // the room a reviewer's terms are checked against.
+    expect(result.repaymentCapacity).toBeCloseTo(400_000 / 3, 0);
     // A later marker proves the second copy was handled before we count.
     const marker = randomUUID();
     await bus.publish(Topics.applicationFacts, [{ key: applicationId, value: analysis(marker, [], null) }]);

@@ -36,6 +36,8 @@ export const applicationSchema = new Schema(
     accounts: { type: [accountSchema], default: [] },
     analysis: { type: new Schema({ analysisId: String, requestedAt: Date }, { _id: false }), default: null },
     decision: { type: Schema.Types.Mixed, default: null },
+    repaymentCapacity: { type: Number, default: null },
+    review: { type: Schema.Types.Mixed, default: null },
     failureReason: String,
     abandonReason: String,
     handled: { type: [String], default: [] },
@@ -48,6 +50,8 @@ export const applicationSchema = new Schema(
 applicationSchema.index({ 'accounts.providerAccountId': 1 });
 // A lender's list, newest first, paged by position (createdAt, then id): one index range per page.
 applicationSchema.index({ clientId: 1, createdAt: -1, _id: -1 });
+// A lender's review queue, oldest decision first.
+applicationSchema.index({ clientId: 1, 'decision.decision': 1, 'decision.timestamp': 1, _id: 1 });
 
 export const applicationModel = (db: Connection) => db.model('Application', applicationSchema);
 export type ApplicationModel = ReturnType<typeof applicationModel>;

@@ -22,6 +22,15 @@ export interface ApplicationListFilter {
   after: { createdAt: Date; applicationId: string } | null;
 }
 
+/** Which of a client's MANUAL_REVIEW applications a page of the review queue holds. */
+export interface ReviewListFilter {
+  clientId: string;
+  status: 'OPEN' | 'DONE';
+  limit: number;
+  /** The decision time (ISO, as the decision has it) and id of the previous page's last application. */
+  after: { decidedAt: string; applicationId: string } | null;
+}
+
 function toState(doc: Doc): Application {
   const d = doc as unknown as Application & { _id: string };
   return {
@@ -58,6 +67,14 @@ function toState(doc: Doc): Application {
     })),
     analysis: d.analysis ? { analysisId: d.analysis.analysisId, requestedAt: new Date(d.analysis.requestedAt) } : null,
     decision: d.decision ?? null,
+    repaymentCapacity: d.repaymentCapacity ?? null,
+    review: d.review
+      ? {
+          ...d.review,
+          madeAt: new Date(d.review.madeAt),
+          reviewedAt: d.review.reviewedAt ? new Date(d.review.reviewedAt) : null,
+        }
+      : null,
     failureReason: d.failureReason ?? null,
     abandonReason: d.abandonReason ?? null,
     handled: d.handled ?? [],
@@ -111,6 +128,34 @@ export function createApplicationRepository(model: ApplicationModel) {
       const docs = await applications
         .find({ $and: and }, { projection: { outbox: 0, handled: 0 } })
         .sort({ createdAt: -1, _id: -1 })
+        .limit(query.limit + 1)
+        .toArray();
+      return { items: docs.slice(0, query.limit).map(toState), more: docs.length > query.limit };
+    },
+
+    /**
+     * A client's MANUAL_REVIEW applications, oldest decision first (decision time, then id),
+     * starting after `after`: OPEN while no review is final, DONE once one is. One more than
+     * `limit` is read to tell whether another page follows.
+     */
+    async listForReview(query: ReviewListFilter): Promise<{ items: Application[]; more: boolean }> {
+      const and: Record<string, unknown>[] = [
+        { clientId: query.clientId },
+        { status: 'COMPLETED' },
+        { 'decision.decision': 'MANUAL_REVIEW' },
+        query.status === 'DONE' ? { 'review.status': 'FINAL' } : { 'review.status': { $ne: 'FINAL' } },
+      ];
+      if (query.after) {
+        and.push({
+          $or: [
+            { 'decision.timestamp': { $gt: query.after.decidedAt } },
+            { 'decision.timestamp': query.after.decidedAt, _id: { $gt: query.after.applicationId } },
+          ],
+        });
+      }
+      const docs = await applications
+        .find({ $and: and }, { projection: { outbox: 0, handled: 0 } })
+        .sort({ 'decision.timestamp': 1, _id: 1 })
         .limit(query.limit + 1)
         .toArray();
       return { items: docs.slice(0, query.limit).map(toState), more: docs.length > query.limit };

@@ -8,6 +8,9 @@ import type {
   EventDataOf,
   EventName,
   MonthlyFlow,
+  ReviewOutcome,
+  ReviewStatus,
+  ApprovalDetails,
 } from '@loan/contracts';
 import { v5 as uuidv5 } from 'uuid';
 
@@ -60,12 +63,46 @@ export interface Application {
   accounts: LinkedAccount[];
   analysis: { analysisId: string; requestedAt: Date } | null;
   decision: Decision | null;
+  /**
+   * Room under the debt service cap for a new monthly payment (Naira), as scoring assessed it:
+   * what a reviewer's terms are checked against. Null before scoring, or when scored before
+   * reviews (every term then needs an override).
+   */
+  repaymentCapacity: number | null;
+  /** The lender's review of a MANUAL_REVIEW decision; null until one is made. */
+  review: Review | null;
   failureReason: string | null;
   abandonReason: AbandonReason | null;
   /** Provider callbacks and results already applied, so a redelivery changes nothing. */
   handled: string[];
   createdAt: Date;
   updatedAt: Date;
+}
+
+/**
+ * A lender's review of a MANUAL_REVIEW decision (the refer outcome): its maker, and above the
+ * lender's threshold its checker, both by the lender's own staff ids.
+ */
+export interface Review {
+  outcome: ReviewOutcome;
+  /** PENDING_CONFIRMATION until a second reviewer confirms it; FINAL once it is the lender's answer. */
+  status: ReviewStatus;
+  /** The terms granted, priced by the scorecard's formula; null for DECLINED. */
+  terms: ApprovalDetails | null;
+  /** The lender's own code for the reason. */
+  reasonCode: string;
+  note: string | null;
+  /** The terms' payment is beyond the applicant's repayment capacity, granted on purpose. */
+  override: boolean;
+  /** Who made the review. */
+  reviewer: string;
+  /** Who confirmed it, when a confirmation was needed and given. */
+  confirmedBy: string | null;
+  /** Its amount is above the lender's threshold: a second reviewer must confirm it. */
+  confirmationRequired: boolean;
+  madeAt: Date;
+  /** When it became final. */
+  reviewedAt: Date | null;
 }
 
 /** What a decision asks to publish: public events and facts for the other services. */

@@ -1,5 +1,6 @@
 import type { ApplicationSummary, ApplicationView } from '@loan/contracts';
 import type { Application } from './application';
+import { toReviewView } from './reviewApplication/decide';
 
 /** What `GET /api/applications/:id` shows: status, applicant summary, accounts, decision. */
 export function toView(state: Application): ApplicationView {
@@ -20,6 +21,7 @@ export function toView(state: Application): ApplicationView {
       monthlyFlows: a.monthlyFlows.map((f) => ({ ...f })),
     })),
     decision: state.decision,
+    review: state.review ? toReviewView(state.review) : null,
     failureReason: state.failureReason,
     abandonReason: state.abandonReason,
     createdAt: state.createdAt.toISOString(),

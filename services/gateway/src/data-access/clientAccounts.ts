@@ -45,6 +45,7 @@ export function settingsOf(client: ClientRecord, now: Date): ClientSettings {
         validUntil: s.validUntil ? s.validUntil.toISOString() : null,
       })),
     providerKeyConfigured: client.providerSecretKey !== null,
+    reviewConfirmationAbove: client.reviewConfirmationAbove,
   };
 }
 
@@ -112,6 +113,7 @@ export function createClientAccounts(deps: {
         webhookSecrets: [{ secret: sealer.seal(webhookSecret), validUntil: null, createdAt: now }],
         providerSecretKey: body.providerSecretKey ? sealer.seal(body.providerSecretKey) : null,
         providerWebhookSecret: body.providerWebhookSecret ? sealer.seal(body.providerWebhookSecret) : null,
+        reviewConfirmationAbove: null,
         version: 1,
       };
       await clients.create(record, now);
@@ -122,7 +124,12 @@ export function createClientAccounts(deps: {
     /** Applies the fields given (null clears one); the others stay as they are. */
     async update(
       clientId: string,
-      changes: { webhookUrl?: string | null; providerSecretKey?: string | null; providerWebhookSecret?: string | null },
+      changes: {
+        webhookUrl?: string | null;
+        providerSecretKey?: string | null;
+        providerWebhookSecret?: string | null;
+        reviewConfirmationAbove?: number | null;
+      },
       by: Actor,
     ): Promise<ClientRecord> {
       const client = await load(clientId);
@@ -134,6 +141,7 @@ export function createClientAccounts(deps: {
       if (changes.providerWebhookSecret !== undefined) {
         next.providerWebhookSecret = changes.providerWebhookSecret === null ? null : sealer.seal(changes.providerWebhookSecret);
       }
+      if (changes.reviewConfirmationAbove !== undefined) next.reviewConfirmationAbove = changes.reviewConfirmationAbove;
       await save(next);
       deps.onKeyChange();
       audit(by, 'client.update', clientId, Object.keys(changes));

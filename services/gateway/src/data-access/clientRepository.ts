@@ -13,6 +13,8 @@ export interface ClientRecord {
   providerSecretKey: string | null;
   /** Sealed: the webhook secret of the client's own provider app, when it has one. */
   providerWebhookSecret: string | null;
+  /** The maker-checker threshold of reviews, in Naira; null: every review is final at once. */
+  reviewConfirmationAbove: number | null;
   version: number;
 }
 
@@ -29,6 +31,7 @@ const toRecord = (doc: Doc): ClientRecord => ({
   })),
   providerSecretKey: doc.providerSecretKey ?? null,
   providerWebhookSecret: doc.providerWebhookSecret ?? null,
+  reviewConfirmationAbove: doc.reviewConfirmationAbove ?? null,
   version: doc.version,
 });
 

@@ -21,4 +21,6 @@ export const STATUS_OF: Record<CommandErrorCode, number> = {
   KEY_IN_USE: 409,
   PROVIDER_UNAVAILABLE: 500,
   PROVIDER_KEY_MISSING: 500,
+  INVALID_REVIEW: 400,
+  REVIEW_CONFLICT: 409,
 };

@@ -111,6 +111,8 @@ export function openApplication(input: {
     accounts: [],
     analysis: null,
     decision: null,
+    repaymentCapacity: null,
+    review: null,
     failureReason: null,
     abandonReason: null,
     handled: [],

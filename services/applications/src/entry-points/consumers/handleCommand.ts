@@ -5,6 +5,7 @@ import {
   type ApplicationCommand,
   type CommandReply,
   type InitiateRequest,
+  type ReviewRequest,
 } from '@loan/contracts';
 import type { AccountLinkingProvider } from '@loan/provider';
 import {
@@ -25,6 +26,7 @@ import { analyzeApplication } from '../../domain/analyzeApplication/decide';
 import { finalizeLinking } from '../../domain/finalizeLinking/decide';
 import { decideExistingKey, openApplication, resumeApplication } from '../../domain/initiateApplication/decide';
 import { accountsToRelink, checkRelink, relinkAccount } from '../../domain/linkAccount/decide';
+import { confirmReview, reviewApplication, toQueueItem } from '../../domain/reviewApplication/decide';
 import { toSummary, toView } from '../../domain/view';
 
 const MAX_CONFLICT_RETRIES = 10;
@@ -139,6 +141,12 @@ export function createCommandHandler(deps: {
     );
   }
 
+  /** The review as the reviewer sent it: who and why travel sealed. */
+  function reviewOf(cmd: Extract<ApplicationCommand, { type: 'ReviewApplication' }>): ReviewRequest {
+    const note = cmd.note === null ? undefined : sealer.open(cmd.note);
+    return { ...cmd.review, reviewer: sealer.open(cmd.reviewer), ...(note === undefined ? {} : { note }) };
+  }
+
   /** Carries out a command; what its write is publishing is left under way in `publishing`. */
   async function execute(cmd: ApplicationCommand, publishing: Promise<void>[]): Promise<Answer> {
     switch (cmd.type) {
@@ -171,6 +179,28 @@ export function createCommandHandler(deps: {
         });
         // Applicants' names: sealed with every other result below.
         return { ok: true, result: { items: page.items.map(toSummary), more: page.more } };
+      }
+      case 'ReviewApplication':
+        return writer.commandMutation(
+          cmd.applicationId,
+          cmd.clientId,
+          cmd.correlationId,
+          (state, now) => reviewApplication(state, { request: reviewOf(cmd), confirmationAbove: cmd.confirmationAbove, now }),
+          publishing,
+        );
+      case 'ConfirmReview':
+        return writer.commandMutation(
+          cmd.applicationId,
+          cmd.clientId,
+          cmd.correlationId,
+          (state, now) => confirmReview(state, { reviewer: sealer.open(cmd.reviewer), now }),
+          publishing,
+        );
+      case 'ListReviews': {
+        const page = await repo.listForReview({ clientId: cmd.clientId, status: cmd.status, limit: cmd.limit, after: cmd.after });
+        const now = clock.now();
+        const items = page.items.map((state) => toQueueItem(state, now)).filter((item) => item !== null);
+        return { ok: true, result: { items, more: page.more } };
       }
     }
   }

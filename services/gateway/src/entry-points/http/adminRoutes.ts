@@ -10,6 +10,7 @@ const adminView = (client: ClientRecord) => ({
   webhookUrl: client.webhookUrl,
   providerKeyConfigured: client.providerSecretKey !== null,
   providerWebhookSecretConfigured: client.providerWebhookSecret !== null,
+  reviewConfirmationAbove: client.reviewConfirmationAbove,
   version: client.version,
 });
 

@@ -16,6 +16,8 @@ export function createHttpApp(deps: {
   trustProxy: false | number | string[];
   authFailures: { limit: number; windowMs: number };
   api: express.Router;
+  /** The review queue (`/api/reviews`). */
+  reviews: express.Router;
   deliveries: express.Router;
   /** The credit policy API, forwarded to scoring. */
   policies: express.Router;
@@ -48,13 +50,14 @@ export function createHttpApp(deps: {
   // Before authentication: an IP that keeps failing it is turned away without a key lookup.
   // One counter for the API, the admin API and the console's sign-in and API alike.
   app.use(
-    ['/api/applications', '/api/webhooks', '/api/client', '/api/policies', '/admin', '/console/session', '/console/api'],
+    ['/api/applications', '/api/reviews', '/api/webhooks', '/api/client', '/api/policies', '/admin', '/console/session', '/console/api'],
     authFailureLimit(deps.authFailures),
   );
   // The lender API, and the same routers under /console/api for the console, where the session
   // cookie stands for `x-api-key`: same authentication, limits, tenant checks and answers.
   const lenderApi: [string, express.Router][] = [
     ['/applications', deps.api],
+    ['/reviews', deps.reviews],
     ['/webhooks', deps.deliveries],
     ['/policies', deps.policies],
     ['/client', deps.client],

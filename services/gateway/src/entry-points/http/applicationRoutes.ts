@@ -1,11 +1,15 @@
 import { Router, type RequestHandler, type Response } from 'express';
 import {
   ApplicationListQuery,
+  ConfirmReviewRequest,
   InitiateRequest,
+  ReviewRequest,
   LinkAccountRequest,
   PROVIDER_KEY_MISSING_MESSAGE,
+  ReviewListQuery,
   Uuid,
   type ApplicationSummary,
+  type ReviewQueueItem,
   type CommandReply,
 } from '@loan/contracts';
 import type { Sealer } from '@loan/runtime';
@@ -134,5 +138,78 @@ export function applicationRoutes(deps: {
     }),
   );
 
+  // A review of a MANUAL_REVIEW decision, made under the lender's maker-checker threshold as it
+  // is now; `reviewer` is the lender's staff id (a console session will name its signed-in user).
+  router.post(
+    '/:id/review',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      const { reviewer, note, ...review } = validate(ReviewRequest, req.body ?? {});
+      const confirmationAbove = ctx(res).client!.reviewConfirmationAbove;
+      // Who reviewed and their note may name people: both leave the gateway sealed.
+      // A note of nothing but spaces is no note (and nothing is sealed for it).
+      const sealed = { reviewer: deps.sealer.seal(reviewer), note: note?.trim() ? deps.sealer.seal(note) : null };
+      res.json(await ask(res, { type: 'ReviewApplication', applicationId, review, ...sealed, confirmationAbove }));
+    }),
+  );
+
+  router.post(
+    '/:id/review/confirm',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      const { reviewer } = validate(ConfirmReviewRequest, req.body ?? {});
+      res.json(await ask(res, { type: 'ConfirmReview', applicationId, reviewer: deps.sealer.seal(reviewer) }));
+    }),
+  );
+
+  return allowOnlyRoutedMethods(router);
+}
+
+/**
+ * `GET /api/reviews`: the caller's MANUAL_REVIEW applications, OPEN (no final review yet) or
+ * DONE, oldest decision first, page by page.
+ */
+export function reviewRoutes(deps: {
+  commands: CommandBus;
+  authenticate: RequestHandler;
+  limit: (kind: 'other') => RequestHandler;
+}) {
+  const router = Router();
+  router.use(deps.authenticate);
+  router.get(
+    '/',
+    deps.limit('other'),
+    route(async (req, res) => {
+      const query = validate(ReviewListQuery, req.query);
+      const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
+      if (query.cursor !== undefined && !after) throw new HttpError(400, INVALID_CURSOR);
+      const { client, correlationId } = ctx(res);
+      let reply: CommandReply;
+      try {
+        reply = await deps.commands.send({
+          type: 'ListReviews',
+          clientId: client!.clientId,
+          correlationId,
+          status: query.status,
+          limit: query.limit,
+          after: after ? { decidedAt: after.createdAt, applicationId: after.applicationId } : null,
+        });
+      } catch (error) {
+        if (error instanceof ReplyTimeoutError) throw new HttpError(500, 'The request took too long to process; retry it');
+        throw error;
+      }
+      if (!reply.ok) throw new HttpError(STATUS_OF[reply.code], reply.message);
+      const page = reply.result as { items: ReviewQueueItem[]; more: boolean };
+      const last = page.items.at(-1);
+      res.json({
+        items: page.items,
+        nextCursor: page.more && last ? encodeCursor({ createdAt: last.decidedAt, applicationId: last.applicationId }) : null,
+      });
+    }),
+  );
   return allowOnlyRoutedMethods(router);
 }

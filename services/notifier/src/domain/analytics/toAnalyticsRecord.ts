@@ -1,13 +1,15 @@
 import type { AnalyticsRecord, PublicEventRecord } from '@loan/contracts';
 
 /** A stable, non-reversible stand-in for an id (what kind of id it is, and the id). */
-export type Pseudonym = (kind: 'lender' | 'application' | 'account', id: string) => string;
+export type Pseudonym = (kind: 'lender' | 'application' | 'account' | 'reviewer', id: string) => string;
 
 /**
  * What an analyst may see of a public event: its name and time, pseudonyms for the lender,
  * the application and the account, the bank's name, counts, reasons, and the decision's
- * outcome and figures. Never the applicant's id or identity, an account number or an
- * explanation text (it may quote a holder's name).
+ * outcome and figures, a review's outcome and terms. Never the applicant's id or identity, an
+ * account number, an explanation text (it may quote a holder's name), a reviewer's note or a
+ * reviewer's own id: the reviewer is a pseudonym within the lender (staff ids of two lenders
+ * may be the same).
  */
 export function toAnalyticsRecord(record: PublicEventRecord, pseudonym: Pseudonym): AnalyticsRecord {
   const data = record.data as Record<string, unknown>;
@@ -25,6 +27,20 @@ export function toAnalyticsRecord(record: PublicEventRecord, pseudonym: Pseudony
     reason: text('reason'),
     decision: null,
   };
+  if (record.event === 'application.review_completed') {
+    const review = record.data;
+    return {
+      ...base,
+      reason: null,
+      review: {
+        outcome: review.outcome,
+        reviewer: pseudonym('reviewer', `${record.clientId}:${review.reviewer}`),
+        reasonCode: review.reasonCode,
+        approvedAmount: review.approval_details?.approved_amount ?? null,
+        approvedTenor: review.approval_details?.approved_tenor ?? null,
+      },
+    };
+  }
   if (record.event !== 'application.decision') return base;
   const { decision } = record.data;
   return {

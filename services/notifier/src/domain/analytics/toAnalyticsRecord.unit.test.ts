@@ -63,3 +63,36 @@ describe('the analysts\u2019 record of a public event', () => {
     expect(record.decision).toMatchObject({ outcome: 'COUNTER_OFFER', policyVersion: 3 });
   });
 });
+
+describe('the analysts\u2019 record of a review', () => {
+  it('when a review is completed, then the record has its outcome and terms, the reviewer as a pseudonym and no note', () => {
+    const ids = { applicationId: randomUUID(), applicantId: randomUUID() };
+    const event = buildEvent({
+      id: randomUUID(),
+      event: 'application.review_completed',
+      clientId: 'client-a',
+      applicationId: ids.applicationId,
+      data: {
+        ...ids,
+        outcome: 'COUNTER_OFFER',
+        approval_details: { approved_amount: 150_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 16_923.62 },
+        reviewer: 'officer-ada@lender.example',
+        reasonCode: 'INCOME_VERIFIED',
+        note: 'Payslips of Ada Obi checked by phone',
+        reviewedAt: '2026-11-24T11:00:00.000Z',
+      },
+      at: new Date('2026-11-24T11:00:00.000Z'),
+    });
+    const record = AnalyticsRecord.parse(toAnalyticsRecord(event, pseudonym));
+    expect(record.review).toEqual({
+      outcome: 'COUNTER_OFFER',
+      reviewer: `reviewer#${'client-a:officer-ada@lender.example'.length}`,
+      reasonCode: 'INCOME_VERIFIED',
+      approvedAmount: 150_000,
+      approvedTenor: 12,
+    });
+    expect(record.decision).toBeNull();
+    const raw = JSON.stringify(record);
+    for (const secret of ['officer-ada', 'Ada Obi', ids.applicationId, ids.applicantId, 'client-a']) expect(raw).not.toContain(secret);
+  });
+});

@@ -1,4 +1,4 @@
-import { BUILTIN_POLICY, type CounterOffer, type CreditPolicy } from '@loan/contracts';
+import { BUILTIN_POLICY, monthlyPayment, type CounterOffer, type CreditPolicy } from '@loan/contracts';
 import { formatNaira, round2 } from '../scorecard/math';
 
 /**
@@ -41,17 +41,8 @@ export interface LoanAsk {
   interestRate: number;
 }
 
-/**
- * Level monthly instalment that repays `principal` over `months` at `monthlyRatePercent`
- * (the spreadsheet PMT): P * r / (1 - (1 + r)^-n), with r = rate / 100; at 0% it is P / n.
- * Not rounded: callers round money for display.
- */
-export const monthlyPayment = (principal: number, monthlyRatePercent: number, months: number): number => {
-  if (months <= 0) throw new RangeError(`tenor must be positive, got ${months}`);
-  const rate = monthlyRatePercent / 100;
-  if (rate === 0) return principal / months;
-  return (principal * rate) / (1 - (1 + rate) ** -months);
-};
+/** The scorecard's instalment formula, shared with the reviews of the applications service. */
+export { monthlyPayment };
 
 /** The largest principal a monthly `payment` repays over `months`: PMT solved for P. */
 export const maxPrincipal = (payment: number, monthlyRatePercent: number, months: number): number => {

@@ -1,6 +1,7 @@
 export {
   buildScoringAudit,
   decideFromAudit,
+  repaymentCapacityOf,
   scoreApplication,
   scoreApplicationWithAudit,
 } from './scoreApplication';

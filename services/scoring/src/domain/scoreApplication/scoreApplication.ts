@@ -1,6 +1,6 @@
 import { BUILTIN_POLICY, BUILTIN_POLICY_VERSION, type CreditPolicy, type Decision, type EnrichedAccount } from '@loan/contracts';
 import type { BureauOutcome } from '../bureauReport';
-import { assessAffordability, type LoanAsk } from '../affordability';
+import { assessAffordability, repaymentCapacity, type LoanAsk } from '../affordability';
 import {
   SCORECARD_VERSION,
   bureauChecked,
@@ -120,6 +120,18 @@ export const decideFromAudit = (
     policy_version: applied.version,
   };
 };
+
+/**
+ * Room under the debt service cap (the lender's policy's, or the built-in one third) for a new
+ * monthly payment, in Naira, as the decision of this audit record assessed it: what a
+ * reviewer's terms are checked against.
+ */
+export const repaymentCapacityOf = (audit: ScoringAudit, maxDebtServiceRatio?: number): number =>
+  repaymentCapacity(
+    audit.features.monthlyIncome,
+    existingMonthlyDebt(audit.features, audit.bureauSummary),
+    ...(maxDebtServiceRatio === undefined ? [] : [maxDebtServiceRatio]),
+  );
 
 /** Scores one application and returns the audit record with the decision, for storage. */
 export const scoreApplicationWithAudit = (

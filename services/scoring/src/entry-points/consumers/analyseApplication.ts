@@ -15,7 +15,12 @@ import type { AnalysisDoc, ChallengerOutcome, RawCollections } from '../../data-
 import type { PolicyRepository } from '../../data-access/policyRepository';
 import { activeVersionAt } from '../../domain/policy/versions';
 import { reasonsOf } from '../../domain/policy/simulate';
-import { NoEnrichedAccountsError, decideFromAudit, scoreApplicationWithAudit } from '../../domain/scoreApplication';
+import {
+  NoEnrichedAccountsError,
+  decideFromAudit,
+  repaymentCapacityOf,
+  scoreApplicationWithAudit,
+} from '../../domain/scoreApplication';
 import type { ScoringMetrics } from '../../metrics';
 
 export type AnalysisRequested = Extract<ApplicationFact, { type: 'AnalysisRequested' }>;
@@ -132,7 +137,12 @@ export function createAnalysisHandler(deps: {
       // A decision that breaks its own contract is not published (and not retried for ever).
       Decision.parse(decision);
       metrics.decisions.inc({ decision: decision.decision, band: decision.score_band });
-      result = { ...base, type: 'ApplicationScored', decision };
+      result = {
+        ...base,
+        type: 'ApplicationScored',
+        decision,
+        repaymentCapacity: repaymentCapacityOf(audit, policy.policy.affordability.maxDebtServiceRatio),
+      };
       let shadow: ChallengerOutcome | null = null;
       if (challenger) {
         const other = decideFromAudit(audit, { applicantId: fact.applicantId, loan, now, policy: challenger });

@@ -162,7 +162,7 @@ Every error is JSON \`{"statusCode": 404, "message": "Application not found", "e
 | 403 | the \`idempotencyKey\` belongs to another account | no, use another key |
 | 404 | no such application (or delivery), a malformed id, or another lender's | no |
 | 405 | the path exists but not with this method; \`Allow\` lists the methods it has | no |
-| 409 | initiate: the key's application is LINKED, PROCESSING, COMPLETED or FAILED (use a new key); redeliver: already pending | no |
+| 409 | initiate: the key's application is LINKED, PROCESSING, COMPLETED or FAILED (use a new key); redeliver: already pending; review: another review awaits confirmation, or its maker tries to confirm it | no |
 | 413 | body over ${Limits.maxBodyBytes / 1024} KiB | no |
 | 415 | a body that is not \`application/json\` | no |
 | 429 | rate limit (see below); \`Retry-After\` says when | yes, after \`Retry-After\` |
@@ -208,6 +208,7 @@ Events go to your webhook URL (see *Webhooks* at the end of this page for each b
 | \`application.decision\` | the scored decision |
 | \`application.failed\` | analysis could not complete; the reason says why |
 | \`application.abandoned\` | no account linked in 24 hours (\`no_link\`) or no analyze 7 days after linking (\`no_analyze\`) |
+| \`application.review_completed\` | your reviewer finished a MANUAL_REVIEW decision (not in the original contract; always after its \`application.decision\`) |
 
 Delivery is at least once: deduplicate on \`id\`. A failed delivery (no 2xx within 10 s) is retried
 5 times from 10 s with exponential backoff, then marked FAILED; the delivery log
@@ -227,7 +228,7 @@ or push a row onto the next page.
 
 \`GET /api/client\` shows your webhook URL and the webhook secrets signing now, with the end of
 each one's overlap (never a key or secret); \`PATCH /api/client\` with \`{"webhookUrl": ...}\`
-changes where events go. \`POST /api/client/rotate-key\` answers a new API key, once: the key that
+changes where events go, and with \`{"reviewConfirmationAbove": ...}\` your review threshold. \`POST /api/client/rotate-key\` answers a new API key, once: the key that
 made the call stops working at once, so store the new one first.
 \`POST /api/client/rotate-webhook-secret\` answers a new webhook secret, once; for
 \`overlapSeconds\` (24 hours by default) events carry \`x-signature\` with the new secret and
@@ -248,4 +249,31 @@ decisions carry. Until you activate one of your own, the built-in policy (versio
 4. \`POST /api/policies/{version}/activate\`: every analysis you ask for from then on is decided by it.
    Each decision names its version in \`policy_version\`.`;
 
-export const guides = [quickStart, signatures, sandbox, errors, rateLimits, events, account, creditPolicy].join('\n\n');
+
+const reviews = `## Reviewing MANUAL_REVIEW decisions
+
+A MANUAL_REVIEW decision is referred to your credit officers (\`manual_review_reasons\` say why).
+\`GET /api/reviews\` is the queue: \`status=OPEN\` (the default) lists the referred applications
+with no final review yet, \`status=DONE\` the reviewed ones, oldest decision first, with the
+reasons, score, ask, the terms scoring would grant and their age (\`ageSeconds\`); pages as the
+application list's.
+
+\`POST /api/applications/{id}/review\` records the review:
+\`{"outcome": "APPROVED" | "COUNTER_OFFER" | "DECLINED", "terms"?: {"amount", "tenor", "interestRate"}, "reasonCode", "note"?, "reviewer", "override"?}\`.
+\`reviewer\` is your own staff id of the officer, recorded as such (the console names its
+signed-in user). APPROVED grants the ask unless \`terms\` are given, COUNTER_OFFER needs
+\`terms\`, DECLINED takes none. Terms are priced by the scorecard's own formula; a monthly
+payment beyond the applicant's repayment capacity (a third of verified monthly income less existing
+repayments) needs \`override: true\` and a \`note\`. The application stays COMPLETED; its
+\`GET /api/applications/{id}\` shows the review. A second review of an application whose review
+awaits confirmation is a 409; one with a final review, a 400.
+
+Maker-checker: set \`reviewConfirmationAbove\` (Naira) with \`PATCH /api/client\`. A review
+granting more than that stays PENDING_CONFIRMATION until another reviewer calls
+\`POST /api/applications/{id}/review/confirm\` with \`{"reviewer"}\`; the maker confirming
+their own review is a 409 (staff ids compared regardless of case). Once a review is final,
+\`application.review_completed\` is sent with the outcome, the terms (\`approval_details\`, null
+for a decline), the maker as \`reviewer\`, the reason code, the note and \`reviewedAt\`, always
+after the application's \`application.decision\`.`;
+
+export const guides = [quickStart, signatures, sandbox, errors, rateLimits, events, reviews, account, creditPolicy].join('\n\n');

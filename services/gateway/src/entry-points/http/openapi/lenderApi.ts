@@ -15,6 +15,7 @@ import {
   SimulateRequest,
   SimulationResult,
   Bvn,
+  ConfirmReviewRequest,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryView,
@@ -29,6 +30,11 @@ import {
   Purpose,
   ReplayRequest,
   ReplayResult,
+  ReviewListQuery,
+  ReviewPage,
+  ReviewQueueItem,
+  ReviewRequest,
+  ReviewView,
   RotateKeyResponse,
   RotateWebhookSecretBody,
   RotateWebhookSecretResponse,
@@ -99,12 +105,18 @@ const notFound = failure(404, 'No such application, a malformed id, or another l
 });
 
 const applications = 'Applications';
+const reviews = 'Reviews';
 const deliveries = 'Webhook deliveries';
 const account = 'Your account';
 const policies = 'Credit policies';
 
 export const lenderTags = [
   { name: applications, description: 'Open an application, have the applicant link accounts, analyze, read the outcome.' },
+  {
+    name: reviews,
+    description:
+      'Your credit officers’ reviews of MANUAL_REVIEW decisions: the queue, the review, and the second reviewer’s confirmation above your threshold (maker-checker).',
+  },
   { name: deliveries, description: 'Your webhook delivery log: every attempt, redelivery and replay of failed deliveries.' },
   { name: account, description: 'Your account: webhook URL, webhook secrets and API key, each rotated by you.' },
   {
@@ -133,6 +145,11 @@ const ListQuery = ApplicationListQuery.extend({
 });
 
 const ClientSettingsSchema = ClientSettings.meta({ id: 'ClientSettings' });
+
+/** What a review and its confirmation answer: the application and its review as it now is. */
+const ReviewResult = z
+  .object({ applicationId: Uuid, status: z.literal('COMPLETED'), review: ReviewView.meta({ id: 'Review' }) })
+  .meta({ id: 'ReviewResult' });
 const conflict = failure(409, 'Your account was changed at the same time by another request: retry', {
   concurrent: 'The client was changed concurrently; retry',
 });
@@ -250,6 +267,7 @@ export const lenderOperations: RouteConfig[] = [
           },
         ],
         decision: Examples.decision,
+        review: null,
         failureReason: null,
         abandonReason: null,
         createdAt: '2026-11-20T09:00:00.000Z',
@@ -336,6 +354,105 @@ export const lenderOperations: RouteConfig[] = [
         'no provider key': PROVIDER_KEY_MISSING_MESSAGE,
         'took too long': 'The request took too long to process; retry it (initiate with the same idempotencyKey)',
       }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/applications/{id}/review',
+    operationId: 'reviewApplication',
+    tags: [reviews],
+    summary: 'Review a MANUAL_REVIEW decision: approve, counter-offer or decline, with a reason',
+    description:
+      'Only for a COMPLETED application whose decision is MANUAL_REVIEW and that has no final review yet. `reviewer` is your staff id of the reviewer, recorded as such. APPROVED grants the ask unless `terms` are given; COUNTER_OFFER needs `terms`; DECLINED takes none. Terms are priced with the scorecard’s own formula (`monthly_payment`); a payment beyond the applicant’s repayment capacity (a third of verified monthly income less existing repayments) needs `override: true` and a `note`. A review granting more than your `reviewConfirmationAbove` stays PENDING_CONFIRMATION until another reviewer confirms it; any other is FINAL at once. application.review_completed is sent when it is final, always after the application’s application.decision; the application stays COMPLETED. The same review sent again (a retry) answers as the first did. Rate limit: 60 a minute per IP with the other calls.',
+    request: {
+      params: ApplicationId,
+      body: { required: true, content: { 'application/json': { schema: ReviewRequest.meta({ id: 'ReviewRequest', example: Examples.reviewRequest }) } } },
+    },
+    responses: {
+      200: ok('The review as made: FINAL, or PENDING_CONFIRMATION above your threshold', ReviewResult, Examples.reviewPending, { limited: true }),
+      400: failure(400, 'Not a COMPLETED MANUAL_REVIEW application, already reviewed, or a review that breaks a rule', {
+        'wrong status': 'Cannot review application with status: PROCESSING',
+        'not referred': 'Only a MANUAL_REVIEW decision is reviewed; this application’s decision is APPROVED',
+        'already reviewed': 'Application has already been reviewed (APPROVED); a final review is not changed',
+        'missing terms': 'A COUNTER_OFFER review needs terms: amount, tenor and interestRate',
+        'beyond capacity': 'The terms need override: true and a note: the monthly payment of ₦112,825.41 is beyond the applicant’s repayment capacity of ₦80,000',
+        'invalid field': 'outcome must be one of: APPROVED, COUNTER_OFFER, DECLINED',
+        ...malformedJson,
+      }),
+      401: lenderErrors[401],
+      404: notFound,
+      409: failure(409, 'Another review of the application awaits confirmation', {
+        'review under way': 'A review of this application by officer-1042 awaits confirmation; confirm it or wait for it',
+      }),
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/applications/{id}/review/confirm',
+    operationId: 'confirmReview',
+    tags: [reviews],
+    summary: 'Confirm a review awaiting a second reviewer (maker-checker); it becomes final',
+    description:
+      '`reviewer` is your staff id of the second reviewer, who must not be the one who made the review (that is a 409: the same person cannot make and check). application.review_completed is sent, naming the maker as `reviewer`; the application’s detail shows both. The same confirmation sent again answers as the first did.',
+    request: {
+      params: ApplicationId,
+      body: {
+        required: true,
+        content: { 'application/json': { schema: ConfirmReviewRequest.meta({ id: 'ConfirmReviewRequest', example: Examples.confirmReviewRequest }) } },
+      },
+    },
+    responses: {
+      200: ok('The review, now FINAL', ReviewResult, Examples.reviewConfirmed, { limited: true }),
+      400: failure(400, 'No review awaiting confirmation, or an invalid body', {
+        'no review': 'Application has no review to confirm',
+        'already final': 'The review of this application is already final',
+        'no reviewer': 'reviewer is required',
+        ...malformedJson,
+      }),
+      401: lenderErrors[401],
+      404: notFound,
+      409: failure(409, 'The reviewer who made the review cannot confirm it', {
+        'same reviewer': 'The reviewer who made a review cannot confirm it; another reviewer must',
+      }),
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/reviews',
+    operationId: 'listReviews',
+    tags: [reviews],
+    summary: 'Your review queue: MANUAL_REVIEW applications, oldest decision first, a page at a time',
+    description:
+      '`status=OPEN` (the default): no final review yet, a review awaiting confirmation included; `status=DONE`: reviewed. Each carries the reasons, score, ask, the terms scoring would grant, and its age since the decision. Pass `nextCursor` as `cursor` for the next page. Any other query parameter is a 400. Rate limit: 60 a minute per IP with the other calls.',
+    request: { query: ReviewListQuery.extend({ cursor: ReviewListQuery.shape.cursor.meta({ description: 'The `nextCursor` of the previous page; opaque' }) }) },
+    responses: {
+      200: ok(
+        'A page of the queue',
+        ReviewPage.extend({ items: z.array(ReviewQueueItem.meta({ id: 'ReviewQueueItem' })) }).meta({ id: 'ReviewPage' }),
+        Examples.reviewPage,
+        {
+          limited: true,
+          links: { ReviewApplication: { operationId: 'reviewApplication', parameters: { id: '$response.body#/items/0/applicationId' } } },
+        },
+      ),
+      400: failure(400, 'An invalid query parameter (the message names it), or an unknown one', {
+        'bad status': 'status must be one of: OPEN, DONE',
+        'bad limit': 'limit must be an integer between 1 and 100',
+        'bad cursor': 'cursor is not valid; use the nextCursor of a previous page',
+        'unknown parameter': 'Unknown query parameter q; allowed: status, limit, cursor',
+      }),
+      401: lenderErrors[401],
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: lenderErrors[500],
     },
   },
   {
@@ -606,14 +723,20 @@ export const lenderOperations: RouteConfig[] = [
     path: '/api/client',
     operationId: 'updateClientSettings',
     tags: [account],
-    summary: 'Set where your webhooks go (null: nowhere; events are then logged as SKIPPED)',
-    description: 'The URL is checked as the notifier will deliver to it: https to a public host (plain http and private addresses only on local stacks).',
+    summary: 'Set where your webhooks go (null: nowhere; events are then logged as SKIPPED), and your review threshold',
+    description:
+      'The URL is checked as the notifier will deliver to it: https to a public host (plain http and private addresses only on local stacks). `reviewConfirmationAbove` (Naira, or null for none) is the maker-checker threshold: a review granting more awaits a second reviewer’s confirmation. Send either or both.',
     request: {
       body: {
         required: true,
         content: {
           'application/json': {
-            schema: UpdateClientSettingsRequest.meta({ id: 'UpdateClientSettingsRequest', example: Examples.updateClientSettingsRequest }),
+            // At least one of the two fields: the refinement that says so has no JSON Schema of its own.
+            schema: UpdateClientSettingsRequest.meta({
+              id: 'UpdateClientSettingsRequest',
+              example: Examples.updateClientSettingsRequest,
+              minProperties: 1,
+            }),
           },
         },
       },
@@ -621,9 +744,10 @@ export const lenderOperations: RouteConfig[] = [
     responses: {
       200: ok('Your account as it now is', ClientSettingsSchema, Examples.clientSettings, { limited: true }),
       400: failure(400, 'No webhookUrl, not a URL, one the notifier would refuse, or another field', {
-        'no URL': 'webhookUrl is required',
+        'nothing to change': 'webhookUrl or reviewConfirmationAbove is required',
         'refused URL': 'webhookUrl is refused: the webhook URL must use https',
-        'other field': 'Unknown field name; only webhookUrl can be changed',
+        'bad threshold': 'reviewConfirmationAbove must be 0 or more Naira',
+        'other field': 'Unknown field name; only webhookUrl and reviewConfirmationAbove can be changed',
         ...malformedJson,
       }),
       ...accountChangeErrors,
@@ -688,6 +812,8 @@ const eventDescriptions: Record<EventName, string> = {
   'application.failed': 'The analysis could not complete (no enriched account, scoring_error, analysis_timeout). Initiate a new application.',
   'application.abandoned': 'No account linked within 24 hours (no_link) or no analyze within 7 days of linking (no_analyze; bank data scrubbed).',
   'application.decision': 'The scored, explained decision.',
+  'application.review_completed':
+    'Not in the original contract: your reviewer finished a MANUAL_REVIEW decision (POST /api/applications/{id}/review, confirmed by a second reviewer above your threshold). Always after the application’s application.decision; the application stays COMPLETED.',
 };
 
 const componentName = (event: string) =>

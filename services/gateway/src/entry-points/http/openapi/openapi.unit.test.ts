@@ -5,6 +5,10 @@ import {
   ApplicationView,
   ChallengerReport,
   ClientSettings,
+  ConfirmReviewRequest,
+  ReviewPage,
+  ReviewRequest,
+  ReviewView,
   ClientView,
   CreditPolicy,
   PolicyCreated,
@@ -35,7 +39,7 @@ import { createLogger, createMetrics, createSealer, systemClock } from '@loan/ru
 import { createHttpApp } from '../app';
 import { adminRoutes } from '../adminRoutes';
 import { createClientAccounts } from '../../../data-access/clientAccounts';
-import { applicationRoutes } from '../applicationRoutes';
+import { applicationRoutes, reviewRoutes } from '../applicationRoutes';
 import { clientRoutes } from '../clientRoutes';
 import { deliveryRoutes } from '../deliveryRoutes';
 import { policyRoutes } from '../policyRoutes';
@@ -72,6 +76,7 @@ function assembledApp() {
     trustProxy: false,
     authFailures: { limit: 1, windowMs: 1000 },
     api: applicationRoutes({ commands: unused, sealer, authenticate: pass, limit: () => pass }),
+    reviews: reviewRoutes({ commands: unused, authenticate: pass, limit: () => pass }),
     deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
     policies: policyRoutes({ scoringUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
     client: clientRoutes({ accounts, clock: systemClock, authenticate: pass, limit: () => pass }),
@@ -200,6 +205,11 @@ describe('the examples of the documents', () => {
     ['application page', ApplicationPage, Examples.applicationPage],
     ['client settings', ClientSettings, Examples.clientSettings],
     ['client settings update', UpdateClientSettingsRequest, Examples.updateClientSettingsRequest],
+    ['review request', ReviewRequest, Examples.reviewRequest],
+    ['pending review', ReviewView, Examples.reviewPending.review],
+    ['review confirmation request', ConfirmReviewRequest, Examples.confirmReviewRequest],
+    ['confirmed review', ReviewView, Examples.reviewConfirmed.review],
+    ['review queue page', ReviewPage, Examples.reviewPage],
     ['delivery', DeliveryView, Examples.delivery],
     ['delivery page', DeliveryPage, { data: [Examples.delivery], nextCursor: null }],
     ['replay request', ReplayRequest, Examples.replayRequest],
