@@ -33,10 +33,16 @@ const asOther = (method: string, path: string, body?: unknown) =>
 const eventsOf = (applicationId: string, name: string) =>
   stack.receiver.received.map((r) => r.body).filter((b) => b.data?.applicationId === applicationId && b.event === name);
 
-/** The same sandbox applicant and ask for every lender: salaried, a clean bureau file. */
-const ASK = { bvn: '22200000001', amount: 500_000, tenor: 12, interestRate: 5 };
+/**
+ * The same sandbox applicant and ask for every lender: a senior salary (₦1.1-1.3m a month, the
+ * persona's range), a clean bureau file, and an ask whose instalment (about ₦203,000) takes
+ * 15-23% of any income in that range: within the built-in third, never within a tenth, whatever
+ * the account's seed.
+ */
+const PERSONA = 'salaried_high';
+const ASK = { bvn: '22200000001', amount: 1_800_000, tenor: 12, interestRate: 5 };
 
-/** Initiates, links a salaried account, finalizes, analyzes and waits for the decision webhook. */
+/** Initiates, links an account of the persona, finalizes, analyzes and waits for the decision webhook. */
 async function decided(as: typeof asLender): Promise<{ applicationId: string; decision: Decision }> {
   const start = await as('POST', '/api/applications/initiate', applicant(ASK));
   expect(start.status).toBe(201);
@@ -44,7 +50,7 @@ async function decided(as: typeof asLender): Promise<{ applicationId: string; de
   const linked = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ widgetUrl, persona: 'salaried' }),
+    body: JSON.stringify({ widgetUrl, persona: PERSONA }),
   });
   expect(linked.status).toBe(200);
   await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], {
