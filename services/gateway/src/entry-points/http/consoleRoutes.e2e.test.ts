@@ -441,6 +441,18 @@ describe('the console in a browser', () => {
     }
     await page.setViewportSize({ width: 1280, height: 900 });
 
+    // The challenger: set after a confirmation, its (empty) report shown, cleared after another.
+    await page.getByRole('button', { name: 'Make version 1 the challenger', exact: true }).click();
+    await page.getByRole('button', { name: 'Make version 1 the challenger now' }).click();
+    await page.getByText('Version 1 is the challenger.').waitFor();
+    await page.getByText(/: 0 of 0 decision\(s\) agreed\./).waitFor();
+    expect((await lenderApi('GET', '/api/policies')).body.challenger.version).toBe(1);
+    expect(await accessibilityViolations()).toEqual([]);
+    await page.getByRole('button', { name: 'Clear the challenger', exact: true }).click();
+    await page.getByRole('button', { name: 'Clear the challenger now' }).click();
+    await page.getByText('The challenger was cleared.').waitFor();
+    expect((await lenderApi('GET', '/api/policies')).body.challenger).toBeNull();
+
     // Activation asks first; cancelled, nothing changes.
     await page.getByRole('button', { name: 'Activate version 1', exact: true }).click();
     await page.getByRole('button', { name: 'Cancel' }).click();
