@@ -3,11 +3,17 @@ import type {
   ApplicationStatus,
   ApplicationSummary,
   ApplicationView,
+  ChallengerReport,
   ClientSettings,
+  CreditPolicy,
   DeliveryPage,
   DeliveryView,
   MonthlyFlow,
+  PolicyCreated,
+  PolicyList,
+  PolicyVersionView,
   ReplayResult,
+  SimulationResult,
 } from '@loan/contracts';
 
 /**
@@ -16,6 +22,7 @@ import type {
  */
 
 export type { ApplicationStatus, ApplicationSummary, ApplicationView, ClientSettings, DeliveryView, MonthlyFlow, ReplayResult };
+export type { ChallengerReport, CreditPolicy, PolicyList, PolicyVersionView, SimulationResult };
 
 export interface SessionState {
   signedIn: boolean;
@@ -119,4 +126,12 @@ export const api = {
       '/api/client/rotate-webhook-secret',
       overlapSeconds === undefined ? {} : { overlapSeconds },
     ),
+  policies: () => request<PolicyList>('GET', '/api/policies'),
+  createPolicy: (policy: unknown) => request<PolicyCreated>('POST', '/api/policies', policy),
+  simulatePolicy: (version: number, limit?: number) =>
+    request<SimulationResult>('POST', `/api/policies/${version}/simulate`, limit === undefined ? {} : { limit }),
+  activatePolicy: (version: number) => request<PolicyVersionView>('POST', `/api/policies/${version}/activate`),
+  setChallenger: (version: number) => request<PolicyVersionView>('POST', `/api/policies/${version}/challenger`),
+  clearChallenger: () => request<{ challenger: null }>('DELETE', '/api/policies/challenger'),
+  challengerReport: () => request<ChallengerReport>('GET', '/api/policies/challenger/report'),
 };

@@ -4,6 +4,7 @@ import { api, ApiError, onSignedOut, type SessionState } from './api';
 import { ApplicationPage } from './pages/application';
 import { ApplicationsPage } from './pages/applications';
 import { KeysPage } from './pages/keys';
+import { PolicyPage } from './pages/policy';
 import { WebhooksPage } from './pages/webhooks';
 import { useLocation, type Location } from './nav';
 import { PageHeading } from './ui';
@@ -72,6 +73,7 @@ const NAV = [
   ['/applications', 'Applications'],
   ['/webhooks', 'Webhooks'],
   ['/keys', 'Keys'],
+  ['/policy', 'Policy'],
 ] as const;
 
 function Page({ location, session, onSessionChange }: { location: Location; session: SessionState; onSessionChange: () => void }) {
@@ -80,6 +82,7 @@ function Page({ location, session, onSessionChange }: { location: Location; sess
   if (location.path === '/applications') return <ApplicationsPage params={location.params} />;
   if (location.path === '/webhooks') return <WebhooksPage params={location.params} />;
   if (location.path === '/keys') return <KeysPage session={session} onSessionChange={onSessionChange} />;
+  if (location.path === '/policy') return <PolicyPage />;
   return (
     <>
       <PageHeading>Page not found</PageHeading>

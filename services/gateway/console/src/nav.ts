@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 
-/** Where the console is: `#/applications?status=...`, `#/applications/<id>`, `#/webhooks`, `#/keys`. */
+/** Where the console is: `#/applications?status=...`, `#/applications/<id>`, `#/webhooks`, `#/keys`, `#/policy`. */
 export interface Location {
   path: string;
   params: URLSearchParams;

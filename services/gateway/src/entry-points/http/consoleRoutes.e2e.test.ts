@@ -12,7 +12,8 @@ import { applicant, call, createClient, startWholeStack, suiteNamespace } from '
  * (403) and keeps the key out of reach of scripts.
  *
  * `CONSOLE_SCREENSHOT=1` also writes docs/images/console-applications.png and
- * console-decision.png, the pictures in README.md.
+ * console-decision.png, the pictures in README.md, and console-policy.png (desktop) and
+ * console-policy-390.png (a phone's width) of the credit policy page.
  */
 const ROOT = path.resolve(__dirname, '../../../../..');
 const ns = suiteNamespace();
@@ -228,8 +229,8 @@ describe('the console in a browser', () => {
     });
     page = await context.newPage();
     page.on('console', (message) => {
-      // A 401 answered to a call is the console's business, not a fault of the page.
-      if (message.type() === 'error' && !/status of 40[134]/.test(message.text())) problems.push(message.text());
+      // A 4xx answered to a call (a refused draft, an ended session) is the console's business, not a fault of the page.
+      if (message.type() === 'error' && !/status of 40[0134]/.test(message.text())) problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(String(error)));
   });
@@ -358,6 +359,113 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
     await page.getByText(/Previous secrets still sign deliveries/).waitFor();
     expect(await page.content()).not.toContain(secret);
+  });
+
+  it('when the lender drafts a policy with a lower debt-service cap, then a bad value is named at its field, the simulation shows the outcomes in a chart and a table, and the draft is activated after a confirmation', async () => {
+    await page.getByRole('link', { name: 'Policy' }).click();
+    await page.getByRole('heading', { name: 'Credit policy', level: 1 }).waitFor();
+    // The active policy in words: the built-in one until the lender activates its own.
+    await page.getByRole('heading', { name: 'Active: version 0 (built-in), Built-in policy', level: 2 }).waitFor();
+    const activeRules = page.getByRole('region', { name: /^Active:/ });
+    await activeRules.getByText('Low risk, a score of 85 or more: approve.').waitFor();
+    await activeRules.getByText(/may take at most 33\.33% of verified monthly income/).waitFor();
+    expect(await accessibilityViolations()).toEqual([]);
+
+    // A cap out of range: the API's 400 is shown at the field it names, and tied to it.
+    const cap = page.getByLabel('Maximum debt-service ratio (% of income)');
+    await expect(cap.inputValue()).resolves.toBe('33.33');
+    await cap.fill('90');
+    await page.getByLabel('Name', { exact: true }).fill('Tight affordability');
+    await page.getByRole('button', { name: 'Save as a new draft' }).click();
+    await page.getByText(/The draft was not saved: 1 problem/).waitFor();
+    await expect(cap.getAttribute('aria-invalid')).resolves.toBe('true');
+    const errorId = (await cap.getAttribute('aria-describedby'))!.split(' ').find((one) => one.endsWith('-error'))!;
+    await expect(page.locator(`#${errorId}`).textContent()).resolves.toContain('maxDebtServiceRatio must be between 0.05 and 0.80');
+    expect(await accessibilityViolations()).toEqual([]);
+
+    await cap.fill('10');
+    // A knock-out rule, made of fields.
+    await page.getByRole('button', { name: 'Add a knock-out rule' }).click();
+    await page.getByLabel('Code', { exact: true }).fill('HIGH_BETTING');
+    await page.getByLabel('When', { exact: true }).selectOption({ label: 'betting debits as a share of monthly income' });
+    await page.getByLabel('Comparison', { exact: true }).selectOption({ label: 'is more than' });
+    await page.getByLabel('Value', { exact: true }).fill('0.25');
+    await page.getByLabel('Reason shown', { exact: true }).fill('Betting takes over a quarter of income');
+    await page.getByRole('button', { name: 'Save as a new draft' }).click();
+    await page.getByText(/^Draft version 1 saved/).waitFor();
+    const stored = (await lenderApi('GET', '/api/policies/1')).body;
+    expect(stored).toEqual(expect.objectContaining({ version: 1, status: 'DRAFT' }));
+    expect(stored.policy.affordability.maxDebtServiceRatio).toBe(0.1);
+    expect(stored.policy.knockOuts).toEqual([
+      { code: 'HIGH_BETTING', feature: 'bettingShareOfIncome', operator: '>', value: 0.25, action: 'DECLINE', description: 'Betting takes over a quarter of income' },
+    ]);
+    // The history says what changed from the version before, field by field.
+    const diff = page.getByRole('table', { name: 'Changes from version 0 to version 1' });
+    await expect(diff.getByRole('row', { name: /Maximum debt-service ratio/ }).locator('td').allTextContents()).resolves.toEqual(['33.33%', '10%']);
+    await expect(diff.getByRole('row', { name: /^Name/ }).locator('td').allTextContents()).resolves.toEqual(['Built-in policy', 'Tight affordability']);
+    const sentence = 'HIGH_BETTING: decline when betting debits as a share of monthly income is more than 0.25 (Betting takes over a quarter of income).';
+    await expect(diff.getByRole('row', { name: /Knock-out rule HIGH_BETTING/ }).locator('td').allTextContents()).resolves.toEqual(['none', sentence]);
+
+    // Simulate: the outcome counts of both versions in a chart and in a table, as the API gives them.
+    await page.getByRole('button', { name: 'Simulate', exact: true }).click();
+    const table = page.getByTestId('simulation-table');
+    await table.waitFor();
+    const expected = (await lenderApi('POST', '/api/policies/1/simulate', {})).body;
+    expect(expected.evaluated).toBeGreaterThan(0);
+    expect(await drawn(/^Outcomes of \d+ applications/)).toBe(true);
+    for (const [key, label] of [['APPROVED', 'Approved'], ['COUNTER_OFFER', 'Counter-offer'], ['MANUAL_REVIEW', 'Manual review'], ['DECLINED', 'Declined']]) {
+      await expect(table.getByRole('row', { name: new RegExp(`^${label}`) }).locator('td').allTextContents()).resolves.toEqual([String(expected.current[key]), String(expected.draft[key])]);
+    }
+    // Each application the draft decides differently links to its page.
+    for (const change of expected.changed as { applicationId: string }[]) {
+      await expect(page.getByRole('link', { name: change.applicationId }).getAttribute('href')).resolves.toBe(`#/applications/${change.applicationId}`);
+    }
+    expect(await accessibilityViolations()).toEqual([]);
+    if (process.env.CONSOLE_SCREENSHOT === '1') {
+      await page.getByRole('heading', { name: 'Credit policy', level: 1 }).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-policy.png'), fullPage: true });
+    }
+    // On a phone's width nothing is wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    // The chart redraws at the new width when its container has resized.
+    await waitFor(() => page.evaluate(() => document.documentElement.scrollWidth <= 390), { what: 'the page at 390 px' });
+    const overflowing = await page.evaluate(() =>
+      [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+        .filter((el) => ![...el.children].some((child) => child.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5))
+        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''}: ${(el.textContent ?? '').slice(0, 40)}`),
+    );
+    expect(overflowing).toEqual([]);
+    if (process.env.CONSOLE_SCREENSHOT === '1') {
+      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-policy-390.png'), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // The challenger: set after a confirmation, its (empty) report shown, cleared after another.
+    await page.getByRole('button', { name: 'Make version 1 the challenger', exact: true }).click();
+    await page.getByRole('button', { name: 'Make version 1 the challenger now' }).click();
+    await page.getByText('Version 1 is the challenger.').waitFor();
+    await page.getByText(/: 0 of 0 decision\(s\) agreed\./).waitFor();
+    expect((await lenderApi('GET', '/api/policies')).body.challenger.version).toBe(1);
+    expect(await accessibilityViolations()).toEqual([]);
+    await page.getByRole('button', { name: 'Clear the challenger', exact: true }).click();
+    await page.getByRole('button', { name: 'Clear the challenger now' }).click();
+    await page.getByText('The challenger was cleared.').waitFor();
+    expect((await lenderApi('GET', '/api/policies')).body.challenger).toBeNull();
+
+    // Activation asks first; cancelled, nothing changes.
+    await page.getByRole('button', { name: 'Activate version 1', exact: true }).click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect((await lenderApi('GET', '/api/policies')).body.active.version).toBe(0);
+    await page.getByRole('button', { name: 'Activate version 1', exact: true }).click();
+    await page.getByText(/Every analysis asked for from now on is decided by version 1/).waitFor();
+    await page.getByRole('button', { name: 'Activate version 1 now' }).click();
+    await page.getByText('Version 1 is active.').waitFor();
+    await page.getByRole('heading', { name: 'Active: version 1, Tight affordability', level: 2 }).waitFor();
+    expect((await lenderApi('GET', '/api/policies')).body.active.version).toBe(1);
+    await activeRules.getByText(/may take at most 10% of verified monthly income/).waitFor();
+    await activeRules.getByText(sentence).waitFor();
+    expect(await accessibilityViolations()).toEqual([]);
   });
 
   it('when the lender rotates the API key, then the new key is shown once, the old one gets 401 from the API and the console session goes on with the new one', async () => {
