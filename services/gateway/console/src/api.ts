@@ -8,6 +8,11 @@ import type {
   DeliveryView,
   MonthlyFlow,
   ReplayResult,
+  ReviewOutcome,
+  ReviewPage,
+  ReviewQueueItem,
+  ReviewQueueStatus,
+  ReviewView,
 } from '@loan/contracts';
 
 /**
@@ -16,6 +21,14 @@ import type {
  */
 
 export type { ApplicationStatus, ApplicationSummary, ApplicationView, ClientSettings, DeliveryView, MonthlyFlow, ReplayResult };
+export type { ReviewOutcome, ReviewPage, ReviewQueueItem, ReviewQueueStatus, ReviewView };
+
+/** What a review or a confirmation answers: the review as it now stands. */
+export interface ReviewResult {
+  applicationId: string;
+  status: ApplicationStatus;
+  review: ReviewView;
+}
 
 export interface SessionState {
   signedIn: boolean;
@@ -110,6 +123,12 @@ export const api = {
     request<DeliveryPage>('GET', `/api/webhooks/deliveries${query(params)}`),
   redeliver: (deliveryId: string) => request<DeliveryView>('POST', `/api/webhooks/deliveries/${id(deliveryId)}/redeliver`),
   replay: (since: string) => request<ReplayResult>('POST', '/api/webhooks/deliveries/replay', { since }),
+  reviews: (params: { status?: ReviewQueueStatus; limit?: number; cursor?: string | null }) =>
+    request<ReviewPage>('GET', `/api/reviews${query(params)}`),
+  review: (applicationId: string, body: Record<string, unknown>) =>
+    request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review`, body),
+  confirmReview: (applicationId: string, reviewer: string) =>
+    request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review/confirm`, { reviewer }),
   client: () => request<ClientSettings>('GET', '/api/client'),
   updateWebhookUrl: (webhookUrl: string | null) => request<ClientSettings>('PATCH', '/api/client', { webhookUrl }),
   rotateKey: () => request<{ clientId: string; apiKey: string }>('POST', '/api/client/rotate-key'),

@@ -4,6 +4,7 @@ import { api, ApiError, onSignedOut, type SessionState } from './api';
 import { ApplicationPage } from './pages/application';
 import { ApplicationsPage } from './pages/applications';
 import { KeysPage } from './pages/keys';
+import { ReviewsPage } from './pages/reviews';
 import { WebhooksPage } from './pages/webhooks';
 import { useLocation, type Location } from './nav';
 import { PageHeading } from './ui';
@@ -70,6 +71,7 @@ function SignIn(props: { onSignedIn: (state: SessionState) => void; notice?: str
 
 const NAV = [
   ['/applications', 'Applications'],
+  ['/reviews', 'Reviews'],
   ['/webhooks', 'Webhooks'],
   ['/keys', 'Keys'],
 ] as const;
@@ -78,6 +80,7 @@ function Page({ location, session, onSessionChange }: { location: Location; sess
   const detail = /^\/applications\/([^/]+)$/.exec(location.path);
   if (detail) return <ApplicationPage applicationId={decodeURIComponent(detail[1]!)} />;
   if (location.path === '/applications') return <ApplicationsPage params={location.params} />;
+  if (location.path === '/reviews') return <ReviewsPage params={location.params} />;
   if (location.path === '/webhooks') return <WebhooksPage params={location.params} />;
   if (location.path === '/keys') return <KeysPage session={session} onSessionChange={onSessionChange} />;
   return (
