@@ -194,7 +194,7 @@ function ReviewForm({ application, reviewer, onDone }: { application: Applicatio
         </span>
       </div>
       {lends ? (
-        <label class="check">
+        <label class="check override">
           <input type="checkbox" checked={draft.override} onChange={(e) => set({ override: (e.currentTarget as HTMLInputElement).checked })} /> Override:
           grant beyond the applicant's repayment capacity
         </label>

@@ -36,13 +36,15 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
   const cursor = params.get('cursor');
   // The cursors of the pages before this one, for "Previous page".
   const [trail, setTrail] = useState<(string | null)[]>([]);
+  // The view chosen in the form, shown once "Show" is pressed.
+  const [chosen, setChosen] = useState<{ for: ReviewQueueStatus; value: ReviewQueueStatus }>({ for: status, value: status });
+  const picked = chosen.for === status ? chosen.value : status;
   const [queue] = useLoad(() => api.reviews({ status, limit: PAGE_SIZE, cursor }), params.toString());
 
   function show(event: Event) {
     event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
     setTrail([]);
-    navigate('/reviews', { status: String(form.get('status') ?? 'OPEN') });
+    navigate('/reviews', { status: picked });
   }
   const go = (next: string | null, nextTrail: (string | null)[]) => {
     setTrail(nextTrail);
@@ -58,7 +60,7 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
           <legend>Show</legend>
           {VIEWS.map(([value, label]) => (
             <label key={value} class="check">
-              <input type="radio" name="status" value={value} checked={status === value} /> {label}
+              <input type="radio" name="status" value={value} checked={picked === value} onChange={() => setChosen({ for: status, value })} /> {label}
             </label>
           ))}
         </fieldset>
