@@ -8,6 +8,8 @@ import { BreakdownTable, FlowsTable, TermsFacts } from './decisionParts';
 import './reviews.css';
 
 const failure = (e: unknown) => (e instanceof ApiError ? e.message : String(e));
+/** A change refused because the review moved on meanwhile (another reviewer's review or confirmation). */
+const overtaken = (e: unknown) => e instanceof ApiError && e.status === 409;
 
 /** The reviewer of what is done here: typed once per tab, until the console signs staff in. */
 function ReviewerField({ value, onChange }: { value: string; onChange: (value: string) => void }) {
@@ -125,7 +127,8 @@ function ReviewFacts({ review }: { review: ReviewView }) {
   );
 }
 
-function ReviewForm({ application, reviewer, onDone }: { application: ApplicationView; reviewer: string; onDone: () => void }) {
+function ReviewForm(props: { application: ApplicationView; reviewer: string; onDone: () => void; onOvertaken: (message: string) => void }) {
+  const { application, reviewer, onDone } = props;
   const [draft, setDraft] = useState<ReviewDraft>(() => draftOf(application));
   const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const set = (change: Partial<ReviewDraft>) => setDraft((d) => ({ ...d, ...change }));
@@ -145,7 +148,11 @@ function ReviewForm({ application, reviewer, onDone }: { application: Applicatio
         setState({ busy: false });
         onDone();
       },
-      (e: unknown) => setState({ busy: false, error: failure(e) }),
+      (e: unknown) => {
+        // Overtaken: the section says so above the review as it now is; anything else is said here.
+        setState({ busy: false, error: overtaken(e) ? undefined : failure(e) });
+        if (overtaken(e)) props.onOvertaken(failure(e));
+      },
     );
   }
 
@@ -263,13 +270,28 @@ function Confirmation({ application, review, reviewer, onDone }: { application: 
 export function ReviewSection({ application, onChanged }: { application: ApplicationView; onChanged: () => void }) {
   const stage = reviewStageOf(application);
   const [reviewer, setReviewer] = useState(currentReviewer);
+  // Why the last change was refused when the review moved on meanwhile; the page shows it as it is now.
+  const [notice, setNotice] = useState<string | null>(null);
   if (stage === 'NONE') return null;
+  const done = () => {
+    setNotice(null);
+    onChanged();
+  };
+  const overtakenBy = (message: string) => {
+    setNotice(message);
+    onChanged();
+  };
   const review = application.review;
   return (
     <section aria-labelledby="review-heading" class="review">
       <h2 id="review-heading">
         Review {review ? <Badge value={review.status === 'FINAL' ? review.outcome : review.status} /> : null}
       </h2>
+      {notice ? (
+        <p class="notice notice-error" role="alert">
+          {notice}
+        </p>
+      ) : null}
       {stage === 'FINAL' && review ? (
         <div class="final-review" role="region" aria-label="Final review">
           <p>
@@ -282,9 +304,9 @@ export function ReviewSection({ application, onChanged }: { application: Applica
           <div class="review-work">
             <ReviewerField value={reviewer} onChange={setReviewer} />
             {stage === 'TO_REVIEW' ? (
-              <ReviewForm application={application} reviewer={reviewer} onDone={onChanged} />
+              <ReviewForm application={application} reviewer={reviewer} onDone={done} onOvertaken={overtakenBy} />
             ) : (
-              <Confirmation application={application} review={review!} reviewer={reviewer} onDone={onChanged} />
+              <Confirmation application={application} review={review!} reviewer={reviewer} onDone={done} />
             )}
           </div>
           <Evidence application={application} />

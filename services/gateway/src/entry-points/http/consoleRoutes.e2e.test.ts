@@ -396,7 +396,7 @@ describe('the console in a browser', () => {
     expect(await overflowAtPhoneWidth('reviews')).toEqual([]);
   });
 
-  it('when an officer reviews it on its page, then a refused review shows the API\'s message, an accepted one awaits a second reviewer and its maker is told why they cannot confirm it', async () => {
+  it('when an officer reviews it on its page, then a refused review shows the API\'s message, an accepted one awaits a second reviewer, another officer\'s review is refused as overtaken and the maker is told why they cannot confirm it', async () => {
     const view = (await lenderApi('GET', `/api/applications/${referred.applicationId}`)).body;
     await page.getByRole('link', { name: 'Chidi Okafor' }).click();
     await page.getByRole('heading', { name: /^Review/, level: 2 }).waitFor();
@@ -423,9 +423,23 @@ describe('the console in a browser', () => {
       await page.screenshot({ path: path.join(ROOT, 'docs/images/console-review-form.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: await bottomOf('section.review') } });
     }
     expect(await overflowAtPhoneWidth('review-form')).toEqual([]);
+    // Another officer has the same application open, in another tab (which keeps its own staff id).
+    const other = await context.newPage();
+    await other.goto(`${stack.gatewayUrl}/console#/applications/${referred.applicationId}`);
+    await other.getByLabel('Your staff id').fill('officer-2001');
+    await other.getByRole('radio', { name: 'Decline' }).check();
+    await other.getByLabel('Reason code').fill('INCOME_UNVERIFIED');
+
     await page.getByLabel('Reason code').fill('INCOME_VERIFIED');
     await page.getByLabel(/^Note/).fill('Salary and employer confirmed by phone; the bureau was down');
     await page.getByRole('button', { name: 'Submit review' }).click();
+    await page.getByRole('region', { name: 'Awaiting a second reviewer' }).waitFor();
+
+    // The other officer's review comes second: the API's 409 is shown, with the review as it now is.
+    await other.getByRole('button', { name: 'Submit review' }).click();
+    await other.getByRole('alert').filter({ hasText: 'A review of this application by officer-1042 awaits confirmation' }).waitFor();
+    await other.getByRole('region', { name: 'Awaiting a second reviewer' }).getByText('officer-1042').first().waitFor();
+    await other.close();
 
     const confirmation = page.getByRole('region', { name: 'Awaiting a second reviewer' });
     await confirmation.waitFor();
