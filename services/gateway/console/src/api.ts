@@ -14,6 +14,11 @@ import type {
   PolicyVersionView,
   ReplayResult,
   SimulationResult,
+  ReviewOutcome,
+  ReviewPage,
+  ReviewQueueItem,
+  ReviewQueueStatus,
+  ReviewView,
 } from '@loan/contracts';
 
 /**
@@ -23,6 +28,14 @@ import type {
 
 export type { ApplicationStatus, ApplicationSummary, ApplicationView, ClientSettings, DeliveryView, MonthlyFlow, ReplayResult };
 export type { ChallengerReport, CreditPolicy, PolicyList, PolicyVersionView, SimulationResult };
+export type { ReviewOutcome, ReviewPage, ReviewQueueItem, ReviewQueueStatus, ReviewView };
+
+/** What a review or a confirmation answers: the review as it now stands. */
+export interface ReviewResult {
+  applicationId: string;
+  status: ApplicationStatus;
+  review: ReviewView;
+}
 
 export interface SessionState {
   signedIn: boolean;
@@ -117,6 +130,12 @@ export const api = {
     request<DeliveryPage>('GET', `/api/webhooks/deliveries${query(params)}`),
   redeliver: (deliveryId: string) => request<DeliveryView>('POST', `/api/webhooks/deliveries/${id(deliveryId)}/redeliver`),
   replay: (since: string) => request<ReplayResult>('POST', '/api/webhooks/deliveries/replay', { since }),
+  reviews: (params: { status?: ReviewQueueStatus; limit?: number; cursor?: string | null }) =>
+    request<ReviewPage>('GET', `/api/reviews${query(params)}`),
+  review: (applicationId: string, body: Record<string, unknown>) =>
+    request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review`, body),
+  confirmReview: (applicationId: string, reviewer: string) =>
+    request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review/confirm`, { reviewer }),
   client: () => request<ClientSettings>('GET', '/api/client'),
   updateWebhookUrl: (webhookUrl: string | null) => request<ClientSettings>('PATCH', '/api/client', { webhookUrl }),
   rotateKey: () => request<{ clientId: string; apiKey: string }>('POST', '/api/client/rotate-key'),

@@ -5,6 +5,7 @@ import { ApplicationPage } from './pages/application';
 import { ApplicationsPage } from './pages/applications';
 import { KeysPage } from './pages/keys';
 import { PolicyPage } from './pages/policy';
+import { ReviewsPage } from './pages/reviews';
 import { WebhooksPage } from './pages/webhooks';
 import { useLocation, type Location } from './nav';
 import { PageHeading } from './ui';
@@ -71,6 +72,7 @@ function SignIn(props: { onSignedIn: (state: SessionState) => void; notice?: str
 
 const NAV = [
   ['/applications', 'Applications'],
+  ['/reviews', 'Reviews'],
   ['/webhooks', 'Webhooks'],
   ['/keys', 'Keys'],
   ['/policy', 'Policy'],
@@ -80,6 +82,7 @@ function Page({ location, session, onSessionChange }: { location: Location; sess
   const detail = /^\/applications\/([^/]+)$/.exec(location.path);
   if (detail) return <ApplicationPage applicationId={decodeURIComponent(detail[1]!)} />;
   if (location.path === '/applications') return <ApplicationsPage params={location.params} />;
+  if (location.path === '/reviews') return <ReviewsPage params={location.params} />;
   if (location.path === '/webhooks') return <WebhooksPage params={location.params} />;
   if (location.path === '/keys') return <KeysPage session={session} onSessionChange={onSessionChange} />;
   if (location.path === '/policy') return <PolicyPage />;

@@ -3,6 +3,8 @@ import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
 import { BREAKDOWN_PARTS, money, monthLabel, monthlyFlowsOf, timelineOf, when, whenExactly } from '../model';
 import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
+import { BreakdownTable, FlowsTable, TermsFacts } from './decisionParts';
+import { ReviewSection } from './review';
 
 /** Redelivers one webhook delivery and says how it went. */
 export function RedeliverButton({ delivery, onDone }: { delivery: DeliveryView; onDone: () => void }) {
@@ -138,26 +140,7 @@ function Decision({ application }: { application: ApplicationView }) {
           series={[{ label: 'Points', values: BREAKDOWN_PARTS.map(([key]) => breakdown[key]), colour: '#1f5fa8' }]}
           horizontal
         />
-        <table class="data compact" aria-labelledby="breakdown-heading">
-          <thead>
-            <tr>
-              <th scope="col">Part</th>
-              <th scope="col" class="num">Points</th>
-            </tr>
-          </thead>
-          <tbody>
-            {BREAKDOWN_PARTS.map(([key, label]) => (
-              <tr key={key}>
-                <th scope="row">{label}</th>
-                <td class="num">{breakdown[key]}</td>
-              </tr>
-            ))}
-            <tr class="total">
-              <th scope="row">Total</th>
-              <td class="num">{breakdown.total}</td>
-            </tr>
-          </tbody>
-        </table>
+        <BreakdownTable breakdown={breakdown} labelledBy="breakdown-heading" />
       </div>
 
       <h3 id="flows-heading">Monthly inflows and outflows</h3>
@@ -172,24 +155,7 @@ function Decision({ application }: { application: ApplicationView }) {
             ]}
             format={money}
           />
-          <table class="data compact" aria-labelledby="flows-heading">
-            <thead>
-              <tr>
-                <th scope="col">Month</th>
-                <th scope="col" class="num">Inflow</th>
-                <th scope="col" class="num">Outflow</th>
-              </tr>
-            </thead>
-            <tbody>
-              {flows.map((f) => (
-                <tr key={f.month}>
-                  <th scope="row">{monthLabel(f.month)}</th>
-                  <td class="num">{money(f.inflow)}</td>
-                  <td class="num">{money(f.outflow)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <FlowsTable flows={flows} labelledBy="flows-heading" />
         </div>
       ) : (
         <p class="notice" role="status">
@@ -200,24 +166,7 @@ function Decision({ application }: { application: ApplicationView }) {
       <div class="columns">
         <section aria-labelledby="approval-heading">
           <h3 id="approval-heading">Approval details</h3>
-          <dl class="facts">
-            <div>
-              <dt>Amount</dt>
-              <dd>{money(approval.approved_amount)}</dd>
-            </div>
-            <div>
-              <dt>Tenor</dt>
-              <dd>{approval.approved_tenor} months</dd>
-            </div>
-            <div>
-              <dt>Interest</dt>
-              <dd>{approval.approved_interest}% a month</dd>
-            </div>
-            <div>
-              <dt>Monthly payment</dt>
-              <dd>{money(approval.monthly_payment)}</dd>
-            </div>
-          </dl>
+          <TermsFacts terms={approval} />
         </section>
         <section aria-labelledby="counter-heading">
           <h3 id="counter-heading">Counter-offer</h3>
@@ -284,7 +233,7 @@ function Decision({ application }: { application: ApplicationView }) {
 
 /** One application: summary, timeline with its webhook deliveries, accounts and the explained decision. */
 export function ApplicationPage({ applicationId }: { applicationId: string }) {
-  const [application] = useLoad(() => api.application(applicationId), applicationId);
+  const [application, reloadApplication] = useLoad(() => api.application(applicationId), applicationId);
   const [deliveries, reloadDeliveries] = useLoad(() => api.deliveries({ applicationId, limit: 100 }), applicationId);
 
   if (application.state === 'loading') return <Loading what="the application" />;
@@ -355,6 +304,8 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
           Abandoned: {app.abandonReason}
         </p>
       ) : null}
+
+      <ReviewSection application={app} onChanged={reloadApplication} />
 
       <Decision application={app} />
 

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { waitFor } from '../../../../../testing/helpers';
@@ -7,19 +8,24 @@ import { applicant, call, createClient, startWholeStack, suiteNamespace } from '
 /**
  * The lender console as a lender's operations staff use it: Chromium on /console of the whole
  * stack with the sandbox provider and bureau. Sign in, find an application the sandbox took to
- * a decision, read its charts, redeliver a webhook, rotate the webhook secret and the API key;
+ * a decision, read its charts, redeliver a webhook, review an application the scorecard referred
+ * (a maker, then a second reviewer confirming), rotate the webhook secret and the API key;
  * and, over plain HTTP, the console answers as the API does (401, 404), refuses forged changes
  * (403) and keeps the key out of reach of scripts.
  *
- * `CONSOLE_SCREENSHOT=1` also writes docs/images/console-applications.png and
- * console-decision.png, the pictures in README.md, and console-policy.png (desktop) and
- * console-policy-390.png (a phone's width) of the credit policy page.
+ * `CONSOLE_SCREENSHOT=1` also writes docs/images/console-applications.png,
+ * console-decision.png, console-reviews.png, console-review-form.png and console-review.png, the
+ * pictures in README.md, console-policy.png (desktop) and console-policy-390.png (a phone's
+ * width) of the credit policy page, and the review pages at a phone's width into
+ * <tmpdir>/console-390/.
  */
 const ROOT = path.resolve(__dirname, '../../../../..');
 const ns = suiteNamespace();
 let stack: Awaited<ReturnType<typeof startWholeStack>>;
 let browser: Browser;
 let decided: { applicationId: string; applicantId: string };
+/** An application the scorecard referred for review: the bureau answers 503 for its BVN. */
+let referred: { applicationId: string; applicantId: string };
 let otherTenantsApplication: string;
 
 const timings = {
@@ -39,8 +45,10 @@ const eventsOf = (applicationId: string, name: string) =>
   stack.receiver.received.map((r) => r.body).filter((b) => b?.data?.applicationId === applicationId && b.event === name);
 
 /** Initiates, links a salaried account through the sandbox, finalizes, analyzes and waits for the decision. */
-async function decidedApplication() {
-  const start = await lenderApi('POST', '/api/applications/initiate', applicant({ firstName: 'Adaeze', lastName: 'Nwosu', bvn: '22200000001', amount: 450_000, tenor: 6 }));
+async function decidedApplication(
+  who: Record<string, unknown> = { firstName: 'Adaeze', lastName: 'Nwosu', bvn: '22200000001', amount: 450_000, tenor: 6 },
+) {
+  const start = await lenderApi('POST', '/api/applications/initiate', applicant(who));
   expect(start.status).toBe(201);
   const { applicationId, applicantId, widgetUrl } = start.body;
   const linked = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
@@ -71,6 +79,8 @@ beforeAll(async () => {
     expect((await lenderApi('POST', '/api/applications/initiate', applicant({ firstName, lastName, amount }))).status).toBe(201);
   }
   decided = await decidedApplication();
+  referred = await decidedApplication({ firstName: 'Chidi', lastName: 'Okafor', bvn: '22200000005', amount: 500_000, tenor: 12, interestRate: 5 });
+  expect((await lenderApi('GET', `/api/applications/${referred.applicationId}`)).body.decision.decision).toBe('MANUAL_REVIEW');
   const other = await createClient(stack.gatewayUrl);
   const opened = await call(stack.gatewayUrl, other.apiKey, 'POST', '/api/applications/initiate', applicant());
   expect(opened.status).toBe(201);
@@ -229,8 +239,8 @@ describe('the console in a browser', () => {
     });
     page = await context.newPage();
     page.on('console', (message) => {
-      // A 4xx answered to a call (a refused draft, an ended session) is the console's business, not a fault of the page.
-      if (message.type() === 'error' && !/status of 40[0134]/.test(message.text())) problems.push(message.text());
+      // A 4xx answered to a call (a refused draft or review, an ended session) is the console's business (it shows the message), not a fault of the page.
+      if (message.type() === 'error' && !/status of 40[01349]/.test(message.text())) problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(String(error)));
   });
@@ -259,6 +269,39 @@ describe('the console in a browser', () => {
       for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted++;
       return c.width > 0 && painted > 100;
     });
+
+  const shots = process.env.CONSOLE_SCREENSHOT === '1';
+
+  /** Where an element ends on the page, with a margin: a picture's height from the top. */
+  const bottomOf = (selector: string) =>
+    page.locator(selector).evaluate((el) => Math.ceil(el.getBoundingClientRect().bottom + window.scrollY + 24));
+
+  /** The elements wider than a 390 px screen (none may be), with a full-page picture when asked. */
+  async function overflowAtPhoneWidth(name: string) {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      // The charts follow the new width when they next draw: give them the time to.
+      await page
+        .waitForFunction(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth, null, { timeout: 5_000 })
+        .catch(() => undefined);
+      const wide = await page.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        if (document.documentElement.scrollWidth <= width) return [];
+        // The page scrolls sideways: name what sticks out, for the message.
+        const found = [...document.querySelectorAll('body *')]
+          .filter((el) => el.getBoundingClientRect().right > width + 1)
+          .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''}`);
+        return [`the page is ${document.documentElement.scrollWidth} px wide`, ...found];
+      });
+      if (shots) {
+        mkdirSync(path.join(tmpdir(), 'console-390'), { recursive: true });
+        await page.screenshot({ path: path.join(tmpdir(), 'console-390', `console-${name}.png`), fullPage: true });
+      }
+      return wide;
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  }
 
   const keyIsNowhere = async (key: string) => {
     expect(await page.content()).not.toContain(key);
@@ -331,6 +374,118 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: /^Redeliver application\.decision/ }).click();
     await page.getByText('Redelivery queued').waitFor();
     await waitFor(() => eventsOf(decided.applicationId, 'application.decision').length > before, { what: 'the redelivered decision' });
+  });
+
+  it('when a reviewer opens the Reviews page, then the referred application waits in the open queue with its age, reasons, score, ask and the terms scoring would grant', async () => {
+    // Reviews granting more than this wait for a second reviewer.
+    expect((await lenderApi('PATCH', '/api/client', { reviewConfirmationAbove: 250_000 })).status).toBe(200);
+    const item = (await lenderApi('GET', '/api/reviews?status=OPEN&limit=100')).body.items.find(
+      (i: { applicationId: string }) => i.applicationId === referred.applicationId,
+    );
+    await page.getByRole('link', { name: 'Reviews' }).click();
+    await page.getByRole('heading', { name: 'Reviews', level: 1 }).waitFor();
+    const row = page.getByRole('row', { name: /Chidi Okafor/ });
+    await row.waitFor();
+    const text = (await row.textContent())!;
+    expect(text).toMatch(/less than a minute|\d+ minutes?/);
+    for (const reason of item.manual_review_reasons) expect(text).toContain(reason.description);
+    expect(text).toContain(String(item.score));
+    expect(text).toMatch(/500,000, 12 months at 5%/);
+    expect(text).toContain(`${item.approval_details.approved_tenor} months at ${item.approval_details.approved_interest}%`);
+    expect(text).toContain('Not reviewed yet');
+    expect(await accessibilityViolations()).toEqual([]);
+    if (shots) await page.screenshot({ path: path.join(ROOT, 'docs/images/console-reviews.png') });
+    expect(await overflowAtPhoneWidth('reviews')).toEqual([]);
+  });
+
+  it('when an officer reviews it on its page, then a refused review shows the API\'s message, an accepted one awaits a second reviewer, another officer\'s review is refused as overtaken and the maker is told why they cannot confirm it', async () => {
+    const view = (await lenderApi('GET', `/api/applications/${referred.applicationId}`)).body;
+    await page.getByRole('link', { name: 'Chidi Okafor' }).click();
+    await page.getByRole('heading', { name: /^Review/, level: 2 }).waitFor();
+    // The evidence beside the form: why it was referred, the breakdown, the flows, what scoring would grant.
+    const evidence = page.getByRole('region', { name: 'Evidence' });
+    for (const reason of view.decision.manual_review_reasons) await expect(evidence.getByText(reason.description).count()).resolves.toBe(1);
+    await expect(evidence.getByRole('row', { name: /Total/ }).locator('td').textContent()).resolves.toBe(String(view.decision.score_breakdown.total));
+    await expect(evidence.locator('table[aria-labelledby="evidence-flows"] tbody tr').count()).resolves.toBe(view.accounts[0].monthlyFlows.length);
+    // The terms are prefilled with what scoring would grant.
+    await expect(page.getByLabel('Amount (Naira)').inputValue()).resolves.toBe(String(view.decision.approval_details.approved_amount));
+    await expect(page.getByLabel('Tenor (months)').inputValue()).resolves.toBe(String(view.decision.approval_details.approved_tenor));
+
+    await page.getByLabel('Your staff id').fill('officer-1042');
+    await page.getByRole('radio', { name: 'Approve' }).check();
+    await page.getByLabel('Amount (Naira)').fill('500000');
+    await page.getByLabel('Tenor (months)').fill('12');
+    await page.getByLabel('Interest (% a month)').fill('5');
+    // A reason code the API refuses: its 400 message is shown at the form.
+    await page.getByLabel('Reason code').fill('income verified');
+    await page.getByRole('button', { name: 'Submit review' }).click();
+    await page.getByRole('alert').filter({ hasText: 'reasonCode must be letters, digits, dots, dashes or underscores' }).waitFor();
+    expect(await accessibilityViolations()).toEqual([]);
+    if (shots) {
+      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-review-form.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: await bottomOf('section.review') } });
+    }
+    expect(await overflowAtPhoneWidth('review-form')).toEqual([]);
+    // Another officer has the same application open, in another tab (which keeps its own staff id).
+    const other = await context.newPage();
+    await other.goto(`${stack.gatewayUrl}/console#/applications/${referred.applicationId}`);
+    await other.getByLabel('Your staff id').fill('officer-2001');
+    await other.getByRole('radio', { name: 'Decline' }).check();
+    await other.getByLabel('Reason code').fill('INCOME_UNVERIFIED');
+
+    await page.getByLabel('Reason code').fill('INCOME_VERIFIED');
+    await page.getByLabel(/^Note/).fill('Salary and employer confirmed by phone; the bureau was down');
+    await page.getByRole('button', { name: 'Submit review' }).click();
+    await page.getByRole('region', { name: 'Awaiting a second reviewer' }).waitFor();
+
+    // The other officer's review comes second: the API's 409 is shown, with the review as it now is.
+    await other.getByRole('button', { name: 'Submit review' }).click();
+    await other.getByRole('alert').filter({ hasText: 'A review of this application by officer-1042 awaits confirmation' }).waitFor();
+    await other.getByRole('region', { name: 'Awaiting a second reviewer' }).getByText('officer-1042').first().waitFor();
+    await other.close();
+
+    const confirmation = page.getByRole('region', { name: 'Awaiting a second reviewer' });
+    await confirmation.waitFor();
+    await expect(confirmation.textContent()).resolves.toContain('officer-1042');
+    await expect(confirmation.getByRole('button', { name: 'Confirm review' }).isDisabled()).resolves.toBe(true);
+    await confirmation.getByText('You (officer-1042) made this review').waitFor();
+    expect((await lenderApi('GET', `/api/applications/${referred.applicationId}`)).body.review).toMatchObject({
+      status: 'PENDING_CONFIRMATION',
+      reviewer: 'officer-1042',
+      approval_details: { approved_amount: 500_000, approved_tenor: 12, approved_interest: 5 },
+    });
+    expect(await accessibilityViolations()).toEqual([]);
+    if (shots) {
+      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-review.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: await bottomOf('section.review') } });
+    }
+    expect(await overflowAtPhoneWidth('review-pending')).toEqual([]);
+  });
+
+  it('when a second reviewer confirms it, then the review is final on the page, named both reviewers, and done in the queue', async () => {
+    // The staff id is kept for the tab: it is still the maker's after a reload.
+    await page.reload();
+    await expect(page.getByLabel('Your staff id').inputValue()).resolves.toBe('officer-1042');
+    await page.getByLabel('Your staff id').fill('manager-0007');
+    await page.getByRole('button', { name: 'Confirm review' }).click();
+    const final = page.getByRole('region', { name: 'Final review' });
+    await final.waitFor();
+    const text = (await final.textContent())!;
+    for (const shown of ['Approved', 'officer-1042', 'manager-0007', 'INCOME_VERIFIED', 'Salary and employer confirmed by phone', '12 months']) {
+      expect(text).toContain(shown);
+    }
+    await expect(page.getByRole('button', { name: 'Submit review' }).count()).resolves.toBe(0);
+    const review = (await lenderApi('GET', `/api/applications/${referred.applicationId}`)).body.review;
+    expect(review).toMatchObject({ status: 'FINAL', reviewer: 'officer-1042', confirmedBy: 'manager-0007' });
+    expect(await accessibilityViolations()).toEqual([]);
+    expect(await overflowAtPhoneWidth('review-final')).toEqual([]);
+
+    await page.getByRole('link', { name: 'Reviews' }).click();
+    await page.getByRole('heading', { name: 'Reviews', level: 1 }).waitFor();
+    await page.getByRole('radio', { name: /^Done/ }).check();
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByText('Applications reviewed').waitFor();
+    await expect(page.getByRole('row', { name: /Chidi Okafor/ }).textContent()).resolves.toContain('by officer-1042, confirmed by manager-0007');
+    expect(await accessibilityViolations()).toEqual([]);
+    expect((await lenderApi('PATCH', '/api/client', { reviewConfirmationAbove: null })).status).toBe(200);
   });
 
   it('when the lender rotates the webhook secret, then the new secret is shown once with the end of the overlap, and not again; the endpoint is edited and failed deliveries replayed', async () => {
