@@ -18,7 +18,7 @@ import { adminRoutes } from './entry-points/http/adminRoutes';
 import { createHttpApp } from './entry-points/http/app';
 import { applicationRoutes } from './entry-points/http/applicationRoutes';
 import { consoleRoutes } from './entry-points/http/consoleRoutes';
-import { createConsoleSessions } from './domain/consoleSession';
+import { consoleSessionModel, createConsoleSessionStore } from './data-access/consoleSessionStore';
 import { clientRoutes } from './entry-points/http/clientRoutes';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { adminOnly, authenticate, createRateLimiter, pruneRateWindows } from './entry-points/http/guards';
@@ -57,6 +57,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     labelNames: ['outcome'] as const,
     registers: [metrics.registry],
   });
+  const consoleSessions = createConsoleSessionStore(consoleSessionModel(runtime.db));
   const auth = authenticate({ clients: clientRepo, cacheTtlMs: config.API_KEY_CACHE_TTL, clock });
   const limiter = createRateLimiter({
     model: windows,
@@ -78,6 +79,9 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     allowPrivateWebhookUrls: config.ALLOW_PRIVATE_WEBHOOK_URLS,
     logger: logger.child({ component: 'accounts' }),
     onKeyChange: () => auth.forget(),
+    onKeyRotated: async (clientId, by) => {
+      await consoleSessions.endKeySessions(clientId, by.sessionId);
+    },
   });
   let url = `http://${config.HTTP_HOST}:${config.GATEWAY_PORT}`;
   let ready = false;
@@ -92,9 +96,12 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     api: applicationRoutes({ commands, sealer, authenticate: auth, limit: limiter }),
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
     console: consoleRoutes({
-      sessions: createConsoleSessions({ sealer, ttlMs: config.CONSOLE_SESSION_TTL }),
+      sessions: consoleSessions,
+      times: { ttlMs: config.CONSOLE_SESSION_TTL, idleMs: config.CONSOLE_SESSION_IDLE },
       clock,
       authenticate: auth,
+      limit: limiter,
+      production: config.production,
     }),
     client: clientRoutes({ accounts, clock, authenticate: auth, limit: limiter }),
     adminGuard: adminOnly(config.ADMIN_TOKEN),
@@ -126,6 +133,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
       runtime.lifecycle.onStop('outbox', () => relay.stop());
       const prune = setInterval(() => {
         pruneRateWindows(windows, clock)().catch(() => undefined);
+        consoleSessions.prune(clock.now()).catch(() => undefined);
       }, 60_000);
       prune.unref();
       runtime.lifecycle.onStop('prune', () => clearInterval(prune));

@@ -90,7 +90,14 @@ const id = (value: string) => encodeURIComponent(value);
 
 export const api = {
   async session(): Promise<SessionState> {
-    const state = await request<SessionState>('GET', '/session');
+    let state: SessionState;
+    try {
+      state = await request<SessionState>('GET', '/session');
+    } catch (e) {
+      // The session had ended: the answer dropped its cookie, and the next one is the sign-in's.
+      if (!(e instanceof ApiError && e.status === 401)) throw e;
+      state = await request<SessionState>('GET', '/session');
+    }
     csrfToken = state.csrfToken;
     return state;
   },

@@ -34,7 +34,6 @@ import { deliveryRoutes } from '../deliveryRoutes';
 import { providerWebhookRoutes } from '../providerWebhookRoutes';
 import { servedRoutes } from '../support';
 import { consoleRoutes } from '../consoleRoutes';
-import { createConsoleSessions } from '../../../domain/consoleSession';
 import { adminDocument, lenderDocument, type OpenApiDocument } from './document';
 import { EventExamples, Examples } from './examples';
 
@@ -66,7 +65,7 @@ function assembledApp() {
     api: applicationRoutes({ commands: unused, sealer, authenticate: pass, limit: () => pass }),
     deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
     client: clientRoutes({ accounts, clock: systemClock, authenticate: pass, limit: () => pass }),
-    console: consoleRoutes({ sessions: createConsoleSessions({ sealer, ttlMs: 1000 }), clock: systemClock, authenticate: pass }),
+    console: consoleRoutes({ sessions: unused, times: { ttlMs: 1000, idleMs: 1000 }, clock: systemClock, authenticate: pass, limit: () => pass, production: false }),
     adminGuard: pass,
     admin: adminRoutes({ accounts }),
     providerWebhooks: providerWebhookRoutes({
