@@ -11,3 +11,4 @@ export * from './primitives';
 export * from './schemas';
 export * from './topics';
 export * from './webhookTarget';
+export * from './staff';

@@ -81,6 +81,13 @@ export const configShape = {
   CONSOLE_SESSION_IDLE: durationMs('30m')
     .pipe(z.number().min(10_000, 'CONSOLE_SESSION_IDLE is at least 10s').max(24 * 3_600_000, 'CONSOLE_SESSION_IDLE is at most 24h'))
     .describe('How long a console session lasts without a request (10s..24h, and not beyond CONSOLE_SESSION_TTL; production refuses more than 1h)'),
+  INVITATION_TTL: durationMs('72h')
+    .pipe(z.number().min(10 * 60_000, 'INVITATION_TTL is at least 10m').max(7 * 24 * 3_600_000, 'INVITATION_TTL is at most 7d'))
+    .describe('How long a staff invitation link can be used (10m..7d); it is good once'),
+  CONSOLE_PUBLIC_URL: z
+    .url({ error: 'CONSOLE_PUBLIC_URL must be a URL' })
+    .optional()
+    .describe("The gateway's address as staff reach it (https://console.lender.example), for invitation links; the gateway's own address when unset"),
   WEBHOOK_SECRET_OVERLAP: durationMs('24h').describe('How long the previous webhook secret keeps signing after a rotation'),
 };
 

@@ -19,6 +19,9 @@ import { createHttpApp } from './entry-points/http/app';
 import { applicationRoutes } from './entry-points/http/applicationRoutes';
 import { consoleRoutes } from './entry-points/http/consoleRoutes';
 import { consoleSessionModel, createConsoleSessionStore } from './data-access/consoleSessionStore';
+import { createStaffAccounts, logMailer, type InvitationMailer } from './data-access/staffAccounts';
+import { createStaffUserRepository, staffSettingsModel, staffUserModel } from './data-access/staffUsers';
+import { userRoutes } from './entry-points/http/userRoutes';
 import { clientRoutes } from './entry-points/http/clientRoutes';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { adminOnly, authenticate, createRateLimiter, pruneRateWindows } from './entry-points/http/guards';
@@ -29,7 +32,13 @@ import { providerWebhookRoutes } from './entry-points/http/providerWebhookRoutes
  * commands for the applications service and waits for the reply; takes the provider's
  * webhooks; serves the admin API of client accounts.
  */
-export function createGatewayService(deps: { runtime: ServiceRuntime; config: GatewayConfig; clock: Clock }) {
+export function createGatewayService(deps: {
+  runtime: ServiceRuntime;
+  config: GatewayConfig;
+  clock: Clock;
+  /** Sends staff invitations; without one the link is logged and answered once (docs/staff.md). */
+  mailer?: InvitationMailer;
+}) {
   const { runtime, config, clock } = deps;
   const { bus, logger, metrics, sealer } = runtime;
   const clients = clientModel(runtime.db);
@@ -84,6 +93,17 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     },
   });
   let url = `http://${config.HTTP_HOST}:${config.GATEWAY_PORT}`;
+  const staff = createStaffAccounts({
+    users: createStaffUserRepository({ users: staffUserModel(runtime.db), settings: staffSettingsModel(runtime.db) }),
+    sealer,
+    clock,
+    invitationTtlMs: config.INVITATION_TTL,
+    mailer: deps.mailer ?? logMailer(logger.child({ component: 'invitations' })),
+    consoleUrl: () => (config.CONSOLE_PUBLIC_URL ?? url).replace(/\/$/, ''),
+    lenderName: async (clientId) => (await clientRepo.get(clientId))?.name ?? 'Lender',
+    endUserSessions: (clientId, userId, keep) => consoleSessions.endUserSessions(clientId, userId, keep),
+    logger: logger.child({ component: 'staff' }),
+  });
   let ready = false;
   // Health and /metrics on the internal port only: the public port is what an ingress exposes.
   const ops = createOpsApp({ metrics, checks: { ...runtime.checks, replies: () => ready } });
@@ -97,6 +117,8 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
     console: consoleRoutes({
       sessions: consoleSessions,
+      staff,
+      clients: clientRepo,
       times: { ttlMs: config.CONSOLE_SESSION_TTL, idleMs: config.CONSOLE_SESSION_IDLE },
       clock,
       authenticate: auth,
@@ -104,8 +126,9 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
       production: config.production,
     }),
     client: clientRoutes({ accounts, clock, authenticate: auth, limit: limiter }),
+    users: userRoutes({ staff, authenticate: auth, limit: limiter }),
     adminGuard: adminOnly(config.ADMIN_TOKEN),
-    admin: adminRoutes({ accounts }),
+    admin: adminRoutes({ accounts, staff }),
     providerWebhooks: providerWebhookRoutes({
       bus,
       secret: config.PROVIDER_WEBHOOK_SECRET,

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { StaffRole } from '@loan/contracts';
 
 /**
  * A signed-in console user, as the gateway's database holds it. The browser holds only a random
@@ -10,6 +11,8 @@ export interface ConsoleSession {
   clientId: string;
   /** The staff user signed in; null for a sign-in with the lender's API key. */
   userId: string | null;
+  /** The staff user's role at sign-in (a change of role ends the session); null with the API key, which may do everything. */
+  role: StaffRole | null;
   /** What signed in: the lender's API key, or a staff user's password (and TOTP code). */
   via: 'api-key' | 'password';
   csrfToken: string;
@@ -58,7 +61,7 @@ export function touchIsDue(session: Pick<ConsoleSession, 'lastSeenAt'>, now: Dat
 
 /** A new session for a sign-in that has just succeeded, and the token its cookie holds. */
 export function issueSession(
-  who: { clientId: string; userId: string | null; via: ConsoleSession['via'] },
+  who: { clientId: string; userId: string | null; role: StaffRole | null; via: ConsoleSession['via'] },
   now: Date,
   times: SessionTimes,
 ): { session: ConsoleSession; token: string } {

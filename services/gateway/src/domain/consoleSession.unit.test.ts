@@ -6,8 +6,8 @@ const at = (ms: number) => new Date(now.getTime() + ms);
 
 describe('console sessions', () => {
   it('when a session is issued, then the cookie token is random, only its hash is the id, and the CSRF tokens differ', () => {
-    const one = issueSession({ clientId: 'c', userId: null, via: 'api-key' }, now, times);
-    const two = issueSession({ clientId: 'c', userId: null, via: 'api-key' }, now, times);
+    const one = issueSession({ clientId: 'c', userId: null, role: null, via: 'api-key' }, now, times);
+    const two = issueSession({ clientId: 'c', userId: null, role: null, via: 'api-key' }, now, times);
     expect(looksLikeSessionToken(one.token)).toBe(true);
     expect(one.session.id).toBe(sessionIdOf(one.token));
     expect(one.session.id).not.toContain(one.token);
@@ -18,7 +18,7 @@ describe('console sessions', () => {
   });
 
   it('when a session is not used for its idle time, then it ends, and a used one ends at its absolute end at the latest', () => {
-    const { session } = issueSession({ clientId: 'c', userId: 'u', via: 'password' }, now, times);
+    const { session } = issueSession({ clientId: 'c', userId: 'u', role: 'viewer', via: 'password' }, now, times);
     expect(isLive(session, at(30 * 60_000 - 1), times)).toBe(true);
     expect(isLive(session, at(30 * 60_000), times)).toBe(false);
     const active = { ...session, lastSeenAt: at(8 * 60 * 60_000 - 60_000) };
@@ -27,7 +27,7 @@ describe('console sessions', () => {
   });
 
   it('when a session is used, then its activity is recorded once a tenth of the idle time (at most a minute) has passed', () => {
-    const { session } = issueSession({ clientId: 'c', userId: null, via: 'api-key' }, now, times);
+    const { session } = issueSession({ clientId: 'c', userId: null, role: null, via: 'api-key' }, now, times);
     expect(touchIsDue(session, at(59_999), times)).toBe(false);
     expect(touchIsDue(session, at(60_000), times)).toBe(true);
     expect(touchIsDue(session, at(1_000), { ...times, idleMs: 10_000 })).toBe(true);

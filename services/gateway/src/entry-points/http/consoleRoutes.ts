@@ -17,7 +17,8 @@ import {
   type SessionTimes,
 } from '../../domain/consoleSession';
 import type { ConsoleSessionStore } from '../../data-access/consoleSessionStore';
-import type { ClientRecord } from '../../data-access/clientRepository';
+import type { ClientRecord, ClientRepository } from '../../data-access/clientRepository';
+import type { StaffAccounts } from '../../data-access/staffAccounts';
 import { allowOnlyRoutedMethods, ctx, requireJson, route, validate } from './support';
 
 /** Where `npm run build` puts the console (services/gateway/dist/console), from src/ and dist/ alike. */
@@ -43,8 +44,22 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SignIn = z.object({
+const KeySignIn = z.object({
   apiKey: z.string({ error: 'apiKey is required and must be a string' }).min(1, 'apiKey is required').max(200, 'apiKey is not valid'),
+});
+const StaffSignIn = z.object({
+  email: z.string({ error: 'email is required and must be a string' }).trim().toLowerCase().min(3, 'email is required').max(254, 'email is not valid'),
+  password: z.string({ error: 'password is required and must be a string' }).min(1, 'password is required').max(200, 'password is not valid'),
+  totpCode: z.string({ error: 'totpCode must be a string' }).max(10, 'totpCode is not valid').optional(),
+});
+const InvitationToken = z.object({ token: z.string({ error: 'token is required and must be a string' }).max(100, 'token is not valid') });
+const AcceptInvitation = InvitationToken.extend({
+  password: z.string({ error: 'password is required and must be a string' }),
+  totpCode: z.string({ error: 'totpCode must be a string' }).max(10, 'totpCode is not valid').optional(),
+});
+const ChangePassword = z.object({
+  currentPassword: z.string({ error: 'currentPassword is required and must be a string' }).max(200),
+  newPassword: z.string({ error: 'newPassword is required and must be a string' }),
 });
 
 interface ConsoleState {
@@ -77,6 +92,9 @@ function fromThisOrigin(req: Request): boolean {
   }
 }
 
+/** Routes that check a token of their own (the sign-in form's, or the session's) in their handler. */
+const OWN_TOKEN_ROUTES = new Set(['/session', '/invitation', '/invitation/accept']);
+
 /** The cookies' names: with `__Host-` in production, which browsers take only from https, for Path=/ and no Domain. */
 export const cookieNames = (production: boolean) => ({
   session: production ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE,
@@ -98,9 +116,11 @@ export const cookieNames = (production: boolean) => ({
  */
 export function consoleRoutes(deps: {
   sessions: ConsoleSessionStore;
+  staff: StaffAccounts;
   times: SessionTimes;
   clock: Clock;
   authenticate: RequestHandler;
+  clients: Pick<ClientRepository, 'get'>;
   limit: (kind: 'other') => RequestHandler;
   /** Production: cookies take `__Host-` and `Secure` whether or not the request came over https. */
   production: boolean;
@@ -155,7 +175,7 @@ export function consoleRoutes(deps: {
       if (!fromThisOrigin(req)) throw new HttpError(403, 'Cross-site request refused: it does not come from this console');
       // Sign-in checks its own token; a request without a session carries no credentials and
       // authentication answers it (401).
-      if ((req.method === 'POST' && req.path === '/session') || !session) return next();
+      if ((req.method === 'POST' && OWN_TOKEN_ROUTES.has(req.path)) || !session) return next();
       const token = req.header(CSRF_HEADER);
       if (!token || !safeEqual(token, session.csrfToken)) throw new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`);
       next();
@@ -164,13 +184,17 @@ export function consoleRoutes(deps: {
     }
   };
 
-  const signedIn = (session: ConsoleSession, client: ClientRecord) => ({
+  const signedIn = (session: ConsoleSession, client: ClientRecord, email: string | null) => ({
     signedIn: true,
     clientId: client.clientId,
     name: client.name,
     csrfToken: session.csrfToken,
     expiresAt: session.expiresAt.toISOString(),
+    /** The staff user; null for a console signed in with the API key, which may do everything. */
+    user: session.userId ? { userId: session.userId, email, role: session.role } : null,
   });
+  const emailOf = async (session: ConsoleSession) =>
+    session.userId ? ((await deps.staff.get(session.clientId, session.userId))?.email ?? null) : null;
 
   const router = Router({ strict: true, caseSensitive: true });
   router.use(cookieParser());
@@ -209,7 +233,7 @@ export function consoleRoutes(deps: {
       if (session) {
         const failure = await authenticateNow(req, res);
         if (failure) throw failure;
-        res.json(signedIn(session, ctx(res).client!));
+        res.json(signedIn(session, ctx(res).client!, await emailOf(session)));
         return;
       }
       if (presented) {
@@ -225,14 +249,23 @@ export function consoleRoutes(deps: {
     }),
   );
 
-  /** The sign-in form's token (double submit), checked here so that no path spelling skips it. */
-  function checkSignInToken(req: Request) {
-    const expected = ((req.cookies ?? {}) as Record<string, string | undefined>)[names.signIn];
+  /**
+   * The sign-in form's token (double submit), or a signed-in page's session token, checked here
+   * so that no path spelling skips it.
+   */
+  function checkSignInToken(req: Request, res: Response) {
+    const fromForm = ((req.cookies ?? {}) as Record<string, string | undefined>)[names.signIn];
+    const fromSession = stateOf(res).console?.session?.csrfToken;
     const token = req.header(CSRF_HEADER);
-    if (!token || !expected || !safeEqual(token, expected)) throw new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`);
+    const matches = (expected: string | undefined) => !!expected && !!token && safeEqual(token, expected);
+    if (!matches(fromForm) && !matches(fromSession)) throw new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`);
   }
 
-  async function startSession(req: Request, res: Response, who: { clientId: string; userId: string | null; via: ConsoleSession['via'] }) {
+  async function startSession(
+    req: Request,
+    res: Response,
+    who: { clientId: string; userId: string | null; role: ConsoleSession['role']; via: ConsoleSession['via'] },
+  ) {
     const now = deps.clock.now();
     const { session, token } = issueSession(who, now, deps.times);
     await deps.sessions.create(session);
@@ -246,13 +279,63 @@ export function consoleRoutes(deps: {
     deps.limit('other'),
     requireJson(),
     route(async (req, res) => {
-      checkSignInToken(req);
-      const { apiKey } = validate(SignIn, req.body ?? {});
+      checkSignInToken(req, res);
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      if (body.apiKey === undefined && (body.email !== undefined || body.password !== undefined)) {
+        const { email, password, totpCode } = validate(StaffSignIn, body);
+        const user = await deps.staff.signIn(email, password, totpCode, req.ip);
+        const client = await deps.clients.get(user.clientId);
+        if (!client) throw new HttpError(401, 'Wrong e-mail address, password or authenticator code');
+        const session = await startSession(req, res, { clientId: user.clientId, userId: user.userId, role: user.role, via: 'password' });
+        res.json(signedIn(session, client, user.email));
+        return;
+      }
+      const { apiKey } = validate(KeySignIn, body);
       const failure = await authenticateKey(req, res, apiKey);
       if (failure) throw failure;
       const client = ctx(res).client!;
-      const session = await startSession(req, res, { clientId: client.clientId, userId: null, via: 'api-key' });
-      res.json(signedIn(session, client));
+      // The key opens the console only until the lender's first owner has an account.
+      if (await deps.staff.hasOwner(client.clientId)) {
+        throw new HttpError(403, "This lender's staff sign in with their e-mail address and password; the API key does not open the console");
+      }
+      const session = await startSession(req, res, { clientId: client.clientId, userId: null, role: null, via: 'api-key' });
+      res.json(signedIn(session, client, null));
+    }),
+  );
+
+  router.post(
+    '/invitation',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      checkSignInToken(req, res);
+      const { token } = validate(InvitationToken, req.body ?? {});
+      res.json(await deps.staff.invitation(token));
+    }),
+  );
+
+  router.post(
+    '/invitation/accept',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      checkSignInToken(req, res);
+      const { token, password, totpCode } = validate(AcceptInvitation, req.body ?? {});
+      res.json(await deps.staff.accept(token, password, totpCode));
+    }),
+  );
+
+  router.post(
+    '/password',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      const { session } = stateOf(res).console!;
+      if (!session) throw new HttpError(401, 'Sign in first');
+      if (!session.userId) throw new HttpError(400, 'A console signed in with the API key has no password to change');
+      const { currentPassword, newPassword } = validate(ChangePassword, req.body ?? {});
+      await deps.staff.changePassword(session.clientId, session.userId, currentPassword, newPassword, session.id);
+      res.status(204).end();
     }),
   );
 

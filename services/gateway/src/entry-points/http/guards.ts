@@ -10,6 +10,7 @@ import type { RateWindowModel } from '../../data-access/clientModel';
 import type { Clock } from '@loan/runtime';
 import { isDuplicateKey } from '@loan/runtime';
 import { ctx } from './support';
+import { roleAllows, type Permission } from '../../domain/staff';
 
 /**
  * `x-api-key` on every /api route; on /console/api the lender of the console's session (its
@@ -164,5 +165,18 @@ export function authFailureLimit(settings: { limit: number; windowMs: number }):
       if (res.statusCode === 401 || res.statusCode === 403) void failures.increment(ip);
     });
     next();
+  };
+}
+
+/**
+ * What the caller's role allows. The API key (on /api, or a console signed in with it by an
+ * owner who has no account yet) may do everything; a staff user's console session what the
+ * role says (`domain/staff.ts`), or 403 naming the role.
+ */
+export function permit(permission: Permission): RequestHandler {
+  return (_req, res, next) => {
+    const session = ctx(res).consoleSession;
+    if (!session || session.role === null || roleAllows(session.role, permission)) return next();
+    next(new HttpError(403, `Your role (${session.role}) does not allow this`));
   };
 }
