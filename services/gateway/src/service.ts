@@ -123,6 +123,7 @@ export function createGatewayService(deps: {
       clock,
       authenticate: auth,
       limit: limiter,
+      logger: logger.child({ component: 'console' }),
       production: config.production,
     }),
     client: clientRoutes({ accounts, clock, authenticate: auth, limit: limiter }),

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import cookieParser from 'cookie-parser';
 import express, { Router, type CookieOptions, type Request, type RequestHandler, type Response } from 'express';
-import type { Clock } from '@loan/runtime';
+import type { Clock, Logger } from '@loan/runtime';
+import type { Permission } from '../../domain/staff';
+import { permit } from './guards';
 import { z } from 'zod';
 import { HttpError } from '../../domain/errors';
 import { safeEqual } from '../../domain/keys';
@@ -92,6 +94,19 @@ function fromThisOrigin(req: Request): boolean {
   }
 }
 
+/**
+ * What a call of the console's API needs of the session's role: reading needs `read`, except the
+ * users (owners only); a change of an application needs `applications`; of the webhook
+ * endpoint, secrets, API key or deliveries `developer`; anything else (users included) `users`.
+ */
+export function permissionFor(method: string, path: string): Permission {
+  if (path === '/users' || path.startsWith('/users/')) return 'users';
+  if (method === 'GET' || method === 'HEAD') return 'read';
+  if (path.startsWith('/applications/') || path === '/applications') return 'applications';
+  if (path === '/client' || path.startsWith('/client/') || path.startsWith('/webhooks/')) return 'developer';
+  return 'users';
+}
+
 /** Routes that check a token of their own (the sign-in form's, or the session's) in their handler. */
 const OWN_TOKEN_ROUTES = new Set(['/session', '/invitation', '/invitation/accept']);
 
@@ -122,6 +137,7 @@ export function consoleRoutes(deps: {
   authenticate: RequestHandler;
   clients: Pick<ClientRepository, 'get'>;
   limit: (kind: 'other') => RequestHandler;
+  logger: Logger;
   /** Production: cookies take `__Host-` and `Secure` whether or not the request came over https. */
   production: boolean;
   /** Where the built page and assets are; the page answers 503 until they are built. */
@@ -350,11 +366,36 @@ export function consoleRoutes(deps: {
     }),
   );
 
-  /** In front of the API's routers on /console/api: they authenticate the session's lender. */
-  const api: RequestHandler = (_req, res, next) => {
+  /**
+   * In front of the API's routers on /console/api: they authenticate the session's lender, and
+   * here the session's role is checked (403 naming it) before anything else is. Every change
+   * made from the console writes an audit line naming the user.
+   */
+  const api: RequestHandler = (req, res, next) => {
     if (ctx(res).consoleSession === undefined) ctx(res).consoleSession = null;
-    next();
+    const session = ctx(res).consoleSession;
+    if (req.method !== 'GET' && req.method !== 'HEAD' && session) {
+      const action = `console ${req.method} ${req.originalUrl.split('?')[0]}`;
+      res.once('finish', () => {
+        if (res.statusCode >= 400) return;
+        deps.logger.info(
+          {
+            audit: {
+              action,
+              actor: 'client',
+              userId: session.userId,
+              role: session.role,
+              clientId: session.clientId,
+              status: res.statusCode,
+              ip: req.ip,
+              correlationId: ctx(res).correlationId,
+            },
+          },
+          'client action',
+        );
+      });
+    }
+    permit(permissionFor(req.method, req.path))(req, res, next);
   };
-
   return { router: allowOnlyRoutedMethods(router), api };
 }

@@ -66,7 +66,7 @@ function assembledApp() {
     api: applicationRoutes({ commands: unused, sealer, authenticate: pass, limit: () => pass }),
     deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
     client: clientRoutes({ accounts, clock: systemClock, authenticate: pass, limit: () => pass }),
-    console: consoleRoutes({ sessions: unused, staff: unused, clients: unused, times: { ttlMs: 1000, idleMs: 1000 }, clock: systemClock, authenticate: pass, limit: () => pass, production: false }),
+    console: consoleRoutes({ sessions: unused, staff: unused, clients: unused, times: { ttlMs: 1000, idleMs: 1000 }, clock: systemClock, authenticate: pass, limit: () => pass, logger, production: false }),
     adminGuard: pass,
     admin: adminRoutes({ accounts, staff: unused }),
     users: userRoutes({ staff: unused, authenticate: pass, limit: () => pass }),
