@@ -102,6 +102,7 @@ export function createGatewayService(deps: {
     consoleUrl: () => (config.CONSOLE_PUBLIC_URL ?? url).replace(/\/$/, ''),
     lenderName: async (clientId) => (await clientRepo.get(clientId))?.name ?? 'Lender',
     endUserSessions: (clientId, userId, keep) => consoleSessions.endUserSessions(clientId, userId, keep),
+    endKeySessions: (clientId) => consoleSessions.endKeySessions(clientId),
     logger: logger.child({ component: 'staff' }),
   });
   let ready = false;

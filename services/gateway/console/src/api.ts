@@ -8,6 +8,9 @@ import type {
   DeliveryView,
   MonthlyFlow,
   ReplayResult,
+  StaffInvitation,
+  StaffRole,
+  StaffUser,
 } from '@loan/contracts';
 
 /**
@@ -15,7 +18,7 @@ import type {
  * (which no script can read), with the session's CSRF token on every change.
  */
 
-export type { ApplicationStatus, ApplicationSummary, ApplicationView, ClientSettings, DeliveryView, MonthlyFlow, ReplayResult };
+export type { ApplicationStatus, ApplicationSummary, ApplicationView, ClientSettings, DeliveryView, MonthlyFlow, ReplayResult, StaffInvitation, StaffRole, StaffUser };
 
 export interface SessionState {
   signedIn: boolean;
@@ -23,6 +26,19 @@ export interface SessionState {
   clientId?: string;
   name?: string;
   expiresAt?: string;
+  /** The staff user signed in; null when the console was opened with the API key (which may do everything). */
+  user?: { userId: string; email: string | null; role: StaffRole } | null;
+}
+
+/** What an invitation link shows before it is accepted. */
+export interface InvitationView {
+  email: string;
+  role: StaffRole;
+  lenderName: string;
+  expiresAt: string;
+  totpRequired: boolean;
+  totpSecret: string;
+  otpauthUri: string;
 }
 
 /** An answer other than 2xx, in the API's error shape. */
@@ -106,6 +122,18 @@ export const api = {
     csrfToken = state.csrfToken;
     return state;
   },
+  async signInAsStaff(email: string, password: string, totpCode?: string): Promise<SessionState> {
+    const state = await request<SessionState>('POST', '/session', { email, password, ...(totpCode ? { totpCode } : {}) });
+    csrfToken = state.csrfToken;
+    return state;
+  },
+  invitation: (token: string) => request<InvitationView>('POST', '/invitation', { token }),
+  acceptInvitation: (token: string, password: string, totpCode?: string) =>
+    request<StaffUser>('POST', '/invitation/accept', { token, password, ...(totpCode ? { totpCode } : {}) }),
+  users: () => request<{ items: StaffUser[] }>('GET', '/api/users'),
+  inviteUser: (email: string, role: StaffRole) => request<StaffInvitation>('POST', '/api/users', { email, role }),
+  changeRole: (userId: string, role: StaffRole) => request<StaffUser>('PATCH', `/api/users/${id(userId)}`, { role }),
+  removeUser: (userId: string) => request<void>('DELETE', `/api/users/${id(userId)}`),
   async signOut(): Promise<void> {
     await request<void>('DELETE', '/session');
     csrfToken = '';

@@ -79,6 +79,8 @@ export function createStaffAccounts(deps: {
   consoleUrl: () => string;
   lenderName: (clientId: string) => Promise<string>;
   endUserSessions: (clientId: string, userId: string, keep?: string) => Promise<unknown>;
+  /** Ends the console sessions opened with the lender's API key (once an owner has an account, the key opens none). */
+  endKeySessions: (clientId: string) => Promise<unknown>;
   logger: Logger;
 }) {
   const { users, clock } = deps;
@@ -253,6 +255,7 @@ export function createStaffAccounts(deps: {
         version: user.version + 1,
       };
       await save(next);
+      if (next.role === 'owner') await deps.endKeySessions(user.clientId);
       audit({ kind: 'client', ip: undefined, correlationId: null, userId: user.userId }, 'user.accept-invitation', user.clientId, { userId: user.userId });
       return view(next);
     },
