@@ -83,6 +83,10 @@ export type Checks = [
   Holds<Same<sdk.ClientSettings, contracts.ClientSettings>>,
   Holds<Accepted<sdk.UpdateClientSettingsRequest, z.input<typeof contracts.UpdateClientSettingsRequest>>>,
   Holds<Same<sdk.RotateKeyResponse, z.infer<typeof contracts.RotateKeyResponse>>>,
+  Holds<Same<sdk.StaffUser, contracts.StaffUser>>,
+  Holds<Same<sdk.StaffInvitation, contracts.StaffInvitation>>,
+  Holds<Same<sdk.StaffRole, contracts.StaffRole>>,
+  Holds<Accepted<sdk.InviteUserRequest, z.input<typeof contracts.InviteUserRequest>>>,
   Holds<Accepted<sdk.RotateWebhookSecretRequest, z.input<typeof contracts.RotateWebhookSecretBody>>>,
   Holds<Same<sdk.RotateWebhookSecretResponse, z.infer<typeof contracts.RotateWebhookSecretResponse>>>,
 ];
