@@ -29,14 +29,15 @@ afterAll(async () => {
 });
 
 /** A browser of the console: its cookies and the CSRF token of the page. */
-function browser() {
+function browser(url?: string) {
   const jar = new Map<string, string>();
   let csrf = '';
   async function send(method: string, path: string, body?: unknown) {
-    const headers: Record<string, string> = { origin: gateway.url, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
+    const base = url ?? gateway.url;
+    const headers: Record<string, string> = { origin: base, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
     if (method !== 'GET') headers['x-csrf-token'] = csrf;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${gateway.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     for (const cookie of res.headers.getSetCookie()) {
       const [pair] = cookie.split(';');
       const [name, value] = pair!.split('=');
@@ -257,6 +258,26 @@ describe('sign-in', () => {
     // A success starts the count again.
     expect((await signIn(email, 'wrong password 99')).status).toBe(401);
     expect((await signIn(email, 'viewer password 12')).status).toBe(200);
+  });
+
+  it('when sign-ins keep failing from one address, then the address is turned away before the account would wait', async () => {
+    const own = await startGateway(suiteNamespace(), { AUTH_FAILURE_LIMIT: '3' });
+    try {
+      const its = await createClient(own.url);
+      const email = unique('addressed');
+      const res = await fetch(`${own.url}/admin/clients/${its.clientId}/owner`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ email }) });
+      const { invitationUrl } = (await res.json()) as { invitationUrl: string };
+      const page = browser(own.url);
+      await page.open();
+      const token = invitationUrl.split('#/invitation/')[1];
+      expect((await page.send('POST', '/console/invitation/accept', { token, password: 'owner password 1234' })).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await page.send('POST', '/console/session', { email, password: `wrong password ${i}00` })).status).toBe(401);
+      const refused = await page.send('POST', '/console/session', { email, password: 'owner password 1234' });
+      expect(refused.status).toBe(429);
+      expect(refused.body.message).toMatch(/failed authentications from this address/);
+    } finally {
+      await own.stop();
+    }
   });
 
   it('when the owner requires an authenticator for the whole lender, then a user without one is refused until invited again', async () => {
