@@ -3,7 +3,6 @@ import {
   ClientView,
   CreateClientRequest,
   CreateClientResponse,
-  CreateOwnerRequest,
   StaffInvitation,
   RotateKeyResponse,
   RotateWebhookSecretBody,
@@ -11,6 +10,7 @@ import {
   UpdateClientRequest,
 } from '@loan/contracts';
 import { Examples } from './examples';
+import { staffEmail } from './lenderApi';
 import { failure, malformedJson, notJson, ok } from './responses';
 import { z } from 'zod';
 
@@ -144,7 +144,12 @@ export const adminOperations: RouteConfig[] = [
       'The same one-time invitation link as `POST /api/users` (`invitationUrl` when no mailer sends it). Refused once the lender has an owner. Until its owner has an account a lender may still sign in to the console with its API key; from then on staff sign in with e-mail and password.',
     request: {
       params: ClientId,
-      body: { required: true, content: { 'application/json': { schema: CreateOwnerRequest.meta({ id: 'CreateOwnerRequest', example: Examples.createOwnerRequest }) } } },
+      body: {
+        required: true,
+        content: {
+          'application/json': { schema: z.strictObject({ email: staffEmail }).meta({ id: 'CreateOwnerRequest', example: Examples.createOwnerRequest }) },
+        },
+      },
     },
     responses: {
       201: ok('The invitation', StaffInvitation.meta({ id: 'StaffInvitation' }), { ...Examples.staffInvitation, email: 'owner@acme-lending.example', role: 'owner' }),

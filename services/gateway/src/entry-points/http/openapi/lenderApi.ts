@@ -110,6 +110,15 @@ const UserId = z.object({
   id: z.string().meta({ param: { description: 'The userId of the user' }, example: '5b1f0c3e-8a2d-4f6b-9c7e-1d3a5f7b9e20' }),
 });
 const StaffSettings = z.object({ requireTotp: z.boolean() }).meta({ id: 'StaffSettings' });
+const StaffSettingsRequest = z.strictObject({ requireTotp: z.boolean() }).meta({ id: 'StaffSettingsRequest', example: Examples.staffSettings });
+/** An address as the service checks it: the contract's pattern is its rule (no `format: email`, which is another rule). */
+export const staffEmail = z.string().meta({
+  description: 'An e-mail address (compared without regard to case)',
+  pattern: EmailPattern.source,
+  maxLength: 254,
+  example: 'ada.obi@acme-lending.example',
+});
+const InviteUserBody = z.strictObject({ email: staffEmail, role: InviteUserRequest.shape.role }).meta({ id: 'InviteUserRequest', example: Examples.inviteUserRequest });
 const userNotFound = failure(404, 'No such user of yours, or a malformed id', { 'not found': 'User not found' });
 const lastOwner = failure(409, 'The lender’s last owner, or a concurrent change', {
   'last owner': 'A lender keeps at least one owner; make another user owner first',
@@ -540,7 +549,7 @@ export const lenderOperations: RouteConfig[] = [
     description:
       'The invitee opens the link, sets a password and enrols an authenticator app. Where the deployment sends no e-mail (a local stack), the link is in this answer (`invitationUrl`, once) and in the gateway’s log; with a mailer it is sent to the address and not answered.',
     request: {
-      body: { required: true, content: { 'application/json': { schema: InviteUserRequest.meta({ id: 'InviteUserRequest', example: Examples.inviteUserRequest }) } } },
+      body: { required: true, content: { 'application/json': { schema: InviteUserBody } } },
     },
     responses: {
       201: ok('The invitation', StaffInvitation.meta({ id: 'StaffInvitation' }), Examples.staffInvitation, { limited: true }),
@@ -570,7 +579,7 @@ export const lenderOperations: RouteConfig[] = [
     tags: [staff],
     summary: 'Require an authenticator code of every user (or not)',
     description: 'With `requireTotp`, a user without an enrolled authenticator is refused at sign-in (403) until invited again.',
-    request: { body: { required: true, content: { 'application/json': { schema: StaffSettings } } } },
+    request: { body: { required: true, content: { 'application/json': { schema: StaffSettingsRequest } } } },
     responses: {
       200: ok('The settings as they now are', StaffSettings, Examples.staffSettings, { limited: true }),
       400: failure(400, 'No or a non-boolean requireTotp', { 'bad value': 'requireTotp: requireTotp must be true or false', ...malformedJson }),
