@@ -98,7 +98,7 @@ export function createGatewayService(deps: {
     sealer,
     clock,
     invitationTtlMs: config.INVITATION_TTL,
-    mailer: deps.mailer ?? logMailer(logger.child({ component: 'invitations' })),
+    mailer: deps.mailer ?? logMailer(logger.child({ component: 'invitations' }), { logLink: !config.production }),
     consoleUrl: () => (config.CONSOLE_PUBLIC_URL ?? url).replace(/\/$/, ''),
     lenderName: async (clientId) => (await clientRepo.get(clientId))?.name ?? 'Lender',
     endUserSessions: (clientId, userId, keep) => consoleSessions.endUserSessions(clientId, userId, keep),

@@ -25,12 +25,21 @@ export interface InvitationMailer {
   send(invitation: { email: string; lenderName: string; role: StaffRole; url: string; expiresAt: Date }): Promise<void>;
 }
 
-/** The local stand-in: no e-mail is sent; the link is written to the log and answered once. */
-export const logMailer = (logger: Logger): InvitationMailer => ({
+/**
+ * The stand-in where no mailer is plugged in: no e-mail is sent; the link is answered once and,
+ * on a local stack, also written to the log. In production the log says only that an invitation
+ * was made: a link in a log would be a credential anyone reading the logs could use.
+ */
+export const logMailer = (logger: Logger, options: { logLink: boolean }): InvitationMailer => ({
   delivers: false,
   async send(invitation) {
+    const expiresAt = invitation.expiresAt.toISOString();
+    if (!options.logLink) {
+      logger.info({ invitation: { role: invitation.role, expiresAt } }, `invitation made for ${invitation.lenderName}; the link was answered once`);
+      return;
+    }
     logger.info(
-      { invitation: { email: invitation.email, role: invitation.role, url: invitation.url, expiresAt: invitation.expiresAt.toISOString() } },
+      { invitation: { email: invitation.email, role: invitation.role, url: invitation.url, expiresAt } },
       `invitation for ${invitation.email} to ${invitation.lenderName}: ${invitation.url}`,
     );
   },
