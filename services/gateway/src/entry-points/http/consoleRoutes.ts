@@ -96,13 +96,17 @@ function fromThisOrigin(req: Request): boolean {
 
 /**
  * What a call of the console's API needs of the session's role: reading needs `read`, except the
- * users (owners only); a change of an application needs `applications`; of the webhook
+ * users (owners only); a change of an application (a review included) or a policy draft needs
+ * `applications`; confirming a review or activating a policy `manage`; a change of the webhook
  * endpoint, secrets, API key or deliveries `developer`; anything else (users included) `users`.
  */
 export function permissionFor(method: string, path: string): Permission {
   if (path === '/users' || path.startsWith('/users/')) return 'users';
   if (method === 'GET' || method === 'HEAD') return 'read';
+  // A review's confirmation (maker-checker) and a policy's activation are a credit manager's.
+  if (/^\/applications\/[^/]+\/review\/confirm$/.test(path) || /^\/policies\/.+\/activate$/.test(path)) return 'manage';
   if (path.startsWith('/applications/') || path === '/applications') return 'applications';
+  if (path === '/policies' || path.startsWith('/policies/')) return 'applications';
   if (path === '/client' || path.startsWith('/client/') || path.startsWith('/webhooks/')) return 'developer';
   return 'users';
 }
