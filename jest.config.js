@@ -6,7 +6,13 @@
  */
 const base = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }],
+    // Packages published only as ES modules (otplib's base32 and hashes), which Node requires
+    // natively and jest does not: compiled to CommonJS for the tests.
+    '/node_modules/@(scure|noble)/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@scure/|@noble/)'],
   moduleNameMapper: {
     '^@loan/(contracts|runtime|provider)$': '<rootDir>/libs/$1/src',
     '^@loan/(gateway|applications|enrichment|scoring|notifier|janitor)$': '<rootDir>/services/$1/src',

@@ -35,6 +35,11 @@ import type {
   RotateWebhookSecretResponse,
   SimulateRequest,
   SimulationResult,
+  InviteUserRequest,
+  StaffInvitation,
+  StaffRole,
+  StaffSettings,
+  StaffUser,
   UpdateClientSettingsRequest,
 } from './types';
 import { VERSION } from './version';
@@ -165,6 +170,17 @@ export interface LoanClient {
    * the overlap. Never retried: every attempt would rotate again.
    */
   rotateWebhookSecret(request?: RotateWebhookSecretRequest, options?: RequestOptions): Promise<RotateWebhookSecretResponse>;
+  /** Your staff's console accounts, oldest first. */
+  listUsers(options?: RequestOptions): Promise<{ items: StaffUser[] }>;
+  /** Invites a member of staff by e-mail and role (a one-time link). Never retried: a second attempt would be refused as a duplicate. */
+  inviteUser(request: InviteUserRequest, options?: RequestOptions): Promise<StaffInvitation>;
+  /** Changes a user's role; the user's console sessions end. */
+  changeUserRole(userId: string, role: StaffRole, options?: RequestOptions): Promise<StaffUser>;
+  /** Removes a user (or withdraws an invitation); the user's console sessions end. */
+  removeUser(userId: string, options?: RequestOptions): Promise<void>;
+  /** Whether every user must sign in with an authenticator code. */
+  getStaffSettings(options?: RequestOptions): Promise<StaffSettings>;
+  updateStaffSettings(request: StaffSettings, options?: RequestOptions): Promise<StaffSettings>;
 }
 
 interface Call {
@@ -460,6 +476,16 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
         options: requestOptions,
         once: true,
       }),
+    listUsers: async (requestOptions) => request({ method: 'GET', path: '/api/users', options: requestOptions }),
+    inviteUser: async (body, requestOptions) => request({ method: 'POST', path: '/api/users', body, options: requestOptions, once: true }),
+    changeUserRole: async (userId, role, requestOptions) =>
+      request({ method: 'PATCH', path: `/api/users/${idPath(userId)}`, body: { role }, options: requestOptions }),
+    removeUser: async (userId, requestOptions) => {
+      await request({ method: 'DELETE', path: `/api/users/${idPath(userId)}`, options: requestOptions });
+    },
+    getStaffSettings: async (requestOptions) => request({ method: 'GET', path: '/api/users/settings', options: requestOptions }),
+    updateStaffSettings: async (body, requestOptions) =>
+      request({ method: 'PATCH', path: '/api/users/settings', body, options: requestOptions }),
   };
   return client;
 }

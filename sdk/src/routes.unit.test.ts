@@ -79,6 +79,12 @@ const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>>
   updateClientSettings: (c) => c.updateClientSettings({ webhookUrl: null }),
   rotateApiKey: (c) => c.rotateApiKey(),
   rotateWebhookSecret: (c) => c.rotateWebhookSecret(),
+  listUsers: (c) => c.listUsers(),
+  inviteUser: (c) => c.inviteUser({ email: 'ada@example.com', role: 'viewer' }),
+  changeUserRole: (c) => c.changeUserRole(ID, 'credit_officer'),
+  removeUser: (c) => c.removeUser(ID),
+  getStaffSettings: (c) => c.getStaffSettings(),
+  updateStaffSettings: (c) => c.updateStaffSettings({ requireTotp: true }),
 };
 
 describe('the client and the API document', () => {

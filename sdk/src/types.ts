@@ -612,3 +612,34 @@ export interface ReviewPage {
   items: ReviewQueueItem[];
   nextCursor: string | null;
 }
+
+/** A role on the lender console: see the API reference's "Your staff". */
+export type StaffRole = 'owner' | 'developer' | 'credit_officer' | 'credit_manager' | 'viewer';
+
+/** A member of your staff; never a password, authenticator secret or invitation token. */
+export interface StaffUser {
+  userId: string;
+  email: string;
+  role: StaffRole;
+  status: 'invited' | 'active';
+  totpEnabled: boolean;
+  createdAt: string;
+  /** When the invitation lapses, while it is open. */
+  invitationExpiresAt: string | null;
+}
+
+/** Body of `POST /api/users`. */
+export interface InviteUserRequest {
+  email: string;
+  role: StaffRole;
+}
+
+/** An invitation just made; `invitationUrl` (shown once) when the deployment sends no e-mail. */
+export interface StaffInvitation extends StaffUser {
+  invitationUrl?: string;
+}
+
+/** Whether every user must sign in with an authenticator code. */
+export interface StaffSettings {
+  requireTotp: boolean;
+}

@@ -14,3 +14,4 @@ export * from './schemas';
 export * from './topics';
 export * from './webhookTarget';
 export * from './policy';
+export * from './staff';

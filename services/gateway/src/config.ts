@@ -64,7 +64,11 @@ export const configShape = {
     .default(30)
     .describe('Failed authentications (401/403) per client IP per AUTH_FAILURE_WINDOW before further requests from it get 429 without a key lookup'),
   AUTH_FAILURE_WINDOW: durationMs('5m').describe('Window of AUTH_FAILURE_LIMIT'),
-  API_KEY_CACHE_TTL: durationMs('5s').describe('How long a verified API key is cached in memory'),
+  API_KEY_CACHE_TTL: durationMs('5s')
+    .pipe(z.number().max(5 * 60_000, 'API_KEY_CACHE_TTL is at most 5m'))
+    .describe(
+      'How long a verified API key is cached in memory (at most 5m; production refuses more than 30s: a rotated key is still taken that long by the other replicas)',
+    ),
   NOTIFIER_URL: z
     .string()
     .default('http://127.0.0.1:8104')
@@ -73,15 +77,45 @@ export const configShape = {
     .string()
     .default('http://127.0.0.1:8103')
     .describe("Internal address of scoring's internal port, for the credit policy API"),
-  CONSOLE_SESSION_TTL: durationMs('8h').describe(
-    'How long a console sign-in lasts; the session also ends as soon as its API key is rotated',
-  ),
+  CONSOLE_SESSION_TTL: durationMs('8h')
+    .pipe(z.number().min(60_000, 'CONSOLE_SESSION_TTL is at least 1m').max(7 * 24 * 3_600_000, 'CONSOLE_SESSION_TTL is at most 7d'))
+    .describe(
+      'How long a console sign-in lasts at most, however active (1m..7d; production refuses more than 12h). Sign-out, a rotation of the API key it signed in with, and for a staff user a change of role or password or the removal end it sooner',
+    ),
+  CONSOLE_SESSION_IDLE: durationMs('30m')
+    .pipe(z.number().min(10_000, 'CONSOLE_SESSION_IDLE is at least 10s').max(24 * 3_600_000, 'CONSOLE_SESSION_IDLE is at most 24h'))
+    .describe('How long a console session lasts without a request (10s..24h, and not beyond CONSOLE_SESSION_TTL; production refuses more than 1h)'),
+  INVITATION_TTL: durationMs('72h')
+    .pipe(z.number().min(10 * 60_000, 'INVITATION_TTL is at least 10m').max(7 * 24 * 3_600_000, 'INVITATION_TTL is at most 7d'))
+    .describe('How long a staff invitation link can be used (10m..7d); it is good once'),
+  CONSOLE_PUBLIC_URL: z
+    .url({ error: 'CONSOLE_PUBLIC_URL must be a URL' })
+    .optional()
+    .describe("The gateway's address as staff reach it (https://console.lender.example), for invitation links; the gateway's own address when unset"),
   WEBHOOK_SECRET_OVERLAP: durationMs('24h').describe('How long the previous webhook secret keeps signing after a rotation'),
 };
 
+/** Durations a production start refuses above: each lets a credential outlive its withdrawal. */
+const PRODUCTION_MAXIMA = {
+  CONSOLE_SESSION_TTL: { ms: 12 * 3_600_000, text: '12h', why: 'a stolen console cookie would last that long' },
+  CONSOLE_SESSION_IDLE: { ms: 3_600_000, text: '1h', why: 'an unattended console would stay signed in that long' },
+  API_KEY_CACHE_TTL: { ms: 30_000, text: '30s', why: 'a rotated API key would still be taken that long by other replicas' },
+} as const;
+
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 export const loadGatewayConfig = (env: Record<string, string | undefined> = process.env) => {
-  const config = loadConfig(configShape, env, { secrets: ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET', 'INTERNAL_TOKEN'] });
+  const loaded = loadConfig(configShape, env, { secrets: ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET', 'INTERNAL_TOKEN'] });
+  // Whether the console's cookies take `__Host-` and `Secure` whatever the request says.
+  const config = Object.freeze({ ...loaded, production: env.NODE_ENV === 'production' });
+  if (config.CONSOLE_SESSION_IDLE > config.CONSOLE_SESSION_TTL) {
+    throw new ConfigError('CONSOLE_SESSION_IDLE must not be longer than CONSOLE_SESSION_TTL');
+  }
+  if (env.NODE_ENV === 'production') {
+    const unsafe = Object.entries(PRODUCTION_MAXIMA)
+      .filter(([name, max]) => config[name as keyof typeof PRODUCTION_MAXIMA] > max.ms)
+      .map(([name, max]) => `${name} is above ${max.text} (${max.why})`);
+    if (unsafe.length > 0) throw new ConfigError(`Refusing to start with NODE_ENV=production: ${unsafe.join('; ')}`);
+  }
   if (config.HTTP_PORT !== 0 && config.HTTP_PORT === config.GATEWAY_PORT) {
     throw new ConfigError(`HTTP_PORT (internal: health and metrics) must differ from GATEWAY_PORT (public API); both are ${config.HTTP_PORT}`);
   }

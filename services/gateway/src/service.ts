@@ -18,7 +18,10 @@ import { adminRoutes } from './entry-points/http/adminRoutes';
 import { createHttpApp } from './entry-points/http/app';
 import { applicationRoutes, reviewRoutes } from './entry-points/http/applicationRoutes';
 import { consoleRoutes } from './entry-points/http/consoleRoutes';
-import { createConsoleSessions } from './domain/consoleSession';
+import { consoleSessionModel, createConsoleSessionStore } from './data-access/consoleSessionStore';
+import { createStaffAccounts, logMailer, type InvitationMailer } from './data-access/staffAccounts';
+import { createStaffUserRepository, staffSettingsModel, staffUserModel } from './data-access/staffUsers';
+import { userRoutes } from './entry-points/http/userRoutes';
 import { clientRoutes } from './entry-points/http/clientRoutes';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { policyRoutes } from './entry-points/http/policyRoutes';
@@ -30,7 +33,13 @@ import { providerWebhookRoutes } from './entry-points/http/providerWebhookRoutes
  * commands for the applications service and waits for the reply; takes the provider's
  * webhooks; serves the admin API of client accounts.
  */
-export function createGatewayService(deps: { runtime: ServiceRuntime; config: GatewayConfig; clock: Clock }) {
+export function createGatewayService(deps: {
+  runtime: ServiceRuntime;
+  config: GatewayConfig;
+  clock: Clock;
+  /** Sends staff invitations; without one the link is logged and answered once (docs/staff.md). */
+  mailer?: InvitationMailer;
+}) {
   const { runtime, config, clock } = deps;
   const { bus, logger, metrics, sealer } = runtime;
   const clients = clientModel(runtime.db);
@@ -58,6 +67,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     labelNames: ['outcome'] as const,
     registers: [metrics.registry],
   });
+  const consoleSessions = createConsoleSessionStore(consoleSessionModel(runtime.db));
   const auth = authenticate({ clients: clientRepo, cacheTtlMs: config.API_KEY_CACHE_TTL, clock });
   const limiter = createRateLimiter({
     model: windows,
@@ -79,8 +89,23 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     allowPrivateWebhookUrls: config.ALLOW_PRIVATE_WEBHOOK_URLS,
     logger: logger.child({ component: 'accounts' }),
     onKeyChange: () => auth.forget(),
+    onKeyRotated: async (clientId, by) => {
+      await consoleSessions.endKeySessions(clientId, by.sessionId);
+    },
   });
   let url = `http://${config.HTTP_HOST}:${config.GATEWAY_PORT}`;
+  const staff = createStaffAccounts({
+    users: createStaffUserRepository({ users: staffUserModel(runtime.db), settings: staffSettingsModel(runtime.db) }),
+    sealer,
+    clock,
+    invitationTtlMs: config.INVITATION_TTL,
+    mailer: deps.mailer ?? logMailer(logger.child({ component: 'invitations' }), { logLink: !config.production }),
+    consoleUrl: () => (config.CONSOLE_PUBLIC_URL ?? url).replace(/\/$/, ''),
+    lenderName: async (clientId) => (await clientRepo.get(clientId))?.name ?? 'Lender',
+    endUserSessions: (clientId, userId, keep) => consoleSessions.endUserSessions(clientId, userId, keep),
+    endKeySessions: (clientId) => consoleSessions.endKeySessions(clientId),
+    logger: logger.child({ component: 'staff' }),
+  });
   let ready = false;
   // Health and /metrics on the internal port only: the public port is what an ingress exposes.
   const ops = createOpsApp({ metrics, checks: { ...runtime.checks, replies: () => ready } });
@@ -95,13 +120,20 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
     policies: policyRoutes({ scoringUrl: config.SCORING_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
     console: consoleRoutes({
-      sessions: createConsoleSessions({ sealer, ttlMs: config.CONSOLE_SESSION_TTL }),
+      sessions: consoleSessions,
+      staff,
+      clients: clientRepo,
+      times: { ttlMs: config.CONSOLE_SESSION_TTL, idleMs: config.CONSOLE_SESSION_IDLE },
       clock,
       authenticate: auth,
+      limit: limiter,
+      logger: logger.child({ component: 'console' }),
+      production: config.production,
     }),
     client: clientRoutes({ accounts, clock, authenticate: auth, limit: limiter }),
+    users: userRoutes({ staff, authenticate: auth, limit: limiter }),
     adminGuard: adminOnly(config.ADMIN_TOKEN),
-    admin: adminRoutes({ accounts }),
+    admin: adminRoutes({ accounts, staff }),
     providerWebhooks: providerWebhookRoutes({
       bus,
       secret: config.PROVIDER_WEBHOOK_SECRET,
@@ -129,6 +161,7 @@ export function createGatewayService(deps: { runtime: ServiceRuntime; config: Ga
       runtime.lifecycle.onStop('outbox', () => relay.stop());
       const prune = setInterval(() => {
         pruneRateWindows(windows, clock)().catch(() => undefined);
+        consoleSessions.prune(clock.now()).catch(() => undefined);
       }, 60_000);
       prune.unref();
       runtime.lifecycle.onStop('prune', () => clearInterval(prune));

@@ -19,6 +19,9 @@ import type {
   ReviewQueueItem,
   ReviewQueueStatus,
   ReviewView,
+  StaffInvitation,
+  StaffRole,
+  StaffUser,
 } from '@loan/contracts';
 
 /**
@@ -27,6 +30,7 @@ import type {
  */
 
 export type { ApplicationStatus, ApplicationSummary, ApplicationView, ClientSettings, DeliveryView, MonthlyFlow, ReplayResult };
+export type { StaffInvitation, StaffRole, StaffUser };
 export type { ChallengerReport, CreditPolicy, PolicyList, PolicyVersionView, SimulationResult };
 export type { ReviewOutcome, ReviewPage, ReviewQueueItem, ReviewQueueStatus, ReviewView };
 
@@ -43,6 +47,19 @@ export interface SessionState {
   clientId?: string;
   name?: string;
   expiresAt?: string;
+  /** The staff user signed in; null when the console was opened with the API key (which may do everything). */
+  user?: { userId: string; email: string | null; role: StaffRole } | null;
+}
+
+/** What an invitation link shows before it is accepted. */
+export interface InvitationView {
+  email: string;
+  role: StaffRole;
+  lenderName: string;
+  expiresAt: string;
+  totpRequired: boolean;
+  totpSecret: string;
+  otpauthUri: string;
 }
 
 /** An answer other than 2xx, in the API's error shape. */
@@ -110,7 +127,14 @@ const id = (value: string) => encodeURIComponent(value);
 
 export const api = {
   async session(): Promise<SessionState> {
-    const state = await request<SessionState>('GET', '/session');
+    let state: SessionState;
+    try {
+      state = await request<SessionState>('GET', '/session');
+    } catch (e) {
+      // The session had ended: the answer dropped its cookie, and the next one is the sign-in's.
+      if (!(e instanceof ApiError && e.status === 401)) throw e;
+      state = await request<SessionState>('GET', '/session');
+    }
     csrfToken = state.csrfToken;
     return state;
   },
@@ -119,6 +143,18 @@ export const api = {
     csrfToken = state.csrfToken;
     return state;
   },
+  async signInAsStaff(email: string, password: string, totpCode?: string): Promise<SessionState> {
+    const state = await request<SessionState>('POST', '/session', { email, password, ...(totpCode ? { totpCode } : {}) });
+    csrfToken = state.csrfToken;
+    return state;
+  },
+  invitation: (token: string) => request<InvitationView>('POST', '/invitation', { token }),
+  acceptInvitation: (token: string, password: string, totpCode?: string) =>
+    request<StaffUser>('POST', '/invitation/accept', { token, password, ...(totpCode ? { totpCode } : {}) }),
+  users: () => request<{ items: StaffUser[] }>('GET', '/api/users'),
+  inviteUser: (email: string, role: StaffRole) => request<StaffInvitation>('POST', '/api/users', { email, role }),
+  changeRole: (userId: string, role: StaffRole) => request<StaffUser>('PATCH', `/api/users/${id(userId)}`, { role }),
+  removeUser: (userId: string) => request<void>('DELETE', `/api/users/${id(userId)}`),
   async signOut(): Promise<void> {
     await request<void>('DELETE', '/session');
     csrfToken = '';

@@ -1,47 +1,74 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, onSignedOut, type SessionState } from './api';
+import { api, ApiError, onSignedOut, type SessionState, type StaffRole } from './api';
 import { ApplicationPage } from './pages/application';
 import { ApplicationsPage } from './pages/applications';
 import { KeysPage } from './pages/keys';
 import { PolicyPage } from './pages/policy';
 import { ReviewsPage } from './pages/reviews';
+import { InvitationPage } from './pages/invitation';
+import { UsersPage } from './pages/users';
 import { WebhooksPage } from './pages/webhooks';
 import { useLocation, type Location } from './nav';
 import { PageHeading } from './ui';
 import './styles.css';
 
+/** Runs a sign-in; a lapsed sign-in token (the page stayed open long) is renewed once. */
+async function withFreshToken<T>(attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 403 && /CSRF/.test(e.message))) throw e;
+    await api.session();
+    return attempt();
+  }
+}
+
 function SignIn(props: { onSignedIn: (state: SessionState) => void; notice?: string }) {
   const [error, setError] = useState<string | null>(null);
+  const [keyError, setKeyError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  async function submit(event: Event) {
+
+  async function submitStaff(event: Event) {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const field = (name: string) => form.elements.namedItem(name) as HTMLInputElement;
+    setBusy(true);
+    setError(null);
+    try {
+      const state = await withFreshToken(() => api.signInAsStaff(field('email').value.trim(), field('password').value, field('totpCode').value.trim() || undefined));
+      props.onSignedIn(state);
+    } catch (e) {
+      field('password').value = '';
+      field('totpCode').value = '';
+      setError(e instanceof ApiError ? e.message : String(e));
+      field('password').focus();
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function submitKey(event: Event) {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const field = form.elements.namedItem('apiKey') as HTMLInputElement;
     setBusy(true);
-    setError(null);
+    setKeyError(null);
     try {
       // The key goes to the gateway once and is kept by nobody here: the field is emptied.
       const key = field.value.trim();
-      let state: SessionState;
-      try {
-        state = await api.signIn(key);
-      } catch (e) {
-        // The sign-in token lapsed (the page stayed open long): take a fresh one, try once more.
-        if (!(e instanceof ApiError && e.status === 403)) throw e;
-        await api.session();
-        state = await api.signIn(key);
-      }
+      const state = await withFreshToken(() => api.signIn(key));
       field.value = '';
       props.onSignedIn(state);
     } catch (e) {
       field.value = '';
-      setError(e instanceof ApiError ? e.message : String(e));
+      setKeyError(e instanceof ApiError ? e.message : String(e));
       field.focus();
     } finally {
       setBusy(false);
     }
   }
+
   return (
     <main id="main" class="sign-in">
       <PageHeading>Sign in to the lender console</PageHeading>
@@ -50,13 +77,16 @@ function SignIn(props: { onSignedIn: (state: SessionState) => void; notice?: str
           {props.notice}
         </p>
       ) : null}
-      <form onSubmit={submit} method="post" action="/console/session" aria-describedby="sign-in-help">
-        <p id="sign-in-help">
-          Use your API key (it starts with <code>lk_</code>). The console keeps it in a session cookie that scripts cannot read, and
-          sends it to nothing but this gateway.
+      <form onSubmit={(e) => void submitStaff(e)} method="post" action="/console/session" aria-describedby={error ? 'sign-in-error' : undefined}>
+        <label for="email">E-mail address</label>
+        <input id="email" name="email" type="email" autocomplete="username" spellcheck={false} required aria-invalid={error ? 'true' : undefined} />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required aria-invalid={error ? 'true' : undefined} />
+        <label for="totp-code">Authenticator code (if you enrolled one)</label>
+        <input id="totp-code" name="totpCode" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" aria-describedby="totp-help" />
+        <p id="totp-help" class="hint">
+          The 6-digit code your authenticator app shows now.
         </p>
-        <label for="api-key">API key</label>
-        <input id="api-key" name="apiKey" type="password" autocomplete="off" spellcheck={false} required aria-invalid={error ? 'true' : undefined} aria-describedby={error ? 'sign-in-error' : undefined} />
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
@@ -66,17 +96,40 @@ function SignIn(props: { onSignedIn: (state: SessionState) => void; notice?: str
           </p>
         ) : null}
       </form>
+      <details>
+        <summary>Sign in with the API key (a lender whose first owner has no account yet)</summary>
+        <form onSubmit={(e) => void submitKey(e)} method="post" action="/console/session" aria-describedby="key-help">
+          <p id="key-help">
+            Use your API key (it starts with <code>lk_</code>). The console keeps nothing of it; once your first owner has an account, staff
+            sign in with their own.
+          </p>
+          <label for="api-key">API key</label>
+          <input id="api-key" name="apiKey" type="password" autocomplete="off" spellcheck={false} required aria-invalid={keyError ? 'true' : undefined} aria-describedby={keyError ? 'key-error' : undefined} />
+          <button type="submit" disabled={busy}>
+            Sign in with the key
+          </button>
+          {keyError ? (
+            <p id="key-error" class="notice notice-error" role="alert">
+              {keyError}
+            </p>
+          ) : null}
+        </form>
+      </details>
     </main>
   );
 }
 
+/** The pages, and who sees them: everyone, a developer's, an owner's (a console opened with the API key sees all). */
 const NAV = [
-  ['/applications', 'Applications'],
-  ['/reviews', 'Reviews'],
-  ['/webhooks', 'Webhooks'],
-  ['/keys', 'Keys'],
-  ['/policy', 'Policy'],
+  ['/applications', 'Applications', null],
+  ['/reviews', 'Reviews', null],
+  ['/webhooks', 'Webhooks', null],
+  ['/keys', 'Keys', ['owner', 'developer']],
+  ['/policy', 'Policy', null],
+  ['/users', 'Users', ['owner']],
 ] as const;
+
+const mayOpen = (session: SessionState, roles: readonly StaffRole[] | null) => !roles || !session.user || roles.includes(session.user.role);
 
 function Page({ location, session, onSessionChange }: { location: Location; session: SessionState; onSessionChange: () => void }) {
   const detail = /^\/applications\/([^/]+)$/.exec(location.path);
@@ -86,6 +139,7 @@ function Page({ location, session, onSessionChange }: { location: Location; sess
   if (location.path === '/webhooks') return <WebhooksPage params={location.params} />;
   if (location.path === '/keys') return <KeysPage session={session} onSessionChange={onSessionChange} />;
   if (location.path === '/policy') return <PolicyPage />;
+  if (location.path === '/users') return <UsersPage selfId={session.user?.userId ?? null} />;
   return (
     <>
       <PageHeading>Page not found</PageHeading>
@@ -133,6 +187,19 @@ function App() {
     );
   }
   if (!session) return <p class="loading">Loading the console…</p>;
+  const invitation = /^\/invitation\/([\w-]+)$/.exec(location.path);
+  if (invitation) {
+    return (
+      <InvitationPage
+        token={invitation[1]!}
+        onDone={(text) => {
+          setNotice(text);
+          window.location.hash = '#/applications';
+          void refresh();
+        }}
+      />
+    );
+  }
   if (!session.signedIn) {
     return (
       <SignIn
@@ -158,7 +225,7 @@ function App() {
         <span class="brand">Lender console</span>
         <nav aria-label="Console">
           <ul>
-            {NAV.map(([path, label]) => (
+            {NAV.filter(([, , roles]) => mayOpen(session, roles)).map(([path, label]) => (
               <li key={path}>
                 <a href={`#${path}`} aria-current={section === path ? 'page' : undefined}>
                   {label}
@@ -168,7 +235,15 @@ function App() {
           </ul>
         </nav>
         <span class="who">
-          Signed in as <strong>{session.name}</strong>
+          {session.user ? (
+            <>
+              <strong>{session.user.email}</strong> ({session.user.role.replace('_', ' ')}) at <strong>{session.name}</strong>
+            </>
+          ) : (
+            <>
+              Signed in as <strong>{session.name}</strong>
+            </>
+          )}
         </span>
         <button
           type="button"

@@ -11,6 +11,10 @@ export interface Actor {
   kind: 'admin' | 'client';
   ip: string | undefined;
   correlationId: string | null;
+  /** The console session that asked, if any (it survives a rotation of the key it asks for). */
+  sessionId?: string;
+  /** The staff user of that session; null when it signed in with the API key. */
+  userId?: string | null;
 }
 
 /** Webhook secrets kept at most: the current one and those still in their overlap. */
@@ -64,13 +68,25 @@ export function createClientAccounts(deps: {
   allowPrivateWebhookUrls: boolean;
   /** Called after a change of a key or of what the key lookup caches, so no stale key is accepted. */
   onKeyChange: () => void;
+  /** Called after a rotation of the API key: the console sessions it opened end (but the rotating one). */
+  onKeyRotated?: (clientId: string, by: Actor) => Promise<void>;
   logger: Logger;
 }) {
   const { clients, sealer, clock } = deps;
 
   function audit(by: Actor, action: string, clientId: string, changed: string[] = []) {
     deps.logger.info(
-      { audit: { action, actor: by.kind, clientId, changed, ip: by.ip, correlationId: by.correlationId } },
+      {
+        audit: {
+          action,
+          actor: by.kind,
+          ...(by.userId !== undefined ? { userId: by.userId } : {}),
+          clientId,
+          changed,
+          ip: by.ip,
+          correlationId: by.correlationId,
+        },
+      },
       `${by.kind} action`,
     );
   }
@@ -154,6 +170,7 @@ export function createClientAccounts(deps: {
       const apiKey = newApiKey();
       await save({ ...client, apiKeyHash: hashApiKey(apiKey), version: client.version + 1 });
       deps.onKeyChange();
+      await deps.onKeyRotated?.(clientId, by);
       audit(by, 'client.rotate-key', clientId);
       return { clientId, apiKey };
     },

@@ -1,60 +1,80 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import type { StaffRole } from '@loan/contracts';
 
 /**
- * A signed-in console user: the lender's API key (what every console request authenticates
- * with, exactly as `x-api-key` does on /api), the session's CSRF token and when it ends.
+ * A signed-in console user, as the gateway's database holds it. The browser holds only a random
+ * token; the record is found by the token's SHA-256, so a copy of the database opens no session.
  */
 export interface ConsoleSession {
-  apiKey: string;
+  /** SHA-256 (hex) of the cookie's token. */
+  id: string;
+  clientId: string;
+  /** The staff user signed in; null for a sign-in with the lender's API key. */
+  userId: string | null;
+  /** The staff user's role at sign-in (a change of role ends the session); null with the API key, which may do everything. */
+  role: StaffRole | null;
+  /** What signed in: the lender's API key, or a staff user's password (and TOTP code). */
+  via: 'api-key' | 'password';
   csrfToken: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  /** The absolute end: CONSOLE_SESSION_TTL after sign-in, whatever the activity. */
   expiresAt: Date;
 }
 
-/** Marks a sealed value as a console session, so no other sealed value is taken for one. */
-const PURPOSE = 'console-session.v1';
-
 /** A random token for a CSRF check: 32 bytes, base64url. */
 export const newCsrfToken = () => randomBytes(32).toString('base64url');
+/** The cookie's value: 32 random bytes, base64url. */
+export const newSessionToken = () => randomBytes(32).toString('base64url');
+/** Where a token's session is stored: its SHA-256, never the token itself. */
+export const sessionIdOf = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
-/** What seals a session: the gateway's keyring (`Sealer` of `@loan/runtime`) in production. */
-export interface SessionSealer {
-  seal(plaintext: string): string;
-  open(sealed: string): string;
+/** A cookie value that could be a session token (anything else is not looked up). */
+export const looksLikeSessionToken = (value: string | undefined): value is string =>
+  typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value);
+
+export interface SessionTimes {
+  /** CONSOLE_SESSION_TTL: the absolute lifetime. */
+  ttlMs: number;
+  /** CONSOLE_SESSION_IDLE: how long a session lasts without a request. */
+  idleMs: number;
+}
+
+/** When a session that is used now ends: after its idle time, never beyond its absolute end. */
+export function endOf(session: Pick<ConsoleSession, 'lastSeenAt' | 'expiresAt'>, times: SessionTimes): Date {
+  return new Date(Math.min(session.expiresAt.getTime(), session.lastSeenAt.getTime() + times.idleMs));
+}
+
+/** Whether a stored session still lets its holder in at `now`. */
+export function isLive(session: Pick<ConsoleSession, 'lastSeenAt' | 'expiresAt'>, now: Date, times: SessionTimes): boolean {
+  return endOf(session, times).getTime() > now.getTime();
 }
 
 /**
- * Console sessions are stateless: the cookie holds the session sealed with the gateway's data
- * key (AES-256-GCM, so it can be neither read nor forged without the key), and every replica
- * that shares the key opens it. Nothing is stored; rotating the API key ends every session
- * holding the old one, because the old key no longer authenticates.
+ * Whether a request at `now` should record itself as the session's last activity. Not on every
+ * request: once a tenth of the idle time (at most a minute) has passed, so a busy page costs a
+ * write a minute and the idle timeout is early by no more than that.
  */
-export function createConsoleSessions(deps: { sealer: SessionSealer; ttlMs: number }) {
+export function touchIsDue(session: Pick<ConsoleSession, 'lastSeenAt'>, now: Date, times: SessionTimes): boolean {
+  return now.getTime() - session.lastSeenAt.getTime() >= Math.min(60_000, times.idleMs / 10);
+}
+
+/** A new session for a sign-in that has just succeeded, and the token its cookie holds. */
+export function issueSession(
+  who: { clientId: string; userId: string | null; role: StaffRole | null; via: ConsoleSession['via'] },
+  now: Date,
+  times: SessionTimes,
+): { session: ConsoleSession; token: string } {
+  const token = newSessionToken();
   return {
-    ttlMs: deps.ttlMs,
-    /** A new session for a key that has just authenticated, with a fresh CSRF token. */
-    issue(apiKey: string, now: Date): { session: ConsoleSession; sealed: string } {
-      const session = { apiKey, csrfToken: newCsrfToken(), expiresAt: new Date(now.getTime() + deps.ttlMs) };
-      return { session, sealed: this.seal(session) };
-    },
-    seal(session: ConsoleSession): string {
-      return deps.sealer.seal(
-        JSON.stringify({ p: PURPOSE, k: session.apiKey, c: session.csrfToken, e: session.expiresAt.getTime() }),
-      );
-    },
-    /** The session a cookie holds; null when it is absent, tampered with, of another key or expired. */
-    open(sealed: string | undefined, now: Date): ConsoleSession | null {
-      if (!sealed) return null;
-      let payload: unknown;
-      try {
-        payload = JSON.parse(deps.sealer.open(sealed));
-      } catch {
-        return null;
-      }
-      const p = payload as { p?: unknown; k?: unknown; c?: unknown; e?: unknown };
-      if (p?.p !== PURPOSE || typeof p.k !== 'string' || typeof p.c !== 'string' || typeof p.e !== 'number') return null;
-      if (p.e <= now.getTime()) return null;
-      return { apiKey: p.k, csrfToken: p.c, expiresAt: new Date(p.e) };
+    token,
+    session: {
+      id: sessionIdOf(token),
+      ...who,
+      csrfToken: newCsrfToken(),
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: new Date(now.getTime() + times.ttlMs),
     },
   };
 }
-export type ConsoleSessions = ReturnType<typeof createConsoleSessions>;

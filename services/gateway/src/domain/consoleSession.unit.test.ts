@@ -1,39 +1,39 @@
-import { createSealer } from '@loan/runtime';
-import { createConsoleSessions } from './consoleSession';
+import { endOf, isLive, issueSession, looksLikeSessionToken, sessionIdOf, touchIsDue } from './consoleSession';
 
-const sealer = createSealer('a-data-key-for-console-sessions');
-const sessions = createConsoleSessions({ sealer, ttlMs: 60 * 60_000 });
+const times = { ttlMs: 8 * 60 * 60_000, idleMs: 30 * 60_000 };
 const now = new Date('2026-11-24T10:00:00Z');
+const at = (ms: number) => new Date(now.getTime() + ms);
 
 describe('console sessions', () => {
-  it('when a session is issued, then the cookie value opens to the same key and token, and hides the key', () => {
-    const { session, sealed } = sessions.issue('lk_secret_key', now);
-    expect(sealed).not.toContain('lk_secret_key');
-    expect(sessions.open(sealed, now)).toEqual(session);
-    expect(session.expiresAt.toISOString()).toBe('2026-11-24T11:00:00.000Z');
-    expect(session.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  it('when a session is issued, then the cookie token is random, only its hash is the id, and the CSRF tokens differ', () => {
+    const one = issueSession({ clientId: 'c', userId: null, role: null, via: 'api-key' }, now, times);
+    const two = issueSession({ clientId: 'c', userId: null, role: null, via: 'api-key' }, now, times);
+    expect(looksLikeSessionToken(one.token)).toBe(true);
+    expect(one.session.id).toBe(sessionIdOf(one.token));
+    expect(one.session.id).not.toContain(one.token);
+    expect(one.token).not.toBe(two.token);
+    expect(one.session.csrfToken).not.toBe(two.session.csrfToken);
+    expect(one.session.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(one.session.expiresAt.toISOString()).toBe('2026-11-24T18:00:00.000Z');
   });
 
-  it('when two sessions are issued for one key, then their CSRF tokens differ', () => {
-    expect(sessions.issue('k', now).session.csrfToken).not.toBe(sessions.issue('k', now).session.csrfToken);
+  it('when a session is not used for its idle time, then it ends, and a used one ends at its absolute end at the latest', () => {
+    const { session } = issueSession({ clientId: 'c', userId: 'u', role: 'viewer', via: 'password' }, now, times);
+    expect(isLive(session, at(30 * 60_000 - 1), times)).toBe(true);
+    expect(isLive(session, at(30 * 60_000), times)).toBe(false);
+    const active = { ...session, lastSeenAt: at(8 * 60 * 60_000 - 60_000) };
+    expect(endOf(active, times)).toEqual(session.expiresAt);
+    expect(isLive(active, at(8 * 60 * 60_000), times)).toBe(false);
   });
 
-  it('when the session has expired, then it does not open', () => {
-    const { sealed } = sessions.issue('k', now);
-    expect(sessions.open(sealed, new Date(now.getTime() + 60 * 60_000))).toBeNull();
-    expect(sessions.open(sealed, new Date(now.getTime() + 60 * 60_000 - 1))).not.toBeNull();
+  it('when a session is used, then its activity is recorded once a tenth of the idle time (at most a minute) has passed', () => {
+    const { session } = issueSession({ clientId: 'c', userId: null, role: null, via: 'api-key' }, now, times);
+    expect(touchIsDue(session, at(59_999), times)).toBe(false);
+    expect(touchIsDue(session, at(60_000), times)).toBe(true);
+    expect(touchIsDue(session, at(1_000), { ...times, idleMs: 10_000 })).toBe(true);
   });
 
-  it('when the cookie is tampered with, absent, sealed under another data key or another kind of sealed value, then it does not open', () => {
-    const { sealed } = sessions.issue('k', now);
-    const flipped = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'B' : 'A') + sealed.slice(-1);
-    expect(sessions.open(flipped, now)).toBeNull();
-    expect(sessions.open(undefined, now)).toBeNull();
-    expect(sessions.open('not-a-session', now)).toBeNull();
-    const other = createConsoleSessions({ sealer: createSealer('another-data-key-entirely'), ttlMs: 60_000 });
-    expect(sessions.open(other.issue('k', now).sealed, now)).toBeNull();
-    // A provider key sealed by the same gateway is not a session.
-    expect(sessions.open(sealer.seal('test_sk_sandbox'), now)).toBeNull();
-    expect(sessions.open(sealer.seal(JSON.stringify({ k: 'k', c: 'c', e: now.getTime() + 1000 })), now)).toBeNull();
+  it('when a cookie value is not a token, then it is not taken for one', () => {
+    for (const value of [undefined, '', 'short', 'x'.repeat(44), `${'a'.repeat(42)}!`]) expect(looksLikeSessionToken(value)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { CreateClientRequest, RotateWebhookSecretRequest, UpdateClientRequest } from '@loan/contracts';
+import { CreateClientRequest, CreateOwnerRequest, RotateWebhookSecretRequest, UpdateClientRequest } from '@loan/contracts';
+import type { StaffAccounts } from '../../data-access/staffAccounts';
 import type { ClientAccounts } from '../../data-access/clientAccounts';
 import type { ClientRecord } from '../../data-access/clientRepository';
 import { actorOf, allowOnlyRoutedMethods, requireJson, route, rotationBody, validate } from './support';
@@ -22,8 +23,8 @@ const clientIdOf = (id: string | string[] | undefined) => (typeof id === 'string
  * provider webhook secret, rotate its API key or webhook secret. The changes themselves are the
  * client accounts' (`data-access/clientAccounts.ts`), which the lender's own `/api/client` shares.
  */
-export function adminRoutes(deps: { accounts: ClientAccounts }) {
-  const { accounts } = deps;
+export function adminRoutes(deps: { accounts: ClientAccounts; staff: StaffAccounts }) {
+  const { accounts, staff } = deps;
   const router = Router();
 
   router.post(
@@ -63,6 +64,17 @@ export function adminRoutes(deps: { accounts: ClientAccounts }) {
     route(async (req, res) => {
       const body = validate(RotateWebhookSecretRequest, rotationBody(req.body));
       res.json(await accounts.rotateWebhookSecret(clientIdOf(req.params.id), body.overlapSeconds, actorOf('admin', req)));
+    }),
+  );
+
+  // The lender's first owner: an invitation like an owner's own, refused once the lender has an owner.
+  router.post(
+    '/clients/:id/owner',
+    requireJson(),
+    route(async (req, res) => {
+      const client = await accounts.load(clientIdOf(req.params.id));
+      const body = validate(CreateOwnerRequest, req.body ?? {});
+      res.status(201).json(await staff.createOwner(client.clientId, body.email, actorOf('admin', req)));
     }),
   );
 

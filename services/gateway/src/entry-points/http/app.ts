@@ -23,6 +23,8 @@ export function createHttpApp(deps: {
   policies: express.Router;
   /** The caller's own account (`/api/client`). */
   client: express.Router;
+  /** The lender's staff (`/api/users`). */
+  users: express.Router;
   /** The lender console: its pages and session routes, and the gate of its API. */
   console: { router: express.Router; api: RequestHandler };
   admin: express.Router;
@@ -50,7 +52,7 @@ export function createHttpApp(deps: {
   // Before authentication: an IP that keeps failing it is turned away without a key lookup.
   // One counter for the API, the admin API and the console's sign-in and API alike.
   app.use(
-    ['/api/applications', '/api/reviews', '/api/webhooks', '/api/client', '/api/policies', '/admin', '/console/session', '/console/api'],
+    ['/api/applications', '/api/reviews', '/api/webhooks', '/api/client', '/api/policies', '/api/users', '/admin', '/console/session', '/console/invitation', '/console/password', '/console/api'],
     authFailureLimit(deps.authFailures),
   );
   // The lender API, and the same routers under /console/api for the console, where the session
@@ -61,6 +63,7 @@ export function createHttpApp(deps: {
     ['/webhooks', deps.deliveries],
     ['/policies', deps.policies],
     ['/client', deps.client],
+    ['/users', deps.users],
   ];
   for (const [path, router] of lenderApi) app.use(`/api${path}`, router);
   app.use('/console', deps.console.router);

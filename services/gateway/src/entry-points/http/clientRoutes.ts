@@ -35,7 +35,7 @@ export function clientRoutes(deps: {
     requireJson(),
     route(async (req, res) => {
       const body = validate(UpdateClientSettingsRequest, req.body ?? {});
-      const next = await accounts.update(own(res), body, actorOf('client', req));
+      const next = await accounts.update(own(res), body, actorOf('client', req, res));
       res.json(settingsOf(next, deps.clock.now()));
     }),
   );
@@ -44,7 +44,7 @@ export function clientRoutes(deps: {
     '/rotate-key',
     deps.limit('other'),
     route(async (req, res) => {
-      res.json(await accounts.rotateKey(own(res), actorOf('client', req)));
+      res.json(await accounts.rotateKey(own(res), actorOf('client', req, res)));
     }),
   );
 
@@ -54,7 +54,7 @@ export function clientRoutes(deps: {
     requireJson(),
     route(async (req, res) => {
       const body = validate(RotateWebhookSecretRequest, rotationBody(req.body));
-      res.json(await accounts.rotateWebhookSecret(own(res), body.overlapSeconds, actorOf('client', req)));
+      res.json(await accounts.rotateWebhookSecret(own(res), body.overlapSeconds, actorOf('client', req, res)));
     }),
   );
 

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { generateSync } from 'otplib';
 import { waitFor } from '../../../../../testing/helpers';
 import { applicant, call, createClient, startWholeStack, suiteNamespace } from '../../../../../testing/stack';
 
@@ -310,12 +311,16 @@ describe('the console in a browser', () => {
     expect(await page.evaluate(() => document.cookie)).toBe('');
   };
 
-  it('when a lender signs in with the API key by keyboard, then the applications list opens and the key is nowhere a script can read', async () => {
+  it('when a lender whose owner has no account yet signs in with the API key by keyboard, then the applications list opens and the key is nowhere a script can read', async () => {
     const response = await page.goto(`${stack.gatewayUrl}/console`);
     expect(response?.status()).toBe(200);
     await page.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();
     expect(await accessibilityViolations()).toEqual([]);
-    // By keyboard alone: the page's heading has the focus, the key field is the next stop.
+    // By keyboard alone: the page's heading has the focus, the staff form's e-mail field is the next stop.
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('email');
+    await page.getByText('Sign in with the API key').focus();
+    await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('api-key');
     await page.keyboard.type(stack.lender.apiKey);
@@ -649,6 +654,83 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();
     expect((await context.cookies()).map((c) => c.name)).not.toContain('console_session');
+  });
+
+  /** Screenshots for the README (desktop) and, with CONSOLE_SCREENSHOT_DIR, at 390 px for a look on a phone's width. */
+  async function shoot(name: string) {
+    if (process.env.CONSOLE_SCREENSHOT === '1') await page.screenshot({ path: path.join(ROOT, `docs/images/${name}.png`), fullPage: true });
+    const dir = process.env.CONSOLE_SCREENSHOT_DIR;
+    if (dir) {
+      await page.screenshot({ path: path.join(dir, `${name}-desktop.png`), fullPage: true });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.screenshot({ path: path.join(dir, `${name}-390.png`), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  }
+
+  it('when the operator invites the lender\'s first owner, then the owner accepts in the browser, enrols an authenticator, signs in with it and manages the staff on the Users page', async () => {
+    const email = `owner.${ns.replace(/\W/g, '').slice(-8)}@lender.example`;
+    const invited = await fetch(`${stack.gatewayUrl}/admin/clients/${stack.lender.clientId}/owner`, {
+      method: 'POST',
+      headers: { 'x-admin-token': 'local-admin-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ email }),
+    });
+    expect(invited.status).toBe(201);
+    const { invitationUrl } = (await invited.json()) as { invitationUrl: string };
+
+    // A fresh visit, as from the link in an e-mail, with no session of this browser.
+    await context.clearCookies();
+    await page.goto('about:blank');
+    await page.goto(invitationUrl);
+    await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
+    await page.getByText(email).waitFor();
+    const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
+    expect(await accessibilityViolations()).toEqual([]);
+    await shoot('console-invitation');
+    const password = 'the owner chose this password';
+    await page.getByLabel('Password (at least 12 characters)').fill(password);
+    await page.getByLabel('Password again').fill(password);
+    // The code of the previous 30-second step (still accepted), so the sign-in's current one is new.
+    await page.getByLabel('Code from the app').fill(generateSync({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }));
+    await page.getByRole('button', { name: 'Set password and finish' }).click();
+    await page.getByText('Your account is ready').waitFor();
+
+    // The API key no longer opens the console.
+    expect((await signInOverHttp(stack.lender.apiKey)).status).toBe(403);
+
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByLabel(/^Authenticator code/).fill(generateSync({ secret }));
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.getByText(`${email}`).first().waitFor();
+
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    await page.getByRole('rowheader', { name: email }).waitFor();
+    const invitee = `viewer.${ns.replace(/\W/g, '').slice(-8)}@lender.example`;
+    await page.getByLabel('E-mail address').fill(invitee);
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const link = (await page.getByTestId('shown-once').textContent())!.trim();
+    expect(link).toMatch(/\/console#\/invitation\/[\w-]{43}$/);
+    await page.getByRole('rowheader', { name: invitee }).waitFor();
+    expect(await accessibilityViolations()).toEqual([]);
+    await shoot('console-users');
+
+    await page.getByLabel(`Role of ${invitee}`).selectOption('developer');
+    await page.getByRole('button', { name: `Change role of ${invitee}` }).click();
+    await page.getByText(`${invitee} is now Developer`).waitFor();
+    const users = (await lenderApi('GET', '/api/users')).body.items as { email: string; role: string }[];
+    expect(users.find((u) => u.email === invitee)?.role).toBe('developer');
+    await page.getByRole('button', { name: `Remove ${invitee}` }).click();
+    await page.getByRole('button', { name: 'Remove now' }).click();
+    await page.getByText(`${invitee} was removed.`).waitFor();
+    expect(((await lenderApi('GET', '/api/users')).body.items as { email: string }[]).map((u) => u.email)).toEqual([email]);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();
+    await shoot('console-sign-in');
   });
 
   it('when the pages were used, then nothing was fetched from another host and the console logged no error or CSP violation', () => {

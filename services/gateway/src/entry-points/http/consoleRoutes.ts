@@ -2,11 +2,25 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import cookieParser from 'cookie-parser';
 import express, { Router, type CookieOptions, type Request, type RequestHandler, type Response } from 'express';
-import type { Clock } from '@loan/runtime';
+import type { Clock, Logger } from '@loan/runtime';
+import type { Permission } from '../../domain/staff';
+import { permit } from './guards';
 import { z } from 'zod';
 import { HttpError } from '../../domain/errors';
 import { safeEqual } from '../../domain/keys';
-import { newCsrfToken, type ConsoleSession, type ConsoleSessions } from '../../domain/consoleSession';
+import {
+  isLive,
+  issueSession,
+  looksLikeSessionToken,
+  newCsrfToken,
+  sessionIdOf,
+  touchIsDue,
+  type ConsoleSession,
+  type SessionTimes,
+} from '../../domain/consoleSession';
+import type { ConsoleSessionStore } from '../../data-access/consoleSessionStore';
+import type { ClientRecord, ClientRepository } from '../../data-access/clientRepository';
+import type { StaffAccounts } from '../../data-access/staffAccounts';
 import { allowOnlyRoutedMethods, ctx, requireJson, route, validate } from './support';
 
 /** Where `npm run build` puts the console (services/gateway/dist/console), from src/ and dist/ alike. */
@@ -32,14 +46,34 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SignIn = z.object({
+const KeySignIn = z.object({
   apiKey: z.string({ error: 'apiKey is required and must be a string' }).min(1, 'apiKey is required').max(200, 'apiKey is not valid'),
+});
+const StaffSignIn = z.object({
+  email: z.string({ error: 'email is required and must be a string' }).trim().toLowerCase().min(3, 'email is required').max(254, 'email is not valid'),
+  password: z.string({ error: 'password is required and must be a string' }).min(1, 'password is required').max(200, 'password is not valid'),
+  totpCode: z.string({ error: 'totpCode must be a string' }).max(10, 'totpCode is not valid').optional(),
+});
+const InvitationToken = z.object({ token: z.string({ error: 'token is required and must be a string' }).max(100, 'token is not valid') });
+const AcceptInvitation = InvitationToken.extend({
+  password: z.string({ error: 'password is required and must be a string' }),
+  totpCode: z.string({ error: 'totpCode must be a string' }).max(10, 'totpCode is not valid').optional(),
+});
+const ChangePassword = z.object({
+  currentPassword: z.string({ error: 'currentPassword is required and must be a string' }).max(200),
+  newPassword: z.string({ error: 'newPassword is required and must be a string' }),
 });
 
 interface ConsoleState {
+  /** The live session the request's cookie names, if any. */
   session: ConsoleSession | null;
+  /** Whether the request presented a session cookie at all (a dead one is a failed authentication). */
+  presented: boolean;
 }
 const stateOf = (res: Response) => res.locals as { console?: ConsoleState };
+
+/** The session of a console request, once its gate has opened it (null: none). */
+export const consoleSessionOf = (res: Response): ConsoleSession | null => stateOf(res).console?.session ?? null;
 
 /**
  * Whether an unsafe request comes from a page of this origin: the browser's `Sec-Fetch-Site`
@@ -61,69 +95,128 @@ function fromThisOrigin(req: Request): boolean {
 }
 
 /**
+ * What a call of the console's API needs of the session's role: reading needs `read`, except the
+ * users (owners only); a change of an application (a review included) or a policy draft needs
+ * `applications`; confirming a review or activating a policy `manage`; a change of the webhook
+ * endpoint, secrets, API key or deliveries `developer`; anything else (users included) `users`.
+ */
+export function permissionFor(method: string, path: string): Permission {
+  if (path === '/users' || path.startsWith('/users/')) return 'users';
+  if (method === 'GET' || method === 'HEAD') return 'read';
+  // A review's confirmation (maker-checker) and a policy's activation are a credit manager's.
+  if (/^\/applications\/[^/]+\/review\/confirm$/.test(path) || /^\/policies\/.+\/activate$/.test(path)) return 'manage';
+  if (path.startsWith('/applications/') || path === '/applications') return 'applications';
+  if (path === '/policies' || path.startsWith('/policies/')) return 'applications';
+  if (path === '/client' || path.startsWith('/client/') || path.startsWith('/webhooks/')) return 'developer';
+  return 'users';
+}
+
+/** Routes that check a token of their own (the sign-in form's, or the session's) in their handler. */
+const OWN_TOKEN_ROUTES = new Set(['/session', '/invitation', '/invitation/accept']);
+
+/** The cookies' names: with `__Host-` in production, which browsers take only from https, for Path=/ and no Domain. */
+export const cookieNames = (production: boolean) => ({
+  session: production ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE,
+  signIn: production ? `__Host-${SIGN_IN_COOKIE}` : SIGN_IN_COOKIE,
+});
+
+/**
  * The lender console under /console: the page and its assets, sign-in and sign-out, and the
- * gate of `/console/api`, where the API's own routers run with the session's key.
+ * gate of `/console/api`, where the API's own routers run for the session's lender.
  *
- * The session cookie holds the API key sealed (HttpOnly, SameSite=Strict, Path=/console, Secure
- * over https): no script reads it, and it is never sent to /api, whose authentication ignores
- * it anyway. Every request that is not a GET needs the session's CSRF token in `x-csrf-token`
- * and must come from this origin, or it gets 403; sign-in needs the sign-in token instead.
+ * Sessions live in the gateway's database (`console_sessions`); the cookie holds only a random
+ * token (HttpOnly, SameSite=Strict; Path=/console and Secure over https locally, `__Host-`,
+ * Path=/ and Secure in production, whatever the request says), so sign-out ends a session
+ * everywhere and a copied cookie with it. A session ends after CONSOLE_SESSION_IDLE without a
+ * request and CONSOLE_SESSION_TTL after sign-in. Every request that is not a GET needs the
+ * session's CSRF token in `x-csrf-token` and must come from this origin, or it gets 403;
+ * sign-in needs the sign-in token instead, which its handler checks itself. Routes are matched
+ * strictly and case-sensitively: `/session/` and `/Session` are not `/session`.
  */
 export function consoleRoutes(deps: {
-  sessions: ConsoleSessions;
+  sessions: ConsoleSessionStore;
+  staff: StaffAccounts;
+  times: SessionTimes;
   clock: Clock;
   authenticate: RequestHandler;
+  clients: Pick<ClientRepository, 'get'>;
+  limit: (kind: 'other') => RequestHandler;
+  logger: Logger;
+  /** Production: cookies take `__Host-` and `Secure` whether or not the request came over https. */
+  production: boolean;
   /** Where the built page and assets are; the page answers 503 until they are built. */
   bundleDir?: string;
 }) {
   const bundleDir = deps.bundleDir ?? CONSOLE_BUNDLE_DIR;
+  const names = cookieNames(deps.production);
   let page: string | null = null;
 
-  const cookieOptions = (req: Request, maxAgeMs: number): CookieOptions => ({
+  const baseOptions = (req: Request): CookieOptions => ({
     httpOnly: true,
-    secure: req.secure,
+    secure: deps.production || req.secure,
     sameSite: 'strict',
-    path: '/console',
-    maxAge: maxAgeMs,
+    path: deps.production ? '/' : '/console',
   });
-  const clearOptions = (req: Request): CookieOptions => ({ httpOnly: true, secure: req.secure, sameSite: 'strict', path: '/console' });
-
-  function setSession(req: Request, res: Response, session: ConsoleSession) {
-    const maxAge = Math.max(0, session.expiresAt.getTime() - deps.clock.now().getTime());
-    res.cookie(SESSION_COOKIE, deps.sessions.seal(session), cookieOptions(req, maxAge));
-  }
+  const cookieOptions = (req: Request, maxAgeMs: number): CookieOptions => ({ ...baseOptions(req), maxAge: maxAgeMs });
 
   /** Runs the API's authentication on a key; resolves to its failure, or null when it passed (the client is then in ctx). */
   function authenticateKey(req: Request, res: Response, key: string | null): Promise<unknown> {
     ctx(res).consoleKey = key;
+    return authenticateNow(req, res);
+  }
+  function authenticateNow(req: Request, res: Response): Promise<unknown> {
     return new Promise((resolve) => {
       deps.authenticate(req, res, (error?: unknown) => resolve(error ?? null));
     });
   }
 
+  async function openSession(cookie: string | undefined): Promise<ConsoleSession | null> {
+    if (!looksLikeSessionToken(cookie)) return null;
+    const session = await deps.sessions.find(sessionIdOf(cookie));
+    const now = deps.clock.now();
+    if (!session || !isLive(session, now, deps.times)) return null;
+    if (touchIsDue(session, now, deps.times)) {
+      await deps.sessions.touch(session.id, now);
+      return { ...session, lastSeenAt: now };
+    }
+    return session;
+  }
+
   /** Opens the session of every /console request and holds back forged unsafe ones. */
-  const gate: RequestHandler = (req, res, next) => {
-    const cookies = (req.cookies ?? {}) as Record<string, string | undefined>;
-    const session = deps.sessions.open(cookies[SESSION_COOKIE], deps.clock.now());
-    stateOf(res).console = { session };
-    if (req.method === 'GET' || req.method === 'HEAD') return next();
-    if (!fromThisOrigin(req)) {
-      next(new HttpError(403, 'Cross-site request refused: it does not come from this console'));
-      return;
+  const gate: RequestHandler = async (req, res, next) => {
+    try {
+      const cookies = (req.cookies ?? {}) as Record<string, string | undefined>;
+      const cookie = cookies[names.session];
+      const session = await openSession(cookie);
+      stateOf(res).console = { session, presented: cookie !== undefined && cookie !== '' };
+      // Authentication of /console/api takes the session (none: the API's 401 without a key).
+      ctx(res).consoleSession = session;
+      if (req.method === 'GET' || req.method === 'HEAD') return next();
+      if (!fromThisOrigin(req)) throw new HttpError(403, 'Cross-site request refused: it does not come from this console');
+      // Sign-in checks its own token; a request without a session carries no credentials and
+      // authentication answers it (401).
+      if ((req.method === 'POST' && OWN_TOKEN_ROUTES.has(req.path)) || !session) return next();
+      const token = req.header(CSRF_HEADER);
+      if (!token || !safeEqual(token, session.csrfToken)) throw new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`);
+      next();
+    } catch (error) {
+      next(error);
     }
-    const token = req.header(CSRF_HEADER);
-    const signingIn = req.method === 'POST' && req.path === '/session';
-    // A request without a session carries no credentials: authentication answers it (401).
-    const expected = signingIn ? cookies[SIGN_IN_COOKIE] : session?.csrfToken;
-    if (!signingIn && !session) return next();
-    if (!token || !expected || !safeEqual(token, expected)) {
-      next(new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`));
-      return;
-    }
-    next();
   };
 
-  const router = Router();
+  const signedIn = (session: ConsoleSession, client: ClientRecord, email: string | null) => ({
+    signedIn: true,
+    clientId: client.clientId,
+    name: client.name,
+    csrfToken: session.csrfToken,
+    expiresAt: session.expiresAt.toISOString(),
+    /** The staff user; null for a console signed in with the API key, which may do everything. */
+    user: session.userId ? { userId: session.userId, email, role: session.role } : null,
+  });
+  const emailOf = async (session: ConsoleSession) =>
+    session.userId ? ((await deps.staff.get(session.clientId, session.userId))?.email ?? null) : null;
+
+  const router = Router({ strict: true, caseSensitive: true });
   router.use(cookieParser());
   router.use(gate);
 
@@ -154,65 +247,159 @@ export function consoleRoutes(deps: {
 
   router.get(
     '/session',
+    deps.limit('other'),
     route(async (req, res) => {
-      const { session } = stateOf(res).console!;
+      const { session, presented } = stateOf(res).console!;
       if (session) {
-        const failure = await authenticateKey(req, res, session.apiKey);
-        if (!failure) {
-          const client = ctx(res).client!;
-          res.json({ signedIn: true, clientId: client.clientId, name: client.name, csrfToken: session.csrfToken, expiresAt: session.expiresAt.toISOString() });
-          return;
-        }
-        // Only a key that no longer authenticates ends the session; an outage is an error.
-        if (!(failure instanceof HttpError && failure.statusCode === 401)) throw failure;
+        const failure = await authenticateNow(req, res);
+        if (failure) throw failure;
+        res.json(signedIn(session, ctx(res).client!, await emailOf(session)));
+        return;
       }
-      // Signed out (or the key was rotated): the token the sign-in form must send back.
-      if (session) res.clearCookie(SESSION_COOKIE, clearOptions(req));
+      if (presented) {
+        // A cookie that opens no session is a failed authentication (counted per address like
+        // a wrong key), so this is no free oracle for cookies. The browser drops it and asks again.
+        res.clearCookie(names.session, baseOptions(req));
+        throw new HttpError(401, 'The console session has ended; sign in again');
+      }
+      // Signed out: the token the sign-in form must send back.
       const csrfToken = newCsrfToken();
-      res.cookie(SIGN_IN_COOKIE, csrfToken, cookieOptions(req, 60 * 60_000));
+      res.cookie(names.signIn, csrfToken, cookieOptions(req, 60 * 60_000));
       res.json({ signedIn: false, csrfToken });
     }),
   );
 
+  /**
+   * The sign-in form's token (double submit), or a signed-in page's session token, checked here
+   * so that no path spelling skips it.
+   */
+  function checkSignInToken(req: Request, res: Response) {
+    const fromForm = ((req.cookies ?? {}) as Record<string, string | undefined>)[names.signIn];
+    const fromSession = stateOf(res).console?.session?.csrfToken;
+    const token = req.header(CSRF_HEADER);
+    const matches = (expected: string | undefined) => !!expected && !!token && safeEqual(token, expected);
+    if (!matches(fromForm) && !matches(fromSession)) throw new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`);
+  }
+
+  async function startSession(
+    req: Request,
+    res: Response,
+    who: { clientId: string; userId: string | null; role: ConsoleSession['role']; via: ConsoleSession['via'] },
+  ) {
+    const now = deps.clock.now();
+    const { session, token } = issueSession(who, now, deps.times);
+    await deps.sessions.create(session);
+    res.cookie(names.session, token, cookieOptions(req, deps.times.ttlMs));
+    res.clearCookie(names.signIn, baseOptions(req));
+    return session;
+  }
+
   router.post(
     '/session',
+    deps.limit('other'),
     requireJson(),
     route(async (req, res) => {
-      const { apiKey } = validate(SignIn, req.body ?? {});
+      checkSignInToken(req, res);
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      if (body.apiKey === undefined && (body.email !== undefined || body.password !== undefined)) {
+        const { email, password, totpCode } = validate(StaffSignIn, body);
+        const user = await deps.staff.signIn(email, password, totpCode, req.ip);
+        const client = await deps.clients.get(user.clientId);
+        if (!client) throw new HttpError(401, 'Wrong e-mail address, password or authenticator code');
+        const session = await startSession(req, res, { clientId: user.clientId, userId: user.userId, role: user.role, via: 'password' });
+        res.json(signedIn(session, client, user.email));
+        return;
+      }
+      const { apiKey } = validate(KeySignIn, body);
       const failure = await authenticateKey(req, res, apiKey);
       if (failure) throw failure;
       const client = ctx(res).client!;
-      const { session } = deps.sessions.issue(apiKey, deps.clock.now());
-      setSession(req, res, session);
-      res.clearCookie(SIGN_IN_COOKIE, clearOptions(req));
-      res.json({ signedIn: true, clientId: client.clientId, name: client.name, csrfToken: session.csrfToken, expiresAt: session.expiresAt.toISOString() });
+      // The key opens the console only until the lender's first owner has an account.
+      if (await deps.staff.hasOwner(client.clientId)) {
+        throw new HttpError(403, "This lender's staff sign in with their e-mail address and password; the API key does not open the console");
+      }
+      const session = await startSession(req, res, { clientId: client.clientId, userId: null, role: null, via: 'api-key' });
+      res.json(signedIn(session, client, null));
     }),
   );
 
-  router.delete('/session', (req, res) => {
-    res.clearCookie(SESSION_COOKIE, clearOptions(req));
-    res.status(204).end();
-  });
+  router.post(
+    '/invitation',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      checkSignInToken(req, res);
+      const { token } = validate(InvitationToken, req.body ?? {});
+      res.json(await deps.staff.invitation(token));
+    }),
+  );
+
+  router.post(
+    '/invitation/accept',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      checkSignInToken(req, res);
+      const { token, password, totpCode } = validate(AcceptInvitation, req.body ?? {});
+      res.json(await deps.staff.accept(token, password, totpCode));
+    }),
+  );
+
+  router.post(
+    '/password',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      const { session } = stateOf(res).console!;
+      if (!session) throw new HttpError(401, 'Sign in first');
+      if (!session.userId) throw new HttpError(400, 'A console signed in with the API key has no password to change');
+      const { currentPassword, newPassword } = validate(ChangePassword, req.body ?? {});
+      await deps.staff.changePassword(session.clientId, session.userId, currentPassword, newPassword, session.id);
+      res.status(204).end();
+    }),
+  );
+
+  router.delete(
+    '/session',
+    route(async (req, res) => {
+      const { session } = stateOf(res).console!;
+      // Ends the session for every copy of its cookie, not only this browser's.
+      if (session) await deps.sessions.end(session.id);
+      res.clearCookie(names.session, baseOptions(req));
+      res.status(204).end();
+    }),
+  );
 
   /**
-   * In front of the API's routers on /console/api: authentication takes the session's key
-   * (none without a valid session: the same 401 as /api without `x-api-key`). A rotation of the
-   * API key through the console moves the session to the new key.
+   * In front of the API's routers on /console/api: they authenticate the session's lender, and
+   * here the session's role is checked (403 naming it) before anything else is. Every change
+   * made from the console writes an audit line naming the user.
    */
   const api: RequestHandler = (req, res, next) => {
-    const { session } = stateOf(res).console ?? { session: null };
-    ctx(res).consoleKey = session?.apiKey ?? null;
-    if (session && req.method === 'POST' && req.path === '/client/rotate-key') {
-      const json = res.json.bind(res);
-      res.json = (body: unknown) => {
-        const apiKey = (body as { apiKey?: unknown } | null)?.apiKey;
-        if (res.statusCode === 200 && typeof apiKey === 'string') setSession(req, res, { ...session, apiKey });
-        return json(body);
-      };
+    if (ctx(res).consoleSession === undefined) ctx(res).consoleSession = null;
+    const session = ctx(res).consoleSession;
+    if (req.method !== 'GET' && req.method !== 'HEAD' && session) {
+      const action = `console ${req.method} ${req.originalUrl.split('?')[0]}`;
+      res.once('finish', () => {
+        if (res.statusCode >= 400) return;
+        deps.logger.info(
+          {
+            audit: {
+              action,
+              actor: 'client',
+              userId: session.userId,
+              role: session.role,
+              clientId: session.clientId,
+              status: res.statusCode,
+              ip: req.ip,
+              correlationId: ctx(res).correlationId,
+            },
+          },
+          'client action',
+        );
+      });
     }
-    next();
+    permit(permissionFor(req.method, req.path))(req, res, next);
   };
-
   return { router: allowOnlyRoutedMethods(router), api };
 }
-

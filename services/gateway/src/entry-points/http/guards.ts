@@ -10,10 +10,11 @@ import type { RateWindowModel } from '../../data-access/clientModel';
 import type { Clock } from '@loan/runtime';
 import { isDuplicateKey } from '@loan/runtime';
 import { ctx } from './support';
+import { roleAllows, type Permission } from '../../domain/staff';
 
 /**
- * `x-api-key` on every /api route; on /console/api the key the console's session cookie holds
- * (its gate sets `consoleKey`), never the header. Keys are looked up by their SHA-256 (only the hash is
+ * `x-api-key` on every /api route; on /console/api the lender of the console's session (its
+ * gate sets `consoleSession`), never the header; at console sign-in the key typed (`consoleKey`). Keys are looked up by their SHA-256 (only the hash is
  * stored) and the stored hash is compared in constant time. Lookups are cached briefly, misses
  * too: a key sent again and again costs one query per TTL, not one per request. (A miss can
  * never turn into a hit: keys are random and made only by us.)
@@ -22,9 +23,20 @@ export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: numb
   forget(): void;
 } {
   const cache = new Map<string, { client: ClientRecord | null; until: number }>();
+  /** A console session stands for its lender: the same 401 as /api without a key when there is none. */
+  async function clientOfSession(session: { clientId: string } | null): Promise<ClientRecord> {
+    if (!session) throw new HttpError(401, 'Missing x-api-key header');
+    const client = await deps.clients.get(session.clientId);
+    if (!client) throw new HttpError(401, 'Invalid API key');
+    return client;
+  }
   const handler = (async (req, res, next) => {
     try {
-      const { consoleKey } = ctx(res);
+      const { consoleKey, consoleSession } = ctx(res);
+      if (consoleKey === undefined && consoleSession !== undefined) {
+        ctx(res).client = await clientOfSession(consoleSession);
+        return next();
+      }
       const key = consoleKey !== undefined ? consoleKey : req.header('x-api-key');
       if (!key) throw new HttpError(401, 'Missing x-api-key header');
       const hash = hashApiKey(key);
@@ -153,5 +165,18 @@ export function authFailureLimit(settings: { limit: number; windowMs: number }):
       if (res.statusCode === 401 || res.statusCode === 403) void failures.increment(ip);
     });
     next();
+  };
+}
+
+/**
+ * What the caller's role allows. The API key (on /api, or a console signed in with it by an
+ * owner who has no account yet) may do everything; a staff user's console session what the
+ * role says (`domain/staff.ts`), or 403 naming the role.
+ */
+export function permit(permission: Permission): RequestHandler {
+  return (_req, res, next) => {
+    const session = ctx(res).consoleSession;
+    if (!session || session.role === null || roleAllows(session.role, permission)) return next();
+    next(new HttpError(403, `Your role (${session.role}) does not allow this`));
   };
 }

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { HttpError } from '../../domain/errors';
 import type { ClientRecord } from '../../data-access/clientRepository';
 import type { Actor } from '../../data-access/clientAccounts';
+import type { ConsoleSession } from '../../domain/consoleSession';
 
 /** What the middlewares learn about a request. */
 export interface RequestContext {
@@ -16,6 +17,11 @@ export interface RequestContext {
    * authentication then uses instead of the `x-api-key` header.
    */
   consoleKey?: string | null;
+  /**
+   * Set on console requests: the session their cookie opened (null: none), which authentication
+   * takes for the session's lender instead of the `x-api-key` header.
+   */
+  consoleSession?: ConsoleSession | null;
 }
 
 export const ctx = (res: Response): RequestContext => res.locals as RequestContext;
@@ -42,12 +48,19 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infe
   throw new HttpError(400, [...new Set(problems)].join('; '));
 }
 
-/** Who changes a client account, for the audit line: the operator or the lender itself. */
-export const actorOf = (kind: Actor['kind'], req: Request): Actor => ({
-  kind,
-  ip: req.ip,
-  correlationId: req.header('x-correlation-id') ?? null,
-});
+/**
+ * Who changes a client account, for the audit line: the operator or the lender itself, and on
+ * the console the session (and its staff user) that asked.
+ */
+export const actorOf = (kind: Actor['kind'], req: Request, res?: Response): Actor => {
+  const session = res ? ctx(res).consoleSession : undefined;
+  return {
+    kind,
+    ip: req.ip,
+    correlationId: req.header('x-correlation-id') ?? null,
+    ...(session ? { sessionId: session.id, userId: session.userId } : {}),
+  };
+};
 
 /**
  * The body of a webhook-secret rotation: none, `{}` and a body with no fields all mean the

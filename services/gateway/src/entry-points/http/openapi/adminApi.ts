@@ -3,12 +3,14 @@ import {
   ClientView,
   CreateClientRequest,
   CreateClientResponse,
+  StaffInvitation,
   RotateKeyResponse,
   RotateWebhookSecretBody,
   RotateWebhookSecretResponse,
   UpdateClientRequest,
 } from '@loan/contracts';
 import { Examples } from './examples';
+import { staffEmail } from './lenderApi';
 import { failure, malformedJson, notJson, ok } from './responses';
 import { z } from 'zod';
 
@@ -125,6 +127,40 @@ export const adminOperations: RouteConfig[] = [
       401: adminErrors[401],
       404: clientNotFound,
       409: concurrent,
+      413: adminErrors[413],
+      415: notJson,
+      429: adminErrors[429],
+      500: adminErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/admin/clients/{id}/owner',
+    operationId: 'createFirstOwner',
+    tags: [clients],
+    security: adminSecurity,
+    summary: 'Invite the first owner of a lender: the one who then invites the lender’s other staff',
+    description:
+      'The same one-time invitation link as `POST /api/users` (`invitationUrl` when no mailer sends it). Refused once the lender has an owner. Until its owner has an account a lender may still sign in to the console with its API key; from then on staff sign in with e-mail and password.',
+    request: {
+      params: ClientId,
+      body: {
+        required: true,
+        content: {
+          'application/json': { schema: z.strictObject({ email: staffEmail }).meta({ id: 'CreateOwnerRequest', example: Examples.createOwnerRequest }) },
+        },
+      },
+    },
+    responses: {
+      201: ok('The invitation', StaffInvitation.meta({ id: 'StaffInvitation' }), { ...Examples.staffInvitation, email: 'owner@acme-lending.example', role: 'owner' }),
+      400: failure(400, 'No or an invalid e-mail address, or another field', {
+        'bad e-mail': 'email: email must be a valid e-mail address',
+        'other field': 'Unknown field name; only email is taken',
+        ...malformedJson,
+      }),
+      401: adminErrors[401],
+      404: clientNotFound,
+      409: failure(409, 'The lender already has an owner', { 'has an owner': 'This lender already has an owner; owners invite further users' }),
       413: adminErrors[413],
       415: notJson,
       429: adminErrors[429],

@@ -14,6 +14,11 @@ import {
   PolicyVersionView,
   SimulateRequest,
   SimulationResult,
+  InviteUserRequest,
+  StaffInvitation,
+  StaffUser,
+  StaffUserList,
+  UpdateUserRequest,
   Bvn,
   ConfirmReviewRequest,
   DeliveryListQuery,
@@ -109,6 +114,7 @@ const reviews = 'Reviews';
 const deliveries = 'Webhook deliveries';
 const account = 'Your account';
 const policies = 'Credit policies';
+const staff = 'Your staff';
 
 export const lenderTags = [
   { name: applications, description: 'Open an application, have the applicant link accounts, analyze, read the outcome.' },
@@ -124,6 +130,11 @@ export const lenderTags = [
     description:
       'Your credit policy: the rules your decisions apply on top of the score, as numbered versions. Draft one, replay it on your past applications, run it in the shadow as the challenger, then activate it. Every decision names the version that made it in `policy_version` (0: the built-in policy).',
   },
+  {
+    name: staff,
+    description:
+      'Your staff’s console accounts: invite by e-mail and role (`owner`, `developer`, `credit_officer`, `credit_manager`, `viewer`), change a role, remove. With the API key, or from the console for an owner; a change of role and a removal end that user’s console sessions.',
+  },
 ];
 
 const policyUnavailable = failure(500, 'Credit policies are unavailable: retry', {
@@ -131,6 +142,33 @@ const policyUnavailable = failure(500, 'Credit policies are unavailable: retry',
 });
 const policyNotFound = failure(404, 'No such version of yours', { 'not found': 'Policy version 7 not found' });
 const PolicyVersionSchema = PolicyVersionView.meta({ id: 'PolicyVersion' });
+
+const StaffUserSchema = StaffUser.meta({ id: 'StaffUser' });
+const UserId = z.object({
+  id: z.string().meta({ param: { description: 'The userId of the user' }, example: '5b1f0c3e-8a2d-4f6b-9c7e-1d3a5f7b9e20' }),
+});
+const StaffSettings = z.object({ requireTotp: z.boolean() }).meta({ id: 'StaffSettings' });
+const StaffSettingsRequest = z.strictObject({ requireTotp: z.boolean() }).meta({ id: 'StaffSettingsRequest', example: Examples.staffSettings });
+/** An address as the service checks it: the contract's pattern is its rule (no `format: email`, which is another rule). */
+export const staffEmail = z.string().meta({
+  description: 'An e-mail address (compared without regard to case)',
+  pattern: EmailPattern.source,
+  maxLength: 254,
+  example: 'ada.obi@acme-lending.example',
+});
+const InviteUserBody = z.strictObject({ email: staffEmail, role: InviteUserRequest.shape.role }).meta({ id: 'InviteUserRequest', example: Examples.inviteUserRequest });
+const userNotFound = failure(404, 'No such user of yours, or a malformed id', { 'not found': 'User not found' });
+const lastOwner = failure(409, 'The lender’s last owner, or a concurrent change', {
+  'last owner': 'A lender keeps at least one owner; make another user owner first',
+  concurrent: 'The user was changed concurrently; retry',
+});
+const staffErrors = {
+  401: lenderErrors[401],
+  403: failure(403, 'From the console: a role other than owner', { role: 'Your role (viewer) does not allow this' }),
+  413: lenderErrors[413],
+  429: lenderErrors[429],
+  500: lenderErrors[500],
+};
 
 /** The list's query as a document states it: `status` repeated (a comma-separated list works too). */
 const ListQuery = ApplicationListQuery.extend({
@@ -789,6 +827,101 @@ export const lenderOperations: RouteConfig[] = [
       }),
       400: failure(400, 'An invalid overlap', { 'bad overlap': 'overlapSeconds: Too big: expected number to be <=604800', ...malformedJson }),
       ...accountChangeErrors,
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/users',
+    operationId: 'listUsers',
+    tags: [staff],
+    summary: 'Your staff, oldest first: e-mail, role, invited or active, authenticator enrolled',
+    responses: {
+      200: ok('Your staff', StaffUserList.meta({ id: 'StaffUserList' }), { items: [Examples.staffUser] }, { limited: true }),
+      ...staffErrors,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/users',
+    operationId: 'inviteUser',
+    tags: [staff],
+    summary: 'Invite a member of staff by e-mail and role: a one-time link that lapses after INVITATION_TTL',
+    description:
+      'The invitee opens the link, sets a password and enrols an authenticator app. Where the deployment sends no e-mail (a local stack), the link is in this answer (`invitationUrl`, once) and in the gateway’s log; with a mailer it is sent to the address and not answered.',
+    request: {
+      body: { required: true, content: { 'application/json': { schema: InviteUserBody } } },
+    },
+    responses: {
+      201: ok('The invitation', StaffInvitation.meta({ id: 'StaffInvitation' }), Examples.staffInvitation, { limited: true }),
+      400: failure(400, 'No or an invalid e-mail address or role, or another field', {
+        'bad e-mail': 'email: email must be a valid e-mail address',
+        'bad role': 'role: role must be one of owner, developer, credit_officer, credit_manager, viewer',
+        'other field': 'Unknown field name; only email and role are taken',
+        ...malformedJson,
+      }),
+      409: failure(409, 'A user of yours already has this address', { taken: 'A user with this e-mail address already exists' }),
+      415: notJson,
+      ...staffErrors,
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/users/settings',
+    operationId: 'getStaffSettings',
+    tags: [staff],
+    summary: 'Whether every user must sign in with an authenticator code',
+    responses: { 200: ok('The settings', StaffSettings, Examples.staffSettings, { limited: true }), ...staffErrors },
+  },
+  {
+    method: 'patch',
+    path: '/api/users/settings',
+    operationId: 'updateStaffSettings',
+    tags: [staff],
+    summary: 'Require an authenticator code of every user (or not)',
+    description: 'With `requireTotp`, a user without an enrolled authenticator is refused at sign-in (403) until invited again.',
+    request: { body: { required: true, content: { 'application/json': { schema: StaffSettingsRequest } } } },
+    responses: {
+      200: ok('The settings as they now are', StaffSettings, Examples.staffSettings, { limited: true }),
+      400: failure(400, 'No or a non-boolean requireTotp', { 'bad value': 'requireTotp: requireTotp must be true or false', ...malformedJson }),
+      415: notJson,
+      ...staffErrors,
+    },
+  },
+  {
+    method: 'patch',
+    path: '/api/users/{id}',
+    operationId: 'changeUserRole',
+    tags: [staff],
+    summary: 'Change a user’s role; the user’s console sessions end',
+    request: {
+      params: UserId,
+      body: { required: true, content: { 'application/json': { schema: UpdateUserRequest.meta({ id: 'UpdateUserRequest', example: Examples.updateUserRequest }) } } },
+    },
+    responses: {
+      200: ok('The user as it now is', StaffUserSchema, { ...Examples.staffUser, role: 'credit_manager' }, { limited: true }),
+      400: failure(400, 'No or an invalid role, or another field', {
+        'bad role': 'role: role must be one of owner, developer, credit_officer, credit_manager, viewer',
+        'other field': 'Unknown field name; only role can be changed',
+        ...malformedJson,
+      }),
+      404: userNotFound,
+      409: lastOwner,
+      415: notJson,
+      ...staffErrors,
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/users/{id}',
+    operationId: 'removeUser',
+    tags: [staff],
+    summary: 'Remove a user (or withdraw an invitation); the user’s console sessions end',
+    request: { params: UserId },
+    responses: {
+      204: { description: 'Removed' },
+      404: userNotFound,
+      409: lastOwner,
+      ...staffErrors,
     },
   },
 ];

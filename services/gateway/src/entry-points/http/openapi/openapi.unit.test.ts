@@ -40,13 +40,13 @@ import { createHttpApp } from '../app';
 import { adminRoutes } from '../adminRoutes';
 import { createClientAccounts } from '../../../data-access/clientAccounts';
 import { applicationRoutes, reviewRoutes } from '../applicationRoutes';
+import { userRoutes } from '../userRoutes';
 import { clientRoutes } from '../clientRoutes';
 import { deliveryRoutes } from '../deliveryRoutes';
 import { policyRoutes } from '../policyRoutes';
 import { providerWebhookRoutes } from '../providerWebhookRoutes';
 import { servedRoutes } from '../support';
 import { consoleRoutes } from '../consoleRoutes';
-import { createConsoleSessions } from '../../../domain/consoleSession';
 import { adminDocument, lenderDocument, type OpenApiDocument } from './document';
 import { EventExamples, Examples } from './examples';
 
@@ -80,9 +80,10 @@ function assembledApp() {
     deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
     policies: policyRoutes({ scoringUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
     client: clientRoutes({ accounts, clock: systemClock, authenticate: pass, limit: () => pass }),
-    console: consoleRoutes({ sessions: createConsoleSessions({ sealer, ttlMs: 1000 }), clock: systemClock, authenticate: pass }),
+    console: consoleRoutes({ sessions: unused, staff: unused, clients: unused, times: { ttlMs: 1000, idleMs: 1000 }, clock: systemClock, authenticate: pass, limit: () => pass, logger, production: false }),
     adminGuard: pass,
-    admin: adminRoutes({ accounts }),
+    admin: adminRoutes({ accounts, staff: unused }),
+    users: userRoutes({ staff: unused, authenticate: pass, limit: () => pass }),
     providerWebhooks: providerWebhookRoutes({
       bus: unused,
       secret: 'unused-secret',
@@ -110,7 +111,15 @@ const DOCUMENTATION = [
 ];
 
 /** The console's own routes: its page and its session (its API is the lender API, below). */
-const CONSOLE = ['get /console', 'get /console/session', 'post /console/session', 'delete /console/session'];
+const CONSOLE = [
+  'get /console',
+  'get /console/session',
+  'post /console/session',
+  'delete /console/session',
+  'post /console/invitation',
+  'post /console/invitation/accept',
+  'post /console/password',
+];
 const CONSOLE_API = '/console/api/';
 
 const operationsOf = (doc: OpenApiDocument) =>

@@ -1,0 +1,116 @@
+import { StaffRoles, type StaffRole } from '@loan/contracts';
+import { call, captureLogs, createClient, startGateway, suiteNamespace, type Running } from '../../../testing/stack';
+
+/**
+ * Roles on the console's API, against the real database: each role signs in with its password
+ * and every kind of call answers what the role allows, 403 naming the role otherwise, before
+ * the call's own checks (so an allowed role meets those: 400, 415). The API key keeps full access
+ * on /api, and each change from the console writes an audit line naming the user.
+ */
+const ns = suiteNamespace();
+let gateway: Running;
+let logs: ReturnType<typeof captureLogs>;
+let lender: Awaited<ReturnType<typeof createClient>>;
+const pages = new Map<StaffRole, ReturnType<typeof browser>>();
+
+beforeAll(async () => {
+  logs = captureLogs();
+  gateway = await startGateway(ns, { AUTH_FAILURE_LIMIT: '200', RATE_LIMIT_GLOBAL: '1000', LOG_LEVEL: 'info' });
+  lender = await createClient(gateway.url);
+  const owner = await fetch(`${gateway.url}/admin/clients/${lender.clientId}/owner`, {
+    method: 'POST',
+    headers: { 'x-admin-token': 'local-admin-token', 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'owner@roles.example' }),
+  });
+  const invitations: [StaffRole, string][] = [['owner', ((await owner.json()) as { invitationUrl: string }).invitationUrl]];
+  for (const role of StaffRoles.filter((r) => r !== 'owner')) {
+    const invited = await call(gateway.url, lender.apiKey, 'POST', '/api/users', { email: `${role}@roles.example`, role });
+    invitations.push([role, invited.body.invitationUrl]);
+  }
+  for (const [role, url] of invitations) {
+    const page = browser();
+    await page.send('GET', '/console/session');
+    const accepted = await page.send('POST', '/console/invitation/accept', { token: url.split('#/invitation/')[1], password: `${role} password 1234` });
+    expect(accepted.status).toBe(200);
+    const signedIn = await page.send('POST', '/console/session', { email: `${role}@roles.example`, password: `${role} password 1234` });
+    expect(signedIn.status).toBe(200);
+    pages.set(role, page);
+  }
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+function browser() {
+  const jar = new Map<string, string>();
+  let csrf = '';
+  async function send(method: string, path: string, body?: unknown, contentType = 'application/json') {
+    const headers: Record<string, string> = { origin: gateway.url, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
+    if (method !== 'GET') headers['x-csrf-token'] = csrf;
+    if (body !== undefined) headers['content-type'] = contentType;
+    const res = await fetch(`${gateway.url}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [name, value] = cookie.split(';')[0]!.split('=');
+      if (value) jar.set(name!, value);
+      else jar.delete(name!);
+    }
+    const text = await res.text();
+    const json = text ? JSON.parse(text) : null;
+    if (json?.csrfToken) csrf = json.csrfToken;
+    return { status: res.status, body: json };
+  }
+  return { send };
+}
+
+/** Calls that each role may or may not make; an allowed call meets its own checks (400, 415) instead of 403. */
+const calls: { what: string; allowed: StaffRole[]; method: string; path: string; body?: unknown; contentType?: string; expect: number }[] = [
+  { what: 'list applications', allowed: [...StaffRoles], method: 'GET', path: '/console/api/applications?status=NOPE', expect: 400 },
+  { what: 'read the account', allowed: [...StaffRoles], method: 'GET', path: '/console/api/client', expect: 200 },
+  { what: 'open an application', allowed: ['owner', 'credit_officer', 'credit_manager'], method: 'POST', path: '/console/api/applications/initiate', body: { amount: -1 }, expect: 400 },
+  { what: 'analyze an application', allowed: ['owner', 'credit_officer', 'credit_manager'], method: 'POST', path: '/console/api/applications/x/analyze', body: 'x', contentType: 'text/plain', expect: 404 },
+  { what: 'change the webhook URL', allowed: ['owner', 'developer'], method: 'PATCH', path: '/console/api/client', body: { webhookUrl: 'not a url' }, expect: 400 },
+  { what: 'rotate the API key', allowed: ['owner', 'developer'], method: 'POST', path: '/console/api/client/rotate-webhook-secret', body: { overlapSeconds: -1 }, expect: 400 },
+  { what: 'replay deliveries', allowed: ['owner', 'developer'], method: 'POST', path: '/console/api/webhooks/deliveries/replay', body: 'x', contentType: 'text/plain', expect: 415 },
+  { what: 'list users', allowed: ['owner'], method: 'GET', path: '/console/api/users', expect: 200 },
+  { what: 'invite a user', allowed: ['owner'], method: 'POST', path: '/console/api/users', body: { email: 'nobody' }, expect: 400 },
+  { what: 'change a role', allowed: ['owner'], method: 'PATCH', path: '/console/api/users/00000000-0000-4000-8000-000000000000', body: { role: 'owner' }, expect: 404 },
+];
+
+describe.each(StaffRoles)('the %s', (role) => {
+  it.each(calls.map((c) => [c.what, c] as const))('when it tries to %s, then it is let through only if its role allows it', async (_what, c) => {
+    const res = await pages.get(role)!.send(c.method, c.path, c.body, c.contentType);
+    if (c.allowed.includes(role)) {
+      expect(res.status).toBe(c.expect);
+    } else {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ statusCode: 403, message: `Your role (${role}) does not allow this`, error: 'Forbidden' });
+    }
+  });
+});
+
+it('when the API key makes the same calls on /api, then none is refused for a role', async () => {
+  for (const c of calls) {
+    const res = await call(gateway.url, lender.apiKey, c.method, c.path.replace('/console/api', '/api'), c.body);
+    expect([c.what, res.status]).not.toEqual([c.what, 403]);
+  }
+});
+
+it('when a user changes something from the console, then the audit line names the user and the role', async () => {
+  const before = logs.lines().length;
+  const developer = pages.get('developer')!;
+  const changed = await developer.send('PATCH', '/console/api/client', { webhookUrl: 'https://lender.example/hooks' });
+  expect(changed.status).toBe(200);
+  const me = await developer.send('GET', '/console/session');
+  const lines = logs
+    .lines()
+    .slice(before)
+    .filter((line) => line.includes('"audit"'))
+    .map((line) => JSON.parse(line) as { audit: Record<string, unknown> });
+  expect(lines.map((l) => l.audit)).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ action: 'client.update', userId: me.body.user.userId, clientId: lender.clientId }),
+      expect.objectContaining({ action: 'console PATCH /console/api/client', userId: me.body.user.userId, role: 'developer' }),
+    ]),
+  );
+});
