@@ -3,7 +3,29 @@ import { Decision, DecisionOutcome } from './decision';
 import { ApplicationStatus, Bvn, EnrichmentStatus, Limits, PageParams, Uuid } from './primitives';
 import { ReviewView } from './review';
 
+/** The characters `String.prototype.trim` removes, spelled out so that every regex engine agrees. */
+const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+/**
+ * At least two characters once surrounding spaces are trimmed: the pattern says so in the
+ * documents (a length alone would allow " a"). The name as sent is at most 100 characters too, as
+ * the documents' maxLength says, so a request the documents refuse is refused.
+ */
+const TWO_VISIBLE = new RegExp(`^[${SPACE}]*[^${SPACE}][\\s\\S]*[^${SPACE}][${SPACE}]*$`);
+
 const name = (field: string) =>
+  z
+    .string({ error: `${field} is required and must be a string` })
+    .max(100, `${field} must be between 2 and 100 characters`)
+    .regex(TWO_VISIBLE, `${field} must be between 2 and 100 characters`)
+    .trim()
+    .min(2, `${field} must be between 2 and 100 characters`)
+    .max(100, `${field} must be between 2 and 100 characters`);
+
+/**
+ * A name as commands written before the pattern carried it: the schema registry holds the
+ * command topic's schema to backward compatibility, which a new pattern would break.
+ */
+export const storedName = (field: string) =>
   z
     .string({ error: `${field} is required and must be a string` })
     .trim()

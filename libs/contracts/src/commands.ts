@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InitiateRequest } from './api';
+import { InitiateRequest, storedName } from './api';
 import { ApplicationStatus, IsoTimestamp, Uuid } from './primitives';
 import { ReviewQueueStatus, ReviewRequest } from './review';
 
@@ -27,7 +27,10 @@ export type ApplicantDetails = z.infer<typeof ApplicantDetails>;
  * The initiate request without the applicant's identity. The identity fields stay in the
  * schema, optional, so that commands written before they were sealed are still read.
  */
-export const InitiateTerms = InitiateRequest.partial({ firstName: true, lastName: true, email: true });
+export const InitiateTerms = InitiateRequest.extend({
+  firstName: storedName('firstName'),
+  lastName: storedName('lastName'),
+}).partial({ firstName: true, lastName: true, email: true });
 export type InitiateTerms = z.infer<typeof InitiateTerms>;
 
 /** Commands the gateway sends to the applications service (imperative names). */
