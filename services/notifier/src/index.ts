@@ -1,4 +1,4 @@
 export * from './config';
 export * from './service';
-export { sign, signatureHeaders } from './domain/deliverWebhook/signature';
+export { sign, signatureHeaders, standardSignature } from './domain/deliverWebhook/signature';
 export type { DeliveryView } from './domain/view';

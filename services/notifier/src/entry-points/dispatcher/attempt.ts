@@ -72,7 +72,7 @@ export function createAttemptRunner(deps: AttemptDeps) {
     secrets: SigningSecret[],
     startedAt: Date,
   ): Promise<{ step: Step; attempt: Attempt | null }> {
-    const signatures = signatureHeaders(delivery.body, secrets, startedAt);
+    const signatures = signatureHeaders(delivery.body, secrets, startedAt, delivery.deliveryId);
     if (!signatures) {
       return {
         step: { status: 'FAILED', nextAttemptAt: null, reason: Reasons.noWebhookSecret, round: delivery.round },

@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { toWebhookBody } from '@loan/contracts';
+import { Webhook } from 'standardwebhooks';
 import { waitFor } from '../../../../../testing/helpers';
 import {
   createPublisher,
@@ -109,6 +110,30 @@ describe('webhook delivery over the real broker and database', () => {
     expect(received!.headers['x-signature']).toBe(opensslHmac('whsec_new_one', received!.rawBody));
     expect(received!.headers['x-signature-previous']).toBe(opensslHmac('whsec_old_one', received!.rawBody));
     await settled(record.id, clientId);
+  });
+
+  it('when deliveries are signed, then a Standard Webhooks library verifies them with either secret of a rotation, and refuses them replayed with another timestamp', async () => {
+    const hook = await receiver(() => 204);
+    const { clientId } = await publisher.client({
+      webhookUrl: hook.url,
+      secrets: [
+        { secret: 'whsec_new_standard', validUntil: null },
+        { secret: 'whsec_old_standard', validUntil: new Date(Date.now() + 3_600_000) },
+      ],
+    });
+    const record = publisher.event({ clientId });
+    await publisher.publish(record);
+    const [received] = await waitFor(() => hook.forEvent(record.id).length === 1 && hook.forEvent(record.id), { what: 'the POST' });
+    const headers = received!.headers as Record<string, string>;
+    const body = received!.rawBody.toString('utf8');
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    for (const secret of ['whsec_new_standard', 'whsec_old_standard']) {
+      expect(new Webhook(`whsec_${Buffer.from(secret).toString('base64')}`).verify(body, headers)).toEqual(JSON.parse(body));
+    }
+    const replayed = { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1) };
+    expect(() => new Webhook('whsec_new_standard', { format: 'raw' }).verify(body, replayed)).toThrow();
+    const delivery = await settled(record.id, clientId);
+    expect(headers['webhook-id']).toBe(delivery.deliveryId);
   });
 
   it('when the receiver is down and comes back, then the event is delivered on a retry', async () => {
