@@ -86,11 +86,15 @@ export class LoanConnectionError extends LoanError {
 
 /** Why a webhook was refused by `verifyWebhook`. */
 export type WebhookVerificationFailure =
-  'missing_signature' | 'signature_mismatch' | 'invalid_payload' | 'unknown_event';
+  | 'missing_signature'
+  | 'signature_mismatch'
+  | 'timestamp_out_of_tolerance'
+  | 'invalid_payload'
+  | 'unknown_event';
 
 /**
- * A webhook request that must not be trusted (`missing_signature`, `signature_mismatch`:
- * answer 401) or that is signed but not an event this version knows (`invalid_payload`,
+ * A webhook request that must not be trusted (`missing_signature`, `signature_mismatch`,
+ * `timestamp_out_of_tolerance`: answer 401) or that is signed but not an event this version knows (`invalid_payload`,
  * `unknown_event`).
  */
 export class WebhookVerificationError extends LoanError {

@@ -18,7 +18,16 @@ export {
   WebhookVerificationError,
 } from './errors';
 export type { WebhookVerificationFailure } from './errors';
-export { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, signWebhook, verifyWebhook } from './webhooks';
+export {
+  PREVIOUS_SIGNATURE_HEADER,
+  SIGNATURE_HEADER,
+  STANDARD_HEADERS,
+  TIMESTAMP_TOLERANCE_SECONDS,
+  signStandardWebhook,
+  signWebhook,
+  verifyWebhook,
+  type WebhookHeaders,
+} from './webhooks';
 export { EVENT_NAMES } from './types';
 export type * from './types';
 export { VERSION } from './version';

@@ -5,7 +5,7 @@ import { EventNames, WebhookEnvelope } from '@loan/contracts';
 import { WebhookVerificationError } from './errors';
 import { EVENT_NAMES } from './types';
 import { VERSION } from './version';
-import { signWebhook, verifyWebhook } from './webhooks';
+import { signStandardWebhook, signWebhook, verifyWebhook } from './webhooks';
 
 const secret = 'whsec_current_0123456789abcdef';
 const previous = 'whsec_previous_0123456789abcdef';
@@ -103,6 +103,60 @@ describe('verifyWebhook', () => {
     expect(() => verifyWebhook(event as never, hmac(raw, secret), [secret])).toThrow(TypeError);
     expect(() => verifyWebhook(raw, hmac(raw, secret), [])).toThrow(TypeError);
     expect(() => verifyWebhook(raw, hmac(raw, secret), [''])).toThrow(TypeError);
+  });
+});
+
+describe('verifyWebhook with the request headers (Standard Webhooks)', () => {
+  const raw = JSON.stringify({
+    id: '6f1c3c1e-0000-4000-8000-000000000001',
+    event: 'application.failed',
+    data: { applicationId: 'a', applicantId: 'b', status: 'FAILED', reason: 'x' },
+    timestamp: '2025-01-01T00:00:00.000Z',
+  });
+  const now = new Date('2026-01-01T12:00:00Z');
+  const at = (date: Date) => Math.floor(date.getTime() / 1000);
+  const headersOf = (secrets: string[], time: number, body = raw) => ({
+    'webhook-id': 'delivery-1',
+    'webhook-timestamp': String(time),
+    'webhook-signature': secrets.map((s) => signStandardWebhook('delivery-1', time, body, s)).join(' '),
+    'x-signature': signWebhook(body, secrets[0]!),
+  });
+
+  it('when the Standard Webhooks signature matches within 5 minutes, then the event is returned, also from Fetch Headers', () => {
+    expect(verifyWebhook(raw, headersOf(['whsec_a'], at(now) - 299), 'whsec_a', { now }).event).toBe(
+      'application.failed',
+    );
+    expect(verifyWebhook(raw, new Headers(headersOf(['whsec_a'], at(now) + 299)), 'whsec_a', { now }).event).toBe(
+      'application.failed',
+    );
+  });
+
+  it('when a rotation overlap signs with two secrets, then either trusted secret passes', () => {
+    expect(verifyWebhook(raw, headersOf(['whsec_new', 'whsec_old'], at(now)), ['whsec_old'], { now }).event).toBe(
+      'application.failed',
+    );
+  });
+
+  it('when the timestamp is more than 5 minutes off, or was changed, then it is refused', () => {
+    const old = headersOf(['whsec_a'], at(now) - 301);
+    expect(() => verifyWebhook(raw, old, 'whsec_a', { now })).toThrow(
+      expect.objectContaining({ reason: 'timestamp_out_of_tolerance' }),
+    );
+    const moved = { ...headersOf(['whsec_a'], at(now) - 400), 'webhook-timestamp': String(at(now)) };
+    expect(() => verifyWebhook(raw, moved, 'whsec_a', { now })).toThrow(
+      expect.objectContaining({ reason: 'signature_mismatch' }),
+    );
+  });
+
+  it('when the Standard Webhooks headers are absent, then x-signature is checked, unless a timestamp is required', () => {
+    const onlySpec = { 'x-signature': signWebhook(raw, 'whsec_a') };
+    expect(verifyWebhook(raw, onlySpec, 'whsec_a', { now }).event).toBe('application.failed');
+    expect(() => verifyWebhook(raw, onlySpec, 'whsec_a', { now, requireTimestamp: true })).toThrow(
+      WebhookVerificationError,
+    );
+    expect(() => verifyWebhook(raw, { 'x-signature': signWebhook(raw, 'whsec_b') }, 'whsec_a', { now })).toThrow(
+      expect.objectContaining({ reason: 'signature_mismatch' }),
+    );
   });
 });
 
