@@ -48,7 +48,7 @@ rotation (\`POST /api/client/rotate-webhook-secret\`, or your operator's admin A
 match of either header with any secret you hold. \`x-event-id\` and \`x-event-name\` repeat the
 body's \`id\` and \`event\`. Answer 2xx within 10 seconds; deduplicate on \`id\`.
 
-**Node** (the SDK has it: \`verifyWebhook(rawBody, signature, secrets)\`)
+**Node** (the SDK has it: \`verifyWebhook(rawBody, signature, secrets)\`; with the request's headers it checks the Standard Webhooks signature below)
 
 \`\`\`js
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -119,6 +119,93 @@ static boolean verify(byte[] rawBody, List<String> headers, List<String> secrets
 }
 // Spring: the body as @RequestBody byte[] (not a parsed object); headers as
 // Arrays.asList(request.getHeader("x-signature"), request.getHeader("x-signature-previous"))
+\`\`\`
+### Standard Webhooks: the signature with its time
+
+Every event also carries the Standard Webhooks headers (standardwebhooks.com): \`webhook-id\` (the
+delivery's id, the same on each retry), \`webhook-timestamp\` (Unix seconds of this attempt) and
+\`webhook-signature\`: \`v1,\` and the **base64** HMAC-SHA256 of \`<webhook-id>.<webhook-timestamp>.<raw body>\`,
+keyed with the same webhook secret as \`x-signature\` (its bytes as issued, \`whsec_\` included);
+during a rotation overlap it holds one \`v1,\` signature per secret, space-separated. Refuse a
+timestamp more than 5 minutes from your clock: a captured delivery is then useless later, which
+\`x-signature\` (the body only) cannot give. A Standard Webhooks library works too: give it
+\`whsec_\` + base64 of your secret (in the \`standardwebhooks\` npm package,
+\`new Webhook(secret, { format: 'raw' })\`).
+
+**Node** (the SDK: \`verifyWebhook(rawBody, req.headers, secrets)\`)
+
+\`\`\`js
+import { createHmac, timingSafeEqual } from 'node:crypto';
+function verifyStandard(rawBody, id, timestamp, signatures, secrets) {
+  if (!/^\\d+$/.test(timestamp ?? '') || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
+  const given = (signatures ?? '').split(' ').filter((s) => s.startsWith('v1,')).map((s) => Buffer.from(s.slice(3), 'base64'));
+  return secrets.some((secret) => {
+    const expected = createHmac('sha256', secret).update(\`\${id}.\${timestamp}.\`).update(rawBody).digest();
+    return given.some((s) => s.length === expected.length && timingSafeEqual(s, expected));
+  });
+}
+// verifyStandard(req.body, req.get('webhook-id'), req.get('webhook-timestamp'), req.get('webhook-signature'), [SECRET, OLD_SECRET])
+\`\`\`
+
+**Python**
+
+\`\`\`python
+import base64, hashlib, hmac, time
+def verify_standard(raw_body: bytes, msg_id: str, timestamp: str, signatures: str, secrets: list) -> bool:
+    if not (timestamp or "").isdigit() or abs(time.time() - int(timestamp)) > 300:
+        return False
+    given = [s[3:].encode() for s in (signatures or "").split(" ") if s.startswith("v1,")]
+    for secret in secrets:
+        digest = hmac.new(secret.encode(), f"{msg_id}.{timestamp}.".encode() + raw_body, hashlib.sha256).digest()
+        expected = base64.b64encode(digest)
+        if any(hmac.compare_digest(expected, s) for s in given):
+            return True
+    return False
+# Flask: verify_standard(request.get_data(), request.headers.get("webhook-id"), request.headers.get("webhook-timestamp"),
+#                        request.headers.get("webhook-signature"), [SECRET, OLD_SECRET])
+\`\`\`
+
+**PHP**
+
+\`\`\`php
+function verifyStandard(string $raw, ?string $id, ?string $timestamp, ?string $signatures, array $secrets): bool {
+    if (!ctype_digit((string) $timestamp) || abs(time() - (int) $timestamp) > 300) return false;
+    foreach ($secrets as $secret) {
+        $expected = 'v1,' . base64_encode(hash_hmac('sha256', "$id.$timestamp.$raw", $secret, true));
+        foreach (explode(' ', (string) $signatures) as $signature) {
+            if (hash_equals($expected, $signature)) return true;
+        }
+    }
+    return false;
+}
+// verifyStandard($raw, $_SERVER['HTTP_WEBHOOK_ID'] ?? null, $_SERVER['HTTP_WEBHOOK_TIMESTAMP'] ?? null,
+//                $_SERVER['HTTP_WEBHOOK_SIGNATURE'] ?? null, [$secret, $previousSecret])
+\`\`\`
+
+**Java** (17 or later)
+
+\`\`\`java
+import javax.crypto.Mac; import javax.crypto.spec.SecretKeySpec;
+import java.nio.charset.StandardCharsets; import java.security.MessageDigest;
+import java.util.Base64; import java.util.List;
+
+static boolean verifyStandard(byte[] rawBody, String id, String timestamp, String signatures, List<String> secrets) throws Exception {
+    if (timestamp == null || !timestamp.matches("\\\\d{1,12}")
+        || Math.abs(System.currentTimeMillis() / 1000 - Long.parseLong(timestamp)) > 300) return false;
+    for (String secret : secrets) {
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        mac.update((id + "." + timestamp + ".").getBytes(StandardCharsets.UTF_8));
+        byte[] expected = mac.doFinal(rawBody);
+        for (String signature : signatures == null ? new String[0] : signatures.split(" ")) {
+            if (signature.startsWith("v1,")
+                && MessageDigest.isEqual(expected, Base64.getDecoder().decode(signature.substring(3)))) return true;
+        }
+    }
+    return false;
+}
+// Spring: verifyStandard(body, request.getHeader("webhook-id"), request.getHeader("webhook-timestamp"),
+//                        request.getHeader("webhook-signature"), List.of(SECRET, OLD_SECRET))
 \`\`\``;
 
 const sandbox = `## Sandbox personas and test BVNs
