@@ -933,6 +933,11 @@ const signatureHeaders = z.object({
   'x-signature-previous': z.string().regex(/^[0-9a-f]{64}$/).optional().meta({
     description: 'The same, keyed with your previous webhook secret, during the overlap after a rotation',
   }),
+  'webhook-id': z.string().meta({ description: 'Standard Webhooks: the delivery’s id, the same on every attempt of it' }),
+  'webhook-timestamp': z.string().regex(/^\d+$/).meta({ description: 'Standard Webhooks: the attempt’s time in Unix seconds; refuse one more than 5 minutes off' }),
+  'webhook-signature': z.string().meta({
+    description: 'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes of your webhook secret; one per secret, space-separated, during a rotation overlap',
+  }),
   'x-event-id': Uuid.meta({ description: 'The event id (the body’s id): deduplicate on it' }),
   'x-event-name': z.enum(EventNames as [EventName, ...EventName[]]).meta({ description: 'The event name (the body’s event)' }),
 });
@@ -965,7 +970,7 @@ export const lenderWebhooks: RouteConfig[] = EventNames.map((event) => {
     path: event,
     operationId: `on_${event.replace('.', '_')}`,
     summary: event,
-    description: `${eventDescriptions[event]} Verify \`x-signature\`, answer 2xx within 10 seconds, deduplicate on \`id\`.`,
+    description: `${eventDescriptions[event]} Verify \`x-signature\` or, with its time, \`webhook-signature\`, answer 2xx within 10 seconds, deduplicate on \`id\`.`,
     request: {
       headers: signatureHeaders,
       body: { required: true, content: { 'application/json': { schema: envelope.meta({ id: componentName(event) }), example: EventExamples[event] } } },
