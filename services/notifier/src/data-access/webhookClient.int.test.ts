@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '../../../../testing/helpers';
 import { createWebhookClient, type WebhookClient } from './webhookClient';
 
 /** A plain HTTP server on loopback that answers as told and counts what it got. */
@@ -75,6 +76,26 @@ describe('the webhook HTTP client against real sockets', () => {
       expect((result as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(295);
     } finally {
       await slow.close();
+    }
+  });
+
+  it('when the receiver answers at once but drips its body without end, then the connection is cut at the attempt\'s total deadline', async () => {
+    let closed = false;
+    const drips: NodeJS.Timeout[] = [];
+    const target = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      drips.push(setInterval(() => res.write('.'), 20));
+      req.socket.on('close', () => {
+        closed = true;
+      });
+    });
+    try {
+      const result = await client(true).post(request(`http://127.0.0.1:${target.port}/hook`, 300));
+      expect(result).toMatchObject({ kind: 'answered', statusCode: 200 });
+      await waitFor(() => closed, { what: 'the dripping connection cut' });
+    } finally {
+      drips.forEach(clearInterval);
+      await target.close();
     }
   });
 

@@ -104,7 +104,11 @@ export function createWebhookClient(options: { allowPrivate: boolean; maxSockets
         },
         (res) => {
           finish({ kind: 'answered', statusCode: res.statusCode ?? 0, durationMs: elapsed() });
-          // The answer is its status; the body is read and dropped (within bounds) to reuse the connection.
+          // The answer is its status; the body is read and dropped (within bounds) to reuse the
+          // connection, but only until the attempt's total deadline: a body that drips without end
+          // would otherwise hold one of the connections every lender's deliveries share.
+          const cut = setTimeout(() => res.destroy(), Math.max(1, request.timeoutMs - elapsed()));
+          res.on('close', () => clearTimeout(cut));
           let size = 0;
           res.on('data', (chunk: Buffer) => {
             size += chunk.length;
