@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # Images of the six services and the sandbox, from one multi-stage build. Every image holds
 # the whole compiled monorepo (the services share libs/ and one dependency tree, so the
 # layers are shared too) and differs only in the command. Build one with its target:
@@ -49,10 +47,11 @@ RUN npx tsc -b \
  && find libs services sandbox sdk -type f \
       \( -name '*.d.ts' -o -name '*.d.ts.map' -o -name '*.tsbuildinfo' \) -delete
 
-# Production dependencies only (workspace packages are symlinks into /app).
+# Production dependencies only (workspace packages are symlinks into /app). npm's cache is a
+# cache mount, never part of a layer, and shared with the build stage that BuildKit runs at the
+# same time: it is left alone (emptying it failed the build stage's `npm ci` or this one).
 FROM manifests AS prod-deps
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts \
- && rm -rf /root/.npm
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts
 
 # What runs: the dependencies, the manifests and the compiled output; owned by root and
 # read-only for the unprivileged `node` user it runs as.

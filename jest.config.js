@@ -1,8 +1,10 @@
 /**
- * Four tiers, told apart by file name: `*.unit.test.ts` (pure, no I/O), `*.int.test.ts`
- * (real broker, registry and database), `*.e2e.test.ts` (the whole stack over HTTP) and
+ * Five tiers, told apart by file name: `*.unit.test.ts` (pure, no I/O), `*.int.test.ts`
+ * (real broker, registry and database), `*.e2e.test.ts` (the whole stack over HTTP),
  * `*.fault.test.ts` (the whole stack while the broker or database is stopped: run alone, after
- * the others, because they stop the infrastructure every suite shares).
+ * the others, because they stop the infrastructure every suite shares) and `*.container.test.ts`
+ * (our images from the Dockerfile run as containers with their own broker, registry and database
+ * on a Docker network of their own; nothing shared, skipped when no Docker engine can be had).
  */
 const base = {
   testEnvironment: 'node',
@@ -46,6 +48,13 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/**/*.e2e.test.ts'],
       globalSetup: '<rootDir>/testing/global-setup.js',
+      setupFilesAfterEnv: ['<rootDir>/testing/long-timeout.js'],
+    },
+    {
+      ...base,
+      displayName: 'container',
+      testMatch: ['<rootDir>/**/*.container.test.ts'],
+      globalSetup: '<rootDir>/testing/container-setup.js',
       setupFilesAfterEnv: ['<rootDir>/testing/long-timeout.js'],
     },
   ],

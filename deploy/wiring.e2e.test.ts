@@ -1,12 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { z } from 'zod';
 import { waitFor } from '../testing/helpers';
+import { composeServices } from './compose';
 import { applicant, call, startReceiver, suiteNamespace } from '../testing/stack';
 
 /**
@@ -54,24 +54,13 @@ interface Container {
 
 // ------------------------------------------------------------------ compose
 
-/** `${VAR}`, `${VAR:-default}` and `${VAR-default}` with nothing set in the environment. */
-const interpolate = (value: string) =>
-  value.replace(/\$\{([A-Z0-9_]+)(?::?-([^}]*))?\}/g, (_m, _name: string, fallback?: string) => fallback ?? '');
-
 function renderCompose(): Container[] {
-  const doc = YAML.parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-    services: Record<string, { environment?: Record<string, unknown> | string[] }>;
-  };
-  const out: Container[] = [];
-  for (const [name, svc] of Object.entries(doc.services)) {
-    if (![...SERVICES, 'sandbox'].includes(name)) continue;
-    const raw = svc.environment ?? {};
-    const pairs = Array.isArray(raw) ? raw.map((line) => line.split(/=(.*)/s).slice(0, 2)) : Object.entries(raw);
-    const env = Object.fromEntries(pairs.map(([k, v]) => [String(k), interpolate(String(v ?? ''))]));
-    const ports = LISTEN_VARS.filter((v) => env[v]).map((v) => Number(env[v]));
-    out.push({ name, env, addresses: new Map([[name, new Map(ports.map((p) => [p, p]))]]) });
-  }
-  return out;
+  return composeServices()
+    .filter((svc) => [...SERVICES, 'sandbox'].includes(svc.name))
+    .map(({ name, env }) => {
+      const ports = LISTEN_VARS.filter((v) => env[v]).map((v) => Number(env[v]));
+      return { name, env, addresses: new Map([[name, new Map(ports.map((p) => [p, p]))]]) };
+    });
 }
 
 // ------------------------------------------------------------------ Helm

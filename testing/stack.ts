@@ -152,8 +152,8 @@ export const applicant = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-/** A webhook receiver that keeps every request, raw body included. */
-export async function startReceiver(answer: (req: IncomingMessage, body: Buffer) => number = () => 200) {
+/** A webhook receiver that keeps every request, raw body included (on loopback unless `host` says otherwise). */
+export async function startReceiver(answer: (req: IncomingMessage, body: Buffer) => number = () => 200, host = '127.0.0.1') {
   const received: { headers: IncomingMessage['headers']; raw: Buffer; body: any; at: number }[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -171,7 +171,7 @@ export async function startReceiver(answer: (req: IncomingMessage, body: Buffer)
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,

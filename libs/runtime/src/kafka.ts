@@ -287,6 +287,8 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   const admin: Admin = kafka.admin();
   /** How to stop each consumer, with the offsets of what it handled committed. */
   const consumerStops: (() => Promise<void>)[] = [];
+  /** The stop of each consumer of `consume`, by its group (before the namespace). */
+  const stopsByGroup = new Map<string, () => Promise<void>>();
   /** Counts the requests each client sends, by API (Produce, Fetch, OffsetCommit...). */
   const countRequests = (client: string) => (event: { payload: { apiName: string } }) =>
     metrics.kafkaRequests.inc({ client, api: event.payload.apiName });
@@ -511,12 +513,16 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
       Math.min(5_000, Math.max(250, stallMs / 4)),
     );
     watchdog.unref();
-    consumerStops.push(async () => {
-      stopped = true;
-      clearInterval(watchdog);
-      while (restarting) await new Promise((resolve) => setTimeout(resolve, 50));
-      await current.stop();
-    });
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        stopped = true;
+        clearInterval(watchdog);
+        while (restarting) await new Promise((resolve) => setTimeout(resolve, 50));
+        await current.stop();
+      })());
+    consumerStops.push(stop);
+    stopsByGroup.set(args.groupId, stop);
     watchLag(`${ns}${args.groupId}`, args.topics.map(real));
     return current.consumer;
   }
@@ -774,6 +780,15 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     lagTimers.push(timer);
   }
 
+  /**
+   * Stops one consumer of `consume` before the others (its offsets committed, its group left):
+   * for a consumer whose topic is about to be deleted, which could not commit any more after.
+   * Stopping it again, or on `disconnect`, does nothing more.
+   */
+  async function stopConsumer(groupId: string): Promise<void> {
+    await stopsByGroup.get(groupId)?.();
+  }
+
   async function disconnect(): Promise<void> {
     lagTimers.forEach(clearInterval);
     await Promise.allSettled(consumerStops.map((stop) => stop()));
@@ -790,6 +805,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     publishAll,
     publish,
     consume,
+    stopConsumer,
     disconnect,
     isConnected: () => producerConnected,
     /** The broker's name of a topic (with the namespace). */

@@ -36,12 +36,13 @@ export function createCommandBus(deps: {
 }) {
   const { bus, timeoutMs } = deps;
   const replyTo = replyTopicFor(deps.instanceId);
+  const groupId = `gateway-replies-${deps.instanceId}`;
   const pending = new Map<string, { resolve: (reply: CommandReply) => void; timer: NodeJS.Timeout }>();
 
   async function start() {
     await bus.ensureTopics([replyTo, deadLetterTopicFor(replyTo)], { partitions: 1, retentionMs: deps.replyRetentionMs });
     await bus.consume({
-      groupId: `gateway-replies-${deps.instanceId}`,
+      groupId,
       topics: [replyTo],
       fromBeginning: true,
       partitionsConsumedConcurrently: 1,
@@ -62,10 +63,15 @@ export function createCommandBus(deps: {
     return { commandId: reply.commandId, ok: true, result };
   }
 
-  /** Removes this replica's reply topic (and its dead-letter topic) on a clean shutdown. */
+  /**
+   * Removes this replica's reply topic (and its dead-letter topic) on a clean shutdown, once its
+   * consumer has stopped: a consumer left running would try to commit the replies it handled to
+   * a topic that is gone, and kafkajs retries that refused commit for longer than a stop may take.
+   */
   async function stop() {
     for (const [, waiter] of pending) clearTimeout(waiter.timer);
     pending.clear();
+    await bus.stopConsumer(groupId);
     await bus.admin
       .deleteTopics({ topics: [bus.topicName(replyTo), bus.topicName(deadLetterTopicFor(replyTo))], timeout: 5_000 })
       .catch((error: unknown) => deps.logger.warn({ err: error, topic: replyTo }, 'deleting the reply topic failed; a sweep of another replica removes it'));

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { createLogger, type Clock } from '@loan/runtime';
 import { waitFor } from '../../../../testing/helpers';
-import { startGateway, suiteNamespace, testBus, type Running } from '../../../../testing/stack';
+import { captureLogs, startGateway, suiteNamespace, testBus, type Running } from '../../../../testing/stack';
 import { createReplyTopicSweeper, replyGroupFor } from './replyTopicSweeper';
 
 /**
@@ -37,6 +38,21 @@ describe('gateway reply topics', () => {
 
     await gateway.stop();
     await waitFor(async () => (await topicsNow()).length === 0, { what: 'the reply topics deleted' });
+  });
+
+  it('when a replica stops right after handling a reply, then its reply consumer stops (committing what it handled) before its topics are deleted, and no commit is refused', async () => {
+    const logs = captureLogs();
+    // Nothing is committed on the interval: what the replica handled is still to commit when it stops.
+    const gateway = await startGateway(ns, { GATEWAY_INSTANCE_ID: 'busy1', KAFKA_COMMIT_INTERVAL: '10m', LOG_LEVEL: 'warn' });
+    await bus.publish('loan.gateway.replies.busy1', [
+      { key: 'late', value: { commandId: randomUUID(), ok: false, code: 'NOT_FOUND', message: 'a reply nobody waits for any more' } },
+    ]);
+    const handled = /kafka_handler_duration_seconds_count\{[^}]*topic="[^"]*loan\.gateway\.replies\.busy1"[^}]*\} 1/;
+    await waitFor(async () => handled.test(await (await fetch(`${gateway.opsUrl}/metrics`)).text()), { what: 'the reply handled' });
+
+    await gateway.stop();
+    await waitFor(async () => !(await topicsNow()).some((t) => t.includes('busy1')), { what: 'the reply topics deleted' });
+    expect(logs.lines().filter((line) => /OffsetCommit|committing consumer offsets failed/.test(line))).toEqual([]);
   });
 
   it('when a replica died, then a live replica deletes its topics and group after the grace period, and keeps those of live replicas', async () => {

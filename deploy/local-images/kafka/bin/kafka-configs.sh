@@ -1,0 +1,4 @@
+#!/bin/sh
+# kafka-configs.sh of the Kafka distribution.
+# shellcheck disable=SC2086 # the heap and JVM options are words of their own
+exec java ${KAFKA_HEAP_OPTS:--Xmx128m} -Dlog4j.configuration=file:/opt/kafka/bin/tools-log4j.properties -cp '/opt/kafka/libs/*' kafka.admin.ConfigCommand "$@"
