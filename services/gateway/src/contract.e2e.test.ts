@@ -133,7 +133,9 @@ it.each(documents)(
 
     if (process.env.CONTRACT_FUZZ_LOG)
       writeFileSync(`${process.env.CONTRACT_FUZZ_LOG}.${path.basename(path.dirname(documentPath))}`, output);
-    const failures = output.includes('FAILURES') ? output.slice(output.indexOf('FAILURES')) : output.slice(-4000);
+    // The errors (a request that could not be made or answered) and failures sections, whichever come first.
+    const sections = ['ERRORS', 'FAILURES'].map((name) => output.indexOf(`= ${name} =`)).filter((at) => at >= 0);
+    const failures = sections.length > 0 ? output.slice(Math.min(...sections)) : output.slice(-4000);
     if (code !== 0) throw new Error(`schemathesis exited ${code}:\n${failures}`);
     // Every operation of the document was exercised, in each phase.
     expect(output).toMatch(new RegExp(`Selected: ${operations}/${operations}\\s+Tested: ${operations}\\b`));

@@ -23,11 +23,16 @@ export function policyRoutes(deps: {
   const base = deps.scoringUrl.replace(/\/+$/, '');
 
   async function forward(req: Request, res: Response, path: string, body?: unknown) {
-    const { client, correlationId, consoleKey } = ctx(res);
+    const { client, correlationId, consoleSession } = ctx(res);
     const clientId = client!.clientId;
+    // Who acts, for scoring's audit line: a staff user by id, a console signed in with the key,
+    // or the lender's backend with its key.
+    const actor = consoleSession?.userId
+      ? `user:${consoleSession.userId}`
+      : `${consoleSession ? 'console' : 'api-key'}:${clientId}`;
     const headers: Record<string, string> = {
       'x-client-id': clientId,
-      'x-actor': `${consoleKey ? 'console' : 'api-key'}:${clientId}`,
+      'x-actor': actor,
       'x-internal-token': deps.internalToken,
       accept: 'application/json',
     };
