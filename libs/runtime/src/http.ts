@@ -1,6 +1,9 @@
-import express, { type Express, type Request, type Response, type NextFunction } from 'express';
+import express, { type Express, type Request, type Response, type NextFunction, type Router } from 'express';
+import { errorBody } from '@loan/contracts';
+import { timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 
 export type ReadinessCheck = () => boolean | Promise<boolean>;
@@ -54,6 +57,60 @@ export function createOpsApp(options: { metrics: Metrics; checks: Record<string,
   app.disable('x-powered-by');
   mountOps(app, options);
   return app;
+}
+
+/**
+ * A service's internal port with an API of its own for the gateway: health, readiness and
+ * metrics, and `api` under `/internal`, answered only to a caller presenting the internal token
+ * (which is why the API may trust the `x-client-id` it is given). Errors in the spec's shape.
+ */
+export function createInternalApp(deps: {
+  metrics: Metrics;
+  checks: Record<string, ReadinessCheck>;
+  logger: Logger;
+  /** Mounted at `/internal`. */
+  api: Router;
+  /** The gateway's token. */
+  internalToken: string;
+  /** Largest JSON body the API takes, e.g. `16kb`. */
+  bodyLimit: string;
+}): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(httpMetrics(deps.metrics));
+  mountOps(app, { metrics: deps.metrics, checks: deps.checks });
+  app.use('/internal', internalOnly(deps.internalToken), express.json({ limit: deps.bodyLimit, strict: true }), deps.api);
+  app.use((req: Request, res: Response) => {
+    res.status(404).json(errorBody(404, `Cannot ${req.method} ${req.path}`));
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const e = error as { type?: string; status?: number };
+    let status = 500;
+    let message = 'Internal server error';
+    if (e?.type === 'entity.parse.failed') {
+      status = 400;
+      message = 'Request body is not valid JSON';
+    } else if (e?.type === 'entity.too.large') {
+      status = 413;
+      message = 'Request body is too large';
+    } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+      status = e.status;
+      message = (error as Error).message;
+    }
+    if (status >= 500) deps.logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    if (!res.headersSent) res.status(status).json(errorBody(status, message));
+  });
+  return app;
+}
+
+/** 401 unless the caller presents the internal token (compared in constant time). */
+function internalOnly(token: string) {
+  const expected = Buffer.from(token);
+  return (req: Request, res: Response, next: NextFunction) => {
+    const given = Buffer.from(req.header('x-internal-token') ?? '');
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return next();
+    res.status(401).json(errorBody(401, 'Missing or invalid x-internal-token header'));
+  };
 }
 
 /** Listens and resolves with the bound URL; `close` stops accepting and drains keep-alives. */

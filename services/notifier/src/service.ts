@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
+  createInternalApp,
   ensureContractTopics,
   listen,
   syncIndexes,
@@ -23,7 +24,6 @@ import {
 import { createAttemptRunner } from './entry-points/dispatcher/attempt';
 import { createClaimer } from './entry-points/dispatcher/claims';
 import { createDispatcher } from './entry-points/dispatcher/dispatcher';
-import { createHttpApp } from './entry-points/http/app';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { createNotifierMetrics } from './metrics';
 
@@ -135,11 +135,12 @@ export function createNotifierService(deps: {
         partitionsConsumedConcurrently: config.INGEST_CONCURRENCY,
         handle: async (message) => handlers[message.topic]?.(message),
       });
-      const app = createHttpApp({
+      const app = createInternalApp({
         metrics: runtime.metrics,
         checks: runtime.checks,
         logger,
-        deliveries: deliveryRoutes({ repo, clock, policy, onRequeued: (entry) => dispatcher.wake(entry) }),
+        bodyLimit: '16kb',
+        api: deliveryRoutes({ repo, clock, policy, onRequeued: (entry) => dispatcher.wake(entry) }),
         internalToken: config.INTERNAL_TOKEN,
       });
       http = await listen(app, config.HTTP_HOST, config.HTTP_PORT);

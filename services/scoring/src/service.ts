@@ -1,5 +1,6 @@
 import {
   createOutboxRelay,
+  createInternalApp,
   ensureContractTopics,
   listen,
   syncIndexes,
@@ -11,7 +12,6 @@ import type { CreditBureau } from './data-access/bureau';
 import { analysisModel, policyModels, profileModel, rawCollections } from './data-access/models';
 import { createPolicyRepository } from './data-access/policyRepository';
 import { HANDLED_FACTS, consumerHandlers, createAnalysisHandler, createProfileHandlers } from './entry-points/consumers';
-import { createHttpApp } from './entry-points/http/app';
 import { policyRoutes } from './entry-points/http/policyRoutes';
 import { createScoringMetrics } from './metrics';
 
@@ -51,11 +51,12 @@ export function createScoringService(deps: { runtime: ServiceRuntime; config: Sc
         types: HANDLED_FACTS,
         handle: async (message) => handlers[message.topic]?.(message),
       });
-      const app = createHttpApp({
+      const app = createInternalApp({
         metrics: runtime.metrics,
         checks: runtime.checks,
         logger,
-        policies: policyRoutes({ policies, raw, clock, logger: logger.child({ component: 'policies' }) }),
+        bodyLimit: '64kb',
+        api: policyRoutes({ policies, raw, clock, logger: logger.child({ component: 'policies' }) }),
         internalToken: config.INTERNAL_TOKEN,
       });
       http = await listen(app, config.HTTP_HOST, config.HTTP_PORT);
