@@ -16,9 +16,32 @@ export async function waitFor<T>(
       lastError = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`Timed out waiting for ${options.what ?? 'condition'}${lastError ? `: ${String(lastError)}` : ''}`);
+      throw new Error(
+        `Timed out waiting for ${options.what ?? 'condition'}${lastError ? `: ${String(lastError)}` : ''}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
+  }
+}
+
+/**
+ * Runs `assertion` until it passes, or throws its last failure after `timeoutMs`. For what a
+ * page shows once it has rendered: Playwright's count(), allTextContents() and isVisible() read
+ * the page as it is at that moment and do not wait.
+ */
+export async function eventually(
+  assertion: () => unknown | Promise<unknown>,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  for (;;) {
+    try {
+      await assertion();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
   }
 }
 

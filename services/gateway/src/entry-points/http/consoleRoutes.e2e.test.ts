@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { generateSync } from 'otplib';
-import { waitFor } from '../../../../../testing/helpers';
+import { eventually, waitFor } from '../../../../../testing/helpers';
 import { applicant, call, createClient, startWholeStack, suiteNamespace } from '../../../../../testing/stack';
 
 /**
@@ -41,13 +41,22 @@ const timings = {
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-const lenderApi = (method: string, pathname: string, body?: unknown) => call(stack.gatewayUrl, stack.lender.apiKey, method, pathname, body);
+const lenderApi = (method: string, pathname: string, body?: unknown) =>
+  call(stack.gatewayUrl, stack.lender.apiKey, method, pathname, body);
 const eventsOf = (applicationId: string, name: string) =>
-  stack.receiver.received.map((r) => r.body).filter((b) => b?.data?.applicationId === applicationId && b.event === name);
+  stack.receiver.received
+    .map((r) => r.body)
+    .filter((b) => b?.data?.applicationId === applicationId && b.event === name);
 
 /** Initiates, links a salaried account through the sandbox, finalizes, analyzes and waits for the decision. */
 async function decidedApplication(
-  who: Record<string, unknown> = { firstName: 'Adaeze', lastName: 'Nwosu', bvn: '22200000001', amount: 450_000, tenor: 6 },
+  who: Record<string, unknown> = {
+    firstName: 'Adaeze',
+    lastName: 'Nwosu',
+    bvn: '22200000001',
+    amount: 450_000,
+    tenor: 6,
+  },
 ) {
   const start = await lenderApi('POST', '/api/applications/initiate', applicant(who));
   expect(start.status).toBe(201);
@@ -58,11 +67,20 @@ async function decidedApplication(
     body: JSON.stringify({ widgetUrl, persona: 'salaried' }),
   });
   expect(linked.status).toBe(200);
-  await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], { timeoutMs: 60_000, what: 'account.enrichment_ready' });
+  await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], {
+    timeoutMs: 60_000,
+    what: 'account.enrichment_ready',
+  });
   expect((await lenderApi('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
-  await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], { timeoutMs: 30_000, what: 'ready_for_analysis' });
+  await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], {
+    timeoutMs: 30_000,
+    what: 'ready_for_analysis',
+  });
   expect((await lenderApi('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
-  await waitFor(() => eventsOf(applicationId, 'application.decision')[0], { timeoutMs: 60_000, what: 'application.decision' });
+  await waitFor(() => eventsOf(applicationId, 'application.decision')[0], {
+    timeoutMs: 60_000,
+    what: 'application.decision',
+  });
   return { applicationId: applicationId as string, applicantId: applicantId as string };
 }
 
@@ -70,18 +88,37 @@ beforeAll(async () => {
   stack = await startWholeStack(ns, timings);
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   // A few more of the lender's applications, still waiting for their applicants, for the list.
   for (const [firstName, lastName, amount] of [
     ['Tunde', 'Bakare', 150_000],
     ['Ngozi', 'Eze', 800_000],
   ] as const) {
-    expect((await lenderApi('POST', '/api/applications/initiate', applicant({ firstName, lastName, amount }))).status).toBe(201);
+    expect(
+      (await lenderApi('POST', '/api/applications/initiate', applicant({ firstName, lastName, amount }))).status,
+    ).toBe(201);
   }
   decided = await decidedApplication();
-  referred = await decidedApplication({ firstName: 'Chidi', lastName: 'Okafor', bvn: '22200000005', amount: 500_000, tenor: 12, interestRate: 5 });
-  expect((await lenderApi('GET', `/api/applications/${referred.applicationId}`)).body.decision.decision).toBe('MANUAL_REVIEW');
+  referred = await decidedApplication({
+    firstName: 'Chidi',
+    lastName: 'Okafor',
+    bvn: '22200000005',
+    amount: 500_000,
+    tenor: 12,
+    interestRate: 5,
+  });
+  expect((await lenderApi('GET', `/api/applications/${referred.applicationId}`)).body.decision.decision).toBe(
+    'MANUAL_REVIEW',
+  );
   const other = await createClient(stack.gatewayUrl);
   const opened = await call(stack.gatewayUrl, other.apiKey, 'POST', '/api/applications/initiate', applicant());
   expect(opened.status).toBe(201);
@@ -96,7 +133,8 @@ afterAll(async () => {
 /** Signs in over HTTP as a browser page of this console would: the sign-in token, then the key. */
 async function signInOverHttp(apiKey: string, extra: Record<string, string> = {}) {
   // A browser on https (behind the proxy) names the https origin.
-  const origin = extra['x-forwarded-proto'] === 'https' ? stack.gatewayUrl.replace(/^http:/, 'https:') : stack.gatewayUrl;
+  const origin =
+    extra['x-forwarded-proto'] === 'https' ? stack.gatewayUrl.replace(/^http:/, 'https:') : stack.gatewayUrl;
   const first = await fetch(`${stack.gatewayUrl}/console/session`, { headers: extra });
   const state = (await first.json()) as { signedIn: boolean; csrfToken: string };
   expect(state.signedIn).toBe(false);
@@ -130,11 +168,13 @@ describe('the console over HTTP', () => {
     const console = await consoleCall('GET', `/console/api/applications/${decided.applicationId}`, {});
     expect(console).toEqual({ status: 401, body: withoutKey.body });
     // The API's header is not a way into the console's API.
-    const header = await consoleCall('GET', `/console/api/applications/${decided.applicationId}`, { 'x-api-key': stack.lender.apiKey });
+    const header = await consoleCall('GET', `/console/api/applications/${decided.applicationId}`, {
+      'x-api-key': stack.lender.apiKey,
+    });
     expect(header).toEqual({ status: 401, body: withoutKey.body });
   });
 
-  it('when a wrong key is given at sign-in, then it gets the API\'s 401 and no session', async () => {
+  it("when a wrong key is given at sign-in, then it gets the API's 401 and no session", async () => {
     const api = await call(stack.gatewayUrl, 'lk_not-a-key', 'GET', `/api/applications/${decided.applicationId}`);
     const signIn = await signInOverHttp('lk_not-a-key');
     expect({ status: signIn.status, body: signIn.body }).toEqual({ status: 401, body: api.body });
@@ -158,11 +198,14 @@ describe('the console over HTTP', () => {
     expect(tls.setCookie!.split(';').map((part) => part.trim().toLowerCase())).toContain('secure');
   });
 
-  it('when the session asks for another lender\'s application, then it gets the same 404 as the API', async () => {
+  it("when the session asks for another lender's application, then it gets the same 404 as the API", async () => {
     const { cookie } = await signInOverHttp(stack.lender.apiKey);
     const api = await lenderApi('GET', `/api/applications/${otherTenantsApplication}`);
     expect(api.status).toBe(404);
-    expect(await consoleCall('GET', `/console/api/applications/${otherTenantsApplication}`, { cookie })).toEqual({ status: 404, body: api.body });
+    expect(await consoleCall('GET', `/console/api/applications/${otherTenantsApplication}`, { cookie })).toEqual({
+      status: 404,
+      body: api.body,
+    });
     // Its own application it sees, as through the API.
     const own = await consoleCall('GET', `/console/api/applications/${decided.applicationId}`, { cookie });
     expect(own.status).toBe(200);
@@ -190,7 +233,10 @@ describe('the console over HTTP', () => {
       await consoleCall('POST', target, { cookie, origin, 'sec-fetch-site': 'cross-site', 'x-csrf-token': token }),
       await consoleCall('POST', target, { cookie, 'x-csrf-token': token }),
       // Sign-in too: a page elsewhere cannot sign the browser in to its own account.
-      await consoleCall('POST', '/console/session', { origin: 'https://evil.example', 'content-type': 'application/json' }),
+      await consoleCall('POST', '/console/session', {
+        origin: 'https://evil.example',
+        'content-type': 'application/json',
+      }),
       await consoleCall('POST', '/console/session', { origin, 'content-type': 'application/json' }),
     ];
     for (const answer of refused) {
@@ -207,7 +253,13 @@ describe('the console over HTTP', () => {
     const res = await fetch(`${stack.gatewayUrl}/console`);
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy')!;
-    for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) {
+    for (const directive of [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "connect-src 'self'",
+      "frame-ancestors 'none'",
+    ]) {
       expect(csp).toContain(directive);
     }
     const html = await res.text();
@@ -254,8 +306,19 @@ describe('the console in a browser', () => {
   async function accessibilityViolations() {
     await page.evaluate(axeSource);
     const found = await page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }).axe;
-      const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+      const axe = (
+        globalThis as unknown as {
+          axe: {
+            run(
+              context: unknown,
+              options: unknown,
+            ): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }>;
+          };
+        }
+      ).axe;
+      const result = await axe.run(document, {
+        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+      });
       return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
     });
     return found;
@@ -283,7 +346,9 @@ describe('the console in a browser', () => {
     try {
       // The charts follow the new width when they next draw: give them the time to.
       await page
-        .waitForFunction(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth, null, { timeout: 5_000 })
+        .waitForFunction(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth, null, {
+          timeout: 5_000,
+        })
         .catch(() => undefined);
       const wide = await page.evaluate(() => {
         const width = document.documentElement.clientWidth;
@@ -291,7 +356,10 @@ describe('the console in a browser', () => {
         // The page scrolls sideways: name what sticks out, for the message.
         const found = [...document.querySelectorAll('body *')]
           .filter((el) => el.getBoundingClientRect().right > width + 1)
-          .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''}`);
+          .map(
+            (el) =>
+              `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''}`,
+          );
         return [`the page is ${document.documentElement.scrollWidth} px wide`, ...found];
       });
       if (shots) {
@@ -306,7 +374,9 @@ describe('the console in a browser', () => {
 
   const keyIsNowhere = async (key: string) => {
     expect(await page.content()).not.toContain(key);
-    const stored = await page.evaluate(() => JSON.stringify([document.cookie, { ...localStorage }, { ...sessionStorage }]));
+    const stored = await page.evaluate(() =>
+      JSON.stringify([document.cookie, { ...localStorage }, { ...sessionStorage }]),
+    );
     expect(stored).not.toContain(key);
     expect(await page.evaluate(() => document.cookie)).toBe('');
   };
@@ -327,7 +397,7 @@ describe('the console in a browser', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
     await page.getByRole('link', { name: decided.applicationId }).waitFor();
-    await expect(page.getByRole('cell', { name: 'Tunde Bakare' }).count()).resolves.toBe(1);
+    await eventually(async () => expect(await page.getByRole('cell', { name: 'Tunde Bakare' }).count()).toBe(1));
     await keyIsNowhere(stack.lender.apiKey);
     expect(await accessibilityViolations()).toEqual([]);
     if (process.env.CONSOLE_SCREENSHOT === '1') {
@@ -340,7 +410,7 @@ describe('the console in a browser', () => {
     await page.getByLabel('Application or applicant id').fill(decided.applicantId);
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('Applications with status Completed').waitFor();
-    await expect(page.getByRole('link', { name: /^[0-9a-f-]{36}$/ }).count()).resolves.toBe(1);
+    await eventually(async () => expect(await page.getByRole('link', { name: /^[0-9a-f-]{36}$/ }).count()).toBe(1));
     await page.getByRole('link', { name: decided.applicationId }).click();
 
     const view = (await lenderApi('GET', `/api/applications/${decided.applicationId}`)).body;
@@ -348,29 +418,54 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { name: 'Decision', level: 2 }).waitFor();
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain('Adaeze Nwosu');
     await expect(page.locator('.facts.headline .score').textContent()).resolves.toBe(String(decision.score));
-    await expect(page.getByText(decision.explainability.primary_reason).count()).resolves.toBeGreaterThan(0);
+    await eventually(async () =>
+      expect(await page.getByText(decision.explainability.primary_reason).count()).toBeGreaterThan(0),
+    );
     // The breakdown: a chart, and the same numbers in its table.
     expect(await drawn(/^Score breakdown/)).toBe(true);
     const breakdown = page.locator('table[aria-labelledby="breakdown-heading"]');
-    await expect(breakdown.getByRole('row', { name: /Cash-flow health/ }).locator('td').textContent()).resolves.toBe(String(decision.score_breakdown.cash_flow_health));
-    await expect(breakdown.getByRole('row', { name: /Total/ }).locator('td').textContent()).resolves.toBe(String(decision.score_breakdown.total));
+    await expect(
+      breakdown
+        .getByRole('row', { name: /Cash-flow health/ })
+        .locator('td')
+        .textContent(),
+    ).resolves.toBe(String(decision.score_breakdown.cash_flow_health));
+    await expect(breakdown.getByRole('row', { name: /Total/ }).locator('td').textContent()).resolves.toBe(
+      String(decision.score_breakdown.total),
+    );
     // The monthly flows of the linked account: a chart and its table, one row a month.
     const months = view.accounts[0].monthlyFlows as { month: string }[];
     expect(months.length).toBeGreaterThan(0);
     expect(await drawn(/^Monthly inflows and outflows/)).toBe(true);
-    await expect(page.locator('table[aria-labelledby="flows-heading"] tbody tr').count()).resolves.toBe(months.length);
-    for (const heading of ['Approval details', 'Counter-offer', 'Eligible tenors', 'Risk factors', 'Explanation', 'Accounts', 'Timeline']) {
-      await expect(page.getByRole('heading', { name: heading }).isVisible()).resolves.toBe(true);
+    await eventually(async () =>
+      expect(await page.locator('table[aria-labelledby="flows-heading"] tbody tr').count()).toBe(months.length),
+    );
+    for (const heading of [
+      'Approval details',
+      'Counter-offer',
+      'Eligible tenors',
+      'Risk factors',
+      'Explanation',
+      'Accounts',
+      'Timeline',
+    ]) {
+      await eventually(async () => expect(await page.getByRole('heading', { name: heading }).isVisible()).toBe(true));
     }
-    await expect(page.getByRole('cell', { name: 'READY' }).count()).resolves.toBe(view.accounts.length);
+    await eventually(async () =>
+      expect(await page.getByRole('cell', { name: 'READY' }).count()).toBe(view.accounts.length),
+    );
     // The timeline shows each webhook with the receiver's answers.
-    await expect(page.getByText('Webhook application.decision').isVisible()).resolves.toBe(true);
-    await expect(page.getByText(/Attempt 1 at .*: HTTP 200/).count()).resolves.toBeGreaterThan(0);
+    await eventually(async () => expect(await page.getByText('Webhook application.decision').isVisible()).toBe(true));
+    await eventually(async () => expect(await page.getByText(/Attempt 1 at .*: HTTP 200/).count()).toBeGreaterThan(0));
     expect(await accessibilityViolations()).toEqual([]);
     if (process.env.CONSOLE_SCREENSHOT === '1') {
       // From the top of the page to the end of the monthly flows.
       const flows = (await page.locator('table[aria-labelledby="flows-heading"]').boundingBox())!;
-      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-decision.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(flows.y + flows.height + 24) } });
+      await page.screenshot({
+        path: path.join(ROOT, 'docs/images/console-decision.png'),
+        fullPage: true,
+        clip: { x: 0, y: 0, width: 1280, height: Math.ceil(flows.y + flows.height + 24) },
+      });
     }
   });
 
@@ -378,7 +473,9 @@ describe('the console in a browser', () => {
     const before = eventsOf(decided.applicationId, 'application.decision').length;
     await page.getByRole('button', { name: /^Redeliver application\.decision/ }).click();
     await page.getByText('Redelivery queued').waitFor();
-    await waitFor(() => eventsOf(decided.applicationId, 'application.decision').length > before, { what: 'the redelivered decision' });
+    await waitFor(() => eventsOf(decided.applicationId, 'application.decision').length > before, {
+      what: 'the redelivered decision',
+    });
   });
 
   it('when a reviewer opens the Reviews page, then the referred application waits in the open queue with its age, reasons, score, ask and the terms scoring would grant', async () => {
@@ -396,25 +493,38 @@ describe('the console in a browser', () => {
     for (const reason of item.manual_review_reasons) expect(text).toContain(reason.description);
     expect(text).toContain(String(item.score));
     expect(text).toMatch(/500,000, 12 months at 5%/);
-    expect(text).toContain(`${item.approval_details.approved_tenor} months at ${item.approval_details.approved_interest}%`);
+    expect(text).toContain(
+      `${item.approval_details.approved_tenor} months at ${item.approval_details.approved_interest}%`,
+    );
     expect(text).toContain('Not reviewed yet');
     expect(await accessibilityViolations()).toEqual([]);
     if (shots) await page.screenshot({ path: path.join(ROOT, 'docs/images/console-reviews.png') });
     expect(await overflowAtPhoneWidth('reviews')).toEqual([]);
   });
 
-  it('when an officer reviews it on its page, then a refused review shows the API\'s message, an accepted one awaits a second reviewer, another officer\'s review is refused as overtaken and the maker is told why they cannot confirm it', async () => {
+  it("when an officer reviews it on its page, then a refused review shows the API's message, an accepted one awaits a second reviewer, another officer's review is refused as overtaken and the maker is told why they cannot confirm it", async () => {
     const view = (await lenderApi('GET', `/api/applications/${referred.applicationId}`)).body;
     await page.getByRole('link', { name: 'Chidi Okafor' }).click();
     await page.getByRole('heading', { name: /^Review/, level: 2 }).waitFor();
     // The evidence beside the form: why it was referred, the breakdown, the flows, what scoring would grant.
     const evidence = page.getByRole('region', { name: 'Evidence' });
-    for (const reason of view.decision.manual_review_reasons) await expect(evidence.getByText(reason.description).count()).resolves.toBe(1);
-    await expect(evidence.getByRole('row', { name: /Total/ }).locator('td').textContent()).resolves.toBe(String(view.decision.score_breakdown.total));
-    await expect(evidence.locator('table[aria-labelledby="evidence-flows"] tbody tr').count()).resolves.toBe(view.accounts[0].monthlyFlows.length);
+    for (const reason of view.decision.manual_review_reasons)
+      await eventually(async () => expect(await evidence.getByText(reason.description).count()).toBe(1));
+    await expect(evidence.getByRole('row', { name: /Total/ }).locator('td').textContent()).resolves.toBe(
+      String(view.decision.score_breakdown.total),
+    );
+    await eventually(async () =>
+      expect(await evidence.locator('table[aria-labelledby="evidence-flows"] tbody tr').count()).toBe(
+        view.accounts[0].monthlyFlows.length,
+      ),
+    );
     // The terms are prefilled with what scoring would grant.
-    await expect(page.getByLabel('Amount (Naira)').inputValue()).resolves.toBe(String(view.decision.approval_details.approved_amount));
-    await expect(page.getByLabel('Tenor (months)').inputValue()).resolves.toBe(String(view.decision.approval_details.approved_tenor));
+    await expect(page.getByLabel('Amount (Naira)').inputValue()).resolves.toBe(
+      String(view.decision.approval_details.approved_amount),
+    );
+    await expect(page.getByLabel('Tenor (months)').inputValue()).resolves.toBe(
+      String(view.decision.approval_details.approved_tenor),
+    );
 
     await page.getByLabel('Your staff id').fill('officer-1042');
     await page.getByRole('radio', { name: 'Approve' }).check();
@@ -424,10 +534,17 @@ describe('the console in a browser', () => {
     // A reason code the API refuses: its 400 message is shown at the form.
     await page.getByLabel('Reason code').fill('income verified');
     await page.getByRole('button', { name: 'Submit review' }).click();
-    await page.getByRole('alert').filter({ hasText: 'reasonCode must be letters, digits, dots, dashes or underscores' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'reasonCode must be letters, digits, dots, dashes or underscores' })
+      .waitFor();
     expect(await accessibilityViolations()).toEqual([]);
     if (shots) {
-      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-review-form.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: await bottomOf('section.review') } });
+      await page.screenshot({
+        path: path.join(ROOT, 'docs/images/console-review-form.png'),
+        fullPage: true,
+        clip: { x: 0, y: 0, width: 1280, height: await bottomOf('section.review') },
+      });
     }
     expect(await overflowAtPhoneWidth('review-form')).toEqual([]);
     // Another officer has the same application open, in another tab (which keeps its own staff id).
@@ -444,7 +561,10 @@ describe('the console in a browser', () => {
 
     // The other officer's review comes second: the API's 409 is shown, with the review as it now is.
     await other.getByRole('button', { name: 'Submit review' }).click();
-    await other.getByRole('alert').filter({ hasText: 'A review of this application by officer-1042 awaits confirmation' }).waitFor();
+    await other
+      .getByRole('alert')
+      .filter({ hasText: 'A review of this application by officer-1042 awaits confirmation' })
+      .waitFor();
     await other.getByRole('region', { name: 'Awaiting a second reviewer' }).getByText('officer-1042').first().waitFor();
     await other.close();
 
@@ -460,7 +580,11 @@ describe('the console in a browser', () => {
     });
     expect(await accessibilityViolations()).toEqual([]);
     if (shots) {
-      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-review.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: await bottomOf('section.review') } });
+      await page.screenshot({
+        path: path.join(ROOT, 'docs/images/console-review.png'),
+        fullPage: true,
+        clip: { x: 0, y: 0, width: 1280, height: await bottomOf('section.review') },
+      });
     }
     expect(await overflowAtPhoneWidth('review-pending')).toEqual([]);
   });
@@ -474,10 +598,17 @@ describe('the console in a browser', () => {
     const final = page.getByRole('region', { name: 'Final review' });
     await final.waitFor();
     const text = (await final.textContent())!;
-    for (const shown of ['Approved', 'officer-1042', 'manager-0007', 'INCOME_VERIFIED', 'Salary and employer confirmed by phone', '12 months']) {
+    for (const shown of [
+      'Approved',
+      'officer-1042',
+      'manager-0007',
+      'INCOME_VERIFIED',
+      'Salary and employer confirmed by phone',
+      '12 months',
+    ]) {
       expect(text).toContain(shown);
     }
-    await expect(page.getByRole('button', { name: 'Submit review' }).count()).resolves.toBe(0);
+    await eventually(async () => expect(await page.getByRole('button', { name: 'Submit review' }).count()).toBe(0));
     const review = (await lenderApi('GET', `/api/applications/${referred.applicationId}`)).body.review;
     expect(review).toMatchObject({ status: 'FINAL', reviewer: 'officer-1042', confirmedBy: 'manager-0007' });
     expect(await accessibilityViolations()).toEqual([]);
@@ -488,7 +619,9 @@ describe('the console in a browser', () => {
     await page.getByRole('radio', { name: /^Done/ }).check();
     await page.getByRole('button', { name: 'Show' }).click();
     await page.getByText('Applications reviewed').waitFor();
-    await expect(page.getByRole('row', { name: /Chidi Okafor/ }).textContent()).resolves.toContain('by officer-1042, confirmed by manager-0007');
+    await expect(page.getByRole('row', { name: /Chidi Okafor/ }).textContent()).resolves.toContain(
+      'by officer-1042, confirmed by manager-0007',
+    );
     expect(await accessibilityViolations()).toEqual([]);
     expect((await lenderApi('PATCH', '/api/client', { reviewConfirmationAbove: null })).status).toBe(200);
   });
@@ -513,7 +646,9 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Rotate the secret now' }).click();
     const secret = (await page.getByTestId('shown-once').textContent())!.trim();
     expect(secret).toMatch(/^whsec_/);
-    await expect(page.getByTestId('overlap-end').textContent()).resolves.toMatch(/keeps signing until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    await expect(page.getByTestId('overlap-end').textContent()).resolves.toMatch(
+      /keeps signing until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/,
+    );
     // Shown once: after a reload it is gone, and the page says how long the previous one signs.
     await page.reload();
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
@@ -540,14 +675,18 @@ describe('the console in a browser', () => {
     await page.getByText(/The draft was not saved: 1 problem/).waitFor();
     await expect(cap.getAttribute('aria-invalid')).resolves.toBe('true');
     const errorId = (await cap.getAttribute('aria-describedby'))!.split(' ').find((one) => one.endsWith('-error'))!;
-    await expect(page.locator(`#${errorId}`).textContent()).resolves.toContain('maxDebtServiceRatio must be between 0.05 and 0.80');
+    await expect(page.locator(`#${errorId}`).textContent()).resolves.toContain(
+      'maxDebtServiceRatio must be between 0.05 and 0.80',
+    );
     expect(await accessibilityViolations()).toEqual([]);
 
     await cap.fill('10');
     // A knock-out rule, made of fields.
     await page.getByRole('button', { name: 'Add a knock-out rule' }).click();
     await page.getByLabel('Code', { exact: true }).fill('HIGH_BETTING');
-    await page.getByLabel('When', { exact: true }).selectOption({ label: 'betting debits as a share of monthly income' });
+    await page
+      .getByLabel('When', { exact: true })
+      .selectOption({ label: 'betting debits as a share of monthly income' });
     await page.getByLabel('Comparison', { exact: true }).selectOption({ label: 'is more than' });
     await page.getByLabel('Value', { exact: true }).fill('0.25');
     await page.getByLabel('Reason shown', { exact: true }).fill('Betting takes over a quarter of income');
@@ -557,14 +696,41 @@ describe('the console in a browser', () => {
     expect(stored).toEqual(expect.objectContaining({ version: 1, status: 'DRAFT' }));
     expect(stored.policy.affordability.maxDebtServiceRatio).toBe(0.1);
     expect(stored.policy.knockOuts).toEqual([
-      { code: 'HIGH_BETTING', feature: 'bettingShareOfIncome', operator: '>', value: 0.25, action: 'DECLINE', description: 'Betting takes over a quarter of income' },
+      {
+        code: 'HIGH_BETTING',
+        feature: 'bettingShareOfIncome',
+        operator: '>',
+        value: 0.25,
+        action: 'DECLINE',
+        description: 'Betting takes over a quarter of income',
+      },
     ]);
     // The history says what changed from the version before, field by field.
     const diff = page.getByRole('table', { name: 'Changes from version 0 to version 1' });
-    await expect(diff.getByRole('row', { name: /Maximum debt-service ratio/ }).locator('td').allTextContents()).resolves.toEqual(['33.33%', '10%']);
-    await expect(diff.getByRole('row', { name: /^Name/ }).locator('td').allTextContents()).resolves.toEqual(['Built-in policy', 'Tight affordability']);
-    const sentence = 'HIGH_BETTING: decline when betting debits as a share of monthly income is more than 0.25 (Betting takes over a quarter of income).';
-    await expect(diff.getByRole('row', { name: /Knock-out rule HIGH_BETTING/ }).locator('td').allTextContents()).resolves.toEqual(['none', sentence]);
+    await eventually(async () =>
+      expect(
+        await diff
+          .getByRole('row', { name: /Maximum debt-service ratio/ })
+          .locator('td')
+          .allTextContents(),
+      ).toEqual(['33.33%', '10%']),
+    );
+    await eventually(async () =>
+      expect(await diff.getByRole('row', { name: /^Name/ }).locator('td').allTextContents()).toEqual([
+        'Built-in policy',
+        'Tight affordability',
+      ]),
+    );
+    const sentence =
+      'HIGH_BETTING: decline when betting debits as a share of monthly income is more than 0.25 (Betting takes over a quarter of income).';
+    await eventually(async () =>
+      expect(
+        await diff
+          .getByRole('row', { name: /Knock-out rule HIGH_BETTING/ })
+          .locator('td')
+          .allTextContents(),
+      ).toEqual(['none', sentence]),
+    );
 
     // Simulate: the outcome counts of both versions in a chart and in a table, as the API gives them.
     await page.getByRole('button', { name: 'Simulate', exact: true }).click();
@@ -573,12 +739,26 @@ describe('the console in a browser', () => {
     const expected = (await lenderApi('POST', '/api/policies/1/simulate', {})).body;
     expect(expected.evaluated).toBeGreaterThan(0);
     expect(await drawn(/^Outcomes of \d+ applications/)).toBe(true);
-    for (const [key, label] of [['APPROVED', 'Approved'], ['COUNTER_OFFER', 'Counter-offer'], ['MANUAL_REVIEW', 'Manual review'], ['DECLINED', 'Declined']]) {
-      await expect(table.getByRole('row', { name: new RegExp(`^${label}`) }).locator('td').allTextContents()).resolves.toEqual([String(expected.current[key]), String(expected.draft[key])]);
+    for (const [key, label] of [
+      ['APPROVED', 'Approved'],
+      ['COUNTER_OFFER', 'Counter-offer'],
+      ['MANUAL_REVIEW', 'Manual review'],
+      ['DECLINED', 'Declined'],
+    ]) {
+      await eventually(async () =>
+        expect(
+          await table
+            .getByRole('row', { name: new RegExp(`^${label}`) })
+            .locator('td')
+            .allTextContents(),
+        ).toEqual([String(expected.current[key]), String(expected.draft[key])]),
+      );
     }
     // Each application the draft decides differently links to its page.
     for (const change of expected.changed as { applicationId: string }[]) {
-      await expect(page.getByRole('link', { name: change.applicationId }).getAttribute('href')).resolves.toBe(`#/applications/${change.applicationId}`);
+      await expect(page.getByRole('link', { name: change.applicationId }).getAttribute('href')).resolves.toBe(
+        `#/applications/${change.applicationId}`,
+      );
     }
     expect(await accessibilityViolations()).toEqual([]);
     if (process.env.CONSOLE_SCREENSHOT === '1') {
@@ -588,12 +768,22 @@ describe('the console in a browser', () => {
     // On a phone's width nothing is wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });
     // The chart redraws at the new width when its container has resized.
-    await waitFor(() => page.evaluate(() => document.documentElement.scrollWidth <= 390), { what: 'the page at 390 px' });
+    await waitFor(() => page.evaluate(() => document.documentElement.scrollWidth <= 390), {
+      what: 'the page at 390 px',
+    });
     const overflowing = await page.evaluate(() =>
       [...document.querySelectorAll('body *')]
         .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
-        .filter((el) => ![...el.children].some((child) => child.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5))
-        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''}: ${(el.textContent ?? '').slice(0, 40)}`),
+        .filter(
+          (el) =>
+            ![...el.children].some(
+              (child) => child.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5,
+            ),
+        )
+        .map(
+          (el) =>
+            `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''}: ${(el.textContent ?? '').slice(0, 40)}`,
+        ),
     );
     expect(overflowing).toEqual([]);
     if (process.env.CONSOLE_SCREENSHOT === '1') {
@@ -640,11 +830,23 @@ describe('the console in a browser', () => {
     expect(newKey).toMatch(/^lk_/);
     expect(newKey).not.toBe(oldKey);
 
-    await waitFor(async () => (await call(stack.gatewayUrl, oldKey, 'GET', `/api/applications/${decided.applicationId}`)).status === 401, { what: 'the old key refused' });
-    expect((await call(stack.gatewayUrl, newKey, 'GET', `/api/applications/${decided.applicationId}`)).status).toBe(200);
+    await waitFor(
+      async () =>
+        (await call(stack.gatewayUrl, oldKey, 'GET', `/api/applications/${decided.applicationId}`)).status === 401,
+      { what: 'the old key refused' },
+    );
+    expect((await call(stack.gatewayUrl, newKey, 'GET', `/api/applications/${decided.applicationId}`)).status).toBe(
+      200,
+    );
     stack.lender.apiKey = newKey;
     // Another session of the old key has ended: its sealed key no longer authenticates.
-    expect((await consoleCall('GET', `/console/api/applications/${decided.applicationId}`, { cookie: elsewhereSignedIn.cookie })).status).toBe(401);
+    expect(
+      (
+        await consoleCall('GET', `/console/api/applications/${decided.applicationId}`, {
+          cookie: elsewhereSignedIn.cookie,
+        })
+      ).status,
+    ).toBe(401);
 
     await page.getByRole('button', { name: 'I have stored the new key' }).click();
     await page.goto(`${stack.gatewayUrl}/console#/applications/${decided.applicationId}`);
@@ -658,7 +860,8 @@ describe('the console in a browser', () => {
 
   /** Screenshots for the README (desktop) and, with CONSOLE_SCREENSHOT_DIR, at 390 px for a look on a phone's width. */
   async function shoot(name: string) {
-    if (process.env.CONSOLE_SCREENSHOT === '1') await page.screenshot({ path: path.join(ROOT, `docs/images/${name}.png`), fullPage: true });
+    if (process.env.CONSOLE_SCREENSHOT === '1')
+      await page.screenshot({ path: path.join(ROOT, `docs/images/${name}.png`), fullPage: true });
     const dir = process.env.CONSOLE_SCREENSHOT_DIR;
     if (dir) {
       await page.screenshot({ path: path.join(dir, `${name}-desktop.png`), fullPage: true });
@@ -668,7 +871,7 @@ describe('the console in a browser', () => {
     }
   }
 
-  it('when the operator invites the lender\'s first owner, then the owner accepts in the browser, enrols an authenticator, signs in with it and manages the staff on the Users page', async () => {
+  it("when the operator invites the lender's first owner, then the owner accepts in the browser, enrols an authenticator, signs in with it and manages the staff on the Users page", async () => {
     const email = `owner.${ns.replace(/\W/g, '').slice(-8)}@lender.example`;
     const invited = await fetch(`${stack.gatewayUrl}/admin/clients/${stack.lender.clientId}/owner`, {
       method: 'POST',
@@ -691,7 +894,9 @@ describe('the console in a browser', () => {
     await page.getByLabel('Password (at least 12 characters)').fill(password);
     await page.getByLabel('Password again').fill(password);
     // The code of the previous 30-second step (still accepted), so the sign-in's current one is new.
-    await page.getByLabel('Code from the app').fill(generateSync({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }));
+    await page
+      .getByLabel('Code from the app')
+      .fill(generateSync({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }));
     await page.getByRole('button', { name: 'Set password and finish' }).click();
     await page.getByText('Your account is ready').waitFor();
 
@@ -726,7 +931,9 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: `Remove ${invitee}` }).click();
     await page.getByRole('button', { name: 'Remove now' }).click();
     await page.getByText(`${invitee} was removed.`).waitFor();
-    expect(((await lenderApi('GET', '/api/users')).body.items as { email: string }[]).map((u) => u.email)).toEqual([email]);
+    expect(((await lenderApi('GET', '/api/users')).body.items as { email: string }[]).map((u) => u.email)).toEqual([
+      email,
+    ]);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { call, startGateway, suiteNamespace, type Running } from '../../../../../testing/stack';
+import { eventually } from '../../../../../testing/helpers';
 
 /**
  * The reference page as a lender's engineer opens it: a real browser on /api/docs of a running
@@ -70,21 +71,21 @@ it('when a lender opens /api/docs, then every operation and guide is rendered fr
   expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
   await page.locator('.opblock').first().waitFor();
 
-  expect(await page.locator('.opblock').count()).toBeGreaterThanOrEqual(operations.length);
+  await eventually(async () =>
+    expect(await page.locator('.opblock').count()).toBeGreaterThanOrEqual(operations.length),
+  );
   for (const op of operations) {
     const block = page.locator(`.opblock-${op.method}:has(.opblock-summary-path[data-path="${op.path}"])`);
-    await expect(block.first().isVisible()).resolves.toBe(true);
+    await eventually(async () => expect(await block.first().isVisible()).toBe(true));
     await expect(block.first().locator('.opblock-summary-method').textContent()).resolves.toBe(op.method.toUpperCase());
     await expect(block.first().locator('.opblock-summary-description').textContent()).resolves.toBe(op.summary);
   }
   // The events the lender receives, each with its body (the document's `webhooks`).
   for (const event of Object.keys(document.webhooks)) {
-    await expect(
-      page
-        .locator('.opblock-post .opblock-summary-path', { hasText: new RegExp(`^${event.replace('.', '\\.')}$`) })
-        .first()
-        .isVisible(),
-    ).resolves.toBe(true);
+    await page
+      .locator('.opblock-post .opblock-summary-path', { hasText: new RegExp(`^${event.replace('.', '\\.')}$`) })
+      .first()
+      .waitFor();
   }
   for (const guide of [
     'Quick start (sandbox)',
@@ -95,15 +96,15 @@ it('when a lender opens /api/docs, then every operation and guide is rendered fr
     'Events',
     'Your applications and your account',
   ]) {
-    await expect(page.getByRole('heading', { name: guide, exact: true }).first().isVisible()).resolves.toBe(true);
+    await eventually(async () =>
+      expect(await page.getByRole('heading', { name: guide, exact: true }).first().isVisible()).toBe(true),
+    );
   }
   for (const language of ['Node', 'Python', 'PHP', 'Java']) {
-    await expect(
-      page
-        .locator('.info strong', { hasText: new RegExp(`^${language}$`) })
-        .first()
-        .isVisible(),
-    ).resolves.toBe(true);
+    await page
+      .locator('.info strong', { hasText: new RegExp(`^${language}$`) })
+      .first()
+      .waitFor();
   }
 
   expect(requested.some((url) => url.endsWith('/api/openapi.json'))).toBe(true);
