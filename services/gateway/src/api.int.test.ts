@@ -725,6 +725,88 @@ describe('webhook URLs at registration', () => {
 });
 
 describe('guessing keys and admin tokens', () => {
+  /** A gateway behind one trusted proxy, so each test speaks from addresses of its own. */
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+  const get = (url: string, headers: Record<string, string>) => fetch(`${url}/api/applications/${randomUUID()}`, { headers });
+  /** A malformed id: once authenticated, the gateway answers 404 itself, without a command. */
+  const read = (url: string, headers: Record<string, string>) => fetch(`${url}/api/applications/not-an-application-id`, { headers });
+  const listClients = (url: string, token: string, address: string) =>
+    fetch(`${url}/admin/clients/${lender.clientId}`, { headers: { 'x-admin-token': token, ...from(address) } });
+
+  it('when an address sends many requests without any credential, then it is not throttled: its valid admin token and API key still pass', async () => {
+    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1' });
+    try {
+      for (let i = 0; i < 10; i++) {
+        expect((await get(guarded.url, from('203.0.113.40'))).status).toBe(401);
+        expect((await listClients(guarded.url, '', '203.0.113.40')).status).toBe(401);
+      }
+      expect((await listClients(guarded.url, 'local-admin-token', '203.0.113.40')).status).toBe(200);
+      expect((await read(guarded.url, { 'x-api-key': lender.apiKey, ...from('203.0.113.40') })).status).toBe(404);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  it('when an address is throttled for wrong keys, then a valid API key from it still passes, wrong keys get 429, and the admin token is refused until the window ends', async () => {
+    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await get(guarded.url, { 'x-api-key': `guess-${i}`, ...from('203.0.113.41') })).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      expect((await read(guarded.url, { 'x-api-key': lender.apiKey, ...from('203.0.113.41') })).status).toBe(404);
+      // A wrong key is still refused with 429 after its check, a right admin token before its check (docs/security.md says why).
+      expect((await get(guarded.url, { 'x-api-key': 'guess-again', ...from('203.0.113.41') })).status).toBe(429);
+      expect((await listClients(guarded.url, 'local-admin-token', '203.0.113.41')).status).toBe(429);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  it('when a lender is answered 403 for idempotency keys again and again, then its address is not throttled: business answers are no failed authentication', async () => {
+    const guarded = await startGateway(ns, { ...limits, AUTH_FAILURE_LIMIT: '2', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1', REPLY_TIMEOUT: '1m' });
+    try {
+      const body = applicant();
+      const headers = (key: string) => ({ 'x-api-key': key, 'content-type': 'application/json', ...from('203.0.113.42') });
+      const post = (key: string) => fetch(`${guarded.url}/api/applications/initiate`, { method: 'POST', headers: headers(key), body: JSON.stringify(body) });
+      expect((await post(other.apiKey)).status).toBe(201);
+      for (let i = 0; i < 4; i++) expect((await post(lender.apiKey)).status).toBe(403);
+      expect((await listClients(guarded.url, 'local-admin-token', '203.0.113.42')).status).toBe(200);
+      expect((await read(guarded.url, { 'x-api-key': lender.apiKey, ...from('203.0.113.42') })).status).toBe(404);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  it('when a burst of wrong keys and admin tokens arrives at once at two replicas, then no more than the limit of them are answered 401', async () => {
+    const settings = { AUTH_FAILURE_LIMIT: '4', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1' };
+    const [one, two] = [await startGateway(ns, settings), await startGateway(ns, settings)];
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => {
+          const url = i % 2 ? one.url : two.url;
+          return (i % 3 ? get(url, { 'x-api-key': `burst-${i}`, ...from('203.0.113.43') }) : listClients(url, `burst-${i}`, '203.0.113.43')).then((r) => r.status);
+        }),
+      );
+      expect(answers.filter((s) => s === 401)).toHaveLength(4);
+      expect(answers.filter((s) => s === 429)).toHaveLength(26);
+    } finally {
+      await one.stop();
+      await two.stop();
+    }
+  });
+
+  it('when wrong keys come from many IPv6 addresses of one /64, then they are counted as one address; another /64 is not held back', async () => {
+    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 1; i <= 5; i++) statuses.push((await get(guarded.url, { 'x-api-key': `v6-${i}`, ...from(`2001:db8:44:7:${i}::${i}`) })).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      expect((await get(guarded.url, { 'x-api-key': 'v6-other', ...from('2001:db8:44:8::1') })).status).toBe(401);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   it('when the same wrong key is sent again and again, then the database is asked once per cache period, and every answer is 401', async () => {
     // The clients created so far have had their outboxes emptied: the new gateway's start-up
     // sweep has nothing to publish again, and every lookup counted below is a key's.

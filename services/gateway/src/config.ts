@@ -62,7 +62,7 @@ export const configShape = {
     .int()
     .positive()
     .default(30)
-    .describe('Failed authentications (401/403) per client IP per AUTH_FAILURE_WINDOW before further requests from it get 429 without a key lookup'),
+    .describe('Presented wrong API keys or admin tokens per client address (an IPv4 address, an IPv6 /64) per AUTH_FAILURE_WINDOW, counted by every replica together; past it a wrong key gets 429, and an admin token 429 before it is compared (a right API key still passes)'),
   AUTH_FAILURE_WINDOW: durationMs('5m').describe('Window of AUTH_FAILURE_LIMIT'),
   API_KEY_CACHE_TTL: durationMs('5s')
     .pipe(z.number().max(5 * 60_000, 'API_KEY_CACHE_TTL is at most 5m'))

@@ -133,16 +133,19 @@ it('when sign-in is asked at another spelling of its path, then it is not signed
   }
 });
 
-it('when sign-ins keep failing from an address, then it gets 429 at sign-in and on the API alike', async () => {
+it('when sign-ins keep failing from an address, then wrong keys get 429 at sign-in and on the API alike, and a right key still passes', async () => {
   const own = await throttledGateway();
   const its = await createClient(own.url);
-  for (let i = 0; i < 3; i++) expect((await signIn(own.url, `lk_wrong_${i}`)).status).toBe(401);
-  const refused = await signIn(own.url, its.apiKey);
-  expect(refused.status).toBe(429);
-  expect(refused.cookie).toBe('');
-  const api = await call(own.url, its.apiKey, 'GET', '/api/client');
+  const statuses: number[] = [];
+  for (let i = 0; i < 4; i++) statuses.push((await signIn(own.url, `lk_wrong_${i}`)).status);
+  expect(statuses).toEqual([401, 401, 401, 429]);
+  const api = await call(own.url, 'lk_wrong_again', 'GET', '/api/client');
   expect(api.status).toBe(429);
   expect(api.body).toEqual({ statusCode: 429, message: expect.any(String), error: 'Too Many Requests' });
+  const signedIn = await signIn(own.url, its.apiKey);
+  expect(signedIn.status).toBe(200);
+  expect(signedIn.cookie).not.toBe('');
+  expect((await call(own.url, its.apiKey, 'GET', '/api/client')).status).toBe(200);
 });
 
 it('when cookies are tried at GET /console/session, then each dead one is a failed authentication and the address is soon refused', async () => {

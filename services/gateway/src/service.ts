@@ -25,7 +25,7 @@ import { userRoutes } from './entry-points/http/userRoutes';
 import { clientRoutes } from './entry-points/http/clientRoutes';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { policyRoutes } from './entry-points/http/policyRoutes';
-import { adminOnly, authenticate, createRateLimiter, pruneRateWindows } from './entry-points/http/guards';
+import { adminOnly, authenticate, createAuthFailures, createRateLimiter, pruneRateWindows } from './entry-points/http/guards';
 import { providerWebhookRoutes } from './entry-points/http/providerWebhookRoutes';
 
 /**
@@ -68,7 +68,12 @@ export function createGatewayService(deps: {
     registers: [metrics.registry],
   });
   const consoleSessions = createConsoleSessionStore(consoleSessionModel(runtime.db));
-  const auth = authenticate({ clients: clientRepo, cacheTtlMs: config.API_KEY_CACHE_TTL, clock });
+  const authFailures = createAuthFailures({
+    model: windows,
+    clock,
+    settings: { limit: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
+  });
+  const auth = authenticate({ clients: clientRepo, cacheTtlMs: config.API_KEY_CACHE_TTL, clock, failures: authFailures });
   const limiter = createRateLimiter({
     model: windows,
     clock,
@@ -114,7 +119,6 @@ export function createGatewayService(deps: {
     metrics,
     logger,
     trustProxy: config.TRUST_PROXY,
-    authFailures: { limit: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
     api: applicationRoutes({ commands, sealer, authenticate: auth, limit: limiter }),
     reviews: reviewRoutes({ commands, authenticate: auth, limit: limiter }),
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
@@ -127,12 +131,13 @@ export function createGatewayService(deps: {
       clock,
       authenticate: auth,
       limit: limiter,
+      failures: authFailures,
       logger: logger.child({ component: 'console' }),
       production: config.production,
     }),
     client: clientRoutes({ accounts, clock, authenticate: auth, limit: limiter }),
     users: userRoutes({ staff, authenticate: auth, limit: limiter }),
-    adminGuard: adminOnly(config.ADMIN_TOKEN),
+    adminGuard: adminOnly(config.ADMIN_TOKEN, authFailures),
     admin: adminRoutes({ accounts, staff }),
     providerWebhooks: providerWebhookRoutes({
       bus,

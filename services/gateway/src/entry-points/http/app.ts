@@ -2,7 +2,6 @@ import express, { type Express, type RequestHandler } from 'express';
 import { Limits } from '@loan/contracts';
 import { httpMetrics, type Metrics } from '@loan/runtime';
 import { adminDocsRoutes, docsRoutes } from './docsRoutes';
-import { authFailureLimit } from './guards';
 import { correlation, errorHandler, notFoundHandler, securityHeaders } from './support';
 import type { Logger } from '@loan/runtime';
 
@@ -14,7 +13,6 @@ export function createHttpApp(deps: {
   metrics: Metrics;
   logger: Logger;
   trustProxy: false | number | string[];
-  authFailures: { limit: number; windowMs: number };
   api: express.Router;
   /** The review queue (`/api/reviews`). */
   reviews: express.Router;
@@ -49,12 +47,6 @@ export function createHttpApp(deps: {
   );
   // The documents of the API; the operator's document is behind the admin token like the rest of /admin.
   app.use('/api', docsRoutes({ publicUrl: deps.publicUrl }));
-  // Before authentication: an IP that keeps failing it is turned away without a key lookup.
-  // One counter for the API, the admin API and the console's sign-in and API alike.
-  app.use(
-    ['/api/applications', '/api/reviews', '/api/webhooks', '/api/client', '/api/policies', '/api/users', '/admin', '/console/session', '/console/invitation', '/console/password', '/console/api'],
-    authFailureLimit(deps.authFailures),
-  );
   // The lender API, and the same routers under /console/api for the console, where the session
   // cookie stands for `x-api-key`: same authentication, limits, tenant checks and answers.
   const lenderApi: [string, express.Router][] = [

@@ -4,7 +4,7 @@ import cookieParser from 'cookie-parser';
 import express, { Router, type CookieOptions, type Request, type RequestHandler, type Response } from 'express';
 import type { Clock, Logger } from '@loan/runtime';
 import type { Permission } from '../../domain/staff';
-import { permit } from './guards';
+import { permit, type AuthFailures } from './guards';
 import { z } from 'zod';
 import { HttpError } from '../../domain/errors';
 import { safeEqual } from '../../domain/keys';
@@ -141,6 +141,8 @@ export function consoleRoutes(deps: {
   authenticate: RequestHandler;
   clients: Pick<ClientRepository, 'get'>;
   limit: (kind: 'other') => RequestHandler;
+  /** Failed authentications per address, shared with the API (a wrong password, invitation link or dead cookie counts). */
+  failures: AuthFailures;
   logger: Logger;
   /** Production: cookies take `__Host-` and `Secure` whether or not the request came over https. */
   production: boolean;
@@ -260,7 +262,7 @@ export function consoleRoutes(deps: {
         // A cookie that opens no session is a failed authentication (counted per address like
         // a wrong key), so this is no free oracle for cookies. The browser drops it and asks again.
         res.clearCookie(names.session, baseOptions(req));
-        throw new HttpError(401, 'The console session has ended; sign in again');
+        throw await deps.failures.failed(req, new HttpError(401, 'The console session has ended; sign in again'));
       }
       // Signed out: the token the sign-in form must send back.
       const csrfToken = newCsrfToken();
@@ -279,6 +281,39 @@ export function consoleRoutes(deps: {
     const token = req.header(CSRF_HEADER);
     const matches = (expected: string | undefined) => !!expected && !!token && safeEqual(token, expected);
     if (!matches(fromForm) && !matches(fromSession)) throw new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`);
+  }
+
+  /** A refusal of a presented credential (a wrong invitation link, say) counts against the address. */
+  async function counted<T>(req: Request, check: () => Promise<T>): Promise<T> {
+    try {
+      return await check();
+    } catch (error) {
+      if (error instanceof HttpError && (error.statusCode === 401 || error.statusCode === 403 || error.statusCode === 404)) {
+        throw await deps.failures.failed(req, error);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * A password is checked with scrypt, which costs far more than refusing: an address past the
+   * limit gets 429 before any is computed, and its count is given back when the check passes.
+   */
+  async function passwordChecked<T>(req: Request, check: () => Promise<T>): Promise<T> {
+    const attempt = await deps.failures.attempt(req);
+    if (attempt.refused) throw attempt.refused;
+    let passed = false;
+    try {
+      const result = await check();
+      passed = true;
+      return result;
+    } catch (error) {
+      // Only a wrong credential keeps its count: a bad field (400) or an account's own wait (429) proves nothing.
+      passed = !(error instanceof HttpError && (error.statusCode === 401 || error.statusCode === 403 || error.statusCode === 404));
+      throw error;
+    } finally {
+      if (passed) await attempt.giveBack();
+    }
   }
 
   async function startSession(
@@ -303,7 +338,7 @@ export function consoleRoutes(deps: {
       const body = (req.body ?? {}) as Record<string, unknown>;
       if (body.apiKey === undefined && (body.email !== undefined || body.password !== undefined)) {
         const { email, password, totpCode } = validate(StaffSignIn, body);
-        const user = await deps.staff.signIn(email, password, totpCode, req.ip);
+        const user = await passwordChecked(req, () => deps.staff.signIn(email, password, totpCode, req.ip));
         const client = await deps.clients.get(user.clientId);
         if (!client) throw new HttpError(401, 'Wrong e-mail address, password or authenticator code');
         const session = await startSession(req, res, { clientId: user.clientId, userId: user.userId, role: user.role, via: 'password' });
@@ -330,7 +365,7 @@ export function consoleRoutes(deps: {
     route(async (req, res) => {
       checkSignInToken(req, res);
       const { token } = validate(InvitationToken, req.body ?? {});
-      res.json(await deps.staff.invitation(token));
+      res.json(await counted(req, () => deps.staff.invitation(token)));
     }),
   );
 
@@ -341,7 +376,7 @@ export function consoleRoutes(deps: {
     route(async (req, res) => {
       checkSignInToken(req, res);
       const { token, password, totpCode } = validate(AcceptInvitation, req.body ?? {});
-      res.json(await deps.staff.accept(token, password, totpCode));
+      res.json(await passwordChecked(req, () => deps.staff.accept(token, password, totpCode)));
     }),
   );
 
@@ -354,7 +389,7 @@ export function consoleRoutes(deps: {
       if (!session) throw new HttpError(401, 'Sign in first');
       if (!session.userId) throw new HttpError(400, 'A console signed in with the API key has no password to change');
       const { currentPassword, newPassword } = validate(ChangePassword, req.body ?? {});
-      await deps.staff.changePassword(session.clientId, session.userId, currentPassword, newPassword, session.id);
+      await passwordChecked(req, () => deps.staff.changePassword(session.clientId, session.userId!, currentPassword, newPassword, session.id));
       res.status(204).end();
     }),
   );

@@ -1,10 +1,8 @@
-import type { RequestHandler } from 'express';
-import { MemoryStore } from 'express-rate-limit';
-import { errorBody } from '@loan/contracts';
+import type { Request, RequestHandler } from 'express';
 import type { Counter } from 'prom-client';
 import { HttpError } from '../../domain/errors';
 import { hashApiKey, safeEqual } from '../../domain/keys';
-import { limitFor, windowOf } from '../../domain/rateLimit';
+import { addressGroup, limitFor, windowOf } from '../../domain/rateLimit';
 import type { ClientRecord, ClientRepository } from '../../data-access/clientRepository';
 import type { RateWindowModel } from '../../data-access/clientModel';
 import type { Clock } from '@loan/runtime';
@@ -17,9 +15,12 @@ import { roleAllows, type Permission } from '../../domain/staff';
  * gate sets `consoleSession`), never the header; at console sign-in the key typed (`consoleKey`). Keys are looked up by their SHA-256 (only the hash is
  * stored) and the stored hash is compared in constant time. Lookups are cached briefly, misses
  * too: a key sent again and again costs one query per TTL, not one per request. (A miss can
- * never turn into a hit: keys are random and made only by us.)
+ * never turn into a hit: keys are random and made only by us.) A missing key is no failed
+ * authentication; a wrong one is counted (see `createAuthFailures`) and, past the limit, answered
+ * 429. A right key is never refused for what its address did: checking it costs no more than
+ * refusing it, and an address may be shared (a NAT, a cloud egress) with whoever failed.
  */
-export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: number; clock: Clock }): RequestHandler & {
+export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: number; clock: Clock; failures: AuthFailures }): RequestHandler & {
   forget(): void;
 } {
   const cache = new Map<string, { client: ClientRecord | null; until: number }>();
@@ -51,7 +52,8 @@ export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: numb
         if (cache.size > 10_000) cache.clear();
         cache.set(hash, { client, until: now + deps.cacheTtlMs });
       }
-      if (!client) throw new HttpError(401, 'Invalid API key');
+      // A wrong key counts against its address; a right one passes whatever the address did before.
+      if (!client) throw await deps.failures.failed(req, new HttpError(401, 'Invalid API key'));
       ctx(res).client = client;
       next();
     } catch (error) {
@@ -62,14 +64,25 @@ export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: numb
   return handler;
 }
 
-export function adminOnly(token: string): RequestHandler {
-  return (req, _res, next) => {
-    const given = req.header('x-admin-token');
-    if (!given || !safeEqual(given, token)) {
-      next(new HttpError(401, given ? 'Invalid admin token' : 'Missing x-admin-token header'));
-      return;
+/**
+ * `x-admin-token` on /admin. A missing token is no failed authentication. A presented one takes
+ * its count before it is compared (given back when right): past the limit the address gets 429
+ * whether the token is right or not, so a burst of guesses, however parallel, tries at most the
+ * limit of them; the operator chooses the token, which may be short. See docs/security.md.
+ */
+export function adminOnly(token: string, failures: AuthFailures): RequestHandler {
+  return async (req, _res, next) => {
+    try {
+      const given = req.header('x-admin-token');
+      if (!given) throw new HttpError(401, 'Missing x-admin-token header');
+      const attempt = await failures.attempt(req);
+      if (attempt.refused) throw attempt.refused;
+      if (!safeEqual(given, token)) throw new HttpError(401, 'Invalid admin token');
+      await attempt.giveBack();
+      next();
+    } catch (error) {
+      next(error);
     }
-    next();
   };
 }
 
@@ -82,31 +95,33 @@ export interface RateLimitSettings {
 }
 
 /**
+ * Adds one to a bucket's count in the window `now` falls in, in one atomic step in the database
+ * (so every replica sees it and parallel requests each get a count of their own), and returns it.
+ */
+async function countHit(model: RateWindowModel, bucket: string, windowMs: number, now: Date) {
+  const window = windowOf(now, windowMs);
+  const id = `${bucket}:${window.start}`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const doc = await model
+        .findOneAndUpdate({ _id: id }, { $inc: { count: 1 }, $setOnInsert: { expiresAt: new Date(window.resetsAt + windowMs) } }, { upsert: true, new: true })
+        .lean<{ count: number }>();
+      return { id, count: doc?.count ?? 1, window };
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error; // two first hits raced on the upsert
+    }
+  }
+  throw new Error('Rate window kept conflicting');
+}
+
+/**
  * Fixed 60-second windows counted in the database, so every gateway replica enforces the same
  * limit. Over the limit: 429 with Retry-After (seconds until the window resets).
  */
 export function createRateLimiter(deps: { model: RateWindowModel; settings: RateLimitSettings; clock: Clock; rejections: Counter<'bucket'> }) {
   const { model, settings } = deps;
 
-  async function hit(bucket: string, now: Date) {
-    const window = windowOf(now, settings.windowMs);
-    const id = `${bucket}:${window.start}`;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        const doc = await model
-          .findOneAndUpdate(
-            { _id: id },
-            { $inc: { count: 1 }, $setOnInsert: { expiresAt: new Date(window.resetsAt + settings.windowMs) } },
-            { upsert: true, new: true },
-          )
-          .lean<{ count: number }>();
-        return { count: doc?.count ?? 1, window };
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error; // two first hits raced on the upsert
-      }
-    }
-    throw new Error('Rate window kept conflicting');
-  }
+  const hit = (bucket: string, now: Date) => countHit(model, bucket, settings.windowMs, now);
 
   return (routeKind: 'initiate' | 'analyze' | 'other'): RequestHandler =>
     async (req, res, next) => {
@@ -136,35 +151,47 @@ export function pruneRateWindows(model: RateWindowModel, clock: Clock) {
   return () => model.deleteMany({ expiresAt: { $lt: clock.now() } }).then(() => undefined);
 }
 
+export interface AuthFailures {
+  /** Counts a presented wrong credential against its address; the error to answer: `refusal` until the limit, 429 past it. */
+  failed(req: Request, refusal: HttpError): Promise<HttpError>;
+  /** Takes a count before a credential is compared: `refused` (429) past the limit, else `giveBack` once it proved right. */
+  attempt(req: Request): Promise<{ refused: HttpError | null; giveBack(): Promise<void> }>;
+}
+
 /**
- * Counts failed authentications (401, 403) per client IP in this replica's memory; past the
- * limit the IP gets 429 (with Retry-After) before its key or token is even looked up, so
- * guessing keys or the admin token costs no database query and goes nowhere. Only answers that
- * were 401 or 403 count: a request the client gave up on before its answer (a timeout) proves
- * nothing about its key. The IP is Express's `req.ip`, which believes X-Forwarded-For only as
- * far as TRUST_PROXY says. Over the limit the answer carries the headers of the other 429s.
+ * Failed authentications per address (an IPv4 address, an IPv6 /64), counted in fixed windows of
+ * `windowMs` in the gateway's `rate_windows`, like the route limits: one count for every replica,
+ * taken and checked in one atomic step, so a parallel burst cannot pass the limit. Only a
+ * presented wrong credential counts: a request without one guesses nothing, and business answers
+ * (403 for another lender's idempotency key, 404, 409) are no authentication at all. The address
+ * is Express's `req.ip`, which believes X-Forwarded-For only as far as TRUST_PROXY says. Past the
+ * limit the answer carries the headers of the other 429s.
  */
-export function authFailureLimit(settings: { limit: number; windowMs: number }): RequestHandler {
-  const failures = new MemoryStore();
-  failures.init({ windowMs: settings.windowMs } as Parameters<MemoryStore['init']>[0]);
-  return async (req, res, next) => {
-    const ip = req.ip ?? 'unknown';
-    const seen = await failures.get(ip);
-    if (seen && seen.totalHits >= settings.limit) {
-      const resetsAt = seen.resetTime?.getTime() ?? Date.now() + settings.windowMs;
-      res
-        .status(429)
-        .setHeader('Retry-After', String(Math.max(1, Math.ceil((resetsAt - Date.now()) / 1000))))
-        .setHeader('X-RateLimit-Limit', String(settings.limit))
-        .setHeader('X-RateLimit-Remaining', '0')
-        .setHeader('X-RateLimit-Reset', String(Math.ceil(resetsAt / 1000)))
-        .json(errorBody(429, 'Too many failed authentications from this address; try again later'));
-      return;
-    }
-    res.once('finish', () => {
-      if (res.statusCode === 401 || res.statusCode === 403) void failures.increment(ip);
+export function createAuthFailures(deps: { model: RateWindowModel; settings: { limit: number; windowMs: number }; clock: Clock }): AuthFailures {
+  const { model, settings } = deps;
+  const take = (req: Request) => countHit(model, `auth:${addressGroup(req.ip ?? 'unknown')}`, settings.windowMs, deps.clock.now());
+  const tooMany = (window: { resetsAt: number; retryAfterSeconds: number }) =>
+    new HttpError(429, 'Too many failed authentications from this address; try again later', {
+      'Retry-After': String(window.retryAfterSeconds),
+      'X-RateLimit-Limit': String(settings.limit),
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(Math.ceil(window.resetsAt / 1000)),
     });
-    next();
+  return {
+    async failed(req, refusal) {
+      const { count, window } = await take(req);
+      return count > settings.limit ? tooMany(window) : refusal;
+    },
+    async attempt(req) {
+      const { id, count, window } = await take(req);
+      if (count > settings.limit) return { refused: tooMany(window), giveBack: async () => undefined };
+      return {
+        refused: null,
+        giveBack: async () => {
+          await model.updateOne({ _id: id }, { $inc: { count: -1 } });
+        },
+      };
+    },
   };
 }
 
