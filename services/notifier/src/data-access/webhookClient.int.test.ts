@@ -1,7 +1,8 @@
+import dgram from 'node:dgram';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '../../../../testing/helpers';
-import { createWebhookClient, type WebhookClient } from './webhookClient';
+import { addressesOf, createWebhookClient, type WebhookClient } from './webhookClient';
 
 /** A plain HTTP server on loopback that answers as told and counts what it got. */
 async function serve(handler: http.RequestListener) {
@@ -20,6 +21,41 @@ async function serve(handler: http.RequestListener) {
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A name server on loopback (UDP): answers A queries for the names in `answers`, answers the
+ * other queries of those names with no record, and never answers anything else, as a lender's
+ * broken name server would not.
+ */
+async function nameServer(answers: Record<string, string>) {
+  const socket = dgram.createSocket('udp4');
+  const asked: string[] = [];
+  socket.on('message', (query, from) => {
+    // Header (12 bytes), then the question: length-prefixed labels, a zero, type and class.
+    const labels: string[] = [];
+    let at = 12;
+    while (query[at] !== 0) {
+      labels.push(query.subarray(at + 1, at + 1 + query[at]!).toString('latin1'));
+      at += query[at]! + 1;
+    }
+    const questionEnd = at + 5;
+    const name = labels.join('.').toLowerCase();
+    const type = query.readUInt16BE(at + 1);
+    asked.push(name);
+    const address = answers[name];
+    if (address === undefined) return; // silence
+    const withRecord = type === 1;
+    const header = Buffer.alloc(12);
+    query.copy(header, 0, 0, 2);
+    header.writeUInt16BE(0x8180, 2); // a response, recursion available, no error
+    header.writeUInt16BE(1, 4);
+    header.writeUInt16BE(withRecord ? 1 : 0, 6);
+    const record = Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, ...address.split('.').map(Number)]);
+    socket.send(Buffer.concat([header, query.subarray(12, questionEnd), ...(withRecord ? [record] : [])]), from.port, from.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { server: `127.0.0.1:${socket.address().port}`, asked, close: () => new Promise<void>((resolve) => socket.close(() => resolve())) };
 }
 
 const request = (url: string, timeoutMs = 1_000) => ({
@@ -51,6 +87,56 @@ describe('the webhook HTTP client against real sockets', () => {
       expect(server.hits()).toBe(0);
     } finally {
       await server.close();
+    }
+  });
+
+  it("when a lender's name server never answers, then its attempt ends as unreachable saying so, and nothing is sent", async () => {
+    const names = await nameServer({});
+    const c = createWebhookClient({ allowPrivate: false, maxSockets: 4, nameServers: [names.server] });
+    clients.push(c);
+    try {
+      const result = await c.post(request('https://hooks.silent.test/hook', 1_500));
+      expect(result).toEqual({ kind: 'unreachable', durationMs: expect.any(Number), error: 'cannot resolve hooks.silent.test: its name server did not answer in time' });
+      expect(names.asked).toContain('hooks.silent.test');
+    } finally {
+      await names.close();
+    }
+  });
+
+  it("when many lookups wait on a name server that never answers, then another lender's host is still resolved first", async () => {
+    const names = await nameServer({ 'hooks.answering.test': '203.0.113.7' });
+    try {
+      const settled: string[] = [];
+      // More stalled lookups than libuv has threads (4): getaddrinfo would queue the next one behind them.
+      const stalled = Array.from({ length: 8 }, (_, i) =>
+        addressesOf(`hooks-${i}.silent.test`, 10_000, [names.server]).then(
+          () => settled.push(`silent ${i} resolved`),
+          () => settled.push(`silent ${i} failed`),
+        ),
+      );
+      await waitFor(() => names.asked.filter((name) => name.endsWith('.silent.test')).length >= 8, { what: 'the stalled lookups to be asked' });
+      const answered = await addressesOf('hooks.answering.test', 3_000, [names.server]);
+      settled.push('answering resolved');
+      expect(answered).toEqual([{ address: '203.0.113.7', family: 4 }]);
+      await Promise.all(stalled);
+      expect(settled[0]).toBe('answering resolved');
+      expect(settled.slice(1).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `silent ${i} failed`).sort());
+    } finally {
+      await names.close();
+    }
+  });
+
+  it('when the name server gives a private address for the host, then nothing is sent', async () => {
+    const names = await nameServer({ 'hooks.inside.test': '10.1.2.3' });
+    const c = createWebhookClient({ allowPrivate: false, maxSockets: 4, nameServers: [names.server] });
+    clients.push(c);
+    try {
+      expect(await c.post(request('https://hooks.inside.test/hook'))).toEqual({
+        kind: 'refused',
+        reason: 'the webhook host hooks.inside.test resolves to 10.1.2.3, which is not a public address',
+      });
+    } finally {
+      await names.close();
     }
   });
 

@@ -1,4 +1,4 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
@@ -28,13 +28,52 @@ export interface WebhookClient {
 
 type Resolution = { ok: true; lookup?: LookupFunction } | { ok: false; result: WebhookResult };
 
+/** How long one query to a name server may take before it is asked again (twice at most). */
+const QUERY_TIMEOUT_MS = 2_000;
+
+/**
+ * Every address a host name has, asked of the name servers directly (c-ares, Node's own
+ * resolver) rather than through the system's getaddrinfo, which runs on libuv's four shared
+ * threads: a lender whose name server never answers would hold those threads and stall every
+ * other lender's lookups. Each lookup has its own resolver and is cancelled at `deadlineMs`.
+ * Names under `localhost` are loopback (RFC 6761) without asking anyone.
+ */
+export async function addressesOf(host: string, deadlineMs: number, servers: string[] | undefined): Promise<{ address: string; family: number }[]> {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return [{ address: '127.0.0.1', family: 4 }];
+  const resolver = new Resolver({ timeout: Math.max(1, Math.min(QUERY_TIMEOUT_MS, deadlineMs)), tries: 2 });
+  if (servers) resolver.setServers(servers);
+  const cancel = setTimeout(() => resolver.cancel(), Math.max(1, deadlineMs));
+  try {
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]);
+    const found = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+    ];
+    if (found.length > 0) return found;
+    const failure = [v4, v6].find((one): one is PromiseRejectedResult => one.status === 'rejected');
+    const code = (failure?.reason as NodeJS.ErrnoException | undefined)?.code;
+    if (code === 'ECANCELLED' || code === 'ETIMEOUT') throw new Error(`its name server did not answer in time`);
+    if (failure) throw failure.reason as Error;
+    return found;
+  } finally {
+    clearTimeout(cancel);
+  }
+}
+
 /**
  * POSTs webhooks over kept-alive connections. Redirects are never followed (a 3xx is just an
- * answer). Unless private targets are allowed, the host name is resolved first, every address
- * it resolves to must be public, and the connection is pinned to the checked address so that
- * a second resolution cannot swap in another (DNS rebinding).
+ * answer). Unless private targets are allowed, the host name is resolved first (within the
+ * attempt's deadline, see `addressesOf`), every address it resolves to must be public, and the
+ * connection is pinned to the checked address so that a second resolution cannot swap in
+ * another (DNS rebinding).
  */
-export function createWebhookClient(options: { allowPrivate: boolean; maxSockets: number }): WebhookClient {
+export function createWebhookClient(options: {
+  allowPrivate: boolean;
+  maxSockets: number;
+  /** The name servers to ask (`host:port`); the system's (/etc/resolv.conf) when absent. */
+  nameServers?: string[];
+}): WebhookClient {
   const agentOptions = {
     keepAlive: true,
     maxSockets: options.maxSockets,
@@ -45,7 +84,7 @@ export function createWebhookClient(options: { allowPrivate: boolean; maxSockets
   const underWay = new Set<http.ClientRequest>();
   let closed = false;
 
-  async function resolve(url: URL, started: number): Promise<Resolution> {
+  async function resolve(url: URL, started: number, timeoutMs: number): Promise<Resolution> {
     if (options.allowPrivate) return { ok: true };
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host)) {
@@ -55,7 +94,8 @@ export function createWebhookClient(options: { allowPrivate: boolean; maxSockets
     }
     let addresses: { address: string; family: number }[];
     try {
-      addresses = await dnsLookup(host, { all: true, verbatim: true });
+      // The lookup is part of the attempt: it takes from the same deadline as the answer.
+      addresses = await addressesOf(host, timeoutMs, options.nameServers);
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);
       return {
@@ -137,7 +177,7 @@ export function createWebhookClient(options: { allowPrivate: boolean; maxSockets
     async post(request) {
       if (closed) return { kind: 'unreachable', durationMs: 0, error: 'the notifier is shutting down' };
       const started = performance.now();
-      const resolution = await resolve(request.url, started);
+      const resolution = await resolve(request.url, started, request.timeoutMs);
       if (!resolution.ok) return resolution.result;
       return send(request, resolution.lookup, started, false);
     },
