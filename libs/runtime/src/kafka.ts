@@ -284,6 +284,15 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
   });
+  /**
+   * Replies to a waiting requester (a gateway replica's own reply topic) travel apart from the
+   * rest: the requester may be gone and its topic deleted with it (a rolling deploy), and a
+   * produce request naming a topic that does not exist is retried until the retries run out.
+   * On the idempotent producer that request would hold, and then fail, every publication
+   * queued with it. This producer gives up on a missing topic within a second.
+   */
+  const replyProducer: Producer = kafka.producer({ allowAutoTopicCreation: false, retry: { initialRetryTime: 100, retries: 2 } });
+  let replyProducerConnected: Promise<void> | null = null;
   const admin: Admin = kafka.admin();
   /** How to stop each consumer, with the offsets of what it handled committed. */
   const consumerStops: (() => Promise<void>)[] = [];
@@ -440,6 +449,23 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   }
 
   const publish = (topic: string, messages: OutboundMessage[]): Promise<void> => publishAll([{ topic, messages }]);
+
+  /**
+   * Publishes a reply to a requester's own topic on the reply producer (see `replyProducer`):
+   * a requester that is gone costs its reply, never another publication's time.
+   */
+  async function publishReply(topic: string, messages: OutboundMessage[]): Promise<void> {
+    const encoded = await Promise.all(
+      messages.map(async (m) => ({ key: m.key, value: await codec.encode(topic, m.value), headers: m.headers })),
+    );
+    replyProducerConnected ??= replyProducer.connect().catch((error: unknown) => {
+      replyProducerConnected = null;
+      throw error;
+    });
+    await replyProducerConnected;
+    await replyProducer.send({ topic: real(topic), messages: encoded });
+    metrics.published.inc({ topic }, messages.length);
+  }
 
   async function deadLetter(
     topic: string,
@@ -792,6 +818,8 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   async function disconnect(): Promise<void> {
     lagTimers.forEach(clearInterval);
     await Promise.allSettled(consumerStops.map((stop) => stop()));
+    if (replyProducerConnected) await replyProducerConnected.then(() => replyProducer.disconnect()).catch(() => undefined);
+    replyProducerConnected = null;
     if (producerConnected) await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
     producerConnected = false;
   }
@@ -804,6 +832,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     ensureTopics,
     publishAll,
     publish,
+    publishReply,
     consume,
     stopConsumer,
     disconnect,

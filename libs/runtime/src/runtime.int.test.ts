@@ -168,6 +168,20 @@ describe('shared runtime against the real broker, registry and database', () => 
     expect(seen).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it("when a reply's topic is gone with its requester, then that reply fails on its own and a publication made at the same moment is delivered", async () => {
+    const topic = uniqueName('test.beside-reply');
+    // A linger long enough that both would share one produce request if they shared a producer.
+    const bus = await connectedBus(topic, { producerLingerMs: 300 });
+    const seen: string[] = [];
+    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push((m.value as { id: string }).id) });
+    const reply = bus.publishReply(`${topic}.replies-of-a-stopped-replica`, [{ key: 'command-1', value: { id: 'reply', text: 'done', count: 1 } }]);
+    const beside = bus.publish(topic, [{ key: 'application-1', value: { id: 'event', text: 'published', count: 1 } }]);
+    await expect(beside).resolves.toBeUndefined();
+    await expect(reply).rejects.toThrow();
+    await waitFor(() => seen.length >= 1, { what: 'the publication beside the reply' });
+    expect(seen).toEqual(['event']);
+  });
+
   it('when a handler hands its work over to go on after it returns, then the offset is committed only once that work ends', async () => {
     const topic = uniqueName('test.commit-after');
     const groupId = uniqueName('g');

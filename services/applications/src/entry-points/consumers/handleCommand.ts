@@ -40,7 +40,7 @@ export function createCommandHandler(deps: {
   writer: ApplicationWriter;
   repo: ApplicationRepository;
   provider: AccountLinkingProvider;
-  bus: Pick<KafkaBus, 'publish'>;
+  bus: Pick<KafkaBus, 'publishReply'>;
   sealer: Sealer;
   config: Pick<ApplicationsConfig, 'PROVIDER_REDIRECT_URL'>;
   clock: Clock;
@@ -232,7 +232,7 @@ export function createCommandHandler(deps: {
     // relay.
     const sent = Promise.all([
       bus
-        .publish(cmd.replyTo, [{ key: cmd.commandId, value: reply }])
+        .publishReply(cmd.replyTo, [{ key: cmd.commandId, value: reply }])
         .catch((error) => logger.warn({ err: error, replyTo: cmd.replyTo }, 'reply could not be sent')),
       ...publishing.map((published) =>
         published.catch((error) => logger.warn({ err: error, command: cmd.type }, 'outbox publication failed; retried shortly')),
