@@ -75,7 +75,7 @@ function assembledApp() {
     logger,
     trustProxy: false,
     authFailures: { limit: 1, windowMs: 1000 },
-    api: applicationRoutes({ commands: unused, sealer, authenticate: pass, limit: () => pass }),
+    api: applicationRoutes({ commands: unused, sealer, staff: unused, authenticate: pass, limit: () => pass }),
     reviews: reviewRoutes({ commands: unused, authenticate: pass, limit: () => pass }),
     deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
     policies: policyRoutes({ scoringUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
