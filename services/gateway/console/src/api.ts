@@ -170,8 +170,9 @@ export const api = {
     request<ReviewPage>('GET', `/api/reviews${query(params)}`),
   review: (applicationId: string, body: Record<string, unknown>) =>
     request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review`, body),
-  confirmReview: (applicationId: string, reviewer: string) =>
-    request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review/confirm`, { reviewer }),
+  /** `reviewer` null: the signed-in user confirms. */
+  confirmReview: (applicationId: string, reviewer: string | null) =>
+    request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review/confirm`, reviewer === null ? {} : { reviewer }),
   client: () => request<ClientSettings>('GET', '/api/client'),
   updateWebhookUrl: (webhookUrl: string | null) => request<ClientSettings>('PATCH', '/api/client', { webhookUrl }),
   rotateKey: () => request<{ clientId: string; apiKey: string }>('POST', '/api/client/rotate-key'),
