@@ -1,5 +1,6 @@
 import { StaffRoles, type StaffRole } from '@loan/contracts';
 import { call, captureLogs, createClient, startGateway, suiteNamespace, type Running } from '../../../testing/stack';
+import { servedRoutes } from './entry-points/http/support';
 
 /**
  * Roles on the console's API, against the real database: each role signs in with its password
@@ -8,7 +9,7 @@ import { call, captureLogs, createClient, startGateway, suiteNamespace, type Run
  * on /api, and each change from the console writes an audit line naming the user.
  */
 const ns = suiteNamespace();
-let gateway: Running;
+let gateway: Running & { app: unknown };
 let logs: ReturnType<typeof captureLogs>;
 let lender: Awaited<ReturnType<typeof createClient>>;
 const pages = new Map<StaffRole, ReturnType<typeof browser>>();
@@ -87,6 +88,25 @@ describe.each(StaffRoles)('the %s', (role) => {
       expect(res.body).toEqual({ statusCode: 403, message: `Your role (${role}) does not allow this`, error: 'Forbidden' });
     }
   });
+});
+
+it('when a viewer tries every change the console\u2019s API serves (read from the app\u2019s own routers), then each is refused with 403 naming the role', async () => {
+  const changes = servedRoutes((gateway.app as { router: { stack: unknown[] } }).router.stack).filter(
+    (r) => r.path.startsWith('/console/api/') && !['get', 'head'].includes(r.method),
+  );
+  // Applications, reviews, policies, the account, webhooks and users at least: a router left out would show here.
+  for (const prefix of ['/console/api/applications', '/console/api/policies', '/console/api/client', '/console/api/webhooks', '/console/api/users']) {
+    expect(changes.some((r) => r.path.startsWith(prefix))).toBe(true);
+  }
+  expect(changes.map((r) => `${r.method} ${r.path}`)).toEqual(expect.arrayContaining(['post /console/api/applications/{id}/review', 'post /console/api/applications/{id}/review/confirm']));
+  const viewer = pages.get('viewer')!;
+  const answers: string[] = [];
+  for (const r of changes) {
+    const path = r.path.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000');
+    const res = await viewer.send(r.method.toUpperCase(), path, {});
+    answers.push(`${r.method} ${r.path} ${res.status} ${res.body?.message}`);
+  }
+  expect(answers).toEqual(changes.map((r) => `${r.method} ${r.path} 403 Your role (viewer) does not allow this`));
 });
 
 it('when the API key makes the same calls on /api, then none is refused for a role', async () => {
