@@ -43,14 +43,15 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
-function browser() {
+function browser(url?: string) {
   const jar = new Map<string, string>();
   let csrf = '';
   async function send(method: string, path: string, body?: unknown, contentType = 'application/json') {
-    const headers: Record<string, string> = { origin: gateway.url, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
+    const base = url ?? gateway.url;
+    const headers: Record<string, string> = { origin: base, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
     if (method !== 'GET') headers['x-csrf-token'] = csrf;
     if (body !== undefined) headers['content-type'] = contentType;
-    const res = await fetch(`${gateway.url}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
     for (const cookie of res.headers.getSetCookie()) {
       const [name, value] = cookie.split(';')[0]!.split('=');
       if (value) jar.set(name!, value);
@@ -107,6 +108,32 @@ it('when a viewer tries every change the console\u2019s API serves (read from th
     answers.push(`${r.method} ${r.path} ${res.status} ${res.body?.message}`);
   }
   expect(answers).toEqual(changes.map((r) => `${r.method} ${r.path} 403 Your role (viewer) does not allow this`));
+});
+
+it('when a viewer is refused more changes than the failed-authentication limit, then none counts as a failed authentication; a forged change still does', async () => {
+  const strict = await startGateway(suiteNamespace(), { AUTH_FAILURE_LIMIT: '3' });
+  try {
+    const own = await createClient(strict.url);
+    const invited = await call(strict.url, own.apiKey, 'POST', '/api/users', { email: 'viewer@limit.example', role: 'viewer' });
+    const viewer = browser(strict.url);
+    await viewer.send('GET', '/console/session');
+    const password = 'viewer password 1234';
+    expect((await viewer.send('POST', '/console/invitation/accept', { token: invited.body.invitationUrl.split('#/invitation/')[1], password })).status).toBe(200);
+    expect((await viewer.send('POST', '/console/session', { email: 'viewer@limit.example', password })).status).toBe(200);
+    const refused = [];
+    for (let i = 0; i < 5; i++) refused.push((await viewer.send('PATCH', '/console/api/client', { webhookUrl: null })).status);
+    expect(refused).toEqual([403, 403, 403, 403, 403]);
+    expect((await viewer.send('GET', '/console/api/client')).status).toBe(200);
+    // A change without a session is a failed authentication: three, then 429.
+    const forged = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${strict.url}/console/api/client`, { method: 'PATCH', headers: { origin: strict.url, 'content-type': 'application/json' }, body: '{}' });
+      forged.push(res.status);
+    }
+    expect(forged).toEqual([401, 401, 401, 429]);
+  } finally {
+    await strict.stop();
+  }
 });
 
 it('when the API key makes the same calls on /api, then none is refused for a role', async () => {

@@ -141,7 +141,8 @@ export function pruneRateWindows(model: RateWindowModel, clock: Clock) {
  * limit the IP gets 429 (with Retry-After) before its key or token is even looked up, so
  * guessing keys or the admin token costs no database query and goes nowhere. Only answers that
  * were 401 or 403 count: a request the client gave up on before its answer (a timeout) proves
- * nothing about its key. The IP is Express's `req.ip`, which believes X-Forwarded-For only as
+ * nothing about its key, and a signed-in user's 403 for what their role does not allow is no
+ * failed authentication. The IP is Express's `req.ip`, which believes X-Forwarded-For only as
  * far as TRUST_PROXY says. Over the limit the answer carries the headers of the other 429s.
  */
 export function authFailureLimit(settings: { limit: number; windowMs: number }): RequestHandler {
@@ -162,7 +163,9 @@ export function authFailureLimit(settings: { limit: number; windowMs: number }):
       return;
     }
     res.once('finish', () => {
-      if (res.statusCode === 401 || res.statusCode === 403) void failures.increment(ip);
+      // A signed-in user's role refusal is no failed authentication: a viewer who tries a change
+      // must not lock out the office that shares the address.
+      if (res.statusCode === 401 || (res.statusCode === 403 && !ctx(res).refusedByRole)) void failures.increment(ip);
     });
     next();
   };
@@ -177,6 +180,7 @@ export function permit(permission: Permission): RequestHandler {
   return (_req, res, next) => {
     const session = ctx(res).consoleSession;
     if (!session || session.role === null || roleAllows(session.role, permission)) return next();
+    ctx(res).refusedByRole = true;
     next(new HttpError(403, `Your role (${session.role}) does not allow this`));
   };
 }

@@ -22,6 +22,8 @@ export interface RequestContext {
    * takes for the session's lender instead of the `x-api-key` header.
    */
   consoleSession?: ConsoleSession | null;
+  /** Set when a signed-in user's role refused the request (a 403 that is no failed authentication). */
+  refusedByRole?: boolean;
 }
 
 export const ctx = (res: Response): RequestContext => res.locals as RequestContext;
