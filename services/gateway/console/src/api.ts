@@ -175,6 +175,7 @@ export const api = {
     request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review/confirm`, reviewer === null ? {} : { reviewer }),
   client: () => request<ClientSettings>('GET', '/api/client'),
   updateWebhookUrl: (webhookUrl: string | null) => request<ClientSettings>('PATCH', '/api/client', { webhookUrl }),
+  updateReviewThreshold: (reviewConfirmationAbove: number | null) => request<ClientSettings>('PATCH', '/api/client', { reviewConfirmationAbove }),
   rotateKey: () => request<{ clientId: string; apiKey: string }>('POST', '/api/client/rotate-key'),
   rotateWebhookSecret: (overlapSeconds?: number) =>
     request<{ clientId: string; webhookSecret: string; previousSecretValidUntil: string }>(
