@@ -52,7 +52,7 @@ export function createHttpApp(deps: {
   // Before authentication: an IP that keeps failing it is turned away without a key lookup.
   // One counter for the API, the admin API and the console's sign-in and API alike.
   app.use(
-    ['/api/applications', '/api/reviews', '/api/webhooks', '/api/client', '/api/policies', '/api/users', '/admin', '/console/session', '/console/invitation', '/console/password', '/console/api'],
+    ['/api/applications', '/api/reviews', '/api/webhooks', '/api/client', '/api/policies', '/api/users', '/admin', '/console/session', '/console/invitation', '/console/password', '/console/totp', '/console/api'],
     authFailureLimit(deps.authFailures),
   );
   // The lender API, and the same routers under /console/api for the console, where the session

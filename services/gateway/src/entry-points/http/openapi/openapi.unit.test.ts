@@ -119,6 +119,8 @@ const CONSOLE = [
   'post /console/invitation',
   'post /console/invitation/accept',
   'post /console/password',
+  'post /console/totp',
+  'post /console/totp/confirm',
 ];
 const CONSOLE_API = '/console/api/';
 
