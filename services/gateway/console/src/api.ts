@@ -155,6 +155,10 @@ export const api = {
   inviteUser: (email: string, role: StaffRole) => request<StaffInvitation>('POST', '/api/users', { email, role }),
   changeRole: (userId: string, role: StaffRole) => request<StaffUser>('PATCH', `/api/users/${id(userId)}`, { role }),
   removeUser: (userId: string) => request<void>('DELETE', `/api/users/${id(userId)}`),
+  changePassword: (currentPassword: string, newPassword: string) => request<void>('POST', '/password', { currentPassword, newPassword }),
+  startTotp: (currentPassword: string) =>
+    request<{ totpSecret: string; otpauthUri: string; enrolment: string }>('POST', '/totp', { currentPassword }),
+  confirmTotp: (enrolment: string, totpCode: string) => request<void>('POST', '/totp/confirm', { enrolment, totpCode }),
   async signOut(): Promise<void> {
     await request<void>('DELETE', '/session');
     csrfToken = '';

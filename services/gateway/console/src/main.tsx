@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, onSignedOut, type SessionState, type StaffRole } from './api';
+import { AccountPage } from './pages/account';
 import { ApplicationPage } from './pages/application';
 import { ApplicationsPage } from './pages/applications';
 import { KeysPage } from './pages/keys';
@@ -141,6 +142,7 @@ function Page({ location, session, onSessionChange }: { location: Location; sess
   if (location.path === '/webhooks') return <WebhooksPage params={location.params} />;
   if (location.path === '/keys') return <KeysPage session={session} onSessionChange={onSessionChange} />;
   if (location.path === '/policy') return <PolicyPage />;
+  if (location.path === '/account') return <AccountPage session={session} />;
   if (location.path === '/users') {
     if (!may(session, 'users')) {
       return (
@@ -249,7 +251,10 @@ function App() {
         <span class="who">
           {session.user ? (
             <>
-              <strong>{session.user.email}</strong> ({session.user.role.replace('_', ' ')}) at <strong>{session.name}</strong>
+              <strong>{session.user.email}</strong> ({session.user.role.replace('_', ' ')}) at <strong>{session.name}</strong>{' '}
+              <a class="account-link" href="#/account" aria-current={location.path === '/account' ? 'page' : undefined}>
+                Your account
+              </a>
             </>
           ) : (
             <>

@@ -1197,6 +1197,46 @@ describe("the lender's staff in a browser", () => {
       .map((r) => r.body.event as string);
     expect(order.indexOf('application.decision')).toBeGreaterThanOrEqual(0);
     expect(order.indexOf('application.decision')).toBeLessThan(order.indexOf('application.review_completed'));
+  });
+
+  it('when the viewer changes the password and sets up a new authenticator on the Account page, then only the new password and the new codes sign in', async () => {
+    const viewer = pages.get('viewer')!;
+    await viewer.getByRole('link', { name: 'Your account' }).click();
+    await viewer.getByRole('heading', { name: 'Your account', level: 1 }).waitFor();
+    const password = viewer.getByRole('region', { name: 'Password' });
+    await password.getByLabel('Current password').fill(passwordOf('viewer'));
+    await password.getByLabel('New password (at least 12 characters)').fill('the viewer has a new password');
+    await password.getByLabel('New password again').fill('the viewer has a new password');
+    await password.getByRole('button', { name: 'Change password' }).click();
+    await viewer.getByText('Your password is changed').waitFor();
+
+    const authenticator = viewer.getByRole('region', { name: 'Authenticator app' });
+    await authenticator.getByLabel('Current password').fill('the viewer has a new password');
+    await authenticator.getByRole('button', { name: 'Set up a new authenticator' }).click();
+    const secret = (await authenticator.getByTestId('new-totp-secret').textContent())!.trim();
+    // The code field starts empty: nothing typed in the step before (the password) is carried into it.
+    await expect(authenticator.getByLabel('Code from the new app').inputValue()).resolves.toBe('');
+    expect(await violationsOf(viewer)).toEqual([]);
+    if (shots) {
+      await viewer.screenshot({ path: path.join(shots, 'console-account-desktop.png'), fullPage: true });
+      await viewer.setViewportSize({ width: 390, height: 844 });
+      await viewer.screenshot({ path: path.join(shots, 'console-account-390.png'), fullPage: true });
+      await viewer.setViewportSize({ width: 1280, height: 900 });
+    }
+    // The previous step's code (still accepted), so the sign-in's current one is new.
+    await authenticator.getByLabel('Code from the new app').fill(generateSync({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }));
+    await authenticator.getByRole('button', { name: 'Confirm the new authenticator' }).click();
+    await viewer.getByText('The new authenticator is set up').waitFor();
+
+    await viewer.getByRole('button', { name: 'Sign out' }).click();
+    await viewer.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();
+    await viewer.getByLabel('E-mail address').fill(emailOf('viewer'));
+    await viewer.getByLabel('Password', { exact: true }).fill('the viewer has a new password');
+    await viewer.getByLabel(/^Authenticator code/).fill(generateSync({ secret }));
+    await viewer.getByRole('button', { name: 'Sign in', exact: true }).click();
+    // Signed in again, on the page it was on.
+    await viewer.getByRole('heading', { name: 'Your account', level: 1 }).waitFor();
+    await viewer.locator('.who').getByText(emailOf('viewer')).waitFor();
     expect(problems).toEqual([]);
   });
 });
