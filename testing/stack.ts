@@ -71,13 +71,14 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export async function startGateway(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+/** The gateway, with its express app (`app`), whose route table tests can read. */
+export async function startGateway(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running & { app: unknown }> {
   const { loadGatewayConfig, createGatewayService } = await import('@loan/gateway');
   const config = loadGatewayConfig(baseEnv(ns, 'gateway', { ALLOW_PRIVATE_WEBHOOK_URLS: 'true', ...extra }));
   const runtime = await runtimeOf(config);
   const service = createGatewayService({ runtime, config, clock });
   const { url, internalUrl } = await service.start();
-  return { name: 'gateway', url, opsUrl: internalUrl, runtime, stop: () => service.stop() };
+  return { name: 'gateway', url, opsUrl: internalUrl, runtime, app: service.app, stop: () => service.stop() };
 }
 
 export async function startApplications(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {

@@ -242,7 +242,7 @@ export interface EventDataMap {
     outcome: ReviewOutcome;
     /** The terms granted; null for DECLINED. */
     approval_details: ApprovalDetails | null;
-    /** The staff id of who made the review. */
+    /** Who made the review: your staff id given with the API key, or the e-mail address of the user signed in to the console. */
     reviewer: string;
     reasonCode: string;
     note: string | null;

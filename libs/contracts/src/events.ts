@@ -62,7 +62,7 @@ export const EventData = {
     outcome: ReviewOutcome,
     /** The terms granted, priced by the scorecard's formula; null for DECLINED. */
     approval_details: ApprovalDetails.nullable(),
-    /** The lender's staff id of who made the review (and, above the threshold, who confirmed it in the detail). */
+    /** Who made the review: the lender's staff id given with the API key, or the e-mail address of the staff user signed in to the console (above the threshold, who confirmed it is in the detail). */
     reviewer: z.string(),
     reasonCode: z.string(),
     note: z.string().nullable(),

@@ -1,5 +1,6 @@
 import { StaffRoles, type StaffRole } from '@loan/contracts';
 import { call, captureLogs, createClient, startGateway, suiteNamespace, type Running } from '../../../testing/stack';
+import { servedRoutes } from './entry-points/http/support';
 
 /**
  * Roles on the console's API, against the real database: each role signs in with its password
@@ -8,7 +9,7 @@ import { call, captureLogs, createClient, startGateway, suiteNamespace, type Run
  * on /api, and each change from the console writes an audit line naming the user.
  */
 const ns = suiteNamespace();
-let gateway: Running;
+let gateway: Running & { app: unknown };
 let logs: ReturnType<typeof captureLogs>;
 let lender: Awaited<ReturnType<typeof createClient>>;
 const pages = new Map<StaffRole, ReturnType<typeof browser>>();
@@ -42,14 +43,15 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
-function browser() {
+function browser(url?: string) {
   const jar = new Map<string, string>();
   let csrf = '';
   async function send(method: string, path: string, body?: unknown, contentType = 'application/json') {
-    const headers: Record<string, string> = { origin: gateway.url, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
+    const base = url ?? gateway.url;
+    const headers: Record<string, string> = { origin: base, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
     if (method !== 'GET') headers['x-csrf-token'] = csrf;
     if (body !== undefined) headers['content-type'] = contentType;
-    const res = await fetch(`${gateway.url}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
     for (const cookie of res.headers.getSetCookie()) {
       const [name, value] = cookie.split(';')[0]!.split('=');
       if (value) jar.set(name!, value);
@@ -87,6 +89,51 @@ describe.each(StaffRoles)('the %s', (role) => {
       expect(res.body).toEqual({ statusCode: 403, message: `Your role (${role}) does not allow this`, error: 'Forbidden' });
     }
   });
+});
+
+it('when a viewer tries every change the console\u2019s API serves (read from the app\u2019s own routers), then each is refused with 403 naming the role', async () => {
+  const changes = servedRoutes((gateway.app as { router: { stack: unknown[] } }).router.stack).filter(
+    (r) => r.path.startsWith('/console/api/') && !['get', 'head'].includes(r.method),
+  );
+  // Applications, reviews, policies, the account, webhooks and users at least: a router left out would show here.
+  for (const prefix of ['/console/api/applications', '/console/api/policies', '/console/api/client', '/console/api/webhooks', '/console/api/users']) {
+    expect(changes.some((r) => r.path.startsWith(prefix))).toBe(true);
+  }
+  expect(changes.map((r) => `${r.method} ${r.path}`)).toEqual(expect.arrayContaining(['post /console/api/applications/{id}/review', 'post /console/api/applications/{id}/review/confirm']));
+  const viewer = pages.get('viewer')!;
+  const answers: string[] = [];
+  for (const r of changes) {
+    const path = r.path.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000');
+    const res = await viewer.send(r.method.toUpperCase(), path, {});
+    answers.push(`${r.method} ${r.path} ${res.status} ${res.body?.message}`);
+  }
+  expect(answers).toEqual(changes.map((r) => `${r.method} ${r.path} 403 Your role (viewer) does not allow this`));
+});
+
+it('when a viewer is refused more changes than the failed-authentication limit, then none counts as a failed authentication; a forged change still does', async () => {
+  const strict = await startGateway(suiteNamespace(), { AUTH_FAILURE_LIMIT: '3' });
+  try {
+    const own = await createClient(strict.url);
+    const invited = await call(strict.url, own.apiKey, 'POST', '/api/users', { email: 'viewer@limit.example', role: 'viewer' });
+    const viewer = browser(strict.url);
+    await viewer.send('GET', '/console/session');
+    const password = 'viewer password 1234';
+    expect((await viewer.send('POST', '/console/invitation/accept', { token: invited.body.invitationUrl.split('#/invitation/')[1], password })).status).toBe(200);
+    expect((await viewer.send('POST', '/console/session', { email: 'viewer@limit.example', password })).status).toBe(200);
+    const refused = [];
+    for (let i = 0; i < 5; i++) refused.push((await viewer.send('PATCH', '/console/api/client', { webhookUrl: null })).status);
+    expect(refused).toEqual([403, 403, 403, 403, 403]);
+    expect((await viewer.send('GET', '/console/api/client')).status).toBe(200);
+    // A change without a session is a failed authentication: three, then 429.
+    const forged = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${strict.url}/console/api/client`, { method: 'PATCH', headers: { origin: strict.url, 'content-type': 'application/json' }, body: '{}' });
+      forged.push(res.status);
+    }
+    expect(forged).toEqual([401, 401, 401, 429]);
+  } finally {
+    await strict.stop();
+  }
 });
 
 it('when the API key makes the same calls on /api, then none is refused for a role', async () => {

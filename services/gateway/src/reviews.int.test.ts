@@ -327,3 +327,104 @@ describe('the review API', () => {
     expect(withoutToken.status).toBe(403);
   });
 });
+
+/** A browser of the console for one member of staff: its cookies and the page's CSRF token. */
+function staffBrowser() {
+  const jar = new Map<string, string>();
+  let csrf = '';
+  async function send(method: string, path: string, body?: unknown) {
+    const headers: Record<string, string> = { origin: gateway.url, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
+    if (method !== 'GET') headers['x-csrf-token'] = csrf;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${gateway.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [name, value] = cookie.split(';')[0]!.split('=');
+      if (value) jar.set(name!, value);
+      else jar.delete(name!);
+    }
+    const text = await res.text();
+    const json = text ? JSON.parse(text) : null;
+    if (json?.csrfToken) csrf = json.csrfToken;
+    return { status: res.status, body: json };
+  }
+  return { send };
+}
+
+describe('reviews from the console by signed-in staff', () => {
+  let staffed: Awaited<ReturnType<typeof createClient>>;
+  const staff = new Map<string, ReturnType<typeof staffBrowser>>();
+  const emailOf = (who: string) => `${who}.${ns.replace(/\W/g, '').slice(-8)}@reviews.example`;
+
+  beforeAll(async () => {
+    staffed = await createClient(gateway.url);
+    const owner = await fetch(`${gateway.url}/admin/clients/${staffed.clientId}/owner`, {
+      method: 'POST',
+      headers: { 'x-admin-token': 'local-admin-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ email: emailOf('owner') }),
+    });
+    expect(owner.status).toBe(201);
+    const links: [string, string][] = [['owner', ((await owner.json()) as { invitationUrl: string }).invitationUrl]];
+    for (const [who, role] of [
+      ['officer', 'credit_officer'],
+      ['manager', 'credit_manager'],
+      ['other-manager', 'credit_manager'],
+    ] as const) {
+      const invited = await api('POST', '/api/users', { email: emailOf(who), role }, staffed.apiKey);
+      expect(invited.status).toBe(201);
+      links.push([who, invited.body.invitationUrl]);
+    }
+    for (const [who, link] of links) {
+      const page = staffBrowser();
+      await page.send('GET', '/console/session');
+      const password = `${who} chose a password`;
+      expect((await page.send('POST', '/console/invitation/accept', { token: link.split('#/invitation/')[1], password })).status).toBe(200);
+      expect((await page.send('POST', '/console/session', { email: emailOf(who), password })).status).toBe(200);
+      staff.set(who, page);
+    }
+    expect((await api('PATCH', '/api/client', { reviewConfirmationAbove: 250_000 }, staffed.apiKey)).status).toBe(200);
+  });
+
+  const consoleReview = (who: string, id: string, body: unknown) => staff.get(who)!.send('POST', `/console/api/applications/${id}/review`, body);
+  const consoleConfirm = (who: string, id: string, body: unknown) => staff.get(who)!.send('POST', `/console/api/applications/${id}/review/confirm`, body);
+
+  it('when a signed-in officer reviews without naming a reviewer, then the review names the officer by e-mail address, the officer cannot confirm it and a manager, also unnamed, does', async () => {
+    const app = await referred(staffed.apiKey, staffed.clientId);
+    const { reviewer: _none, ...body } = counterOffer('unused');
+    const made = await consoleReview('officer', app.applicationId, body);
+    expect([made.status, made.body.review]).toEqual([200, expect.objectContaining({ status: 'PENDING_CONFIRMATION', reviewer: emailOf('officer') })]);
+    // The maker, signed in, cannot check: neither unnamed nor naming themselves.
+    for (const confirmBody of [{}, { reviewer: emailOf('officer') }]) {
+      const own = await consoleConfirm('officer', app.applicationId, confirmBody);
+      expect(own.status).toBe(403);
+    }
+    const confirmed = await consoleConfirm('manager', app.applicationId, {});
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.review).toMatchObject({ status: 'FINAL', reviewer: emailOf('officer'), confirmedBy: emailOf('manager') });
+  });
+
+  it('when a signed-in user names a reviewer other than themselves, then 400 says the console records the signed-in user, and nothing is recorded', async () => {
+    const app = await referred(staffed.apiKey, staffed.clientId);
+    const made = await consoleReview('officer', app.applicationId, counterOffer('officer-1'));
+    expect([made.status, made.body]).toEqual([400, errorOf(400, /^reviewer: the console records the signed-in user/)]);
+    expect((await api('GET', `/api/applications/${app.applicationId}`, undefined, staffed.apiKey)).body.review).toBeNull();
+    // Their own address, in any case, is no conflict.
+    const own = await consoleReview('manager', app.applicationId, counterOffer(emailOf('manager').toUpperCase()));
+    expect([own.status, own.body.review?.reviewer]).toEqual([200, emailOf('manager')]);
+    const other = await consoleConfirm('other-manager', app.applicationId, { reviewer: 'manager-9' });
+    expect([other.status, other.body]).toEqual([400, errorOf(400, /^reviewer: the console records the signed-in user/)]);
+    // The same manager cannot confirm their own review; another manager can.
+    const self = await consoleConfirm('manager', app.applicationId, {});
+    expect([self.status, self.body]).toEqual([409, errorOf(409, /cannot confirm it/)]);
+    const checked = await consoleConfirm('other-manager', app.applicationId, {});
+    expect([checked.status, checked.body.review?.confirmedBy]).toEqual([200, emailOf('other-manager')]);
+  });
+
+  it('when the API key reviews, then it still names its reviewer in the body, required as before', async () => {
+    const app = await referred(staffed.apiKey, staffed.clientId);
+    const { reviewer: _none, ...body } = counterOffer('unused');
+    const missing = await review(app.applicationId, body, staffed.apiKey);
+    expect([missing.status, missing.body]).toEqual([400, errorOf(400, /^reviewer is required$/)]);
+    const made = await review(app.applicationId, counterOffer('officer-7'), staffed.apiKey);
+    expect([made.status, made.body.review.reviewer]).toEqual([200, 'officer-7']);
+  });
+});

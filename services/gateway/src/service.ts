@@ -119,7 +119,7 @@ export function createGatewayService(deps: {
     metrics,
     logger,
     trustProxy: config.TRUST_PROXY,
-    api: applicationRoutes({ commands, sealer, authenticate: auth, limit: limiter }),
+    api: applicationRoutes({ commands, sealer, staff, authenticate: auth, limit: limiter }),
     reviews: reviewRoutes({ commands, authenticate: auth, limit: limiter }),
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
     policies: policyRoutes({ scoringUrl: config.SCORING_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),

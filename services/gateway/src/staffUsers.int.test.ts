@@ -206,6 +206,58 @@ describe('users with the API key and from the console', () => {
     expect((await signIn(email, 'manager password 2')).status).toBe(200);
   });
 
+  it('when a user sets up a new authenticator, then after the current password and a code of the new secret only the new one signs in and the other sessions end; a wrong password, code or enrolment, a lapsed one or another user\'s is refused', async () => {
+    const email = unique('officer');
+    const password = 'officer password 1';
+    const invited = await call(gateway.url, lender.apiKey, 'POST', '/api/users', { email, role: 'credit_officer' });
+    const { secret: old } = await accept(invited.body.invitationUrl, password);
+    now += 31_000;
+    const here = await signIn(email, password, codeAt(old));
+    expect(here.status).toBe(200);
+    now += 31_000;
+    const there = await signIn(email, password, codeAt(old));
+    expect(there.status).toBe(200);
+
+    const wrong = await here.page.send('POST', '/console/totp', { currentPassword: 'not the password' });
+    expect([wrong.status, wrong.body?.message]).toEqual([403, 'The current password is wrong']);
+    const started = await here.page.send('POST', '/console/totp', { currentPassword: password });
+    expect(started.status).toBe(200);
+    const { totpSecret, otpauthUri, enrolment } = started.body as { totpSecret: string; otpauthUri: string; enrolment: string };
+    expect(totpSecret).not.toBe(old);
+    expect(otpauthUri).toContain(`secret=${totpSecret}`);
+    // Nothing changes until a code of the new secret comes: the old authenticator still signs in.
+    now += 31_000;
+    expect((await signIn(email, password, codeAt(old))).status).toBe(200);
+
+    const theirs = await owner.page.send('POST', '/console/totp/confirm', { enrolment, totpCode: codeAt(totpSecret) });
+    const refused: [string, { status: number; body: { message?: string } | null }][] = [
+      ['a wrong code', await here.page.send('POST', '/console/totp/confirm', { enrolment, totpCode: '000000' })],
+      ['a forged enrolment', await here.page.send('POST', '/console/totp/confirm', { enrolment: 'forged', totpCode: codeAt(totpSecret) })],
+      ["another user's enrolment", theirs],
+      ['no code', await here.page.send('POST', '/console/totp/confirm', { enrolment })],
+    ];
+    for (const [what, res] of refused) expect([what, res.status]).toEqual([what, 400]);
+    expect(refused.map(([, res]) => res.body?.message)).toEqual([
+      'totpCode is not the current code of the new secret; check the device clock and retry',
+      'enrolment is not valid; start the new authenticator again',
+      'enrolment is not valid; start the new authenticator again',
+      'totpCode is required',
+    ]);
+
+    expect((await here.page.send('POST', '/console/totp/confirm', { enrolment, totpCode: codeAt(totpSecret) })).status).toBe(204);
+    expect((await there.page.send('GET', '/console/api/client')).status).toBe(401);
+    expect((await here.page.send('GET', '/console/api/client')).status).toBe(200);
+    now += 31_000;
+    expect((await signIn(email, password, codeAt(old))).status).toBe(401);
+    expect((await signIn(email, password, codeAt(totpSecret))).status).toBe(200);
+
+    // An enrolment is good for ten minutes.
+    const late = await here.page.send('POST', '/console/totp', { currentPassword: password });
+    now += 11 * 60_000;
+    const lapsed = await here.page.send('POST', '/console/totp/confirm', { enrolment: late.body.enrolment, totpCode: codeAt(late.body.totpSecret) });
+    expect([lapsed.status, lapsed.body?.message]).toEqual([400, 'enrolment has lapsed; start the new authenticator again']);
+  });
+
   it('when a request names a user wrongly, then it gets 400, 404 or 409 in the error shape, and never another lender\'s user', async () => {
     const othersUser = await call(gateway.url, other.apiKey, 'POST', '/api/users', { email: unique('theirs'), role: 'viewer' });
     expect(othersUser.status).toBe(201);

@@ -155,6 +155,10 @@ export const api = {
   inviteUser: (email: string, role: StaffRole) => request<StaffInvitation>('POST', '/api/users', { email, role }),
   changeRole: (userId: string, role: StaffRole) => request<StaffUser>('PATCH', `/api/users/${id(userId)}`, { role }),
   removeUser: (userId: string) => request<void>('DELETE', `/api/users/${id(userId)}`),
+  changePassword: (currentPassword: string, newPassword: string) => request<void>('POST', '/password', { currentPassword, newPassword }),
+  startTotp: (currentPassword: string) =>
+    request<{ totpSecret: string; otpauthUri: string; enrolment: string }>('POST', '/totp', { currentPassword }),
+  confirmTotp: (enrolment: string, totpCode: string) => request<void>('POST', '/totp/confirm', { enrolment, totpCode }),
   async signOut(): Promise<void> {
     await request<void>('DELETE', '/session');
     csrfToken = '';
@@ -170,10 +174,12 @@ export const api = {
     request<ReviewPage>('GET', `/api/reviews${query(params)}`),
   review: (applicationId: string, body: Record<string, unknown>) =>
     request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review`, body),
-  confirmReview: (applicationId: string, reviewer: string) =>
-    request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review/confirm`, { reviewer }),
+  /** `reviewer` null: the signed-in user confirms. */
+  confirmReview: (applicationId: string, reviewer: string | null) =>
+    request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review/confirm`, reviewer === null ? {} : { reviewer }),
   client: () => request<ClientSettings>('GET', '/api/client'),
   updateWebhookUrl: (webhookUrl: string | null) => request<ClientSettings>('PATCH', '/api/client', { webhookUrl }),
+  updateReviewThreshold: (reviewConfirmationAbove: number | null) => request<ClientSettings>('PATCH', '/api/client', { reviewConfirmationAbove }),
   rotateKey: () => request<{ clientId: string; apiKey: string }>('POST', '/api/client/rotate-key'),
   rotateWebhookSecret: (overlapSeconds?: number) =>
     request<{ clientId: string; webhookSecret: string; previousSecretValidUntil: string }>(

@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, onSignedOut, type SessionState, type StaffRole } from './api';
+import { AccountPage } from './pages/account';
 import { ApplicationPage } from './pages/application';
 import { ApplicationsPage } from './pages/applications';
 import { KeysPage } from './pages/keys';
@@ -10,7 +11,9 @@ import { InvitationPage } from './pages/invitation';
 import { UsersPage } from './pages/users';
 import { WebhooksPage } from './pages/webhooks';
 import { useLocation, type Location } from './nav';
-import { PageHeading } from './ui';
+import { SessionContext } from './session';
+import { PageHeading, RoleNote } from './ui';
+import { may } from './permissions';
 import './styles.css';
 
 /** Runs a sign-in; a lapsed sign-in token (the page stayed open long) is renewed once. */
@@ -139,7 +142,18 @@ function Page({ location, session, onSessionChange }: { location: Location; sess
   if (location.path === '/webhooks') return <WebhooksPage params={location.params} />;
   if (location.path === '/keys') return <KeysPage session={session} onSessionChange={onSessionChange} />;
   if (location.path === '/policy') return <PolicyPage />;
-  if (location.path === '/users') return <UsersPage selfId={session.user?.userId ?? null} />;
+  if (location.path === '/account') return <AccountPage session={session} />;
+  if (location.path === '/users') {
+    if (!may(session, 'users')) {
+      return (
+        <>
+          <PageHeading>Users</PageHeading>
+          <RoleNote permission="users" what="see or manage the lender's users" />
+        </>
+      );
+    }
+    return <UsersPage selfId={session.user?.userId ?? null} />;
+  }
   return (
     <>
       <PageHeading>Page not found</PageHeading>
@@ -237,7 +251,10 @@ function App() {
         <span class="who">
           {session.user ? (
             <>
-              <strong>{session.user.email}</strong> ({session.user.role.replace('_', ' ')}) at <strong>{session.name}</strong>
+              <strong>{session.user.email}</strong> ({session.user.role.replace('_', ' ')}) at <strong>{session.name}</strong>{' '}
+              <a class="account-link" href="#/account" aria-current={location.path === '/account' ? 'page' : undefined}>
+                Your account
+              </a>
             </>
           ) : (
             <>
@@ -258,7 +275,9 @@ function App() {
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        <Page location={location} session={session} onSessionChange={() => void refresh()} />
+        <SessionContext.Provider value={session}>
+          <Page location={location} session={session} onSessionChange={() => void refresh()} />
+        </SessionContext.Provider>
       </main>
     </>
   );

@@ -29,11 +29,18 @@ export function reviewStageOf(application: ApplicationView): ReviewStage {
   return 'NONE';
 }
 
+/**
+ * Who is reviewing: the signed-in user (by e-mail address, which the gateway records itself), or
+ * in a console signed in with the API key the staff id typed on the page.
+ */
+export type Reviewing = { signedIn: string } | { staffId: string };
+const nameOf = (who: Reviewing) => ('signedIn' in who ? who.signedIn : who.staffId.trim());
+
 /** Why this reviewer cannot confirm the review, or null when they can. */
-export function cannotConfirm(review: ReviewView, reviewer: string): string | null {
-  if (!reviewer.trim()) return 'Enter your staff id above to confirm this review.';
-  if (sameReviewer(review.reviewer, reviewer)) {
-    return `You (${reviewer.trim()}) made this review: a second reviewer, other than its maker, must confirm it.`;
+export function cannotConfirm(review: ReviewView, who: Reviewing): string | null {
+  if (!nameOf(who)) return 'Enter your staff id above to confirm this review.';
+  if (sameReviewer(review.reviewer, nameOf(who))) {
+    return `You (${nameOf(who)}) made this review: a second reviewer, other than its maker, must confirm it.`;
   }
   return null;
 }
@@ -73,11 +80,13 @@ export function draftOf(application: ApplicationView): ReviewDraft {
  * The body of `POST /api/applications/:id/review` for a draft, or the first problem the form can
  * tell by itself (the API checks everything again and its message is shown as it comes).
  */
-export function reviewBodyOf(draft: ReviewDraft, reviewer: string): { body: Record<string, unknown> } | { problem: string } {
-  if (!reviewer.trim()) return { problem: 'Enter your staff id: it is recorded as the reviewer.' };
+export function reviewBodyOf(draft: ReviewDraft, who: Reviewing): { body: Record<string, unknown> } | { problem: string } {
+  if (!nameOf(who)) return { problem: 'Enter your staff id: it is recorded as the reviewer.' };
   if (!draft.reasonCode.trim()) return { problem: 'Enter a reason code.' };
   if (draft.override && !draft.note.trim()) return { problem: 'An override needs a note saying why.' };
-  const body: Record<string, unknown> = { outcome: draft.outcome, reasonCode: draft.reasonCode.trim(), reviewer: reviewer.trim() };
+  const body: Record<string, unknown> = { outcome: draft.outcome, reasonCode: draft.reasonCode.trim() };
+  // A signed-in user is recorded by the gateway itself; the body names no one.
+  if ('staffId' in who) body.reviewer = who.staffId.trim();
   if (draft.outcome !== 'DECLINED') {
     const terms = { amount: Number(draft.amount), tenor: Number(draft.tenor), interestRate: Number(draft.interestRate) };
     if (!draft.amount.trim() || !Number.isFinite(terms.amount)) return { problem: 'Enter the amount in Naira.' };

@@ -1,7 +1,8 @@
 /**
- * Who is reviewing: the one place the console learns the reviewer a review or a confirmation
- * names. Until the console signs staff in, the reviewer types their staff id once per tab and it
- * is kept in the tab's session storage (gone when the tab closes); a signed-in user replaces it.
+ * Who is reviewing in a console signed in with the API key (an owner who has no account yet):
+ * the reviewer types their staff id once per tab and it is kept in the tab's session storage
+ * (gone when the tab closes). A signed-in staff user is the reviewer instead, recorded by the
+ * gateway from the session.
  */
 const KEY = 'console.reviewer';
 

@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
+import { may, notAllowed, type Permission } from './permissions';
+import { useSession } from './session';
 
 /** The outcome of a call a page waits for. */
 export type Loaded<T> = { state: 'loading' } | { state: 'ok'; value: T } | { state: 'error'; error: ApiError };
@@ -133,5 +135,19 @@ export function FilterSelect(props: { id: string; label: string; name: string; v
         ))}
       </select>
     </div>
+  );
+}
+
+/**
+ * Says, for a role that may not, why the page offers no control for something: the change
+ * controls it covers are left out or disabled, and the gateway would refuse them anyway.
+ */
+export function RoleNote({ permission, what }: { permission: Permission; what: string }) {
+  const session = useSession();
+  if (may(session, permission)) return null;
+  return (
+    <p class="notice role-note" role="note">
+      {notAllowed(session, permission, what)}
+    </p>
   );
 }

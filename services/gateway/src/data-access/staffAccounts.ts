@@ -121,6 +121,17 @@ export function createStaffAccounts(deps: {
     if (!(await users.update(next))) throw new HttpError(409, 'The user was changed concurrently; retry');
   }
 
+  /** A started enrolment handed back: what it sealed, or null when it is not one of ours. */
+  function openEnrolment(enrolment: unknown): { clientId?: unknown; userId?: unknown; secret?: unknown; until?: unknown } | null {
+    if (typeof enrolment !== 'string') return null;
+    try {
+      const parsed: unknown = JSON.parse(deps.sealer.open(enrolment));
+      return parsed !== null && typeof parsed === 'object' ? parsed : null;
+    } catch {
+      return null;
+    }
+  }
+
   const createdByOf = (by: Actor) => (by.userId ? by.userId : by.kind === 'admin' ? 'admin' : 'api-key');
 
   async function invite(clientId: string, email: string, role: StaffRole, by: Actor): Promise<StaffInvitation> {
@@ -335,6 +346,43 @@ export function createStaffAccounts(deps: {
       await deps.endUserSessions(clientId, user.userId, keepSession);
       audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.change-password', clientId, { userId });
     },
+
+    /**
+     * The first step of a new authenticator for a signed-in user, after the current password: a
+     * new secret to show, and `enrolment`, the same secret sealed with the user and a lapse
+     * (TOTP_ENROLMENT_MS), which the second step hands back with a code of it. Nothing changes
+     * until then: the old authenticator keeps working.
+     */
+    async startTotpEnrolment(clientId: string, userId: string, current: unknown) {
+      const user = await load(clientId, userId);
+      if (typeof current !== 'string' || !user.passwordHash || !(await verifyPassword(current, user.passwordHash))) {
+        throw new HttpError(403, 'The current password is wrong');
+      }
+      const { secret, uri } = newTotpSecret(await deps.lenderName(clientId), user.email);
+      const until = clock.now().getTime() + TOTP_ENROLMENT_MS;
+      return { totpSecret: secret, otpauthUri: uri, enrolment: deps.sealer.seal(JSON.stringify({ clientId, userId, secret, until })) };
+    },
+
+    /** The second step: a code of the new secret makes it the user's authenticator; the user's other sessions end. */
+    async enrolTotp(clientId: string, userId: string, enrolment: unknown, code: unknown, keepSession: string) {
+      const now = clock.now();
+      const pending = openEnrolment(enrolment);
+      if (!pending || pending.clientId !== clientId || pending.userId !== userId || typeof pending.secret !== 'string') {
+        throw new HttpError(400, 'enrolment is not valid; start the new authenticator again');
+      }
+      if (typeof pending.until !== 'number' || pending.until < now.getTime()) {
+        throw new HttpError(400, 'enrolment has lapsed; start the new authenticator again');
+      }
+      const step = typeof code === 'string' ? checkTotp(pending.secret, code, now, null) : null;
+      if (step === null) throw new HttpError(400, 'totpCode is not the current code of the new secret; check the device clock and retry');
+      const user = await load(clientId, userId);
+      await save({ ...user, totpSecret: deps.sealer.seal(pending.secret), totpEnabled: true, totpLastStep: step, version: user.version + 1 });
+      await deps.endUserSessions(clientId, userId, keepSession);
+      audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.enrol-totp', clientId, { userId });
+    },
   };
 }
+
+/** How long a started authenticator enrolment may be finished: ten minutes. */
+export const TOTP_ENROLMENT_MS = 10 * 60_000;
 export type StaffAccounts = ReturnType<typeof createStaffAccounts>;

@@ -5,10 +5,14 @@ import { BREAKDOWN_PARTS, money, monthLabel, monthlyFlowsOf, timelineOf, when, w
 import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
 import { BreakdownTable, FlowsTable, TermsFacts } from './decisionParts';
 import { ReviewSection } from './review';
+import { may } from '../permissions';
+import { useSession } from '../session';
 
 /** Redelivers one webhook delivery and says how it went. */
 export function RedeliverButton({ delivery, onDone }: { delivery: DeliveryView; onDone: () => void }) {
   const [state, setState] = useState<{ busy: boolean; message?: string; failed?: boolean }>({ busy: false });
+  // Redelivery is a developer's (or an owner's): other roles are not offered it.
+  if (!may(useSession(), 'developer')) return null;
   return (
     <span class="redeliver">
       <button

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type SessionState } from '../api';
 import { when } from '../model';
-import { ConfirmButton, PageHeading, ShownOnce } from '../ui';
+import { ConfirmButton, PageHeading, RoleNote, ShownOnce } from '../ui';
+import { may } from '../permissions';
 
 /** The lender's API key: rotate it, see the new one once; this session moves to the new key. */
 export function KeysPage({ session, onSessionChange }: { session: SessionState; onSessionChange: () => void }) {
@@ -23,13 +24,17 @@ export function KeysPage({ session, onSessionChange }: { session: SessionState; 
           Your backend sends the API key in <code>x-api-key</code>. It is stored only as a hash, so it cannot be shown again; a new one
           can be made here. Client id: <code>{session.clientId}</code>. This sign-in lasts until {when(session.expiresAt)}.
         </p>
-        <ConfirmButton
-          label="Rotate API key"
-          confirmLabel="Rotate the key now"
-          warning="The current key stops working at once, for every backend that uses it."
-          onConfirm={rotate}
-          disabled={rotated !== null}
-        />
+        {may(session, 'developer') ? (
+          <ConfirmButton
+            label="Rotate API key"
+            confirmLabel="Rotate the key now"
+            warning="The current key stops working at once, for every backend that uses it."
+            onConfirm={rotate}
+            disabled={rotated !== null}
+          />
+        ) : (
+          <RoleNote permission="developer" what="rotate the API key" />
+        )}
         {error ? (
           <p class="notice notice-error" role="alert">
             {error.status === 404 || error.status === 405 ? 'Key rotation is not available on this gateway.' : `The key was not rotated: ${error.message}`}

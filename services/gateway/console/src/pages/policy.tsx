@@ -23,7 +23,9 @@ import {
   type Policy,
   type PolicyForm,
 } from '../policyModel';
-import { Badge, ConfirmButton, Loading, PageHeading, Problem, useLoad } from '../ui';
+import { Badge, ConfirmButton, Loading, PageHeading, Problem, RoleNote, useLoad } from '../ui';
+import { may } from '../permissions';
+import { useSession } from '../session';
 
 const OUTCOMES = [
   ['APPROVED', 'Approved'],
@@ -590,6 +592,7 @@ function DraftActions({
   onChanged: (note: string) => void;
 }) {
   const [error, setError] = useState<string | null>(null);
+  const activates = may(useSession(), 'manage');
   const act = (call: () => Promise<unknown>, done: string) => {
     setError(null);
     call().then(
@@ -600,12 +603,16 @@ function DraftActions({
   return (
     <div class="stacked">
       <h4>Put version {version.version} to use</h4>
-      <ConfirmButton
-        label={`Activate version ${version.version}`}
-        confirmLabel={`Activate version ${version.version} now`}
-        warning={`Every analysis asked for from now on is decided by version ${version.version}; ${label(list.active)} is retired and cannot be activated again. Decisions already made do not change.`}
-        onConfirm={() => act(() => api.activatePolicy(version.version), `Version ${version.version} is active.`)}
-      />
+      {activates ? (
+        <ConfirmButton
+          label={`Activate version ${version.version}`}
+          confirmLabel={`Activate version ${version.version} now`}
+          warning={`Every analysis asked for from now on is decided by version ${version.version}; ${label(list.active)} is retired and cannot be activated again. Decisions already made do not change.`}
+          onConfirm={() => act(() => api.activatePolicy(version.version), `Version ${version.version} is active.`)}
+        />
+      ) : (
+        <RoleNote permission="manage" what="activate a policy" />
+      )}
       {version.challenger ? null : (
         <ConfirmButton
           label={`Make version ${version.version} the challenger`}
@@ -632,6 +639,7 @@ function ChallengerSection({ list, onChanged }: { list: PolicyList; onChanged: (
     `report-${challenger?.version ?? 'none'}`,
   );
   const [error, setError] = useState<string | null>(null);
+  const changes = may(useSession(), 'applications');
   return (
     <section aria-labelledby="challenger-heading">
       <h2 id="challenger-heading">Challenger</h2>
@@ -671,18 +679,20 @@ function ChallengerSection({ list, onChanged }: { list: PolicyList; onChanged: (
               ) : null}
             </>
           ) : null}
-          <ConfirmButton
-            label="Clear the challenger"
-            confirmLabel="Clear the challenger now"
-            warning={`Version ${challenger.version} stops deciding in the shadow; its report so far is no longer shown.`}
-            onConfirm={() => {
-              setError(null);
-              api.clearChallenger().then(
-                () => onChanged('The challenger was cleared.'),
-                (e: unknown) => setError(message(e)),
-              );
-            }}
-          />
+          {changes ? (
+            <ConfirmButton
+              label="Clear the challenger"
+              confirmLabel="Clear the challenger now"
+              warning={`Version ${challenger.version} stops deciding in the shadow; its report so far is no longer shown.`}
+              onConfirm={() => {
+                setError(null);
+                api.clearChallenger().then(
+                  () => onChanged('The challenger was cleared.'),
+                  (e: unknown) => setError(message(e)),
+                );
+              }}
+            />
+          ) : null}
           {error ? (
             <p class="notice notice-error" role="alert">
               {error}
@@ -705,6 +715,7 @@ function History({
   onChanged: (note: string) => void;
 }) {
   const versions = [...list.versions].sort((a, b) => b.version - a.version);
+  const drafts = may(useSession(), 'applications');
   const byNumber = new Map(list.versions.map((v) => [v.version, v]));
   return (
     <section aria-labelledby="history-heading">
@@ -755,12 +766,14 @@ function History({
                 <summary>The rules of version {v.version}</summary>
                 <PolicyInWords policy={v.policy} headingLevel={3} />
               </details>
-              <p class="version-actions">
-                <button type="button" onClick={() => onEdit(v)}>
-                  Edit a copy of version {v.version}
-                </button>
-              </p>
-              {v.status === 'DRAFT' ? (
+              {drafts ? (
+                <p class="version-actions">
+                  <button type="button" onClick={() => onEdit(v)}>
+                    Edit a copy of version {v.version}
+                  </button>
+                </p>
+              ) : null}
+              {v.status === 'DRAFT' && drafts ? (
                 <>
                   <Simulation version={v} active={list.active} />
                   <DraftActions version={v} list={list} onChanged={onChanged} />
@@ -780,6 +793,7 @@ export function PolicyPage() {
   const [base, setBase] = useState<PolicyVersionView | null>(null);
   const [editing, setEditing] = useState(0);
   const [note, setNote] = useState<string | null>(null);
+  const drafts = may(useSession(), 'applications');
   const changed = (text: string) => {
     setNote(text);
     reload();
@@ -787,6 +801,7 @@ export function PolicyPage() {
   return (
     <div class="policy-page">
       <PageHeading>Credit policy</PageHeading>
+      <RoleNote permission="applications" what="draft, simulate or activate a credit policy" />
       {note ? (
         <p class="notice" role="status">
           {note}
@@ -809,21 +824,23 @@ export function PolicyPage() {
             <PolicyInWords policy={loaded.value.active.policy} headingLevel={2} />
           </section>
 
-          <section aria-labelledby="draft-heading">
-            <h2 id="draft-heading">Edit a draft</h2>
-            <DraftForm
-              key={`${editing}-${(base ?? loaded.value.active).version}`}
-              base={base ?? loaded.value.active}
-              onCreated={(version) => {
-                setBase(null);
-                setEditing((n) => n + 1);
-                changed(
-                  `Draft version ${version} saved. Simulate it below, then activate it or make it the challenger.`,
-                );
-                setTimeout(() => document.getElementById(`version-${version}`)?.scrollIntoView(), 300);
-              }}
-            />
-          </section>
+          {drafts ? (
+            <section aria-labelledby="draft-heading">
+              <h2 id="draft-heading">Edit a draft</h2>
+              <DraftForm
+                key={`${editing}-${(base ?? loaded.value.active).version}`}
+                base={base ?? loaded.value.active}
+                onCreated={(version) => {
+                  setBase(null);
+                  setEditing((n) => n + 1);
+                  changed(
+                    `Draft version ${version} saved. Simulate it below, then activate it or make it the challenger.`,
+                  );
+                  setTimeout(() => document.getElementById(`version-${version}`)?.scrollIntoView(), 300);
+                }}
+              />
+            </section>
+          ) : null}
 
           <ChallengerSection list={loaded.value} onChanged={changed} />
           <History

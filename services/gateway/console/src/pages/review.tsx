@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, type ApplicationView, type ReviewView } from '../api';
 import { monthlyFlowsOf, when, words } from '../model';
 import { currentReviewer, rememberReviewer } from '../reviewer';
-import { cannotConfirm, draftOf, OUTCOMES, reviewBodyOf, reviewStageOf, type ReviewDraft } from '../reviewModel';
+import { may, notAllowed } from '../permissions';
+import { useSession } from '../session';
+import { cannotConfirm, draftOf, OUTCOMES, reviewBodyOf, reviewStageOf, type ReviewDraft, type Reviewing } from '../reviewModel';
 import { Badge } from '../ui';
 import { BreakdownTable, FlowsTable, TermsFacts } from './decisionParts';
 import './reviews.css';
@@ -11,7 +13,7 @@ const failure = (e: unknown) => (e instanceof ApiError ? e.message : String(e));
 /** A change refused because the review moved on meanwhile (another reviewer's review or confirmation). */
 const overtaken = (e: unknown) => e instanceof ApiError && e.status === 409;
 
-/** The reviewer of what is done here: typed once per tab, until the console signs staff in. */
+/** The reviewer of what is done here, in a console signed in with the API key: typed once per tab. */
 function ReviewerField({ value, onChange }: { value: string; onChange: (value: string) => void }) {
   return (
     <div class="field reviewer">
@@ -127,7 +129,7 @@ function ReviewFacts({ review }: { review: ReviewView }) {
   );
 }
 
-function ReviewForm(props: { application: ApplicationView; reviewer: string; onDone: () => void; onOvertaken: (message: string) => void }) {
+function ReviewForm(props: { application: ApplicationView; reviewer: Reviewing; onDone: () => void; onOvertaken: (message: string) => void }) {
   const { application, reviewer, onDone } = props;
   const [draft, setDraft] = useState<ReviewDraft>(() => draftOf(application));
   const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
@@ -222,9 +224,12 @@ function ReviewForm(props: { application: ApplicationView; reviewer: string; onD
   );
 }
 
-function Confirmation({ application, review, reviewer, onDone }: { application: ApplicationView; review: ReviewView; reviewer: string; onDone: () => void }) {
+function Confirmation(props: { application: ApplicationView; review: ReviewView; reviewer: Reviewing; onDone: () => void }) {
+  const { application, review, reviewer, onDone } = props;
+  const session = useSession();
   const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
-  const why = cannotConfirm(review, reviewer);
+  // The role first: a viewer or a credit officer is never offered a confirmation.
+  const why = may(session, 'manage') ? cannotConfirm(review, reviewer) : notAllowed(session, 'manage', 'confirm a review');
   return (
     <div class="confirmation" role="region" aria-labelledby="confirmation-heading">
       <h3 id="confirmation-heading">Awaiting a second reviewer</h3>
@@ -238,7 +243,7 @@ function Confirmation({ application, review, reviewer, onDone }: { application: 
         aria-describedby={why ? 'confirm-why' : undefined}
         onClick={() => {
           setState({ busy: true });
-          api.confirmReview(application.applicationId, reviewer.trim()).then(
+          api.confirmReview(application.applicationId, 'staffId' in reviewer ? reviewer.staffId.trim() : null).then(
             () => {
               setState({ busy: false });
               onDone();
@@ -269,7 +274,10 @@ function Confirmation({ application, review, reviewer, onDone }: { application: 
  */
 export function ReviewSection({ application, onChanged }: { application: ApplicationView; onChanged: () => void }) {
   const stage = reviewStageOf(application);
-  const [reviewer, setReviewer] = useState(currentReviewer);
+  const session = useSession();
+  const signedIn = session?.user?.email ?? null;
+  const [staffId, setStaffId] = useState(currentReviewer);
+  const reviewer: Reviewing = signedIn ? { signedIn } : { staffId };
   // Why the last change was refused when the review moved on meanwhile; the page shows it as it is now.
   const [notice, setNotice] = useState<string | null>(null);
   if (stage === 'NONE') return null;
@@ -302,8 +310,18 @@ export function ReviewSection({ application, onChanged }: { application: Applica
       ) : (
         <div class="review-layout">
           <div class="review-work">
-            <ReviewerField value={reviewer} onChange={setReviewer} />
-            {stage === 'TO_REVIEW' ? (
+            {!may(session, 'applications') ? null : signedIn ? (
+              <p class="reviewer">
+                Reviewing as <strong>{signedIn}</strong>
+              </p>
+            ) : (
+              <ReviewerField value={staffId} onChange={setStaffId} />
+            )}
+            {stage === 'TO_REVIEW' && !may(session, 'applications') ? (
+              <p class="notice" role="status">
+                {notAllowed(session, 'applications', 'review applications')}
+              </p>
+            ) : stage === 'TO_REVIEW' ? (
               <ReviewForm application={application} reviewer={reviewer} onDone={done} onOvertaken={overtakenBy} />
             ) : (
               <Confirmation application={application} review={review!} reviewer={reviewer} onDone={done} />

@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks';
-import { api, type ReviewQueueItem, type ReviewQueueStatus } from '../api';
+import { api, ApiError, type ClientSettings, type ReviewQueueItem, type ReviewQueueStatus } from '../api';
 import { money, when, words } from '../model';
 import { navigate } from '../nav';
 import { ageInWords } from '../reviewModel';
-import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
+import { may } from '../permissions';
+import { useSession } from '../session';
+import { Badge, Loading, PageHeading, Problem, RoleNote, useLoad } from '../ui';
 import './reviews.css';
 
 const PAGE_SIZE = 20;
@@ -27,6 +29,64 @@ function ReviewState({ item }: { item: ReviewQueueItem }) {
       <Badge value={review.outcome} /> by {review.reviewer}
       {review.confirmedBy ? `, confirmed by ${review.confirmedBy}` : ''}
     </span>
+  );
+}
+
+/**
+ * The lender's maker-checker threshold: reviews granting more wait for a second reviewer. Set
+ * with the account (`PATCH /api/client`), so by an owner or a developer; everyone sees it.
+ */
+function Threshold() {
+  const [client, reload] = useLoad(() => api.client(), 'client');
+  const [state, setState] = useState<{ busy: boolean; message?: string; failed?: boolean }>({ busy: false });
+  const changes = may(useSession(), 'developer');
+  if (client.state === 'loading') return <Loading what="the confirmation threshold" />;
+  if (client.state === 'error') return <Problem error={client.error} what="The confirmation threshold" />;
+  const above = (client.value as ClientSettings).reviewConfirmationAbove;
+  function save(event: Event) {
+    event.preventDefault();
+    const typed = String(new FormData(event.currentTarget as HTMLFormElement).get('threshold') ?? '').trim();
+    const value = typed === '' ? null : Number(typed);
+    if (value !== null && (!Number.isFinite(value) || value < 0)) {
+      setState({ busy: false, failed: true, message: 'Enter an amount of Naira, 0 or more, or leave it empty' });
+      return;
+    }
+    setState({ busy: true });
+    api.updateReviewThreshold(value).then(
+      () => {
+        setState({ busy: false, message: value === null ? 'Every review is now final at once.' : `Reviews granting more than ${money(value)} now wait for a second reviewer.` });
+        reload();
+      },
+      (e: unknown) => setState({ busy: false, failed: true, message: e instanceof ApiError ? e.message : String(e) }),
+    );
+  }
+  return (
+    <>
+      <p>
+        {above === null
+          ? 'Every review is final at once: no amount needs a second reviewer.'
+          : `Reviews granting more than ${money(above)} wait for a second reviewer, a credit manager or owner other than the one who made them.`}
+      </p>
+      {changes ? (
+        <form class="filters" onSubmit={save}>
+          <div class="field">
+            <label for="review-threshold">Second reviewer above (Naira; empty: never)</label>
+            {/* Not held to the loaded value: a render while the page loads must not undo what is typed. */}
+            <input id="review-threshold" name="threshold" type="number" inputMode="decimal" min={0} step="any" defaultValue={above === null ? '' : String(above)} />
+          </div>
+          <button type="submit" disabled={state.busy}>
+            Save threshold
+          </button>
+        </form>
+      ) : (
+        <RoleNote permission="developer" what="change the threshold" />
+      )}
+      {state.message ? (
+        <p class={state.failed ? 'notice notice-error' : 'notice'} role={state.failed ? 'alert' : 'status'}>
+          {state.message}
+        </p>
+      ) : null}
+    </>
   );
 }
 
@@ -136,6 +196,10 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
           </nav>
         </>
       ) : null}
+      <section aria-labelledby="threshold-heading">
+        <h2 id="threshold-heading">Second reviewer</h2>
+        <Threshold />
+      </section>
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type StaffInvitation, type StaffRole, type StaffUser } from '../api';
 import { when } from '../model';
 import { Badge, ConfirmButton, Loading, PageHeading, Problem, ShownOnce, useLoad } from '../ui';
@@ -33,6 +33,8 @@ function RoleSelect(props: { id: string; value: StaffRole; onChange: (role: Staf
 
 function UserRow({ user, onChanged, self }: { user: StaffUser; onChanged: (notice: string) => void; self: boolean }) {
   const [role, setRole] = useState<StaffRole>(user.role);
+  // A new role from the list (after a change) is the one selected; the row itself stays, with what it was asking.
+  useEffect(() => setRole(user.role), [user.role]);
   const [error, setError] = useState<string | null>(null);
   const change = () =>
     api.changeRole(user.userId, role).then(
@@ -162,7 +164,7 @@ export function UsersPage({ selfId }: { selfId: string | null }) {
               <tbody>
                 {loaded.value.items.map((user) => (
                   <UserRow
-                    key={`${user.userId}:${user.role}`}
+                    key={user.userId}
                     user={user}
                     self={user.userId === selfId}
                     onChanged={(text) => {

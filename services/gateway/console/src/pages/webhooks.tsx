@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, type ClientSettings, type ReplayResult } from '../api';
 import { deliverySummary, when } from '../model';
 import { navigate } from '../nav';
-import { Badge, ConfirmButton, FilterSelect, Loading, PageHeading, Problem, ShownOnce, useLoad, type Loaded } from '../ui';
+import { Badge, ConfirmButton, FilterSelect, Loading, PageHeading, Problem, RoleNote, ShownOnce, useLoad, type Loaded } from '../ui';
+import { may } from '../permissions';
+import { useSession } from '../session';
 import { RedeliverButton } from './application';
 
 const EVENTS = [
@@ -20,6 +22,7 @@ const messageOf = (e: unknown) => (e instanceof ApiError ? e.message : String(e)
 
 function Endpoint({ client, onSaved }: { client: ClientSettings; onSaved: () => void }) {
   const [state, setState] = useState<{ busy: boolean; message?: string; failed?: boolean }>({ busy: false });
+  const session = useSession();
   function save(event: Event) {
     event.preventDefault();
     const url = String(new FormData(event.currentTarget as HTMLFormElement).get('webhookUrl') ?? '').trim();
@@ -31,6 +34,9 @@ function Endpoint({ client, onSaved }: { client: ClientSettings; onSaved: () => 
       },
       (e: unknown) => setState({ busy: false, failed: true, message: messageOf(e) }),
     );
+  }
+  if (!may(session, 'developer')) {
+    return <p>Webhook URL: {client.webhookUrl ? <code>{client.webhookUrl}</code> : 'none (no deliveries are made)'}</p>;
   }
   return (
     <form onSubmit={save} class="stacked">
@@ -55,6 +61,7 @@ function Secret({ client, onRotated }: { client: ClientSettings | null; onRotate
   const [rotated, setRotated] = useState<{ webhookSecret: string; previousSecretValidUntil: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [overlap, setOverlap] = useState('');
+  const changes = may(useSession(), 'developer');
   const previous = client?.webhookSecrets.filter((s) => s.validUntil !== null) ?? [];
   function rotate() {
     setError(null);
@@ -80,16 +87,20 @@ function Secret({ client, onRotated }: { client: ClientSettings | null; onRotate
             : `Previous secrets still sign deliveries (header x-signature-previous) until ${previous.map((s) => when(s.validUntil)).join(', ')}.`}
         </p>
       ) : null}
-      <div class="field">
-        <label for="overlap">Overlap of the previous secret, in hours (empty: the gateway's default)</label>
-        <input id="overlap" type="number" min={0} max={168} step="any" inputMode="decimal" value={overlap} onInput={(e) => setOverlap((e.currentTarget as HTMLInputElement).value)} />
-      </div>
-      <ConfirmButton
-        label="Rotate webhook secret"
-        confirmLabel="Rotate the secret now"
-        warning="A new secret signs deliveries from now on; the current one keeps signing them too until the overlap ends, so receivers can switch."
-        onConfirm={rotate}
-      />
+      {changes ? (
+        <>
+          <div class="field">
+            <label for="overlap">Overlap of the previous secret, in hours (empty: the gateway's default)</label>
+            <input id="overlap" type="number" min={0} max={168} step="any" inputMode="decimal" value={overlap} onInput={(e) => setOverlap((e.currentTarget as HTMLInputElement).value)} />
+          </div>
+          <ConfirmButton
+            label="Rotate webhook secret"
+            confirmLabel="Rotate the secret now"
+            warning="A new secret signs deliveries from now on; the current one keeps signing them too until the overlap ends, so receivers can switch."
+            onConfirm={rotate}
+          />
+        </>
+      ) : null}
       {error ? (
         <p class="notice notice-error" role="alert">
           {error}
@@ -232,9 +243,11 @@ function EndpointSection({ client, reload }: { client: Loaded<ClientSettings>; r
 /** Webhook settings of the lender: endpoint, signing secret, delivery log, redelivery and replay. */
 export function WebhooksPage({ params }: { params: URLSearchParams }) {
   const [client, reload] = useLoad(() => api.client(), 'client');
+  const changes = may(useSession(), 'developer');
   return (
     <>
       <PageHeading>Webhooks</PageHeading>
+      <RoleNote permission="developer" what="change the webhook endpoint or secret, or redeliver or replay deliveries" />
       <section aria-labelledby="endpoint-heading">
         <h2 id="endpoint-heading">Endpoint</h2>
         <EndpointSection client={client} reload={reload} />
@@ -247,10 +260,12 @@ export function WebhooksPage({ params }: { params: URLSearchParams }) {
         <h2 id="log-heading">Delivery log</h2>
         <DeliveryLog params={params} />
       </section>
-      <section aria-labelledby="replay-heading">
-        <h2 id="replay-heading">Replay</h2>
-        <Replay />
-      </section>
+      {changes ? (
+        <section aria-labelledby="replay-heading">
+          <h2 id="replay-heading">Replay</h2>
+          <Replay />
+        </section>
+      ) : null}
     </>
   );
 }

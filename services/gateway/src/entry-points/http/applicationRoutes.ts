@@ -7,6 +7,7 @@ import {
   LinkAccountRequest,
   PROVIDER_KEY_MISSING_MESSAGE,
   ReviewListQuery,
+  Reviewer,
   Uuid,
   type ApplicationSummary,
   type ReviewQueueItem,
@@ -17,8 +18,13 @@ import { HttpError, STATUS_OF } from '../../domain/errors';
 import { INVALID_CURSOR, decodeCursor, encodeCursor } from '../../domain/pageCursor';
 import { ReplyTimeoutError, type CommandBus, type CommandInput, type DistributiveOmit } from '../../data-access/commandBus';
 import type { ClientRecord } from '../../data-access/clientRepository';
+import type { StaffAccounts } from '../../data-access/staffAccounts';
+import { reviewerOf } from '../../domain/reviewer';
 import { allowOnlyRoutedMethods, ctx, requireJson, route, validate } from './support';
 
+/** The bodies as a signed-in member of staff sends them: the reviewer is the user, so it may be left out. */
+const StaffReviewRequest = ReviewRequest.extend({ reviewer: Reviewer.optional() });
+const StaffConfirmReviewRequest = ConfirmReviewRequest.extend({ reviewer: Reviewer.optional() });
 
 /** A path id that is not a UUID names no application: 404, like any unknown id. */
 function applicationIdOf(raw: string | string[] | undefined): string {
@@ -39,11 +45,33 @@ function providerKeyOf(client: ClientRecord): string {
 export function applicationRoutes(deps: {
   commands: CommandBus;
   sealer: Sealer;
+  /** Who a console session's staff user is: their e-mail address names them as a reviewer. */
+  staff: Pick<StaffAccounts, 'get'>;
   authenticate: RequestHandler;
   limit: (kind: 'initiate' | 'analyze' | 'other') => RequestHandler;
 }) {
   const router = Router();
   const { commands } = deps;
+
+  /** The signed-in staff user's e-mail address, or null with the API key (on /api, or a console signed in with it). */
+  async function signedInEmail(res: Response): Promise<string | null> {
+    const session = ctx(res).consoleSession;
+    if (!session?.userId) return null;
+    const user = await deps.staff.get(session.clientId, session.userId);
+    if (!user) throw new HttpError(401, 'The console session has ended; sign in again');
+    return user.email;
+  }
+
+  /**
+   * The reviewer of a review or confirmation, sealed: the signed-in user in the console (the
+   * body's `reviewer` may be left out, and may not name another), the body's with the API key.
+   */
+  async function reviewerFor(res: Response, given: string | undefined): Promise<string> {
+    const chosen = reviewerOf(await signedInEmail(res), given);
+    if ('problem' in chosen) throw new HttpError(400, chosen.problem);
+    return deps.sealer.seal(chosen.reviewer);
+  }
+  const staffSignedIn = (res: Response) => !!ctx(res).consoleSession?.userId;
 
   async function ask(res: Response, input: DistributiveOmit<CommandInput, 'clientId' | 'correlationId'>) {
     const { client, correlationId } = ctx(res);
@@ -139,18 +167,19 @@ export function applicationRoutes(deps: {
   );
 
   // A review of a MANUAL_REVIEW decision, made under the lender's maker-checker threshold as it
-  // is now; `reviewer` is the lender's staff id (a console session will name its signed-in user).
+  // is now; the reviewer is the console's signed-in user, or with the API key the body's
+  // `reviewer` (the lender's staff id). Maker-checker compares them: the same one cannot confirm.
   router.post(
     '/:id/review',
     deps.limit('other'),
     requireJson(),
     route(async (req, res) => {
       const applicationId = applicationIdOf(req.params.id);
-      const { reviewer, note, ...review } = validate(ReviewRequest, req.body ?? {});
+      const { reviewer, note, ...review } = validate(staffSignedIn(res) ? StaffReviewRequest : ReviewRequest, req.body ?? {});
       const confirmationAbove = ctx(res).client!.reviewConfirmationAbove;
       // Who reviewed and their note may name people: both leave the gateway sealed.
       // A note of nothing but spaces is no note (and nothing is sealed for it).
-      const sealed = { reviewer: deps.sealer.seal(reviewer), note: note?.trim() ? deps.sealer.seal(note) : null };
+      const sealed = { reviewer: await reviewerFor(res, reviewer), note: note?.trim() ? deps.sealer.seal(note) : null };
       res.json(await ask(res, { type: 'ReviewApplication', applicationId, review, ...sealed, confirmationAbove }));
     }),
   );
@@ -161,8 +190,8 @@ export function applicationRoutes(deps: {
     requireJson(),
     route(async (req, res) => {
       const applicationId = applicationIdOf(req.params.id);
-      const { reviewer } = validate(ConfirmReviewRequest, req.body ?? {});
-      res.json(await ask(res, { type: 'ConfirmReview', applicationId, reviewer: deps.sealer.seal(reviewer) }));
+      const { reviewer } = validate(staffSignedIn(res) ? StaffConfirmReviewRequest : ConfirmReviewRequest, req.body ?? {});
+      res.json(await ask(res, { type: 'ConfirmReview', applicationId, reviewer: await reviewerFor(res, reviewer) }));
     }),
   );
 

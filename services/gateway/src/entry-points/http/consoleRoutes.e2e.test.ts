@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { generateSync } from 'otplib';
+import { verifyWebhook } from '@loan/client';
 import { eventually, waitFor } from '../../../../../testing/helpers';
 import { applicant, call, createClient, startWholeStack, suiteNamespace } from '../../../../../testing/stack';
+import { servedRoutes } from './support';
 
 /**
  * The lender console as a lender's operations staff use it: Chromium on /console of the whole
@@ -48,7 +50,7 @@ const eventsOf = (applicationId: string, name: string) =>
     .map((r) => r.body)
     .filter((b) => b?.data?.applicationId === applicationId && b.event === name);
 
-/** Initiates, links a salaried account through the sandbox, finalizes, analyzes and waits for the decision. */
+/** Initiates, links a salaried account through the sandbox, finalizes, analyzes and waits for the decision (the lender's by default). */
 async function decidedApplication(
   who: Record<string, unknown> = {
     firstName: 'Adaeze',
@@ -57,7 +59,10 @@ async function decidedApplication(
     amount: 450_000,
     tenor: 6,
   },
+  apiKey?: string,
 ) {
+  const lenderApi = (method: string, pathname: string, body?: unknown) =>
+    call(stack.gatewayUrl, apiKey ?? stack.lender.apiKey, method, pathname, body);
   const start = await lenderApi('POST', '/api/applications/initiate', applicant(who));
   expect(start.status).toBe(201);
   const { applicationId, applicantId, widgetUrl } = start.body;
@@ -82,6 +87,28 @@ async function decidedApplication(
     what: 'application.decision',
   });
   return { applicationId: applicationId as string, applicantId: applicantId as string };
+}
+
+/** What axe-core finds against WCAG 2 A and AA on a page as it is now. */
+async function violationsOf(page: Page) {
+  await page.evaluate(axeSource);
+  const found = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(
+            context: unknown,
+            options: unknown,
+          ): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+  });
+  return found;
 }
 
 beforeAll(async () => {
@@ -303,26 +330,7 @@ describe('the console in a browser', () => {
   });
 
   /** What axe-core finds against WCAG 2 A and AA on the page as it is now. */
-  async function accessibilityViolations() {
-    await page.evaluate(axeSource);
-    const found = await page.evaluate(async () => {
-      const axe = (
-        globalThis as unknown as {
-          axe: {
-            run(
-              context: unknown,
-              options: unknown,
-            ): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }>;
-          };
-        }
-      ).axe;
-      const result = await axe.run(document, {
-        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-      });
-      return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-    });
-    return found;
-  }
+  const accessibilityViolations = () => violationsOf(page);
 
   /** Whether a canvas has anything drawn on it. */
   const drawn = (name: RegExp) =>
@@ -942,6 +950,293 @@ describe('the console in a browser', () => {
 
   it('when the pages were used, then nothing was fetched from another host and the console logged no error or CSP violation', () => {
     expect(elsewhere).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});
+
+/**
+ * A lender's staff from their first owner on, each in a browser of their own: the operator
+ * creates the owner, who enrols an authenticator, sets the maker-checker threshold and invites a
+ * credit officer, a credit manager and a viewer from the Users page; each accepts the link and
+ * signs in with a password and an authenticator code. The officer reviews a referred application
+ * above the threshold as themselves and cannot confirm it, the manager confirms it, and the
+ * lender's receiver gets a signed application.review_completed naming the officer after the
+ * decision; the viewer is offered no change and refused every one; the API key no longer opens
+ * the console.
+ */
+describe("the lender's staff in a browser", () => {
+  let staffed: Awaited<ReturnType<typeof createClient>>;
+  let application: { applicationId: string; applicantId: string };
+  const contexts: BrowserContext[] = [];
+  const tag = ns.replace(/\W/g, '').slice(-8);
+  const emailOf = (who: string) => `${who}.${tag}@staff.example`;
+  const passwordOf = (who: string) => `${who} chose a long password`;
+  const links = new Map<string, string>();
+  const pages = new Map<string, Page>();
+  const shots = process.env.CONSOLE_SCREENSHOT_DIR;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    staffed = await createClient(stack.gatewayUrl, { webhookUrl: `${stack.receiver.url}/hooks` });
+    // The bureau answers 503 for this BVN: the scorecard refers the application for review.
+    application = await decidedApplication(
+      { firstName: 'Emeka', lastName: 'Obi', bvn: '22200000005', amount: 500_000, tenor: 12, interestRate: 5 },
+      staffed.apiKey,
+    );
+    expect((await call(stack.gatewayUrl, staffed.apiKey, 'GET', `/api/applications/${application.applicationId}`)).body.decision.decision).toBe(
+      'MANUAL_REVIEW',
+    );
+  });
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+  });
+
+  /** A browser of one's own (cookies and all), with the console open at a link. */
+  async function browse(url: string) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(String(error)));
+    await page.goto(url);
+    return page;
+  }
+
+  /** Accepts an invitation link: a password and an authenticator enrolled; then signs in with both. */
+  async function acceptAndSignIn(who: string, link: string) {
+    const page = await browse(link);
+    await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
+    await page.getByText(emailOf(who)).first().waitFor();
+    const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
+    await page.getByLabel('Password (at least 12 characters)').fill(passwordOf(who));
+    await page.getByLabel('Password again').fill(passwordOf(who));
+    // The previous 30-second step's code (still accepted), so the sign-in's current one is new.
+    await page.getByLabel('Code from the app').fill(generateSync({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }));
+    await page.getByRole('button', { name: 'Set password and finish' }).click();
+    await page.getByText('Your account is ready').waitFor();
+    await page.getByLabel('E-mail address').fill(emailOf(who));
+    await page.getByLabel('Password', { exact: true }).fill(passwordOf(who));
+    await page.getByLabel(/^Authenticator code/).fill(generateSync({ secret }));
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.locator('.who').getByText(emailOf(who)).waitFor();
+    pages.set(who, page);
+    return page;
+  }
+
+  /** A change over the console's API from a signed-in page's browser: its cookie, its CSRF token and its origin. */
+  async function changeFrom(page: Page, method: string, pathname: string, body: unknown = {}) {
+    const request = page.context().request;
+    const session = (await (await request.get(`${stack.gatewayUrl}/console/session`)).json()) as { csrfToken: string };
+    const res = await request.fetch(`${stack.gatewayUrl}${pathname}`, {
+      method,
+      headers: { origin: stack.gatewayUrl, 'x-csrf-token': session.csrfToken, 'content-type': 'application/json' },
+      data: JSON.stringify(body),
+    });
+    return { status: res.status(), body: (await res.json().catch(() => null)) as { message?: string } | null };
+  }
+
+  it("when the operator creates the lender's owner, then the owner accepts in the browser, enrols an authenticator, signs in with it, sets the threshold below the referred terms and invites a credit officer, a credit manager and a viewer from the Users page; the API key no longer opens the console", async () => {
+    const created = await fetch(`${stack.gatewayUrl}/admin/clients/${staffed.clientId}/owner`, {
+      method: 'POST',
+      headers: { 'x-admin-token': 'local-admin-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ email: emailOf('owner') }),
+    });
+    expect(created.status).toBe(201);
+    const owner = await acceptAndSignIn('owner', ((await created.json()) as { invitationUrl: string }).invitationUrl);
+    // The API key no longer opens the console, now that the lender has an owner.
+    expect((await signInOverHttp(staffed.apiKey)).status).toBe(403);
+
+    await owner.getByRole('link', { name: 'Reviews' }).click();
+    await owner.getByRole('heading', { name: 'Reviews', level: 1 }).waitFor();
+    await owner.getByLabel(/^Second reviewer above/).fill('250000');
+    await owner.getByRole('button', { name: 'Save threshold' }).click();
+    await owner.getByText('Reviews granting more than ₦250,000 now wait for a second reviewer.').waitFor();
+    expect((await call(stack.gatewayUrl, staffed.apiKey, 'GET', '/api/client')).body.reviewConfirmationAbove).toBe(250_000);
+
+    await owner.getByRole('link', { name: 'Users' }).click();
+    await owner.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    for (const [who, role] of [
+      ['officer', 'credit_officer'],
+      ['manager', 'credit_manager'],
+      ['viewer', 'viewer'],
+    ] as const) {
+      await owner.getByLabel('E-mail address').fill(emailOf(who));
+      await owner.getByLabel('Role', { exact: true }).selectOption(role);
+      await owner.getByRole('button', { name: 'Invite' }).click();
+      const shown = owner.locator('.shown-once').filter({ hasText: `Invitation link for ${emailOf(who)}` });
+      await shown.waitFor();
+      links.set(who, (await shown.getByTestId('shown-once').textContent())!.trim());
+      await owner.getByRole('rowheader', { name: emailOf(who) }).waitFor();
+    }
+    const users = (await call(stack.gatewayUrl, staffed.apiKey, 'GET', '/api/users')).body.items as { email: string; role: string }[];
+    expect(users.map((u) => [u.email, u.role]).sort()).toEqual(
+      [
+        [emailOf('owner'), 'owner'],
+        [emailOf('officer'), 'credit_officer'],
+        [emailOf('manager'), 'credit_manager'],
+        [emailOf('viewer'), 'viewer'],
+      ].sort(),
+    );
+  });
+
+  it('when the viewer accepts the invitation and signs in, then no page offers a change and every change over the console’s API answers 403 naming the role', async () => {
+    const viewer = await acceptAndSignIn('viewer', links.get('viewer')!);
+    // Only the pages a viewer may read: no Keys, no Users.
+    await eventually(async () =>
+      expect(await viewer.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual([
+        'Applications',
+        'Reviews',
+        'Webhooks',
+        'Policy',
+      ]),
+    );
+    // Every page as the viewer sees it: the buttons left are those that only read (search, filter, page).
+    const reading = new Set(['Search', 'Filter', 'Show', 'Previous page', 'Next page', 'Clear']);
+    for (const [hash, heading, note] of [
+      [`#/applications/${application.applicationId}`, /^Review/, 'Your role (viewer) does not allow you to review applications'],
+      ['#/reviews', 'Reviews', 'Your role (viewer) does not allow you to change the threshold'],
+      ['#/webhooks', 'Webhooks', 'Your role (viewer) does not allow you to change the webhook endpoint'],
+      ['#/policy', 'Credit policy', 'Your role (viewer) does not allow you to draft, simulate or activate a credit policy'],
+      ['#/keys', 'Keys', 'Your role (viewer) does not allow you to rotate the API key'],
+      ['#/users', 'Users', "Your role (viewer) does not allow you to see or manage the lender's users"],
+    ] as const) {
+      await viewer.goto(`${stack.gatewayUrl}/console${hash}`);
+      await viewer.getByRole('heading', { name: heading }).first().waitFor();
+      await viewer.getByText(note).waitFor();
+      await eventually(async () => {
+        const offered = await viewer.locator('main button:not([disabled])').allTextContents();
+        expect([hash, offered.map((t) => t.trim()).filter((t) => !reading.has(t))]).toEqual([hash, []]);
+      });
+      await eventually(async () => expect(await viewer.locator('main textarea, main input[type="radio"], main input[type="checkbox"]').count()).toBe(hash === '#/reviews' ? 2 : 0));
+      expect([hash, await violationsOf(viewer)]).toEqual([hash, []]);
+    }
+    // Every change the console's API serves, read from the gateway's own routers: 403 for each.
+    const gateway = stack.services.find((s) => s.name === 'gateway') as unknown as { app: { router: { stack: unknown[] } } };
+    const changes = servedRoutes(gateway.app.router.stack).filter((r) => r.path.startsWith('/console/api/') && !['get', 'head'].includes(r.method));
+    expect(changes.length).toBeGreaterThan(10);
+    const answers: string[] = [];
+    for (const r of changes) {
+      const res = await changeFrom(viewer, r.method.toUpperCase(), r.path.replace(/\{\w+\}/g, application.applicationId));
+      answers.push(`${r.method} ${r.path} ${res.status} ${res.body?.message}`);
+    }
+    expect(answers).toEqual(changes.map((r) => `${r.method} ${r.path} 403 Your role (viewer) does not allow this`));
+    expect((await call(stack.gatewayUrl, staffed.apiKey, 'GET', `/api/applications/${application.applicationId}`)).body.review).toBeNull();
+  });
+
+  it('when the credit officer accepts the invitation and signs in with a password and a code, then the officer reviews the referred application above the threshold as themselves, it awaits confirmation, and the officer cannot confirm it', async () => {
+    const officer = await acceptAndSignIn('officer', links.get('officer')!);
+    await officer.goto(`${stack.gatewayUrl}/console#/applications/${application.applicationId}`);
+    await officer.getByRole('heading', { name: /^Review/, level: 2 }).waitFor();
+    await officer.getByText(`Reviewing as ${emailOf('officer')}`).waitFor();
+    await eventually(async () => expect(await officer.getByLabel('Your staff id').count()).toBe(0));
+    await officer.getByRole('radio', { name: 'Approve' }).check();
+    await officer.getByLabel('Amount (Naira)').fill('500000');
+    await officer.getByLabel('Tenor (months)').fill('12');
+    await officer.getByLabel('Interest (% a month)').fill('5');
+    await officer.getByLabel('Reason code').fill('INCOME_VERIFIED');
+    await officer.getByLabel(/^Note/).fill('Salary confirmed with the employer; the bureau was down');
+    expect(await violationsOf(officer)).toEqual([]);
+    if (shots) {
+      await officer.screenshot({ path: path.join(shots, 'console-staff-review-form-desktop.png'), fullPage: true });
+      await officer.setViewportSize({ width: 390, height: 844 });
+      await officer.screenshot({ path: path.join(shots, 'console-staff-review-form-390.png'), fullPage: true });
+      await officer.setViewportSize({ width: 1280, height: 900 });
+    }
+    await officer.getByRole('button', { name: 'Submit review' }).click();
+    const confirmation = officer.getByRole('region', { name: 'Awaiting a second reviewer' });
+    await confirmation.waitFor();
+    await expect(confirmation.textContent()).resolves.toContain(emailOf('officer'));
+    await expect(confirmation.getByRole('button', { name: 'Confirm review' }).isDisabled()).resolves.toBe(true);
+    await confirmation.getByText('Your role (credit officer) does not allow you to confirm a review').waitFor();
+    if (shots) await officer.screenshot({ path: path.join(shots, 'console-staff-review-pending-desktop.png'), fullPage: true });
+    // Nor over the API: confirming is a credit manager's.
+    const refused = await changeFrom(officer, 'POST', `/console/api/applications/${application.applicationId}/review/confirm`);
+    expect(refused).toEqual({ status: 403, body: { statusCode: 403, message: 'Your role (credit_officer) does not allow this', error: 'Forbidden' } });
+    expect((await call(stack.gatewayUrl, staffed.apiKey, 'GET', `/api/applications/${application.applicationId}`)).body.review).toMatchObject({
+      status: 'PENDING_CONFIRMATION',
+      reviewer: emailOf('officer'),
+      approval_details: { approved_amount: 500_000, approved_tenor: 12, approved_interest: 5 },
+    });
+    expect(eventsOf(application.applicationId, 'application.review_completed')).toEqual([]);
+  });
+
+  it('when the credit manager accepts the invitation, signs in and confirms the review, then it is final naming both, and the receiver gets a signed application.review_completed naming the officer, after the application.decision', async () => {
+    const manager = await acceptAndSignIn('manager', links.get('manager')!);
+    await manager.goto(`${stack.gatewayUrl}/console#/applications/${application.applicationId}`);
+    const confirmation = manager.getByRole('region', { name: 'Awaiting a second reviewer' });
+    await confirmation.waitFor();
+    await manager.getByText(`Reviewing as ${emailOf('manager')}`).waitFor();
+    await confirmation.getByRole('button', { name: 'Confirm review' }).click();
+    const final = manager.getByRole('region', { name: 'Final review' });
+    await final.waitFor();
+    const text = (await final.textContent())!;
+    for (const shown of [emailOf('officer'), emailOf('manager'), 'INCOME_VERIFIED']) expect(text).toContain(shown);
+    expect(await violationsOf(manager)).toEqual([]);
+
+    const delivered = await waitFor(
+      () =>
+        stack.receiver.received.find(
+          (r) => r.body?.event === 'application.review_completed' && r.body?.data?.applicationId === application.applicationId,
+        ),
+      { timeoutMs: 30_000, what: 'application.review_completed' },
+    );
+    const event = verifyWebhook(delivered.raw, delivered.headers['x-signature'] as string, staffed.webhookSecret);
+    expect(event.event).toBe('application.review_completed');
+    expect(event.data).toMatchObject({
+      applicationId: application.applicationId,
+      applicantId: application.applicantId,
+      outcome: 'APPROVED',
+      reviewer: emailOf('officer'),
+      reasonCode: 'INCOME_VERIFIED',
+      approval_details: { approved_amount: 500_000, approved_tenor: 12 },
+    });
+    // After the application's decision, in the order the receiver got them.
+    const order = stack.receiver.received
+      .filter((r) => r.body?.data?.applicationId === application.applicationId)
+      .map((r) => r.body.event as string);
+    expect(order.indexOf('application.decision')).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf('application.decision')).toBeLessThan(order.indexOf('application.review_completed'));
+  });
+
+  it('when the viewer changes the password and sets up a new authenticator on the Account page, then only the new password and the new codes sign in', async () => {
+    const viewer = pages.get('viewer')!;
+    await viewer.getByRole('link', { name: 'Your account' }).click();
+    await viewer.getByRole('heading', { name: 'Your account', level: 1 }).waitFor();
+    const password = viewer.getByRole('region', { name: 'Password' });
+    await password.getByLabel('Current password').fill(passwordOf('viewer'));
+    await password.getByLabel('New password (at least 12 characters)').fill('the viewer has a new password');
+    await password.getByLabel('New password again').fill('the viewer has a new password');
+    await password.getByRole('button', { name: 'Change password' }).click();
+    await viewer.getByText('Your password is changed').waitFor();
+
+    const authenticator = viewer.getByRole('region', { name: 'Authenticator app' });
+    await authenticator.getByLabel('Current password').fill('the viewer has a new password');
+    await authenticator.getByRole('button', { name: 'Set up a new authenticator' }).click();
+    const secret = (await authenticator.getByTestId('new-totp-secret').textContent())!.trim();
+    // The code field starts empty: nothing typed in the step before (the password) is carried into it.
+    await expect(authenticator.getByLabel('Code from the new app').inputValue()).resolves.toBe('');
+    expect(await violationsOf(viewer)).toEqual([]);
+    if (shots) {
+      await viewer.screenshot({ path: path.join(shots, 'console-account-desktop.png'), fullPage: true });
+      await viewer.setViewportSize({ width: 390, height: 844 });
+      await viewer.screenshot({ path: path.join(shots, 'console-account-390.png'), fullPage: true });
+      await viewer.setViewportSize({ width: 1280, height: 900 });
+    }
+    // The previous step's code (still accepted), so the sign-in's current one is new.
+    await authenticator.getByLabel('Code from the new app').fill(generateSync({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }));
+    await authenticator.getByRole('button', { name: 'Confirm the new authenticator' }).click();
+    await viewer.getByText('The new authenticator is set up').waitFor();
+
+    await viewer.getByRole('button', { name: 'Sign out' }).click();
+    await viewer.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();
+    await viewer.getByLabel('E-mail address').fill(emailOf('viewer'));
+    await viewer.getByLabel('Password', { exact: true }).fill('the viewer has a new password');
+    await viewer.getByLabel(/^Authenticator code/).fill(generateSync({ secret }));
+    await viewer.getByRole('button', { name: 'Sign in', exact: true }).click();
+    // Signed in again, on the page it was on.
+    await viewer.getByRole('heading', { name: 'Your account', level: 1 }).waitFor();
+    await viewer.locator('.who').getByText(emailOf('viewer')).waitFor();
     expect(problems).toEqual([]);
   });
 });

@@ -59,6 +59,13 @@ const AcceptInvitation = InvitationToken.extend({
   password: z.string({ error: 'password is required and must be a string' }),
   totpCode: z.string({ error: 'totpCode must be a string' }).max(10, 'totpCode is not valid').optional(),
 });
+const StartTotp = z.object({
+  currentPassword: z.string({ error: 'currentPassword is required and must be a string' }).max(200),
+});
+const ConfirmTotp = z.object({
+  enrolment: z.string({ error: 'enrolment is required and must be a string' }).max(1000, 'enrolment is not valid'),
+  totpCode: z.string({ error: 'totpCode is required and must be a string' }).max(10, 'totpCode is not valid'),
+});
 const ChangePassword = z.object({
   currentPassword: z.string({ error: 'currentPassword is required and must be a string' }).max(200),
   newPassword: z.string({ error: 'newPassword is required and must be a string' }),
@@ -380,16 +387,47 @@ export function consoleRoutes(deps: {
     }),
   );
 
+  /** The session of a signed-in staff user (401 without a session; 400 for a console signed in with the API key). */
+  function signedInUser(res: Response): ConsoleSession & { userId: string } {
+    const { session } = stateOf(res).console!;
+    if (!session) throw new HttpError(401, 'Sign in first');
+    if (!session.userId) throw new HttpError(400, 'A console signed in with the API key has no password or authenticator of its own');
+    return { ...session, userId: session.userId };
+  }
+
   router.post(
     '/password',
     deps.limit('other'),
     requireJson(),
     route(async (req, res) => {
-      const { session } = stateOf(res).console!;
-      if (!session) throw new HttpError(401, 'Sign in first');
-      if (!session.userId) throw new HttpError(400, 'A console signed in with the API key has no password to change');
+      const session = signedInUser(res);
       const { currentPassword, newPassword } = validate(ChangePassword, req.body ?? {});
       await passwordChecked(req, () => deps.staff.changePassword(session.clientId, session.userId!, currentPassword, newPassword, session.id));
+      res.status(204).end();
+    }),
+  );
+
+  /** A new authenticator for the signed-in user: a new secret after the current password... */
+  router.post(
+    '/totp',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      const session = signedInUser(res);
+      const { currentPassword } = validate(StartTotp, req.body ?? {});
+      res.json(await passwordChecked(req, () => deps.staff.startTotpEnrolment(session.clientId, session.userId, currentPassword)));
+    }),
+  );
+
+  /** ...then a code of it, which makes it the user's; the user's other sessions end. */
+  router.post(
+    '/totp/confirm',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      const session = signedInUser(res);
+      const { enrolment, totpCode } = validate(ConfirmTotp, req.body ?? {});
+      await deps.staff.enrolTotp(session.clientId, session.userId, enrolment, totpCode, session.id);
       res.status(204).end();
     }),
   );

@@ -401,7 +401,7 @@ export const lenderOperations: RouteConfig[] = [
     tags: [reviews],
     summary: 'Review a MANUAL_REVIEW decision: approve, counter-offer or decline, with a reason',
     description:
-      'Only for a COMPLETED application whose decision is MANUAL_REVIEW and that has no final review yet. `reviewer` is your staff id of the reviewer, recorded as such. APPROVED grants the ask unless `terms` are given; COUNTER_OFFER needs `terms`; DECLINED takes none. Terms are priced with the scorecard’s own formula (`monthly_payment`); a payment beyond the applicant’s repayment capacity (a third of verified monthly income less existing repayments) needs `override: true` and a `note`. A review granting more than your `reviewConfirmationAbove` stays PENDING_CONFIRMATION until another reviewer confirms it; any other is FINAL at once. application.review_completed is sent when it is final, always after the application’s application.decision; the application stays COMPLETED. The same review sent again (a retry) answers as the first did. Rate limit: 60 a minute per IP with the other calls.',
+      'Only for a COMPLETED application whose decision is MANUAL_REVIEW and that has no final review yet. `reviewer` is your staff id of the reviewer, recorded as such (in the console, `/console/api`, the reviewer is the signed-in user’s e-mail address and `reviewer` may be left out; another name there is a 400). APPROVED grants the ask unless `terms` are given; COUNTER_OFFER needs `terms`; DECLINED takes none. Terms are priced with the scorecard’s own formula (`monthly_payment`); a payment beyond the applicant’s repayment capacity (a third of verified monthly income less existing repayments) needs `override: true` and a `note`. A review granting more than your `reviewConfirmationAbove` stays PENDING_CONFIRMATION until another reviewer confirms it; any other is FINAL at once. application.review_completed is sent when it is final, always after the application’s application.decision; the application stays COMPLETED. The same review sent again (a retry) answers as the first did. Rate limit: 60 a minute per IP with the other calls.',
     request: {
       params: ApplicationId,
       body: { required: true, content: { 'application/json': { schema: ReviewRequest.meta({ id: 'ReviewRequest', example: Examples.reviewRequest }) } } },
@@ -435,7 +435,7 @@ export const lenderOperations: RouteConfig[] = [
     tags: [reviews],
     summary: 'Confirm a review awaiting a second reviewer (maker-checker); it becomes final',
     description:
-      '`reviewer` is your staff id of the second reviewer, who must not be the one who made the review (that is a 409: the same person cannot make and check). application.review_completed is sent, naming the maker as `reviewer`; the application’s detail shows both. The same confirmation sent again answers as the first did.',
+      '`reviewer` is your staff id of the second reviewer, who must not be the one who made the review (that is a 409: the same person cannot make and check); in the console the signed-in user confirms, by e-mail address, and `reviewer` may be left out. application.review_completed is sent, naming the maker as `reviewer`; the application’s detail shows both. The same confirmation sent again answers as the first did.',
     request: {
       params: ApplicationId,
       body: {

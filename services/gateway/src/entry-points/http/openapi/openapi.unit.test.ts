@@ -74,7 +74,7 @@ function assembledApp() {
     metrics: createMetrics('gateway-openapi-test'),
     logger,
     trustProxy: false,
-    api: applicationRoutes({ commands: unused, sealer, authenticate: pass, limit: () => pass }),
+    api: applicationRoutes({ commands: unused, sealer, staff: unused, authenticate: pass, limit: () => pass }),
     reviews: reviewRoutes({ commands: unused, authenticate: pass, limit: () => pass }),
     deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
     policies: policyRoutes({ scoringUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
@@ -118,6 +118,8 @@ const CONSOLE = [
   'post /console/invitation',
   'post /console/invitation/accept',
   'post /console/password',
+  'post /console/totp',
+  'post /console/totp/confirm',
 ];
 const CONSOLE_API = '/console/api/';
 
