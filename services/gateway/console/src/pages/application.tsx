@@ -312,7 +312,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
       <section aria-labelledby="accounts-heading">
         <h2 id="accounts-heading">Accounts</h2>
         {app.accounts.length ? (
-          <table class="data">
+          <table class="data cards">
             <thead>
               <tr>
                 <th scope="col">Bank</th>
@@ -324,12 +324,12 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
             <tbody>
               {app.accounts.map((account) => (
                 <tr key={account.accountId}>
-                  <td>{account.institution}</td>
-                  <td>{account.accountNumber}</td>
-                  <td>
+                  <td data-label="Bank">{account.institution}</td>
+                  <td data-label="Account number">{account.accountNumber}</td>
+                  <td data-label="Enrichment">
                     <Badge value={account.enrichmentStatus} />
                   </td>
-                  <td>{when(account.linkedAt)}</td>
+                  <td data-label="Linked">{when(account.linkedAt)}</td>
                 </tr>
               ))}
             </tbody>

@@ -59,7 +59,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
       ) : null}
       {list.state === 'ok' ? (
         <>
-          <table class="data">
+          <table class="data cards">
             <caption>
               {list.value.items.length === 0 ? 'No application matches.' : `Applications${statuses.length ? ` with status ${statuses.map(words).join(' or ')}` : ''}${q ? ` matching ${q}` : ''}`}
             </caption>
@@ -79,21 +79,21 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
             <tbody>
               {list.value.items.map((item) => (
                 <tr key={item.applicationId}>
-                  <td>
+                  <td class="card-title">
                     <a href={`#/applications/${item.applicationId}`} class="id">
                       {item.applicationId}
                     </a>
                   </td>
-                  <td>{item.applicantName}</td>
-                  <td>
+                  <td data-label="Applicant">{item.applicantName}</td>
+                  <td data-label="Status">
                     <Badge value={item.status} />
                   </td>
-                  <td class="num">{money(item.amount)}</td>
-                  <td class="num">{item.tenor} mo</td>
-                  <td class="num">{item.accountCount}</td>
-                  <td class="num">{item.score ?? '—'}</td>
-                  <td>{item.decision ? words(item.decision) : '—'}</td>
-                  <td class="when">{when(item.createdAt)}</td>
+                  <td data-label="Amount" class="num">{money(item.amount)}</td>
+                  <td data-label="Tenor" class="num">{item.tenor} mo</td>
+                  <td data-label="Accounts" class="num">{item.accountCount}</td>
+                  <td data-label="Score" class="num">{item.score ?? '—'}</td>
+                  <td data-label="Decision">{item.decision ? words(item.decision) : '—'}</td>
+                  <td data-label="Created" class="when">{when(item.createdAt)}</td>
                 </tr>
               ))}
             </tbody>

@@ -169,7 +169,7 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
       {page.state === 'error' ? <Problem error={page.error} what="The webhook delivery log" /> : null}
       {page.state === 'ok' ? (
         <>
-          <table class="data">
+          <table class="data cards">
             <caption>{page.value.data.length === 0 ? 'No delivery matches.' : 'Webhook deliveries, newest first'}</caption>
             <thead>
               <tr>
@@ -184,21 +184,21 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
             <tbody>
               {page.value.data.map((d) => (
                 <tr key={d.id}>
-                  <td class="when">{when(d.createdAt)}</td>
-                  <td>{d.event}</td>
-                  <td>
+                  <td data-label="Created" class="when">{when(d.createdAt)}</td>
+                  <td data-label="Event">{d.event}</td>
+                  <td data-label="Application">
                     <a href={`#/applications/${d.applicationId}`} class="id">
                       {d.applicationId}
                     </a>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <Badge value={d.status} />
                   </td>
-                  <td>
+                  <td data-label="Attempts">
                     {deliverySummary(d)}
                     {d.reason ? <span class="detail"> ({d.reason})</span> : null}
                   </td>
-                  <td>
+                  <td data-label="Action">
                     <RedeliverButton delivery={d} onDone={reload} />
                   </td>
                 </tr>

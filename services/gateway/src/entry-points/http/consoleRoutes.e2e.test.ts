@@ -48,7 +48,7 @@ const eventsOf = (applicationId: string, name: string) =>
     .map((r) => r.body)
     .filter((b) => b?.data?.applicationId === applicationId && b.event === name);
 
-/** Initiates, links a salaried account through the sandbox, finalizes, analyzes and waits for the decision. */
+/** Initiates, links an account of the persona (salaried) through the sandbox, finalizes, analyzes and waits for the decision. */
 async function decidedApplication(
   who: Record<string, unknown> = {
     firstName: 'Adaeze',
@@ -57,6 +57,7 @@ async function decidedApplication(
     amount: 450_000,
     tenor: 6,
   },
+  persona = 'salaried',
 ) {
   const start = await lenderApi('POST', '/api/applications/initiate', applicant(who));
   expect(start.status).toBe(201);
@@ -64,7 +65,7 @@ async function decidedApplication(
   const linked = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ widgetUrl, persona: 'salaried' }),
+    body: JSON.stringify({ widgetUrl, persona }),
   });
   expect(linked.status).toBe(200);
   await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], {
@@ -272,6 +273,138 @@ describe('the console over HTTP', () => {
       expect(file.headers.get('cache-control')).toContain('immutable');
     }
     expect((await fetch(`${stack.gatewayUrl}/console/assets/console-NOPE.js`)).status).toBe(404);
+  });
+});
+
+/** What axe-core finds against WCAG 2 A and AA on a page as it is now. */
+async function axeViolationsOf(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(
+            context: unknown,
+            options: unknown,
+          ): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+  });
+}
+
+/** Whether the page scrolls sideways; if it does, its width and the innermost elements that stick out. */
+const sidewaysOverflowOf = (page: Page) =>
+  page.evaluate(() => {
+    const root = document.documentElement;
+    if (root.scrollWidth <= root.clientWidth) return [];
+    const out = (el: Element) => el.getBoundingClientRect().right > root.clientWidth + 0.5;
+    const culprits = [...document.querySelectorAll('body *')]
+      .filter((el) => out(el) && ![...el.children].some(out))
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''}: ${(el.textContent ?? '').slice(0, 40)}`,
+      );
+    return [`the page is ${root.scrollWidth} px wide in ${root.clientWidth}`, ...culprits];
+  });
+
+describe('the console as a credit officer reads it, on a desktop and on a phone', () => {
+  const WIDTHS = [
+    ['desktop', { width: 1280, height: 900 }],
+    ['390', { width: 390, height: 844 }],
+  ] as const;
+  let context: BrowserContext;
+  let page: Page;
+  const problems: string[] = [];
+  /** Applications the scorecard declined and counter-offered. */
+  let declined: { applicationId: string; applicantId: string };
+  let countered: { applicationId: string; applicantId: string };
+
+  /** With CONSOLE_SCREENSHOT_DIR, a full-page picture of the page as it is now. */
+  async function picture(name: string) {
+    const dir = process.env.CONSOLE_SCREENSHOT_DIR;
+    if (!dir) return;
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+  }
+
+  /** Opens a page of the console by its address and waits for its heading and for what it loads. */
+  async function open(hash: string, heading: string | RegExp) {
+    await page.goto(`${stack.gatewayUrl}/console#${hash}`);
+    await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+    await eventually(async () => expect(await page.locator('.loading').count()).toBe(0));
+  }
+
+  beforeAll(async () => {
+    declined = await decidedApplication(
+      { firstName: 'Emeka', lastName: 'Obi', bvn: '22200000002', amount: 100_000, tenor: 3, interestRate: 6 },
+      'debt_stressed',
+    );
+    countered = await decidedApplication(
+      { firstName: 'Funke', lastName: 'Adeyemi', bvn: '22200000001', amount: 5_000_000, tenor: 12, interestRate: 4 },
+      'salaried_high',
+    );
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    await page.goto(`${stack.gatewayUrl}/console`);
+    await page.getByText('Sign in with the API key').click();
+    await page.getByLabel('API key').fill(stack.lender.apiKey);
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
+    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+  });
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('when every page is opened on a desktop and at 390 px, then none scrolls sideways and axe finds nothing', async () => {
+    const pages: [string, string, string | RegExp][] = [
+      ['applications', '/applications', 'Applications'],
+      ['application', `/applications/${decided.applicationId}`, /Adaeze Nwosu/],
+      ['application-declined', `/applications/${declined.applicationId}`, /Emeka Obi/],
+      ['application-counter-offer', `/applications/${countered.applicationId}`, /Funke Adeyemi/],
+      ['reviews', '/reviews', 'Reviews'],
+      ['webhooks', '/webhooks', 'Webhooks'],
+      ['keys', '/keys', 'Keys'],
+      ['policy', '/policy', 'Credit policy'],
+      ['users', '/users', 'Users'],
+    ];
+    for (const [width, viewport] of WIDTHS) {
+      await page.setViewportSize(viewport);
+      for (const [name, hash, heading] of pages) {
+        await open(hash, heading);
+        // A chart follows a new width when it next draws: the check retries until it has.
+        await eventually(async () =>
+          expect({ [`${name} at ${width}`]: await sidewaysOverflowOf(page) }).toEqual({ [`${name} at ${width}`]: [] }),
+        );
+        expect({ [`${name} at ${width}`]: await axeViolationsOf(page) }).toEqual({ [`${name} at ${width}`]: [] });
+        await picture(`${name}-${width}`);
+      }
+    }
+    // The lists are cards at 390 px: each value named by its column, the page no wider than the screen.
+    await open('/applications', 'Applications');
+    await page.setViewportSize({ width: 390, height: 844 });
+    const card = page.getByRole('row', { name: /Adaeze Nwosu/ });
+    await eventually(async () =>
+      expect(
+        await card
+          .locator('td[data-label]')
+          .evaluateAll((cells) => cells.map((c) => getComputedStyle(c, '::before').content)),
+      ).toContain('"Applicant"'),
+    );
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('when the pages were read, then the console logged no error', () => {
+    expect(problems).toEqual([]);
   });
 });
 
