@@ -75,6 +75,8 @@ export interface MonthlyFlow {
   month: string;
   inflow: number;
   outflow: number;
+  /** True when the statement covers only part of the month (it starts or ends within it); absent when not known. */
+  partial?: boolean;
 }
 
 export interface AccountView {

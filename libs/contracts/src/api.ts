@@ -130,6 +130,11 @@ export const MonthlyFlow = z.object({
   month: z.string().regex(/^\d{4}-\d{2}$/),
   inflow: z.number(),
   outflow: z.number(),
+  /**
+   * True when the statement covers only part of the month (it starts or ends within it), so its
+   * totals are not a whole month's; absent when the statement's period is not known.
+   */
+  partial: z.boolean().optional(),
 });
 export type MonthlyFlow = z.infer<typeof MonthlyFlow>;
 

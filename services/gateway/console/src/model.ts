@@ -38,14 +38,16 @@ export function deliverySummary(delivery: DeliveryView): string {
   return `${delivery.status} after ${attempts} (${codes.join(', ')})`;
 }
 
-/** The applicant's money in and out per month, over every linked account, oldest month first; null when no account has any. */
+/** The applicant's money in and out per month, over every linked account, oldest month first (partial when any account's month is); null when no account has any. */
 export function monthlyFlowsOf(application: ApplicationView): MonthlyFlow[] | null {
   const byMonth = new Map<string, MonthlyFlow>();
   for (const account of application.accounts) {
     for (const flow of account.monthlyFlows) {
-      const sum = byMonth.get(flow.month) ?? { month: flow.month, inflow: 0, outflow: 0 };
+      const sum: MonthlyFlow = byMonth.get(flow.month) ?? { month: flow.month, inflow: 0, outflow: 0 };
       sum.inflow += flow.inflow;
       sum.outflow += flow.outflow;
+      // A month some account's statement covers only in part is not a whole month's money.
+      if (flow.partial) sum.partial = true;
       byMonth.set(flow.month, sum);
     }
   }
@@ -61,6 +63,55 @@ export const BREAKDOWN_PARTS = [
   ['account_behavior', 'Account behaviour'],
   ['credit_history', 'Credit history'],
 ] as const;
+
+/**
+ * The most points each part of the score can earn, and the total: the scorecard's own maxima
+ * (COMPONENT_MAX_POINTS in services/scoring, docs/scoring.md "Components"; a unit test holds
+ * them equal).
+ */
+export const BREAKDOWN_MAX = {
+  cash_flow_health: 20,
+  income_stability: 20,
+  debt_service_capacity: 25,
+  account_behavior: 20,
+  credit_history: 15,
+  total: 100,
+} as const;
+
+type DecisionView = NonNullable<ApplicationView['decision']>;
+type Terms = DecisionView['approval_details'];
+
+/** The terms a decision puts forward, once, under a heading that says what they are. */
+export interface TermsShown {
+  heading: 'Approved terms' | 'Offered instead' | 'An analyst could grant';
+  terms: Terms;
+  /** Why these terms and not the ask, when the scorecard says. */
+  reason: string | null;
+  /** Every tenor the applicant could afford, when the scorecard found any. */
+  tenors: number[];
+}
+
+/**
+ * What a decision offers: the ask when approved, the counter-offer instead of it, what an
+ * analyst could grant on a referral (nothing when scoring found no affordable terms), and
+ * nothing for a decline.
+ */
+export function termsOf(decision: DecisionView): TermsShown | null {
+  const counter = decision.counter_offer;
+  const reason = counter?.reason ?? null;
+  const tenors = decision.eligible_tenors;
+  if (decision.decision === 'APPROVED') return { heading: 'Approved terms', terms: decision.approval_details, reason: null, tenors };
+  if (decision.decision === 'COUNTER_OFFER') {
+    const terms = counter
+      ? { approved_amount: counter.amount, approved_tenor: counter.tenor, approved_interest: counter.interest_rate, monthly_payment: counter.monthly_payment }
+      : decision.approval_details;
+    return { heading: 'Offered instead', terms, reason, tenors };
+  }
+  if (decision.decision === 'MANUAL_REVIEW' && decision.approval_details.approved_amount > 0) {
+    return { heading: 'An analyst could grant', terms: decision.approval_details, reason, tenors };
+  }
+  return null;
+}
 
 /** `LOW_RISK` -> `Low risk`. */
 export const words = (code: string) => {

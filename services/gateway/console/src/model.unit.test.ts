@@ -1,5 +1,6 @@
 import type { ApplicationView, DeliveryView } from './api';
-import { deliverySummary, monthLabel, monthlyFlowsOf, timelineOf, when } from './model';
+import { COMPONENT_MAX_POINTS } from '@loan/scoring/domain';
+import { BREAKDOWN_MAX, BREAKDOWN_PARTS, deliverySummary, monthLabel, monthlyFlowsOf, termsOf, timelineOf, when } from './model';
 
 const account = (id: string, linkedAt: string, monthlyFlows?: { month: string; inflow: number; outflow: number }[]) => ({
   accountId: id,
@@ -75,5 +76,64 @@ describe('the console model', () => {
   it('when times and months are shown, then they read in UTC', () => {
     expect(when('2026-11-24T10:05:09.123Z')).toBe('2026-11-24 10:05 UTC');
     expect(monthLabel('2026-03')).toBe('Mar 2026');
+  });
+
+  it('when an account reports a partial month, then the month summed over the accounts is partial', () => {
+    const app = application([
+      account('x', '2026-11-24T10:01:00.000Z', [
+        { month: '2026-10', inflow: 100, outflow: 40, partial: false },
+        { month: '2026-11', inflow: 50, outflow: 10, partial: true },
+      ]),
+      account('y', '2026-11-24T10:01:00.000Z', [{ month: '2026-11', inflow: 1, outflow: 2, partial: false }]),
+    ]);
+    expect(monthlyFlowsOf(app)!.map((f) => [f.month, f.partial === true])).toEqual([
+      ['2026-10', false],
+      ['2026-11', true],
+    ]);
+  });
+});
+
+describe('the score breakdown', () => {
+  it("when the parts are shown against their maxima, then the maxima are the scorecard's and add up to the total of 100", () => {
+    expect(Object.fromEntries(BREAKDOWN_PARTS.map(([key]) => [key, BREAKDOWN_MAX[key]]))).toEqual(COMPONENT_MAX_POINTS);
+    expect(BREAKDOWN_PARTS.reduce((sum, [key]) => sum + BREAKDOWN_MAX[key], 0)).toBe(BREAKDOWN_MAX.total);
+    expect(BREAKDOWN_MAX.total).toBe(100);
+  });
+});
+
+describe('the terms a decision shows', () => {
+  type Decision = NonNullable<ApplicationView['decision']>;
+  const asked = { approved_amount: 500_000, approved_tenor: 6, approved_interest: 5, monthly_payment: 98_508.73 };
+  const counter = { amount: 250_000, tenor: 6, interest_rate: 5, monthly_payment: 49_254.37, reason: 'The ask takes 50% of income; ₦250,000 is affordable' };
+  const zeros = { approved_amount: 0, approved_tenor: 0, approved_interest: 0, monthly_payment: 0 };
+  const decision = (d: Partial<Decision>) => ({ decision: 'APPROVED', approval_details: asked, counter_offer: null, eligible_tenors: [6, 9, 12], ...d }) as Decision;
+  const counterTerms = { approved_amount: 250_000, approved_tenor: 6, approved_interest: 5, monthly_payment: 49_254.37 };
+
+  it('when the ask is approved, then its terms are shown once as the approved terms, with the affordable tenors', () => {
+    expect(termsOf(decision({}))).toEqual({ heading: 'Approved terms', terms: asked, reason: null, tenors: [6, 9, 12] });
+  });
+
+  it('when a counter-offer is made, then its terms are shown once, as offered instead, with why', () => {
+    expect(termsOf(decision({ decision: 'COUNTER_OFFER', approval_details: counterTerms, counter_offer: counter }))).toEqual({
+      heading: 'Offered instead',
+      terms: counterTerms,
+      reason: counter.reason,
+      tenors: [6, 9, 12],
+    });
+  });
+
+  it('when an application is referred, then what an analyst could grant is shown once; nothing when scoring found nothing affordable', () => {
+    expect(termsOf(decision({ decision: 'MANUAL_REVIEW', approval_details: counterTerms, counter_offer: counter }))).toEqual({
+      heading: 'An analyst could grant',
+      terms: counterTerms,
+      reason: counter.reason,
+      tenors: [6, 9, 12],
+    });
+    expect(termsOf(decision({ decision: 'MANUAL_REVIEW', approval_details: asked, eligible_tenors: [] }))).toMatchObject({ heading: 'An analyst could grant', reason: null, tenors: [] });
+    expect(termsOf(decision({ decision: 'MANUAL_REVIEW', approval_details: zeros, eligible_tenors: [] }))).toBeNull();
+  });
+
+  it('when an application is declined, then no terms are shown', () => {
+    expect(termsOf(decision({ decision: 'DECLINED', approval_details: zeros, eligible_tenors: [] }))).toBeNull();
   });
 });

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
-import { BREAKDOWN_PARTS, money, monthLabel, monthlyFlowsOf, timelineOf, when, whenExactly } from '../model';
+import { BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthlyFlowsOf, termsOf, timelineOf, when, whenExactly } from '../model';
 import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
-import { BreakdownTable, FlowsTable, TermsFacts } from './decisionParts';
+import { BreakdownTable, flowMonthLabel, FlowsTable, TermsFacts } from './decisionParts';
 import { ReviewSection } from './review';
 
 /** Redelivers one webhook delivery and says how it went. */
@@ -76,7 +76,7 @@ function Decision({ application }: { application: ApplicationView }) {
     );
   }
   const breakdown = decision.score_breakdown;
-  const approval = decision.approval_details;
+  const offered = termsOf(decision);
   return (
     <section aria-labelledby="decision-heading" class="decision">
       <h2 id="decision-heading">Decision</h2>
@@ -89,7 +89,9 @@ function Decision({ application }: { application: ApplicationView }) {
         </div>
         <div>
           <dt>Score</dt>
-          <dd class="score">{decision.score}</dd>
+          <dd>
+            <span class="score">{decision.score}</span> <span class="out-of">of {BREAKDOWN_MAX.total}</span>
+          </dd>
         </div>
         <div>
           <dt>Band</dt>
@@ -135,10 +137,19 @@ function Decision({ application }: { application: ApplicationView }) {
       <h3 id="breakdown-heading">Score breakdown</h3>
       <div class="chart-with-table">
         <BarChart
-          label={`Score breakdown: ${BREAKDOWN_PARTS.map(([key, label]) => `${label} ${breakdown[key]}`).join(', ')}; total ${breakdown.total}`}
-          categories={BREAKDOWN_PARTS.map(([, label]) => label)}
-          series={[{ label: 'Points', values: BREAKDOWN_PARTS.map(([key]) => breakdown[key]), colour: '#1f5fa8' }]}
+          label={`Score breakdown: ${BREAKDOWN_PARTS.map(([key, label]) => `${label} ${breakdown[key]} of ${BREAKDOWN_MAX[key]}`).join(', ')}; total ${breakdown.total} of ${BREAKDOWN_MAX.total}`}
+          categories={BREAKDOWN_PARTS.map(([key, label]) => `${label} (of ${BREAKDOWN_MAX[key]})`)}
+          series={[
+            { label: 'Points', values: BREAKDOWN_PARTS.map(([key]) => breakdown[key]), colour: '#1f5fa8' },
+            {
+              label: 'Short of the maximum',
+              values: BREAKDOWN_PARTS.map(([key]) => Math.max(0, Math.round((BREAKDOWN_MAX[key] - breakdown[key]) * 100) / 100)),
+              colour: '#d5dbe3',
+            },
+          ]}
+          max={Math.max(...BREAKDOWN_PARTS.map(([key]) => BREAKDOWN_MAX[key]))}
           horizontal
+          stacked
         />
         <BreakdownTable breakdown={breakdown} labelledBy="breakdown-heading" />
       </div>
@@ -148,7 +159,7 @@ function Decision({ application }: { application: ApplicationView }) {
         <div class="chart-with-table">
           <BarChart
             label={`Monthly inflows and outflows over ${flows.length} months, all accounts`}
-            categories={flows.map((f) => monthLabel(f.month))}
+            categories={flows.map(flowMonthLabel)}
             series={[
               { label: 'Inflow', values: flows.map((f) => f.inflow), colour: '#1b7a3a' },
               { label: 'Outflow', values: flows.map((f) => f.outflow), colour: '#b3261e' },
@@ -163,45 +174,19 @@ function Decision({ application }: { application: ApplicationView }) {
         </p>
       )}
 
-      <div class="columns">
-        <section aria-labelledby="approval-heading">
-          <h3 id="approval-heading">Approval details</h3>
-          <TermsFacts terms={approval} />
-        </section>
-        <section aria-labelledby="counter-heading">
-          <h3 id="counter-heading">Counter-offer</h3>
-          {decision.counter_offer ? (
-            <dl class="facts">
-              <div>
-                <dt>Amount</dt>
-                <dd>{money(decision.counter_offer.amount)}</dd>
-              </div>
-              <div>
-                <dt>Tenor</dt>
-                <dd>{decision.counter_offer.tenor} months</dd>
-              </div>
-              <div>
-                <dt>Interest</dt>
-                <dd>{decision.counter_offer.interest_rate}% a month</dd>
-              </div>
-              <div>
-                <dt>Monthly payment</dt>
-                <dd>{money(decision.counter_offer.monthly_payment)}</dd>
-              </div>
-              <div>
-                <dt>Why</dt>
-                <dd>{decision.counter_offer.reason}</dd>
-              </div>
-            </dl>
-          ) : (
-            <p>None.</p>
+      {offered ? (
+        <section aria-labelledby="terms-heading" class="terms">
+          <h3 id="terms-heading">{offered.heading}</h3>
+          {decision.decision === 'APPROVED' ? null : (
+            <p class="hint">
+              Asked for: {money(application.loan.amount)} over {application.loan.tenor} months at {application.loan.interestRate}% a month.
+            </p>
           )}
+          <TermsFacts terms={offered.terms} />
+          {offered.reason ? <p>{offered.reason}</p> : null}
+          {offered.tenors.length > 0 ? <p>Affordable tenors: {offered.tenors.map((t) => `${t}`).join(', ')} months.</p> : null}
         </section>
-        <section aria-labelledby="tenors-heading">
-          <h3 id="tenors-heading">Eligible tenors</h3>
-          <p>{decision.eligible_tenors.length ? decision.eligible_tenors.map((t) => `${t} months`).join(', ') : 'None.'}</p>
-        </section>
-      </div>
+      ) : null}
 
       <h3 id="risk-heading">Risk factors</h3>
       {decision.risk_factors.length ? (
@@ -213,7 +198,7 @@ function Decision({ application }: { application: ApplicationView }) {
           ))}
         </ul>
       ) : (
-        <p>None.</p>
+        <p>No risk factor was found.</p>
       )}
       {decision.manual_review_reasons.length ? (
         <>

@@ -403,6 +403,82 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it("when each outcome's page is opened, then its terms are shown once under a heading that says what they are (none for a decline), the score parts against their maxima and the partial months marked", async () => {
+    const headingOf: Record<string, string | null> = {
+      APPROVED: 'Approved terms',
+      COUNTER_OFFER: 'Offered instead',
+      MANUAL_REVIEW: 'An analyst could grant',
+      DECLINED: null,
+    };
+    const naira = new Intl.NumberFormat('en-NG', { style: 'currency', currency: 'NGN', maximumFractionDigits: 0 });
+    const outcomes: string[] = [];
+    for (const { applicationId } of [decided, countered, referred, declined]) {
+      const view = (await lenderApi('GET', `/api/applications/${applicationId}`)).body;
+      const decision = view.decision;
+      outcomes.push(decision.decision);
+      const heading = headingOf[decision.decision]!;
+      for (const [width, viewport] of WIDTHS) {
+        await page.setViewportSize(viewport);
+        await open(
+          `/applications/${applicationId}`,
+          new RegExp(`${view.applicant.firstName} ${view.applicant.lastName}`),
+        );
+        const section = page.getByRole('region', { name: 'Decision', exact: true });
+        const termHeadings = section.getByRole('heading', {
+          name: /^(Approved terms|Offered instead|An analyst could grant|Approval details|Counter-offer|Eligible tenors)$/,
+        });
+        await eventually(async () => expect(await termHeadings.allTextContents()).toEqual(heading ? [heading] : []));
+        // The terms once: one amount, one tenor; no "None" and no zeros for a decline.
+        await eventually(async () =>
+          expect(await section.locator('dt', { hasText: /^Amount$/ }).count()).toBe(heading ? 1 : 0),
+        );
+        await eventually(async () => expect(await section.getByText(/Eligible tenors|^None\.$|^0 months$/).count()).toBe(0));
+        if (heading) {
+          const terms = section.getByRole('region', { name: heading });
+          const amount =
+            decision.decision === 'COUNTER_OFFER'
+              ? decision.counter_offer.amount
+              : decision.approval_details.approved_amount;
+          await expect(terms.locator('dt:text-is("Amount") + dd').textContent()).resolves.toBe(naira.format(amount));
+        }
+        // Each part against its own maximum, the total out of 100.
+        const breakdown = section.locator('table[aria-labelledby="breakdown-heading"]');
+        await eventually(async () =>
+          expect(await breakdown.getByRole('rowheader').allTextContents()).toEqual([
+            'Cash-flow health (of 20)',
+            'Income stability (of 20)',
+            'Debt-service capacity (of 25)',
+            'Account behaviour (of 20)',
+            'Credit history (of 15)',
+            'Total (of 100)',
+          ]),
+        );
+        await expect(
+          section.locator('.facts.headline dd', { has: page.locator('.score') }).textContent(),
+        ).resolves.toBe(`${decision.score} of 100`);
+        await expect(
+          section.getByRole('img', { name: /^Score breakdown/ }).getAttribute('aria-label'),
+        ).resolves.toContain(`Cash-flow health ${decision.score_breakdown.cash_flow_health} of 20`);
+        // The months the statement starts or ends within are marked partial, as the API says; whole months are not.
+        const flows = view.accounts[0].monthlyFlows as { month: string; partial?: boolean }[];
+        expect(flows.slice(1, -1).some((f) => f.partial)).toBe(false);
+        const partialMonths = flows.filter((f) => f.partial).length;
+        await eventually(async () =>
+          expect(
+            (await section.locator('table[aria-labelledby="flows-heading"] tbody th').allTextContents()).filter((t) =>
+              t.endsWith('(partial)'),
+            ),
+          ).toHaveLength(partialMonths),
+        );
+        await eventually(async () => expect({ [width]: await sidewaysOverflowOf(page) }).toEqual({ [width]: [] }));
+        expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+        await picture(`terms-${decision.decision.toLowerCase()}-${width}`);
+      }
+    }
+    expect(outcomes.slice(1)).toEqual(['COUNTER_OFFER', 'MANUAL_REVIEW', 'DECLINED']);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   it('when the pages were read, then the console logged no error', () => {
     expect(problems).toEqual([]);
   });
@@ -574,9 +650,7 @@ describe('the console in a browser', () => {
       expect(await page.locator('table[aria-labelledby="flows-heading"] tbody tr').count()).toBe(months.length),
     );
     for (const heading of [
-      'Approval details',
-      'Counter-offer',
-      'Eligible tenors',
+      decision.decision === 'APPROVED' ? 'Approved terms' : 'Offered instead',
       'Risk factors',
       'Explanation',
       'Accounts',

@@ -299,8 +299,8 @@ export const lenderOperations: RouteConfig[] = [
             enrichmentStatus: 'READY',
             linkedAt: '2026-11-20T09:02:11.000Z',
             monthlyFlows: [
-              { month: '2026-09', inflow: 412_500, outflow: 371_200 },
-              { month: '2026-10', inflow: 398_000, outflow: 402_750 },
+              { month: '2026-09', inflow: 412_500, outflow: 371_200, partial: false },
+              { month: '2026-10', inflow: 398_000, outflow: 402_750, partial: false },
             ],
           },
         ],
