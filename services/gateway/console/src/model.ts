@@ -1,4 +1,5 @@
 import type { ApplicationView, DeliveryView, MonthlyFlow } from './api';
+import { say } from './labels';
 
 /** What the console shows, computed from the API's answers: no I/O, no DOM. */
 
@@ -15,27 +16,28 @@ export interface TimelineEntry {
  * delivery (with its attempts) and the decision.
  */
 export function timelineOf(application: ApplicationView, deliveries: DeliveryView[]): TimelineEntry[] {
-  const entries: TimelineEntry[] = [{ at: application.createdAt, title: 'Application created', detail: `Status now ${application.status}` }];
+  const entries: TimelineEntry[] = [{ at: application.createdAt, title: 'Application created' }];
   for (const account of application.accounts) {
-    entries.push({ at: account.linkedAt, title: `Account linked: ${account.institution} ${account.accountNumber}`, detail: `Enrichment ${account.enrichmentStatus}` });
+    entries.push({ at: account.linkedAt, title: `Account linked: ${account.institution} ${account.accountNumber}`, detail: say(account.enrichmentStatus, 'enrichment') });
   }
   for (const delivery of deliveries) {
-    entries.push({ at: delivery.createdAt, title: `Webhook ${delivery.event}`, detail: deliverySummary(delivery), delivery });
+    entries.push({ at: delivery.createdAt, title: `Webhook: ${say(delivery.event, 'event')}`, detail: deliverySummary(delivery), delivery });
   }
   if (application.decision) {
-    entries.push({ at: application.decision.timestamp, title: `Decision: ${words(application.decision.decision)}`, detail: `Score ${application.decision.score}` });
+    entries.push({ at: application.decision.timestamp, title: `Decision: ${say(application.decision.decision, 'decision')}`, detail: `Score ${application.decision.score}` });
   }
-  if (application.failureReason) entries.push({ at: application.updatedAt, title: 'Application failed', detail: application.failureReason });
-  if (application.abandonReason) entries.push({ at: application.updatedAt, title: 'Application abandoned', detail: application.abandonReason });
+  if (application.failureReason) entries.push({ at: application.updatedAt, title: 'Application failed', detail: say(application.failureReason, 'failureReason') });
+  if (application.abandonReason) entries.push({ at: application.updatedAt, title: 'Application abandoned', detail: say(application.abandonReason, 'abandonReason') });
   return entries.sort((a, b) => a.at.localeCompare(b.at));
 }
 
-/** "DELIVERED after 2 attempts (500, 200)", "PENDING, no attempt yet". */
+/** "Delivered after 2 attempts (500, 200)", "Sending, no attempt yet". */
 export function deliverySummary(delivery: DeliveryView): string {
   const codes = delivery.attempts.map((a) => (a.statusCode === null ? 'no answer' : String(a.statusCode)));
-  if (codes.length === 0) return `${delivery.status}, no attempt yet`;
+  const status = say(delivery.status, 'delivery');
+  if (codes.length === 0) return `${status}, no attempt yet`;
   const attempts = codes.length === 1 ? '1 attempt' : `${codes.length} attempts`;
-  return `${delivery.status} after ${attempts} (${codes.join(', ')})`;
+  return `${status} after ${attempts} (${codes.join(', ')})`;
 }
 
 /** The applicant's money in and out per month, over every linked account, oldest month first (partial when any account's month is); null when no account has any. */
@@ -113,11 +115,8 @@ export function termsOf(decision: DecisionView): TermsShown | null {
   return null;
 }
 
-/** `LOW_RISK` -> `Low risk`. */
-export const words = (code: string) => {
-  const text = code.toLowerCase().replace(/_/g, ' ');
-  return text.charAt(0).toUpperCase() + text.slice(1);
-};
+/** `LOW_RISK` -> `Low risk`, `COUNTER_OFFER` -> `Counter-offer`: a code in words (labels.ts). */
+export const words = (code: string) => say(code);
 
 const naira = new Intl.NumberFormat('en-NG', { style: 'currency', currency: 'NGN', maximumFractionDigits: 0 });
 export const money = (amount: number) => naira.format(amount);

@@ -47,15 +47,15 @@ describe('the console model', () => {
     const app = application([account('x', '2026-11-24T10:01:00.000Z')]);
     const entries = timelineOf(app, [delivery('2026-11-24T10:03:00.000Z', [500, 200], 'DELIVERED'), delivery('2026-11-24T10:02:00.000Z', [], 'PENDING')]);
     expect(entries.map((e) => [e.at.slice(11, 16), e.title, e.detail])).toEqual([
-      ['10:00', 'Application created', 'Status now COMPLETED'],
-      ['10:01', 'Account linked: GTBank 0123456789', 'Enrichment READY'],
-      ['10:02', 'Webhook account.linked', 'PENDING, no attempt yet'],
-      ['10:03', 'Webhook account.linked', 'DELIVERED after 2 attempts (500, 200)'],
+      ['10:00', 'Application created', undefined],
+      ['10:01', 'Account linked: GTBank 0123456789', 'Statement read'],
+      ['10:02', 'Webhook: Account linked', 'Sending, no attempt yet'],
+      ['10:03', 'Webhook: Account linked', 'Delivered after 2 attempts (500, 200)'],
     ]);
   });
 
   it('when an attempt got no answer, then the summary says so', () => {
-    expect(deliverySummary(delivery('2026-11-24T10:03:00.000Z', [null], 'FAILED'))).toBe('FAILED after 1 attempt (no answer)');
+    expect(deliverySummary(delivery('2026-11-24T10:03:00.000Z', [null], 'FAILED'))).toBe('Failed after 1 attempt (no answer)');
   });
 
   it('when accounts report monthly flows, then the months are summed over the accounts; when none does, there are none', () => {

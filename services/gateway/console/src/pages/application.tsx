@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
 import { BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthlyFlowsOf, termsOf, timelineOf, when, whenExactly } from '../model';
+import { say } from '../labels';
 import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
 import { BreakdownTable, flowMonthLabel, FlowsTable, TermsFacts } from './decisionParts';
 import { ReviewSection } from './review';
@@ -45,7 +46,7 @@ function Timeline({ application, deliveries, onRedelivered }: { application: App
         <li key={`${entry.at}-${i}`}>
           <time dateTime={entry.at}>{whenExactly(entry.at)}</time>
           <div>
-            <strong>{entry.title}</strong>
+            <strong title={entry.delivery?.event}>{entry.title}</strong>
             {entry.detail ? <span class="detail"> {entry.detail}</span> : null}
             {entry.delivery && entry.delivery.attempts.length > 0 ? (
               <ul class="attempts" aria-label={`Attempts of ${entry.delivery.event}`}>
@@ -71,7 +72,15 @@ function Decision({ application }: { application: ApplicationView }) {
     return (
       <section aria-labelledby="decision-heading">
         <h2 id="decision-heading">Decision</h2>
-        <p>No decision yet{application.failureReason ? `: the application failed (${application.failureReason})` : ''}.</p>
+        <p>
+          No decision yet
+          {application.failureReason ? (
+            <>
+              : the application failed (<span title={application.failureReason}>{say(application.failureReason, 'failureReason')}</span>)
+            </>
+          ) : null}
+          .
+        </p>
       </section>
     );
   }
@@ -84,7 +93,7 @@ function Decision({ application }: { application: ApplicationView }) {
         <div>
           <dt>Outcome</dt>
           <dd>
-            <Badge value={decision.decision} />
+            <Badge value={decision.decision} kind="decision" />
           </dd>
         </div>
         <div>
@@ -96,7 +105,7 @@ function Decision({ application }: { application: ApplicationView }) {
         <div>
           <dt>Band</dt>
           <dd>
-            <Badge value={decision.score_band} />
+            <Badge value={decision.score_band} kind="band" />
           </dd>
         </div>
         <div>
@@ -193,7 +202,7 @@ function Decision({ application }: { application: ApplicationView }) {
         <ul class="risks">
           {decision.risk_factors.map((risk) => (
             <li key={risk.code}>
-              <Badge value={risk.severity} /> {risk.description} <code>{risk.code}</code>
+              <Badge value={risk.severity} kind="severity" /> <span title={risk.code}>{risk.description}</span>
             </li>
           ))}
         </ul>
@@ -205,8 +214,8 @@ function Decision({ application }: { application: ApplicationView }) {
           <h3>Manual review</h3>
           <ul>
             {decision.manual_review_reasons.map((r) => (
-              <li key={r.code}>
-                {r.description} <code>{r.code}</code>
+              <li key={r.code} title={r.code}>
+                {r.description}
               </li>
             ))}
           </ul>
@@ -246,7 +255,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
         <a href="#/applications">Applications</a>
       </p>
       <PageHeading>
-        {app.applicant.firstName} {app.applicant.lastName} <Badge value={app.status} />
+        {app.applicant.firstName} {app.applicant.lastName} <Badge value={app.status} kind="status" />
       </PageHeading>
       <dl class="facts summary">
         <div>
@@ -286,7 +295,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
       </dl>
       {app.abandonReason ? (
         <p class="notice" role="status">
-          Abandoned: {app.abandonReason}
+          Abandoned: <span title={app.abandonReason}>{say(app.abandonReason, 'abandonReason')}</span>.
         </p>
       ) : null}
 
@@ -312,7 +321,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
                   <td data-label="Bank">{account.institution}</td>
                   <td data-label="Account number">{account.accountNumber}</td>
                   <td data-label="Enrichment">
-                    <Badge value={account.enrichmentStatus} />
+                    <Badge value={account.enrichmentStatus} kind="enrichment" />
                   </td>
                   <td data-label="Linked">{when(account.linkedAt)}</td>
                 </tr>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type ApplicationStatus } from '../api';
-import { money, when, words } from '../model';
+import { say } from '../labels';
+import { money, when } from '../model';
 import { navigate } from '../nav';
 import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
 
@@ -36,7 +37,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
           <legend>Status</legend>
           {STATUSES.map((status) => (
             <label key={status} class="check">
-              <input type="checkbox" name="status" value={status} checked={statuses.includes(status)} /> {words(status)}
+              <input type="checkbox" name="status" value={status} checked={statuses.includes(status)} /> {say(status, 'status')}
             </label>
           ))}
         </fieldset>
@@ -61,7 +62,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
         <>
           <table class="data cards">
             <caption>
-              {list.value.items.length === 0 ? 'No application matches.' : `Applications${statuses.length ? ` with status ${statuses.map(words).join(' or ')}` : ''}${q ? ` matching ${q}` : ''}`}
+              {list.value.items.length === 0 ? 'No application matches.' : `Applications${statuses.length ? ` with status ${statuses.map((s) => say(s, 'status')).join(' or ')}` : ''}${q ? ` matching ${q}` : ''}`}
             </caption>
             <thead>
               <tr>
@@ -86,13 +87,13 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
                   </td>
                   <td data-label="Applicant">{item.applicantName}</td>
                   <td data-label="Status">
-                    <Badge value={item.status} />
+                    <Badge value={item.status} kind="status" />
                   </td>
                   <td data-label="Amount" class="num">{money(item.amount)}</td>
                   <td data-label="Tenor" class="num">{item.tenor} mo</td>
                   <td data-label="Accounts" class="num">{item.accountCount}</td>
                   <td data-label="Score" class="num">{item.score ?? '—'}</td>
-                  <td data-label="Decision">{item.decision ? words(item.decision) : '—'}</td>
+                  <td data-label="Decision">{item.decision ? <Badge value={item.decision} kind="decision" /> : '—'}</td>
                   <td data-label="Created" class="when">{when(item.createdAt)}</td>
                 </tr>
               ))}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type ReviewQueueItem, type ReviewQueueStatus } from '../api';
-import { money, when, words } from '../model';
+import { say } from '../labels';
+import { money, when } from '../model';
 import { navigate } from '../nav';
 import { ageInWords } from '../reviewModel';
 import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
@@ -18,13 +19,13 @@ function ReviewState({ item }: { item: ReviewQueueItem }) {
   if (review.status === 'PENDING_CONFIRMATION') {
     return (
       <span>
-        <Badge value={review.outcome} /> by {review.reviewer}, awaiting a second reviewer
+        <Badge value={review.outcome} kind="decision" /> by {review.reviewer}, awaiting a second reviewer
       </span>
     );
   }
   return (
     <span>
-      <Badge value={review.outcome} /> by {review.reviewer}
+      <Badge value={review.outcome} kind="decision" /> by {review.reviewer}
       {review.confirmedBy ? `, confirmed by ${review.confirmedBy}` : ''}
     </span>
   );
@@ -110,7 +111,10 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
                     </ul>
                   </td>
                   <td data-label="Score" class="num">
-                    {item.score} <span class="detail">{words(item.score_band)}</span>
+                    {item.score}{' '}
+                    <span class="detail" title={item.score_band}>
+                      {say(item.score_band, 'band')}
+                    </span>
                   </td>
                   <td data-label="Ask">
                     {money(item.loan.amount)}, {item.loan.tenor} months at {item.loan.interestRate}%

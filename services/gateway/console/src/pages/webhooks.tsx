@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type ClientSettings, type ReplayResult } from '../api';
+import { say } from '../labels';
 import { deliverySummary, when } from '../model';
 import { navigate } from '../nav';
 import { Badge, ConfirmButton, FilterSelect, Loading, PageHeading, Problem, ShownOnce, useLoad, type Loaded } from '../ui';
@@ -13,6 +14,7 @@ const EVENTS = [
   'application.decision',
   'application.failed',
   'application.abandoned',
+  'application.review_completed',
 ];
 const STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED'];
 
@@ -157,8 +159,8 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
   return (
     <>
       <form class="filters" onSubmit={filter} aria-label="Delivery log filters">
-        <FilterSelect id="delivery-status" label="Status" name="status" value={status} options={STATUSES} />
-        <FilterSelect id="delivery-event" label="Event" name="event" value={event} options={EVENTS} />
+        <FilterSelect id="delivery-status" label="Status" name="status" value={status} options={STATUSES} words={(s) => say(s, 'delivery')} />
+        <FilterSelect id="delivery-event" label="Event" name="event" value={event} options={EVENTS} words={(e) => say(e, 'event')} />
         <div class="field">
           <label for="delivery-application">Application id</label>
           <input id="delivery-application" name="applicationId" value={applicationId} size={38} autocomplete="off" spellcheck={false} />
@@ -185,18 +187,25 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
               {page.value.data.map((d) => (
                 <tr key={d.id}>
                   <td data-label="Created" class="when">{when(d.createdAt)}</td>
-                  <td data-label="Event">{d.event}</td>
+                  <td data-label="Event">
+                    <span title={d.event}>{say(d.event, 'event')}</span>
+                  </td>
                   <td data-label="Application">
                     <a href={`#/applications/${d.applicationId}`} class="id">
                       {d.applicationId}
                     </a>
                   </td>
                   <td data-label="Status">
-                    <Badge value={d.status} />
+                    <Badge value={d.status} kind="delivery" />
                   </td>
                   <td data-label="Attempts">
                     {deliverySummary(d)}
-                    {d.reason ? <span class="detail"> ({d.reason})</span> : null}
+                    {d.reason ? (
+                      <span class="detail" title={d.reason}>
+                        {' '}
+                        ({say(d.reason, 'deliveryReason')})
+                      </span>
+                    ) : null}
                   </td>
                   <td data-label="Action">
                     <RedeliverButton delivery={d} onDone={reload} />

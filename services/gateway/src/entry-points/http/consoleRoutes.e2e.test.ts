@@ -432,7 +432,9 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
         await eventually(async () =>
           expect(await section.locator('dt', { hasText: /^Amount$/ }).count()).toBe(heading ? 1 : 0),
         );
-        await eventually(async () => expect(await section.getByText(/Eligible tenors|^None\.$|^0 months$/).count()).toBe(0));
+        await eventually(async () =>
+          expect(await section.getByText(/Eligible tenors|^None\.$|^0 months$/).count()).toBe(0),
+        );
         if (heading) {
           const terms = section.getByRole('region', { name: heading });
           const amount =
@@ -476,6 +478,98 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
       }
     }
     expect(outcomes.slice(1)).toEqual(['COUNTER_OFFER', 'MANUAL_REVIEW', 'DECLINED']);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('when codes are shown, then people read words (the code in the tooltip), the decision is coloured by outcome with its words and a declined application wears no green', async () => {
+    /** The text a reader sees in the page's main part, and any code of the API left in it. */
+    const codesShown = () =>
+      page
+        .locator('main')
+        .evaluate(
+          (main) =>
+            (main as HTMLElement).innerText.match(
+              /\b[A-Z]{2,}(?:_[A-Z]+)+\b|\b(?:account|application)\.[a-z_]+\b|\b[a-z]+_[a-z_]+\b/g,
+            ) ?? [],
+        );
+    /** Each badge of a locator as [words, tone, code]. */
+    const badgesOf = (where: ReturnType<Page['locator']>) =>
+      where
+        .locator('.badge')
+        .evaluateAll((badges) =>
+          badges.map((b) => [b.textContent, b.className.replace(/^badge badge-/, ''), b.getAttribute('title')]),
+        );
+    for (const [width, viewport] of WIDTHS) {
+      await page.setViewportSize(viewport);
+      await open('/applications', 'Applications');
+      const row = (name: string) => page.getByRole('row', { name: new RegExp(name) });
+      await eventually(async () =>
+        expect(await badgesOf(row('Emeka Obi'))).toEqual([
+          ['Completed', 'neutral', 'COMPLETED'],
+          ['Declined', 'bad', 'DECLINED'],
+        ]),
+      );
+      await eventually(async () =>
+        expect(await badgesOf(row('Funke Adeyemi'))).toContainEqual(['Counter-offer', 'warn', 'COUNTER_OFFER']),
+      );
+      await eventually(async () =>
+        expect(await badgesOf(row('Chidi Okafor'))).toContainEqual(['Manual review', 'warn', 'MANUAL_REVIEW']),
+      );
+      await eventually(async () =>
+        expect(await badgesOf(row('Tunde Bakare'))).toEqual([['Waiting for bank link', 'neutral', 'PENDING_LINKING']]),
+      );
+      await eventually(async () => expect({ [width]: await codesShown() }).toEqual({ [width]: [] }));
+
+      // The declined application: no green on its status or outcome; bands, severities and statuses in words.
+      const view = (await lenderApi('GET', `/api/applications/${declined.applicationId}`)).body;
+      await open(`/applications/${declined.applicationId}`, /Emeka Obi/);
+      await eventually(async () =>
+        expect(await badgesOf(page.getByRole('heading', { level: 1 }))).toEqual([
+          ['Completed', 'neutral', 'COMPLETED'],
+        ]),
+      );
+      const headline = page.locator('.facts.headline');
+      await eventually(async () =>
+        expect(await badgesOf(headline)).toEqual([
+          ['Declined', 'bad', 'DECLINED'],
+          [expect.stringMatching(/^(Low|Medium|High|Very high) risk$/), expect.any(String), view.decision.score_band],
+        ]),
+      );
+      await eventually(async () =>
+        expect(await badgesOf(page.getByRole('region', { name: 'Accounts' }))).toEqual(
+          view.accounts.map(() => ['Statement read', 'good', 'READY']),
+        ),
+      );
+      // Each risk factor: its severity in words and a tone of its own, its code as the description's tooltip.
+      const tones = { HIGH: ['High', 'bad'], MEDIUM: ['Medium', 'warn'], LOW: ['Low', 'neutral'] } as Record<
+        string,
+        string[]
+      >;
+      const risks = view.decision.risk_factors as { code: string; severity: string; description: string }[];
+      expect(risks.length).toBeGreaterThan(0);
+      await eventually(async () =>
+        expect(await badgesOf(page.locator('ul.risks'))).toEqual(risks.map((r) => [...tones[r.severity]!, r.severity])),
+      );
+      for (const risk of risks) {
+        await expect(
+          page.locator('ul.risks').getByText(risk.description, { exact: true }).getAttribute('title'),
+        ).resolves.toBe(risk.code);
+      }
+      await eventually(async () => expect({ [width]: await codesShown() }).toEqual({ [width]: [] }));
+      expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+      await picture(`words-declined-${width}`);
+
+      // The delivery log: statuses and events in words, codes in tooltips.
+      await open(`/webhooks?applicationId=${declined.applicationId}`, 'Webhooks');
+      const log = page.getByRole('region', { name: 'Delivery log' });
+      await eventually(async () =>
+        expect(await log.locator('td span[title="application.decision"]').allTextContents()).toEqual(['Decision']),
+      );
+      await eventually(async () => expect(await badgesOf(log)).toContainEqual(['Delivered', 'good', 'DELIVERED']));
+      await eventually(async () => expect({ [width]: await codesShown() }).toEqual({ [width]: [] }));
+      expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+      await picture(`words-webhooks-${width}`);
+    }
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
@@ -659,10 +753,10 @@ describe('the console in a browser', () => {
       await eventually(async () => expect(await page.getByRole('heading', { name: heading }).isVisible()).toBe(true));
     }
     await eventually(async () =>
-      expect(await page.getByRole('cell', { name: 'READY' }).count()).toBe(view.accounts.length),
+      expect(await page.getByRole('cell', { name: 'Statement read' }).count()).toBe(view.accounts.length),
     );
     // The timeline shows each webhook with the receiver's answers.
-    await eventually(async () => expect(await page.getByText('Webhook application.decision').isVisible()).toBe(true));
+    await eventually(async () => expect(await page.getByText('Webhook: Decision').isVisible()).toBe(true));
     await eventually(async () => expect(await page.getByText(/Attempt 1 at .*: HTTP 200/).count()).toBeGreaterThan(0));
     expect(await accessibilityViolations()).toEqual([]);
     if (process.env.CONSOLE_SCREENSHOT === '1') {
