@@ -145,6 +145,8 @@ export const AccountView = z.object({
   accountNumber: z.string(),
   enrichmentStatus: EnrichmentStatus,
   linkedAt: z.string(),
+  /** When its statement was read (enrichment READY); null before, and when it could not be read. */
+  enrichedAt: z.string().nullable().optional(),
   /**
    * Inflows and outflows month by month, oldest first, once the account's statement has been
    * analysed; empty before, and after its bank data is scrubbed.
@@ -165,6 +167,10 @@ export const ApplicationView = z.object({
     purpose: z.string().nullable(),
   }),
   linkingLocked: z.boolean(),
+  /** When finalize-linking closed the application to new accounts; null while it is open. */
+  linkingFinalizedAt: z.string().nullable().optional(),
+  /** When the lender last asked for the analysis (`/analyze`); null before. */
+  analysisRequestedAt: z.string().nullable().optional(),
   accounts: z.array(AccountView),
   decision: Decision.nullable(),
   /** A lender's review of a MANUAL_REVIEW decision, once one is made; null before. */

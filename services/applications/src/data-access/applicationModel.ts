@@ -31,6 +31,7 @@ export const applicationSchema = new Schema(
     widgetUrl: String,
     linkWindowStart: Date,
     linkingLocked: Boolean,
+    linkingLockedAt: Date,
     readyAnnounced: Boolean,
     firstLinkedAt: Date,
     accounts: { type: [accountSchema], default: [] },

@@ -9,6 +9,7 @@ import { relinkAccount } from './linkAccount/decide';
 import { recordAccountLink } from './recordAccountLink/decide';
 import { recordEnrichment } from './recordEnrichment/decide';
 import { recordScoring } from './recordScoring/decide';
+import { toView } from './view';
 
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const later = (ms: number) => new Date(t0.getTime() + ms);
@@ -163,6 +164,18 @@ describe('analyze and scoring', () => {
     if (!f.ok) throw new Error();
     return f.state;
   }
+
+  it('when the application is read, then it says when its statement was read, when linking was finalized and when the analysis was asked for', () => {
+    const l = linked();
+    expect(toView(l.state)).toMatchObject({ linkingFinalizedAt: null, analysisRequestedAt: null, accounts: [{ enrichedAt: null }] });
+    const outcome = analyzeApplication(ready(), { analysisId: 'a-1', now: later(4000) });
+    if (!outcome.ok) throw new Error();
+    expect(toView(outcome.state)).toMatchObject({
+      linkingFinalizedAt: later(3000).toISOString(),
+      analysisRequestedAt: later(4000).toISOString(),
+      accounts: [{ enrichedAt: later(2000).toISOString() }],
+    });
+  });
 
   it('when analyze comes before ready_for_analysis, then it is a 400-class refusal', () => {
     const l = linked();

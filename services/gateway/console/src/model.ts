@@ -3,41 +3,99 @@ import { say } from './labels';
 
 /** What the console shows, computed from the API's answers: no I/O, no DOM. */
 
-export interface TimelineEntry {
+/** One step of an application's story, with the webhook deliveries that announced it. */
+export interface StoryStep {
   at: string;
   title: string;
   detail?: string;
-  /** The delivery this entry is about, when it is one. */
-  delivery?: DeliveryView;
+  /** The code behind the title (an event name), for its tooltip. */
+  code?: string;
+  deliveries: DeliveryView[];
 }
 
+/** Where a step stands in the story: its place, then (for accounts) the account's and the step's within it. */
+interface Placed extends StoryStep {
+  order: [number, number, number];
+  /** The events whose deliveries fold under this step. */
+  events: string[];
+}
+
+const ACCOUNT_EVENTS = new Set(['account.linked', 'account.enrichment_ready', 'account.enrichment_failed']);
+
 /**
- * The application's history, oldest first: its creation, each account linked, each webhook
- * delivery (with its attempts) and the decision.
+ * The application's story in order: created, each account linked and its statement read,
+ * linking finalized, ready for analysis, analysis asked for, decided, reviewed (or failed,
+ * abandoned). Each webhook delivery is folded under the step it announced: an account's under
+ * the latest step of its kind at or before it; an event no step tells gets a step of its own.
  */
-export function timelineOf(application: ApplicationView, deliveries: DeliveryView[]): TimelineEntry[] {
-  const entries: TimelineEntry[] = [{ at: application.createdAt, title: 'Application created' }];
-  for (const account of application.accounts) {
-    entries.push({ at: account.linkedAt, title: `Account linked: ${account.institution} ${account.accountNumber}`, detail: say(account.enrichmentStatus, 'enrichment') });
+export function storyOf(application: ApplicationView, deliveries: DeliveryView[]): StoryStep[] {
+  const steps: Placed[] = [{ at: application.createdAt, title: 'Application created', order: [0, 0, 0], events: [], deliveries: [] }];
+  const accounts = [...application.accounts].sort((a, b) => a.linkedAt.localeCompare(b.linkedAt));
+  const byEvent = (event: string) => deliveries.filter((d) => d.event === event).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  accounts.forEach((account, i) => {
+    const name = `${account.institution} ${account.accountNumber}`;
+    steps.push({ at: account.linkedAt, title: `Bank account linked: ${name}`, order: [1, i, 0], events: ['account.linked'], deliveries: [] });
+    if (account.enrichmentStatus === 'READY') {
+      steps.push({ at: account.enrichedAt ?? account.linkedAt, title: `Statement read: ${name}`, order: [1, i, 1], events: ['account.enrichment_ready'], deliveries: [] });
+    } else if (account.enrichmentStatus === 'FAILED') {
+      const failed = byEvent('account.enrichment_failed').find((d) => d.createdAt >= account.linkedAt);
+      steps.push({ at: failed?.createdAt ?? account.linkedAt, title: `Statement could not be read: ${name}`, order: [1, i, 1], events: ['account.enrichment_failed'], deliveries: [] });
+    }
+  });
+  if (application.linkingFinalizedAt) {
+    steps.push({ at: application.linkingFinalizedAt, title: 'Linking finished', detail: 'no more accounts can be linked', order: [2, 0, 0], events: [], deliveries: [] });
   }
-  for (const delivery of deliveries) {
-    entries.push({ at: delivery.createdAt, title: `Webhook: ${say(delivery.event, 'event')}`, detail: deliverySummary(delivery), delivery });
+  const ready = byEvent('application.ready_for_analysis')[0];
+  if (ready) steps.push({ at: ready.createdAt, title: 'Ready for analysis', order: [3, 0, 0], events: ['application.ready_for_analysis'], deliveries: [] });
+  if (application.analysisRequestedAt) {
+    steps.push({ at: application.analysisRequestedAt, title: 'Analysis asked for', order: [4, 0, 0], events: [], deliveries: [] });
   }
   if (application.decision) {
-    entries.push({ at: application.decision.timestamp, title: `Decision: ${say(application.decision.decision, 'decision')}`, detail: `Score ${application.decision.score}` });
+    const decision = application.decision;
+    steps.push({ at: decision.timestamp, title: `Decided: ${say(decision.decision, 'decision')}`, detail: `score ${decision.score} of 100`, order: [5, 0, 0], events: ['application.decision'], deliveries: [] });
   }
-  if (application.failureReason) entries.push({ at: application.updatedAt, title: 'Application failed', detail: say(application.failureReason, 'failureReason') });
-  if (application.abandonReason) entries.push({ at: application.updatedAt, title: 'Application abandoned', detail: say(application.abandonReason, 'abandonReason') });
-  return entries.sort((a, b) => a.at.localeCompare(b.at));
+  if (application.review) {
+    const review = application.review;
+    steps.push({ at: review.madeAt, title: `Reviewed: ${say(review.outcome, 'decision')}`, detail: `by ${review.reviewer}`, order: [6, 0, 0], events: review.reviewedAt ? [] : ['application.review_completed'], deliveries: [] });
+    if (review.reviewedAt && review.confirmedBy) {
+      steps.push({ at: review.reviewedAt, title: 'Review confirmed', detail: `by ${review.confirmedBy}`, order: [6, 1, 0], events: ['application.review_completed'], deliveries: [] });
+    } else if (review.reviewedAt) {
+      steps[steps.length - 1]!.events.push('application.review_completed');
+    }
+  }
+  if (application.failureReason) {
+    steps.push({ at: application.updatedAt, title: 'Application failed', detail: say(application.failureReason, 'failureReason'), order: [7, 0, 0], events: ['application.failed'], deliveries: [] });
+  }
+  if (application.abandonReason) {
+    steps.push({ at: application.updatedAt, title: 'Application abandoned', detail: say(application.abandonReason, 'abandonReason'), order: [7, 0, 0], events: ['application.abandoned'], deliveries: [] });
+  }
+
+  for (const delivery of [...deliveries].sort((a, b) => a.createdAt.localeCompare(b.createdAt))) {
+    const candidates = steps.filter((step) => step.events.includes(delivery.event));
+    // An account's event belongs to the account whose step came last before it was sent.
+    const home = ACCOUNT_EVENTS.has(delivery.event)
+      ? (candidates.filter((step) => step.at <= delivery.createdAt).at(-1) ?? candidates[0])
+      : candidates[0];
+    if (home) home.deliveries.push(delivery);
+    else {
+      steps.push({ at: delivery.createdAt, title: `Webhook: ${say(delivery.event, 'event')}`, code: delivery.event, order: [8, 0, 0], events: [], deliveries: [delivery] });
+    }
+  }
+  const compare = (a: Placed, b: Placed) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2] || a.at.localeCompare(b.at);
+  return steps.sort(compare).map(({ order: _order, events: _events, ...step }) => step);
+}
+
+/** "after 2 attempts (500, 200)", "no attempt yet": a delivery's attempts and the answers they got. */
+export function attemptsSummary(delivery: DeliveryView): string {
+  const codes = delivery.attempts.map((a) => (a.statusCode === null ? 'no answer' : String(a.statusCode)));
+  if (codes.length === 0) return 'no attempt yet';
+  return `after ${codes.length === 1 ? '1 attempt' : `${codes.length} attempts`} (${codes.join(', ')})`;
 }
 
 /** "Delivered after 2 attempts (500, 200)", "Sending, no attempt yet". */
 export function deliverySummary(delivery: DeliveryView): string {
-  const codes = delivery.attempts.map((a) => (a.statusCode === null ? 'no answer' : String(a.statusCode)));
-  const status = say(delivery.status, 'delivery');
-  if (codes.length === 0) return `${status}, no attempt yet`;
-  const attempts = codes.length === 1 ? '1 attempt' : `${codes.length} attempts`;
-  return `${status} after ${attempts} (${codes.join(', ')})`;
+  const attempts = attemptsSummary(delivery);
+  return `${say(delivery.status, 'delivery')}${delivery.attempts.length === 0 ? ',' : ''} ${attempts}`;
 }
 
 /** The applicant's money in and out per month, over every linked account, oldest month first (partial when any account's month is); null when no account has any. */
@@ -121,16 +179,32 @@ export const words = (code: string) => say(code);
 const naira = new Intl.NumberFormat('en-NG', { style: 'currency', currency: 'NGN', maximumFractionDigits: 0 });
 export const money = (amount: number) => naira.format(amount);
 
-/** A time in UTC, to the minute: `2026-11-24 10:05 UTC`. */
+/** The lender's time zone: times are shown in it, with their UTC on hover. */
+export const TIME_ZONE = 'Africa/Lagos';
+
+const lenderClock = new Intl.DateTimeFormat('en-NG', {
+  timeZone: TIME_ZONE,
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'short',
+});
+
+/** A time in the lender's time zone, to the second: `2026-11-24 11:05:09 WAT`. */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const part = Object.fromEntries(lenderClock.formatToParts(date).map((p) => [p.type, p.value]));
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second} ${part.timeZoneName}`;
 }
 
 /** A time in UTC, to the second: `2026-11-24 10:05:09 UTC`. */
-export function whenExactly(iso: string): string {
+export function whenUtc(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;

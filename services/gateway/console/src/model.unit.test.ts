@@ -1,6 +1,6 @@
 import type { ApplicationView, DeliveryView } from './api';
 import { COMPONENT_MAX_POINTS } from '@loan/scoring/domain';
-import { BREAKDOWN_MAX, BREAKDOWN_PARTS, deliverySummary, monthLabel, monthlyFlowsOf, termsOf, timelineOf, when } from './model';
+import { BREAKDOWN_MAX, BREAKDOWN_PARTS, deliverySummary, monthLabel, monthlyFlowsOf, storyOf, termsOf, when, whenUtc } from './model';
 
 const account = (id: string, linkedAt: string, monthlyFlows?: { month: string; inflow: number; outflow: number }[]) => ({
   accountId: id,
@@ -43,14 +43,46 @@ const delivery = (createdAt: string, codes: (number | null)[], status: DeliveryV
 });
 
 describe('the console model', () => {
-  it('when an application has accounts and deliveries, then its timeline lists them oldest first with the response codes', () => {
-    const app = application([account('x', '2026-11-24T10:01:00.000Z')]);
-    const entries = timelineOf(app, [delivery('2026-11-24T10:03:00.000Z', [500, 200], 'DELIVERED'), delivery('2026-11-24T10:02:00.000Z', [], 'PENDING')]);
-    expect(entries.map((e) => [e.at.slice(11, 16), e.title, e.detail])).toEqual([
-      ['10:00', 'Application created', undefined],
-      ['10:01', 'Account linked: GTBank 0123456789', 'Statement read'],
-      ['10:02', 'Webhook: Account linked', 'Sending, no attempt yet'],
-      ['10:03', 'Webhook: Account linked', 'Delivered after 2 attempts (500, 200)'],
+  it('when an application was decided, then its story runs in order and each delivery is folded under the step it announced', () => {
+    const app = {
+      ...application([
+        { ...account('x', '2026-11-24T10:01:00.000Z'), enrichedAt: '2026-11-24T10:01:30.000Z' },
+        { ...account('y', '2026-11-24T10:02:00.000Z'), accountNumber: '9876543210', enrichedAt: '2026-11-24T10:02:40.000Z' },
+      ]),
+      linkingFinalizedAt: '2026-11-24T10:03:00.000Z',
+      analysisRequestedAt: '2026-11-24T10:04:00.000Z',
+      decision: { decision: 'DECLINED', score: 41.2, timestamp: '2026-11-24T10:04:02.000Z' } as ApplicationView['decision'],
+    };
+    const sent = (event: string, createdAt: string) => ({ ...delivery(createdAt, [200], 'DELIVERED'), id: `${event}@${createdAt}`, event }) as DeliveryView;
+    const deliveries = [
+      sent('application.decision', '2026-11-24T10:04:03.000Z'),
+      sent('account.linked', '2026-11-24T10:02:01.000Z'),
+      sent('account.linked', '2026-11-24T10:01:01.000Z'),
+      sent('account.enrichment_ready', '2026-11-24T10:02:41.000Z'),
+      sent('account.enrichment_ready', '2026-11-24T10:01:31.000Z'),
+      sent('application.ready_for_analysis', '2026-11-24T10:03:01.000Z'),
+    ];
+    expect(storyOf(app, deliveries).map((s) => [s.at.slice(11, 19), s.title, s.detail, s.deliveries.map((d) => d.id)])).toEqual([
+      ['10:00:00', 'Application created', undefined, []],
+      ['10:01:00', 'Bank account linked: GTBank 0123456789', undefined, ['account.linked@2026-11-24T10:01:01.000Z']],
+      ['10:01:30', 'Statement read: GTBank 0123456789', undefined, ['account.enrichment_ready@2026-11-24T10:01:31.000Z']],
+      ['10:02:00', 'Bank account linked: GTBank 9876543210', undefined, ['account.linked@2026-11-24T10:02:01.000Z']],
+      ['10:02:40', 'Statement read: GTBank 9876543210', undefined, ['account.enrichment_ready@2026-11-24T10:02:41.000Z']],
+      ['10:03:00', 'Linking finished', 'no more accounts can be linked', []],
+      ['10:03:01', 'Ready for analysis', undefined, ['application.ready_for_analysis@2026-11-24T10:03:01.000Z']],
+      ['10:04:00', 'Analysis asked for', undefined, []],
+      ['10:04:02', 'Decided: Declined', 'score 41.2 of 100', ['application.decision@2026-11-24T10:04:03.000Z']],
+    ]);
+  });
+
+  it('when a step comes later on a skewed clock, then the story keeps its order; an event no step tells has a step of its own', () => {
+    const app = { ...application([]), linkingFinalizedAt: null, analysisRequestedAt: null, abandonReason: 'no_link' as const, updatedAt: '2026-11-25T10:00:00.000Z' };
+    // Created after it was abandoned, by a clock behind: still the first step.
+    const story = storyOf({ ...app, createdAt: '2026-11-25T10:00:01.000Z' }, [{ ...delivery('2026-11-25T10:00:02.000Z', [], 'PENDING'), event: 'application.abandoned' }, { ...delivery('2026-11-25T10:00:03.000Z', [], 'PENDING'), id: 'odd', event: 'application.something_new' as DeliveryView['event'] }]);
+    expect(story.map((s) => [s.title, s.detail, s.deliveries.length])).toEqual([
+      ['Application created', undefined, 0],
+      ['Application abandoned', 'the applicant linked no bank account in time', 1],
+      ['Webhook: Application something new', undefined, 1],
     ]);
   });
 
@@ -73,8 +105,10 @@ describe('the console model', () => {
     expect(monthlyFlowsOf(application([account('x', '2026-11-24T10:01:00.000Z')]))).toBeNull();
   });
 
-  it('when times and months are shown, then they read in UTC', () => {
-    expect(when('2026-11-24T10:05:09.123Z')).toBe('2026-11-24 10:05 UTC');
+  it('when times and months are shown, then times read in Lagos to the second (UTC on hover) and months in words', () => {
+    expect(when('2026-11-24T10:05:09.123Z')).toBe('2026-11-24 11:05:09 WAT');
+    expect(when('2026-12-31T23:30:00.000Z')).toBe('2027-01-01 00:30:00 WAT');
+    expect(whenUtc('2026-11-24T10:05:09.123Z')).toBe('2026-11-24 10:05:09 UTC');
     expect(monthLabel('2026-03')).toBe('Mar 2026');
   });
 

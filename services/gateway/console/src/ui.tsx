@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 import { labelOf, type LabelKind } from './labels';
+import { when, whenUtc } from './model';
 
 /** The outcome of a call a page waits for. */
 export type Loaded<T> = { state: 'loading' } | { state: 'ok'; value: T } | { state: 'error'; error: ApiError };
@@ -76,6 +77,16 @@ export function Badge({ value, kind }: { value: string; kind?: LabelKind }) {
     <span class={`badge badge-${tone}`} title={value}>
       {text}
     </span>
+  );
+}
+
+/** A time in the lender's time zone, to the second, with its UTC on hover. */
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return null;
+  return (
+    <time dateTime={iso} title={whenUtc(iso)}>
+      {when(iso)}
+    </time>
   );
 }
 

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
-import { BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthlyFlowsOf, termsOf, timelineOf, when, whenExactly } from '../model';
+import { attemptsSummary, BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthlyFlowsOf, storyOf, termsOf } from '../model';
 import { say } from '../labels';
-import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
+import { Badge, Loading, PageHeading, Problem, Time, useLoad } from '../ui';
 import { BreakdownTable, flowMonthLabel, FlowsTable, TermsFacts } from './decisionParts';
 import { ReviewSection } from './review';
 
@@ -38,26 +38,48 @@ export function RedeliverButton({ delivery, onDone }: { delivery: DeliveryView; 
   );
 }
 
+/** One webhook delivery folded under the step it announced: its outcome, its attempts on demand, a redelivery. */
+function FoldedDelivery({ delivery, onRedelivered }: { delivery: DeliveryView; onRedelivered: () => void }) {
+  return (
+    <li>
+      <span class="delivery-event" title={delivery.event}>
+        Webhook {say(delivery.event, 'event')}
+      </span>: <Badge value={delivery.status} kind="delivery" />{' '}
+      <span class="detail">{attemptsSummary(delivery)}</span> <RedeliverButton delivery={delivery} onDone={onRedelivered} />
+      {delivery.attempts.length > 0 ? (
+        <details>
+          <summary>Attempts</summary>
+          <ul class="attempts" aria-label={`Attempts of ${delivery.event}`}>
+            {delivery.attempts.map((attempt, n) => (
+              <li key={n}>
+                Attempt {n + 1} at <Time iso={attempt.at} />:{' '}
+                {attempt.statusCode === null ? `no answer${attempt.error ? ` (${attempt.error})` : ''}` : `HTTP ${attempt.statusCode}`} in {Math.round(attempt.durationMs)} ms
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+    </li>
+  );
+}
+
 function Timeline({ application, deliveries, onRedelivered }: { application: ApplicationView; deliveries: DeliveryView[]; onRedelivered: () => void }) {
-  const entries = timelineOf(application, deliveries);
+  const steps = storyOf(application, deliveries);
   return (
     <ol class="timeline">
-      {entries.map((entry, i) => (
-        <li key={`${entry.at}-${i}`}>
-          <time dateTime={entry.at}>{whenExactly(entry.at)}</time>
+      {steps.map((step, i) => (
+        <li key={`${step.at}-${i}`}>
+          <Time iso={step.at} />
           <div>
-            <strong title={entry.delivery?.event}>{entry.title}</strong>
-            {entry.detail ? <span class="detail"> {entry.detail}</span> : null}
-            {entry.delivery && entry.delivery.attempts.length > 0 ? (
-              <ul class="attempts" aria-label={`Attempts of ${entry.delivery.event}`}>
-                {entry.delivery.attempts.map((attempt, n) => (
-                  <li key={n}>
-                    Attempt {n + 1} at {when(attempt.at)}: {attempt.statusCode === null ? `no answer${attempt.error ? ` (${attempt.error})` : ''}` : `HTTP ${attempt.statusCode}`} in {Math.round(attempt.durationMs)} ms
-                  </li>
+            <strong title={step.code}>{step.title}</strong>
+            {step.detail ? <span class="detail">: {step.detail}</span> : null}
+            {step.deliveries.length > 0 ? (
+              <ul class="deliveries" aria-label={`Webhooks of: ${step.title}`}>
+                {step.deliveries.map((delivery) => (
+                  <FoldedDelivery key={delivery.id} delivery={delivery} onRedelivered={onRedelivered} />
                 ))}
               </ul>
             ) : null}
-            {entry.delivery ? <RedeliverButton delivery={entry.delivery} onDone={onRedelivered} /> : null}
           </div>
         </li>
       ))}
@@ -110,7 +132,9 @@ function Decision({ application }: { application: ApplicationView }) {
         </div>
         <div>
           <dt>Decided</dt>
-          <dd>{when(decision.timestamp)}</dd>
+          <dd>
+            <Time iso={decision.timestamp} />
+          </dd>
         </div>
       </dl>
 
@@ -290,7 +314,9 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
         ) : null}
         <div>
           <dt>Created</dt>
-          <dd>{when(app.createdAt)}</dd>
+          <dd>
+            <Time iso={app.createdAt} />
+          </dd>
         </div>
       </dl>
       {app.abandonReason ? (
@@ -323,7 +349,9 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
                   <td data-label="Enrichment">
                     <Badge value={account.enrichmentStatus} kind="enrichment" />
                   </td>
-                  <td data-label="Linked">{when(account.linkedAt)}</td>
+                  <td data-label="Linked">
+                    <Time iso={account.linkedAt} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -339,7 +367,10 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
         {deliveries.state === 'loading' ? <Loading what="the webhook deliveries" /> : null}
         <Timeline application={app} deliveries={deliveries.state === 'ok' ? deliveries.value.data : []} onRedelivered={reloadDeliveries} />
         {deliveries.state === 'ok' && deliveries.value.data.length > 0 ? (
-          <p class="hint">{deliveries.value.data.length} webhook deliveries for this application.</p>
+          <p class="hint">
+            {deliveries.value.data.length === 1 ? '1 webhook delivery' : `${deliveries.value.data.length} webhook deliveries`} for this application, each under
+            the step it announced.
+          </p>
         ) : null}
       </section>
     </>

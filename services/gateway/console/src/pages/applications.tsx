@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, type ApplicationStatus } from '../api';
 import { say } from '../labels';
-import { money, when } from '../model';
+import { money } from '../model';
 import { navigate } from '../nav';
-import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
+import { Badge, Loading, PageHeading, Problem, Time, useLoad } from '../ui';
 
 const STATUSES: ApplicationStatus[] = ['PENDING_LINKING', 'LINKED', 'PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'];
 const PAGE_SIZE = 20;
@@ -94,7 +94,9 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
                   <td data-label="Accounts" class="num">{item.accountCount}</td>
                   <td data-label="Score" class="num">{item.score ?? '—'}</td>
                   <td data-label="Decision">{item.decision ? <Badge value={item.decision} kind="decision" /> : '—'}</td>
-                  <td data-label="Created" class="when">{when(item.createdAt)}</td>
+                  <td data-label="Created" class="when">
+                    <Time iso={item.createdAt} />
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type SessionState } from '../api';
-import { when } from '../model';
-import { ConfirmButton, PageHeading, ShownOnce } from '../ui';
+import { ConfirmButton, PageHeading, ShownOnce, Time } from '../ui';
 
 /** The lender's API key: rotate it, see the new one once; this session moves to the new key. */
 export function KeysPage({ session, onSessionChange }: { session: SessionState; onSessionChange: () => void }) {
@@ -21,7 +20,7 @@ export function KeysPage({ session, onSessionChange }: { session: SessionState; 
         <h2 id="api-key-heading">API key</h2>
         <p>
           Your backend sends the API key in <code>x-api-key</code>. It is stored only as a hash, so it cannot be shown again; a new one
-          can be made here. Client id: <code>{session.clientId}</code>. This sign-in lasts until {when(session.expiresAt)}.
+          can be made here. Client id: <code>{session.clientId}</code>. This sign-in lasts until <Time iso={session.expiresAt} />.
         </p>
         <ConfirmButton
           label="Rotate API key"

@@ -4,7 +4,7 @@ import { say } from '../labels';
 import { money, when } from '../model';
 import { navigate } from '../nav';
 import { ageInWords } from '../reviewModel';
-import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
+import { Badge, Loading, PageHeading, Problem, Time, useLoad } from '../ui';
 import './reviews.css';
 
 const PAGE_SIZE = 20;
@@ -101,7 +101,10 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
                   </td>
                   <td data-label="Waiting">
                     <span title={`Decided ${when(item.decidedAt)}`}>{ageInWords(item.ageSeconds)}</span>
-                    <span class="detail"> since {when(item.decidedAt)}</span>
+                    <span class="detail">
+                      {' '}
+                      since <Time iso={item.decidedAt} />
+                    </span>
                   </td>
                   <td data-label="Why referred">
                     <ul class="reasons">

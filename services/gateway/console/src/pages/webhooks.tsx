@@ -3,7 +3,7 @@ import { api, ApiError, type ClientSettings, type ReplayResult } from '../api';
 import { say } from '../labels';
 import { deliverySummary, when } from '../model';
 import { navigate } from '../nav';
-import { Badge, ConfirmButton, FilterSelect, Loading, PageHeading, Problem, ShownOnce, useLoad, type Loaded } from '../ui';
+import { Badge, ConfirmButton, FilterSelect, Loading, PageHeading, Problem, ShownOnce, Time, useLoad, type Loaded } from '../ui';
 import { RedeliverButton } from './application';
 
 const EVENTS = [
@@ -99,7 +99,9 @@ function Secret({ client, onRotated }: { client: ClientSettings | null; onRotate
       ) : null}
       {rotated ? (
         <ShownOnce label="New webhook secret" value={rotated.webhookSecret}>
-          <p data-testid="overlap-end">The previous secret keeps signing until {when(rotated.previousSecretValidUntil)}.</p>
+          <p data-testid="overlap-end">
+            The previous secret keeps signing until <Time iso={rotated.previousSecretValidUntil} />.
+          </p>
         </ShownOnce>
       ) : null}
     </>
@@ -186,7 +188,9 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
             <tbody>
               {page.value.data.map((d) => (
                 <tr key={d.id}>
-                  <td data-label="Created" class="when">{when(d.createdAt)}</td>
+                  <td data-label="Created" class="when">
+                    <Time iso={d.createdAt} />
+                  </td>
                   <td data-label="Event">
                     <span title={d.event}>{say(d.event, 'event')}</span>
                   </td>

@@ -573,6 +573,86 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it("when an application's page is read, then its timeline tells the story in order with each webhook delivery under the step it announced, and times read in Lagos to the second with UTC on hover", async () => {
+    const view = (await lenderApi('GET', `/api/applications/${decided.applicationId}`)).body;
+    const sent = (await lenderApi('GET', `/api/webhooks/deliveries?applicationId=${decided.applicationId}&limit=100`))
+      .body.data as { event: string }[];
+    const account = `${view.accounts[0].institution} ${view.accounts[0].accountNumber}`;
+    const lagos = (iso: string) => {
+      const parts = Object.fromEntries(
+        new Intl.DateTimeFormat('en-NG', {
+          timeZone: 'Africa/Lagos',
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+          second: '2-digit',
+          hourCycle: 'h23',
+          timeZoneName: 'short',
+        })
+          .formatToParts(new Date(iso))
+          .map((p) => [p.type, p.value]),
+      );
+      return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.timeZoneName}`;
+    };
+    for (const [width, viewport] of WIDTHS) {
+      await page.setViewportSize(viewport);
+      await open(`/applications/${decided.applicationId}`, /Adaeze Nwosu/);
+      const timeline = page.locator('ol.timeline > li');
+      await eventually(async () =>
+        expect(await timeline.locator(':scope > div > strong').allTextContents()).toEqual([
+          'Application created',
+          `Bank account linked: ${account}`,
+          `Statement read: ${account}`,
+          'Linking finished',
+          'Ready for analysis',
+          'Analysis asked for',
+          `Decided: ${view.decision.decision === 'APPROVED' ? 'Approved' : 'Counter-offer'}`,
+        ]),
+      );
+      // Each delivery under the step it announced, none on its own.
+      const folded = async (step: RegExp) =>
+        page
+          .getByRole('list', { name: step })
+          .locator(':scope > li > span.delivery-event')
+          .evaluateAll((events) => events.map((e) => e.getAttribute('title')));
+      await eventually(async () =>
+        expect(await folded(/^Webhooks of: Bank account linked/)).toEqual(['account.linked']),
+      );
+      await eventually(async () =>
+        expect(await folded(/^Webhooks of: Statement read/)).toEqual(['account.enrichment_ready']),
+      );
+      await eventually(async () =>
+        expect(await folded(/^Webhooks of: Ready for analysis/)).toEqual(['application.ready_for_analysis']),
+      );
+      await eventually(async () => expect(await folded(/^Webhooks of: Decided/)).toEqual(['application.decision']));
+      await eventually(async () => expect(await page.locator('ul.deliveries > li').count()).toBe(sent.length));
+      // Times: in Lagos to the second, UTC on hover, the instant in dateTime.
+      const times = await timeline
+        .locator(':scope > time')
+        .evaluateAll((all) => all.map((t) => [t.getAttribute('datetime'), t.textContent, t.getAttribute('title')]));
+      expect(times).toHaveLength(7);
+      for (const [iso, shown, hover] of times as [string, string, string][]) {
+        expect(shown).toBe(lagos(iso));
+        expect(shown).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} WAT$/);
+        expect(hover).toBe(`${new Date(iso).toISOString().slice(0, 19).replace('T', ' ')} UTC`);
+      }
+      await eventually(async () => expect({ [width]: await sidewaysOverflowOf(page) }).toEqual({ [width]: [] }));
+      expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+      await page.getByRole('heading', { name: 'Timeline' }).scrollIntoViewIfNeeded();
+      await picture(`timeline-${width}`);
+    }
+    // The list's times as well.
+    await open('/applications', 'Applications');
+    const created = page.getByRole('row', { name: /Adaeze Nwosu/ }).locator('time');
+    await expect(created.textContent()).resolves.toBe(lagos(view.createdAt));
+    await expect(created.getAttribute('title')).resolves.toBe(
+      `${new Date(view.createdAt).toISOString().slice(0, 19).replace('T', ' ')} UTC`,
+    );
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   it('when the pages were read, then the console logged no error', () => {
     expect(problems).toEqual([]);
   });
@@ -756,7 +836,9 @@ describe('the console in a browser', () => {
       expect(await page.getByRole('cell', { name: 'Statement read' }).count()).toBe(view.accounts.length),
     );
     // The timeline shows each webhook with the receiver's answers.
-    await eventually(async () => expect(await page.getByText('Webhook: Decision').isVisible()).toBe(true));
+    await eventually(async () =>
+      expect(await page.getByRole('list', { name: /^Webhooks of: Decided: / }).isVisible()).toBe(true),
+    );
     await eventually(async () => expect(await page.getByText(/Attempt 1 at .*: HTTP 200/).count()).toBeGreaterThan(0));
     expect(await accessibilityViolations()).toEqual([]);
     if (process.env.CONSOLE_SCREENSHOT === '1') {
@@ -948,7 +1030,7 @@ describe('the console in a browser', () => {
     const secret = (await page.getByTestId('shown-once').textContent())!.trim();
     expect(secret).toMatch(/^whsec_/);
     await expect(page.getByTestId('overlap-end').textContent()).resolves.toMatch(
-      /keeps signing until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/,
+      /keeps signing until \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} WAT/,
     );
     // Shown once: after a reload it is gone, and the page says how long the previous one signs.
     await page.reload();
