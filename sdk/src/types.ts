@@ -75,6 +75,8 @@ export interface MonthlyFlow {
   month: string;
   inflow: number;
   outflow: number;
+  /** True when the statement covers only part of the month (it starts or ends within it); absent when not known. */
+  partial?: boolean;
 }
 
 export interface AccountView {
@@ -84,6 +86,8 @@ export interface AccountView {
   accountNumber: string;
   enrichmentStatus: EnrichmentStatus;
   linkedAt: string;
+  /** When its statement was read; null before, and when it could not be read. */
+  enrichedAt?: string | null;
   /** Month by month, oldest first, once the statement is analysed; empty before and after its bank data is scrubbed. */
   monthlyFlows: MonthlyFlow[];
 }
@@ -170,6 +174,10 @@ export interface ApplicationView {
   applicant: { firstName: string; lastName: string; email: string };
   loan: { amount: number; tenor: number; interestRate: number; purpose: string | null };
   linkingLocked: boolean;
+  /** When finalize-linking closed the application to new accounts; null while it is open. */
+  linkingFinalizedAt?: string | null;
+  /** When the analysis was last asked for; null before. */
+  analysisRequestedAt?: string | null;
   accounts: AccountView[];
   decision: Decision | null;
   /** The lender's review of a MANUAL_REVIEW decision, once one is made. */

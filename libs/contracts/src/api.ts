@@ -130,6 +130,11 @@ export const MonthlyFlow = z.object({
   month: z.string().regex(/^\d{4}-\d{2}$/),
   inflow: z.number(),
   outflow: z.number(),
+  /**
+   * True when the statement covers only part of the month (it starts or ends within it), so its
+   * totals are not a whole month's; absent when the statement's period is not known.
+   */
+  partial: z.boolean().optional(),
 });
 export type MonthlyFlow = z.infer<typeof MonthlyFlow>;
 
@@ -140,6 +145,8 @@ export const AccountView = z.object({
   accountNumber: z.string(),
   enrichmentStatus: EnrichmentStatus,
   linkedAt: z.string(),
+  /** When its statement was read (enrichment READY); null before, and when it could not be read. */
+  enrichedAt: z.string().nullable().optional(),
   /**
    * Inflows and outflows month by month, oldest first, once the account's statement has been
    * analysed; empty before, and after its bank data is scrubbed.
@@ -160,6 +167,10 @@ export const ApplicationView = z.object({
     purpose: z.string().nullable(),
   }),
   linkingLocked: z.boolean(),
+  /** When finalize-linking closed the application to new accounts; null while it is open. */
+  linkingFinalizedAt: z.string().nullable().optional(),
+  /** When the lender last asked for the analysis (`/analyze`); null before. */
+  analysisRequestedAt: z.string().nullable().optional(),
   accounts: z.array(AccountView),
   decision: Decision.nullable(),
   /** A lender's review of a MANUAL_REVIEW decision, once one is made; null before. */

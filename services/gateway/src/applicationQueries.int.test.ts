@@ -236,9 +236,10 @@ describe('GET /api/applications/:id, monthly flows', () => {
       const accounts = await accountsOf(app.applicationId);
       return accounts[0]?.enrichmentStatus === 'READY' ? accounts : null;
     }, { what: 'the account to be READY' });
+    // The statement runs from 1 January to 30 June: no month of it is partial.
     expect(account!.monthlyFlows).toEqual([
-      { month: '2026-09', inflow: 412_500, outflow: 371_200 },
-      { month: '2026-10', inflow: 398_000, outflow: 402_750.5 },
+      { month: '2026-09', inflow: 412_500, outflow: 371_200, partial: false },
+      { month: '2026-10', inflow: 398_000, outflow: 402_750.5, partial: false },
     ]);
     // Another lender cannot read them.
     expect((await call(gateway.url, other.apiKey, 'GET', `/api/applications/${app.applicationId}`)).status).toBe(404);

@@ -11,7 +11,7 @@ const accountSchema = new Schema(
     enrichmentStatus: { type: String, required: true },
     linkedAt: Date,
     enrichedAt: Date,
-    monthlyFlows: { type: [new Schema({ month: String, inflow: Number, outflow: Number }, { _id: false })], default: [] },
+    monthlyFlows: { type: [new Schema({ month: String, inflow: Number, outflow: Number, partial: Boolean }, { _id: false })], default: [] },
   },
   { _id: false },
 );
@@ -31,6 +31,7 @@ export const applicationSchema = new Schema(
     widgetUrl: String,
     linkWindowStart: Date,
     linkingLocked: Boolean,
+    linkingLockedAt: Date,
     readyAnnounced: Boolean,
     firstLinkedAt: Date,
     accounts: { type: [accountSchema], default: [] },

@@ -56,6 +56,7 @@ function toState(doc: Doc): Application {
     widgetUrl: d.widgetUrl,
     linkWindowStart: new Date(d.linkWindowStart),
     linkingLocked: Boolean(d.linkingLocked),
+    linkingLockedAt: d.linkingLockedAt ? new Date(d.linkingLockedAt) : null,
     readyAnnounced: Boolean(d.readyAnnounced),
     firstLinkedAt: d.firstLinkedAt ? new Date(d.firstLinkedAt) : null,
     accounts: (d.accounts ?? []).map((a) => ({

@@ -58,6 +58,8 @@ export interface Application {
   linkWindowStart: Date;
   /** Set by finalize-linking: no new accounts after it. */
   linkingLocked: boolean;
+  /** When finalize-linking locked it; null while open (and on applications locked before this was kept). */
+  linkingLockedAt?: Date | null;
   readyAnnounced: boolean;
   firstLinkedAt: Date | null;
   accounts: LinkedAccount[];

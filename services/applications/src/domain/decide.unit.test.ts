@@ -9,6 +9,7 @@ import { relinkAccount } from './linkAccount/decide';
 import { recordAccountLink } from './recordAccountLink/decide';
 import { recordEnrichment } from './recordEnrichment/decide';
 import { recordScoring } from './recordScoring/decide';
+import { toView } from './view';
 
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const later = (ms: number) => new Date(t0.getTime() + ms);
@@ -58,10 +59,10 @@ function linked(state = opened(), providerId = 'mono-1') {
 /** A statement month with only what the flows read; the rest is the enrichment service's. */
 const month = (m: string, credits: number, debits: number) => ({ month: m, credits, debits }) as MonthSummary;
 
-function enriched(state: Application, accountId: string, months: MonthSummary[] = []) {
+function enriched(state: Application, accountId: string, months: MonthSummary[] = [], insights?: { startDate: string; endDate: string }) {
   const change = recordEnrichment(
     state,
-    { type: 'AccountEnriched', factId: randomUUID(), clientId: state.clientId, applicationId: state.applicationId, applicantId: state.applicantId, accountId, providerAccountId: 'x', attempt: 1, at: later(2000).toISOString(), profile: { months } as never },
+    { type: 'AccountEnriched', factId: randomUUID(), clientId: state.clientId, applicationId: state.applicationId, applicantId: state.applicantId, accountId, providerAccountId: 'x', attempt: 1, at: later(2000).toISOString(), profile: { months, insights } as never },
     later(2000),
   );
   if (!change) throw new Error('enrichment not recorded');
@@ -163,6 +164,18 @@ describe('analyze and scoring', () => {
     if (!f.ok) throw new Error();
     return f.state;
   }
+
+  it('when the application is read, then it says when its statement was read, when linking was finalized and when the analysis was asked for', () => {
+    const l = linked();
+    expect(toView(l.state)).toMatchObject({ linkingFinalizedAt: null, analysisRequestedAt: null, accounts: [{ enrichedAt: null }] });
+    const outcome = analyzeApplication(ready(), { analysisId: 'a-1', now: later(4000) });
+    if (!outcome.ok) throw new Error();
+    expect(toView(outcome.state)).toMatchObject({
+      linkingFinalizedAt: later(3000).toISOString(),
+      analysisRequestedAt: later(4000).toISOString(),
+      accounts: [{ enrichedAt: later(2000).toISOString() }],
+    });
+  });
 
   it('when analyze comes before ready_for_analysis, then it is a 400-class refusal', () => {
     const l = linked();
@@ -279,6 +292,27 @@ describe('monthly flows', () => {
       { month: '2026-09', inflow: 412_500, outflow: 371_200 },
       { month: '2026-10', inflow: 398_000, outflow: 402_750 },
     ]);
+  });
+
+  it('when the statement starts and ends within a month, then those months are marked partial and the whole months between are not', () => {
+    const { state, accountId } = linked();
+    const months = [month('2026-08', 10, 5), month('2026-09', 412_500, 371_200), month('2026-10', 398_000, 402_750), month('2026-11', 3, 4)];
+    const flows = (period: { startDate: string; endDate: string }) => enriched(state, accountId, months, period).state.accounts[0]!.monthlyFlows.map((f) => [f.month, f.partial]);
+    expect(flows({ startDate: '2026-08-17', endDate: '2026-11-19' })).toEqual([
+      ['2026-08', true],
+      ['2026-09', false],
+      ['2026-10', false],
+      ['2026-11', true],
+    ]);
+    // A statement from a month's first day to its last (30 November) covers whole months.
+    expect(flows({ startDate: '2026-08-01T00:00:00.000Z', endDate: '2026-11-30' })).toEqual([
+      ['2026-08', false],
+      ['2026-09', false],
+      ['2026-10', false],
+      ['2026-11', false],
+    ]);
+    // A period not known marks nothing.
+    expect(flows({ startDate: '', endDate: '' }).map(([, partial]) => partial)).toEqual([undefined, undefined, undefined, undefined]);
   });
 
   it('when the bank data of the account is scrubbed, then its flows go, and a second notice changes nothing', () => {

@@ -11,6 +11,8 @@ export function toView(state: Application): ApplicationView {
     applicant: { firstName: state.applicant.firstName, lastName: state.applicant.lastName, email: state.applicant.email },
     loan: { ...state.loan },
     linkingLocked: state.linkingLocked,
+    linkingFinalizedAt: state.linkingLockedAt?.toISOString() ?? null,
+    analysisRequestedAt: state.analysis?.requestedAt.toISOString() ?? null,
     accounts: state.accounts.map((a) => ({
       accountId: a.accountId,
       providerAccountId: a.providerAccountId,
@@ -18,6 +20,7 @@ export function toView(state: Application): ApplicationView {
       accountNumber: a.accountNumber,
       enrichmentStatus: a.enrichmentStatus,
       linkedAt: a.linkedAt.toISOString(),
+      enrichedAt: a.enrichedAt?.toISOString() ?? null,
       monthlyFlows: a.monthlyFlows.map((f) => ({ ...f })),
     })),
     decision: state.decision,

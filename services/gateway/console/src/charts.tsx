@@ -13,13 +13,23 @@ export interface Series {
  * A bar chart drawn on a canvas by Chart.js. The canvas is an image with a label; the same
  * numbers are in the table every caller puts beside it, for readers who cannot see the chart.
  */
-export function BarChart(props: { label: string; categories: string[]; series: Series[]; horizontal?: boolean; max?: number; format?: (n: number) => string }) {
+export function BarChart(props: {
+  label: string;
+  categories: string[];
+  series: Series[];
+  horizontal?: boolean;
+  max?: number;
+  /** The series stack into one bar per category (a part and what it falls short of its maximum). */
+  stacked?: boolean;
+  format?: (n: number) => string;
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
-  const data = JSON.stringify([props.categories, props.series, props.horizontal, props.max]);
+  const data = JSON.stringify([props.categories, props.series, props.horizontal, props.max, props.stacked]);
   useEffect(() => {
     if (!canvas.current) return undefined;
     const format = props.format ?? ((n: number) => String(n));
-    const valueAxis = { beginAtZero: true, max: props.max, ticks: { color: '#333', callback: (value: string | number) => format(Number(value)) } };
+    const stacked = props.stacked ?? false;
+    const valueAxis = { beginAtZero: true, max: props.max, stacked, ticks: { color: '#333', callback: (value: string | number) => format(Number(value)) } };
     const chart = new Chart(canvas.current, {
       type: 'bar',
       data: {
@@ -36,8 +46,8 @@ export function BarChart(props: { label: string; categories: string[]; series: S
           tooltip: { callbacks: { label: (item) => `${item.dataset.label ?? ''}: ${format(Number(item.raw))}` } },
         },
         scales: props.horizontal
-          ? { x: valueAxis, y: { ticks: { color: '#1a1a1a' } } }
-          : { y: valueAxis, x: { ticks: { color: '#1a1a1a' } } },
+          ? { x: valueAxis, y: { stacked, ticks: { color: '#1a1a1a' } } }
+          : { y: valueAxis, x: { stacked, ticks: { color: '#1a1a1a' } } },
       },
     });
     return () => chart.destroy();

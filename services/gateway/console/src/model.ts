@@ -1,51 +1,113 @@
 import type { ApplicationView, DeliveryView, MonthlyFlow } from './api';
+import { say } from './labels';
 
 /** What the console shows, computed from the API's answers: no I/O, no DOM. */
 
-export interface TimelineEntry {
+/** One step of an application's story, with the webhook deliveries that announced it. */
+export interface StoryStep {
   at: string;
   title: string;
   detail?: string;
-  /** The delivery this entry is about, when it is one. */
-  delivery?: DeliveryView;
+  /** The code behind the title (an event name), for its tooltip. */
+  code?: string;
+  deliveries: DeliveryView[];
 }
+
+/** Where a step stands in the story: its place, then (for accounts) the account's and the step's within it. */
+interface Placed extends StoryStep {
+  order: [number, number, number];
+  /** The events whose deliveries fold under this step. */
+  events: string[];
+}
+
+const ACCOUNT_EVENTS = new Set(['account.linked', 'account.enrichment_ready', 'account.enrichment_failed']);
 
 /**
- * The application's history, oldest first: its creation, each account linked, each webhook
- * delivery (with its attempts) and the decision.
+ * The application's story in order: created, each account linked and its statement read,
+ * linking finalized, ready for analysis, analysis asked for, decided, reviewed (or failed,
+ * abandoned). Each webhook delivery is folded under the step it announced: an account's under
+ * the latest step of its kind at or before it; an event no step tells gets a step of its own.
  */
-export function timelineOf(application: ApplicationView, deliveries: DeliveryView[]): TimelineEntry[] {
-  const entries: TimelineEntry[] = [{ at: application.createdAt, title: 'Application created', detail: `Status now ${application.status}` }];
-  for (const account of application.accounts) {
-    entries.push({ at: account.linkedAt, title: `Account linked: ${account.institution} ${account.accountNumber}`, detail: `Enrichment ${account.enrichmentStatus}` });
+export function storyOf(application: ApplicationView, deliveries: DeliveryView[]): StoryStep[] {
+  const steps: Placed[] = [{ at: application.createdAt, title: 'Application created', order: [0, 0, 0], events: [], deliveries: [] }];
+  const accounts = [...application.accounts].sort((a, b) => a.linkedAt.localeCompare(b.linkedAt));
+  const byEvent = (event: string) => deliveries.filter((d) => d.event === event).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  accounts.forEach((account, i) => {
+    const name = `${account.institution} ${account.accountNumber}`;
+    steps.push({ at: account.linkedAt, title: `Bank account linked: ${name}`, order: [1, i, 0], events: ['account.linked'], deliveries: [] });
+    if (account.enrichmentStatus === 'READY') {
+      steps.push({ at: account.enrichedAt ?? account.linkedAt, title: `Statement read: ${name}`, order: [1, i, 1], events: ['account.enrichment_ready'], deliveries: [] });
+    } else if (account.enrichmentStatus === 'FAILED') {
+      const failed = byEvent('account.enrichment_failed').find((d) => d.createdAt >= account.linkedAt);
+      steps.push({ at: failed?.createdAt ?? account.linkedAt, title: `Statement could not be read: ${name}`, order: [1, i, 1], events: ['account.enrichment_failed'], deliveries: [] });
+    }
+  });
+  if (application.linkingFinalizedAt) {
+    steps.push({ at: application.linkingFinalizedAt, title: 'Linking finished', detail: 'no more accounts can be linked', order: [2, 0, 0], events: [], deliveries: [] });
   }
-  for (const delivery of deliveries) {
-    entries.push({ at: delivery.createdAt, title: `Webhook ${delivery.event}`, detail: deliverySummary(delivery), delivery });
+  const ready = byEvent('application.ready_for_analysis')[0];
+  if (ready) steps.push({ at: ready.createdAt, title: 'Ready for analysis', order: [3, 0, 0], events: ['application.ready_for_analysis'], deliveries: [] });
+  if (application.analysisRequestedAt) {
+    steps.push({ at: application.analysisRequestedAt, title: 'Analysis asked for', order: [4, 0, 0], events: [], deliveries: [] });
   }
   if (application.decision) {
-    entries.push({ at: application.decision.timestamp, title: `Decision: ${words(application.decision.decision)}`, detail: `Score ${application.decision.score}` });
+    const decision = application.decision;
+    steps.push({ at: decision.timestamp, title: `Decided: ${say(decision.decision, 'decision')}`, detail: `score ${decision.score} of 100`, order: [5, 0, 0], events: ['application.decision'], deliveries: [] });
   }
-  if (application.failureReason) entries.push({ at: application.updatedAt, title: 'Application failed', detail: application.failureReason });
-  if (application.abandonReason) entries.push({ at: application.updatedAt, title: 'Application abandoned', detail: application.abandonReason });
-  return entries.sort((a, b) => a.at.localeCompare(b.at));
+  if (application.review) {
+    const review = application.review;
+    steps.push({ at: review.madeAt, title: `Reviewed: ${say(review.outcome, 'decision')}`, detail: `by ${review.reviewer}`, order: [6, 0, 0], events: review.reviewedAt ? [] : ['application.review_completed'], deliveries: [] });
+    if (review.reviewedAt && review.confirmedBy) {
+      steps.push({ at: review.reviewedAt, title: 'Review confirmed', detail: `by ${review.confirmedBy}`, order: [6, 1, 0], events: ['application.review_completed'], deliveries: [] });
+    } else if (review.reviewedAt) {
+      steps[steps.length - 1]!.events.push('application.review_completed');
+    }
+  }
+  if (application.failureReason) {
+    steps.push({ at: application.updatedAt, title: 'Application failed', detail: say(application.failureReason, 'failureReason'), order: [7, 0, 0], events: ['application.failed'], deliveries: [] });
+  }
+  if (application.abandonReason) {
+    steps.push({ at: application.updatedAt, title: 'Application abandoned', detail: say(application.abandonReason, 'abandonReason'), order: [7, 0, 0], events: ['application.abandoned'], deliveries: [] });
+  }
+
+  for (const delivery of [...deliveries].sort((a, b) => a.createdAt.localeCompare(b.createdAt))) {
+    const candidates = steps.filter((step) => step.events.includes(delivery.event));
+    // An account's event belongs to the account whose step came last before it was sent.
+    const home = ACCOUNT_EVENTS.has(delivery.event)
+      ? (candidates.filter((step) => step.at <= delivery.createdAt).at(-1) ?? candidates[0])
+      : candidates[0];
+    if (home) home.deliveries.push(delivery);
+    else {
+      steps.push({ at: delivery.createdAt, title: `Webhook: ${say(delivery.event, 'event')}`, code: delivery.event, order: [8, 0, 0], events: [], deliveries: [delivery] });
+    }
+  }
+  const compare = (a: Placed, b: Placed) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2] || a.at.localeCompare(b.at);
+  return steps.sort(compare).map(({ order: _order, events: _events, ...step }) => step);
 }
 
-/** "DELIVERED after 2 attempts (500, 200)", "PENDING, no attempt yet". */
-export function deliverySummary(delivery: DeliveryView): string {
+/** "after 2 attempts (500, 200)", "no attempt yet": a delivery's attempts and the answers they got. */
+export function attemptsSummary(delivery: DeliveryView): string {
   const codes = delivery.attempts.map((a) => (a.statusCode === null ? 'no answer' : String(a.statusCode)));
-  if (codes.length === 0) return `${delivery.status}, no attempt yet`;
-  const attempts = codes.length === 1 ? '1 attempt' : `${codes.length} attempts`;
-  return `${delivery.status} after ${attempts} (${codes.join(', ')})`;
+  if (codes.length === 0) return 'no attempt yet';
+  return `after ${codes.length === 1 ? '1 attempt' : `${codes.length} attempts`} (${codes.join(', ')})`;
 }
 
-/** The applicant's money in and out per month, over every linked account, oldest month first; null when no account has any. */
+/** "Delivered after 2 attempts (500, 200)", "Sending, no attempt yet". */
+export function deliverySummary(delivery: DeliveryView): string {
+  const attempts = attemptsSummary(delivery);
+  return `${say(delivery.status, 'delivery')}${delivery.attempts.length === 0 ? ',' : ''} ${attempts}`;
+}
+
+/** The applicant's money in and out per month, over every linked account, oldest month first (partial when any account's month is); null when no account has any. */
 export function monthlyFlowsOf(application: ApplicationView): MonthlyFlow[] | null {
   const byMonth = new Map<string, MonthlyFlow>();
   for (const account of application.accounts) {
     for (const flow of account.monthlyFlows) {
-      const sum = byMonth.get(flow.month) ?? { month: flow.month, inflow: 0, outflow: 0 };
+      const sum: MonthlyFlow = byMonth.get(flow.month) ?? { month: flow.month, inflow: 0, outflow: 0 };
       sum.inflow += flow.inflow;
       sum.outflow += flow.outflow;
+      // A month some account's statement covers only in part is not a whole month's money.
+      if (flow.partial) sum.partial = true;
       byMonth.set(flow.month, sum);
     }
   }
@@ -62,25 +124,87 @@ export const BREAKDOWN_PARTS = [
   ['credit_history', 'Credit history'],
 ] as const;
 
-/** `LOW_RISK` -> `Low risk`. */
-export const words = (code: string) => {
-  const text = code.toLowerCase().replace(/_/g, ' ');
-  return text.charAt(0).toUpperCase() + text.slice(1);
-};
+/**
+ * The most points each part of the score can earn, and the total: the scorecard's own maxima
+ * (COMPONENT_MAX_POINTS in services/scoring, docs/scoring.md "Components"; a unit test holds
+ * them equal).
+ */
+export const BREAKDOWN_MAX = {
+  cash_flow_health: 20,
+  income_stability: 20,
+  debt_service_capacity: 25,
+  account_behavior: 20,
+  credit_history: 15,
+  total: 100,
+} as const;
+
+type DecisionView = NonNullable<ApplicationView['decision']>;
+type Terms = DecisionView['approval_details'];
+
+/** The terms a decision puts forward, once, under a heading that says what they are. */
+export interface TermsShown {
+  heading: 'Approved terms' | 'Offered instead' | 'An analyst could grant';
+  terms: Terms;
+  /** Why these terms and not the ask, when the scorecard says. */
+  reason: string | null;
+  /** Every tenor the applicant could afford, when the scorecard found any. */
+  tenors: number[];
+}
+
+/**
+ * What a decision offers: the ask when approved, the counter-offer instead of it, what an
+ * analyst could grant on a referral (nothing when scoring found no affordable terms), and
+ * nothing for a decline.
+ */
+export function termsOf(decision: DecisionView): TermsShown | null {
+  const counter = decision.counter_offer;
+  const reason = counter?.reason ?? null;
+  const tenors = decision.eligible_tenors;
+  if (decision.decision === 'APPROVED') return { heading: 'Approved terms', terms: decision.approval_details, reason: null, tenors };
+  if (decision.decision === 'COUNTER_OFFER') {
+    const terms = counter
+      ? { approved_amount: counter.amount, approved_tenor: counter.tenor, approved_interest: counter.interest_rate, monthly_payment: counter.monthly_payment }
+      : decision.approval_details;
+    return { heading: 'Offered instead', terms, reason, tenors };
+  }
+  if (decision.decision === 'MANUAL_REVIEW' && decision.approval_details.approved_amount > 0) {
+    return { heading: 'An analyst could grant', terms: decision.approval_details, reason, tenors };
+  }
+  return null;
+}
+
+/** `LOW_RISK` -> `Low risk`, `COUNTER_OFFER` -> `Counter-offer`: a code in words (labels.ts). */
+export const words = (code: string) => say(code);
 
 const naira = new Intl.NumberFormat('en-NG', { style: 'currency', currency: 'NGN', maximumFractionDigits: 0 });
 export const money = (amount: number) => naira.format(amount);
 
-/** A time in UTC, to the minute: `2026-11-24 10:05 UTC`. */
+/** The lender's time zone: times are shown in it, with their UTC on hover. */
+export const TIME_ZONE = 'Africa/Lagos';
+
+const lenderClock = new Intl.DateTimeFormat('en-NG', {
+  timeZone: TIME_ZONE,
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'short',
+});
+
+/** A time in the lender's time zone, to the second: `2026-11-24 11:05:09 WAT`. */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const part = Object.fromEntries(lenderClock.formatToParts(date).map((p) => [p.type, p.value]));
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second} ${part.timeZoneName}`;
 }
 
 /** A time in UTC, to the second: `2026-11-24 10:05:09 UTC`. */
-export function whenExactly(iso: string): string {
+export function whenUtc(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;

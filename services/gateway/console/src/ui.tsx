@@ -3,6 +3,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 import { may, notAllowed, type Permission } from './permissions';
 import { useSession } from './session';
+import { labelOf, type LabelKind } from './labels';
+import { when, whenUtc } from './model';
 
 /** The outcome of a call a page waits for. */
 export type Loaded<T> = { state: 'loading' } | { state: 'ok'; value: T } | { state: 'error'; error: ApiError };
@@ -66,14 +68,28 @@ export function PageHeading({ children }: { children: ComponentChildren }) {
   );
 }
 
-/** A status shown as text with a tone, never by colour alone. */
-export function Badge({ value }: { value: string }) {
-  const tone = /^(COMPLETED|DELIVERED|READY|APPROVED|LOW_RISK)$/.test(value)
-    ? 'good'
-    : /^(FAILED|ABANDONED|DECLINED|VERY_HIGH_RISK|HIGH_RISK)$/.test(value)
-      ? 'bad'
-      : 'neutral';
-  return <span class={`badge badge-${tone}`}>{value}</span>;
+/**
+ * A code shown as words with a tone (labels.ts), never by colour alone; the code itself is its
+ * tooltip. `kind` says what the code is (an application status, a delivery's...), as some codes
+ * (FAILED, PENDING) mean different things.
+ */
+export function Badge({ value, kind }: { value: string; kind?: LabelKind }) {
+  const { text, tone } = labelOf(value, kind);
+  return (
+    <span class={`badge badge-${tone}`} title={value}>
+      {text}
+    </span>
+  );
+}
+
+/** A time in the lender's time zone, to the second, with its UTC on hover. */
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return null;
+  return (
+    <time dateTime={iso} title={whenUtc(iso)}>
+      {when(iso)}
+    </time>
+  );
 }
 
 /** A secret shown once: selectable, labelled, with the warning that it will not be shown again. */
@@ -121,8 +137,8 @@ export function ConfirmButton(props: { label: string; confirmLabel: string; warn
   );
 }
 
-/** A labelled filter: "Any" (no filter) or one of the options. */
-export function FilterSelect(props: { id: string; label: string; name: string; value: string; options: readonly string[] }) {
+/** A labelled filter: "Any" (no filter) or one of the options (shown as `words` of it, when given). */
+export function FilterSelect(props: { id: string; label: string; name: string; value: string; options: readonly string[]; words?: (option: string) => string }) {
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
@@ -130,7 +146,7 @@ export function FilterSelect(props: { id: string; label: string; name: string; v
         <option value="">Any</option>
         {props.options.map((option) => (
           <option key={option} value={option}>
-            {option}
+            {props.words ? props.words(option) : option}
           </option>
         ))}
       </select>

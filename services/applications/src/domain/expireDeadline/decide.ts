@@ -34,6 +34,7 @@ export function expireDeadline(
     // Abandonment scrubs the applicant's bank data; what remains answers the status.
     accounts: [],
     linkingLocked: false,
+    linkingLockedAt: null,
     readyAnnounced: false,
     firstLinkedAt: null,
     applicant: { ...state.applicant, bvnSealed: null },

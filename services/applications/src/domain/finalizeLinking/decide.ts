@@ -20,7 +20,7 @@ export function finalizeLinking(state: Application, now: Date): Outcome {
     message: 'Linking finalized; application.ready_for_analysis follows once every account is enriched',
   };
   if (state.linkingLocked) return { ok: true, state, effects: [], result };
-  const locked: Application = { ...state, linkingLocked: true, updatedAt: now };
+  const locked: Application = { ...state, linkingLocked: true, linkingLockedAt: now, updatedAt: now };
   const ready = announceReadiness(locked);
   return {
     ok: true,

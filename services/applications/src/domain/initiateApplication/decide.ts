@@ -106,6 +106,7 @@ export function openApplication(input: {
     widgetUrl: input.widgetUrl,
     linkWindowStart: now,
     linkingLocked: false,
+    linkingLockedAt: null,
     readyAnnounced: false,
     firstLinkedAt: null,
     accounts: [],

@@ -2,10 +2,34 @@ import type { EnrichmentResult, MonthlyFlow, MonthSummary } from '@loan/contract
 import { type Application, type Effect, type LinkedAccount, remember } from '../application';
 import { announceReadiness } from '../readiness';
 
-/** The statement's months as the lender's charts show them: money in and out, oldest first. */
-export const flowsOf = (months: MonthSummary[]): MonthlyFlow[] =>
+const DAY = /^(\d{4})-(\d{2})-(\d{2})/;
+
+/** Days in a `YYYY-MM` month. */
+const daysIn = (month: string) => new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).getUTCDate();
+
+/**
+ * Whether the statement covers only part of `month`: it starts after the month's first day or
+ * ends before its last. Unknown (undefined) when the statement's period is not known.
+ */
+function partOfMonth(month: string, period: { startDate?: string; endDate?: string } | undefined): boolean | undefined {
+  const start = DAY.exec(period?.startDate ?? '');
+  const end = DAY.exec(period?.endDate ?? '');
+  if (!start || !end) return undefined;
+  const startsWithin = `${start[1]}-${start[2]}` === month && Number(start[3]) > 1;
+  const endsWithin = `${end[1]}-${end[2]}` === month && Number(end[3]) < daysIn(month);
+  return startsWithin || endsWithin;
+}
+
+/**
+ * The statement's months as the lender's charts show them: money in and out, oldest first; the
+ * month the statement starts or ends within is marked partial (its totals are not a whole month's).
+ */
+export const flowsOf = (months: MonthSummary[], period?: { startDate?: string; endDate?: string }): MonthlyFlow[] =>
   months
-    .map((m) => ({ month: m.month, inflow: m.credits, outflow: m.debits }))
+    .map((m) => {
+      const partial = partOfMonth(m.month, period);
+      return { month: m.month, inflow: m.credits, outflow: m.debits, ...(partial === undefined ? {} : { partial }) };
+    })
     .sort((a, b) => a.month.localeCompare(b.month));
 
 /** The enrichment service deleted the accounts' bank data: their monthly flows go too. */
@@ -44,7 +68,7 @@ export function recordEnrichment(
             ...a,
             enrichmentStatus: status,
             enrichedAt: status === 'READY' ? now : null,
-            monthlyFlows: result.type === 'AccountEnriched' ? flowsOf(result.profile.months) : a.monthlyFlows,
+            monthlyFlows: result.type === 'AccountEnriched' ? flowsOf(result.profile.months, result.profile.insights) : a.monthlyFlows,
           }
         : a,
     ),

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
-import { BREAKDOWN_PARTS, money, monthLabel, monthlyFlowsOf, timelineOf, when, whenExactly } from '../model';
-import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
-import { BreakdownTable, FlowsTable, TermsFacts } from './decisionParts';
+import { attemptsSummary, BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthlyFlowsOf, storyOf, termsOf } from '../model';
+import { say } from '../labels';
+import { Badge, Loading, PageHeading, Problem, Time, useLoad } from '../ui';
+import { BreakdownTable, flowMonthLabel, FlowsTable, TermsFacts } from './decisionParts';
 import { ReviewSection } from './review';
 import { may } from '../permissions';
 import { useSession } from '../session';
@@ -41,26 +42,48 @@ export function RedeliverButton({ delivery, onDone }: { delivery: DeliveryView; 
   );
 }
 
+/** One webhook delivery folded under the step it announced: its outcome, its attempts on demand, a redelivery. */
+function FoldedDelivery({ delivery, onRedelivered }: { delivery: DeliveryView; onRedelivered: () => void }) {
+  return (
+    <li>
+      <span class="delivery-event" title={delivery.event}>
+        Webhook {say(delivery.event, 'event')}
+      </span>: <Badge value={delivery.status} kind="delivery" />{' '}
+      <span class="detail">{attemptsSummary(delivery)}</span> <RedeliverButton delivery={delivery} onDone={onRedelivered} />
+      {delivery.attempts.length > 0 ? (
+        <details>
+          <summary>Attempts</summary>
+          <ul class="attempts" aria-label={`Attempts of ${delivery.event}`}>
+            {delivery.attempts.map((attempt, n) => (
+              <li key={n}>
+                Attempt {n + 1} at <Time iso={attempt.at} />:{' '}
+                {attempt.statusCode === null ? `no answer${attempt.error ? ` (${attempt.error})` : ''}` : `HTTP ${attempt.statusCode}`} in {Math.round(attempt.durationMs)} ms
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+    </li>
+  );
+}
+
 function Timeline({ application, deliveries, onRedelivered }: { application: ApplicationView; deliveries: DeliveryView[]; onRedelivered: () => void }) {
-  const entries = timelineOf(application, deliveries);
+  const steps = storyOf(application, deliveries);
   return (
     <ol class="timeline">
-      {entries.map((entry, i) => (
-        <li key={`${entry.at}-${i}`}>
-          <time dateTime={entry.at}>{whenExactly(entry.at)}</time>
+      {steps.map((step, i) => (
+        <li key={`${step.at}-${i}`}>
+          <Time iso={step.at} />
           <div>
-            <strong>{entry.title}</strong>
-            {entry.detail ? <span class="detail"> {entry.detail}</span> : null}
-            {entry.delivery && entry.delivery.attempts.length > 0 ? (
-              <ul class="attempts" aria-label={`Attempts of ${entry.delivery.event}`}>
-                {entry.delivery.attempts.map((attempt, n) => (
-                  <li key={n}>
-                    Attempt {n + 1} at {when(attempt.at)}: {attempt.statusCode === null ? `no answer${attempt.error ? ` (${attempt.error})` : ''}` : `HTTP ${attempt.statusCode}`} in {Math.round(attempt.durationMs)} ms
-                  </li>
+            <strong title={step.code}>{step.title}</strong>
+            {step.detail ? <span class="detail">: {step.detail}</span> : null}
+            {step.deliveries.length > 0 ? (
+              <ul class="deliveries" aria-label={`Webhooks of: ${step.title}`}>
+                {step.deliveries.map((delivery) => (
+                  <FoldedDelivery key={delivery.id} delivery={delivery} onRedelivered={onRedelivered} />
                 ))}
               </ul>
             ) : null}
-            {entry.delivery ? <RedeliverButton delivery={entry.delivery} onDone={onRedelivered} /> : null}
           </div>
         </li>
       ))}
@@ -75,12 +98,20 @@ function Decision({ application }: { application: ApplicationView }) {
     return (
       <section aria-labelledby="decision-heading">
         <h2 id="decision-heading">Decision</h2>
-        <p>No decision yet{application.failureReason ? `: the application failed (${application.failureReason})` : ''}.</p>
+        <p>
+          No decision yet
+          {application.failureReason ? (
+            <>
+              : the application failed (<span title={application.failureReason}>{say(application.failureReason, 'failureReason')}</span>)
+            </>
+          ) : null}
+          .
+        </p>
       </section>
     );
   }
   const breakdown = decision.score_breakdown;
-  const approval = decision.approval_details;
+  const offered = termsOf(decision);
   return (
     <section aria-labelledby="decision-heading" class="decision">
       <h2 id="decision-heading">Decision</h2>
@@ -88,22 +119,26 @@ function Decision({ application }: { application: ApplicationView }) {
         <div>
           <dt>Outcome</dt>
           <dd>
-            <Badge value={decision.decision} />
+            <Badge value={decision.decision} kind="decision" />
           </dd>
         </div>
         <div>
           <dt>Score</dt>
-          <dd class="score">{decision.score}</dd>
+          <dd>
+            <span class="score">{decision.score}</span> <span class="out-of">of {BREAKDOWN_MAX.total}</span>
+          </dd>
         </div>
         <div>
           <dt>Band</dt>
           <dd>
-            <Badge value={decision.score_band} />
+            <Badge value={decision.score_band} kind="band" />
           </dd>
         </div>
         <div>
           <dt>Decided</dt>
-          <dd>{when(decision.timestamp)}</dd>
+          <dd>
+            <Time iso={decision.timestamp} />
+          </dd>
         </div>
       </dl>
 
@@ -139,10 +174,19 @@ function Decision({ application }: { application: ApplicationView }) {
       <h3 id="breakdown-heading">Score breakdown</h3>
       <div class="chart-with-table">
         <BarChart
-          label={`Score breakdown: ${BREAKDOWN_PARTS.map(([key, label]) => `${label} ${breakdown[key]}`).join(', ')}; total ${breakdown.total}`}
-          categories={BREAKDOWN_PARTS.map(([, label]) => label)}
-          series={[{ label: 'Points', values: BREAKDOWN_PARTS.map(([key]) => breakdown[key]), colour: '#1f5fa8' }]}
+          label={`Score breakdown: ${BREAKDOWN_PARTS.map(([key, label]) => `${label} ${breakdown[key]} of ${BREAKDOWN_MAX[key]}`).join(', ')}; total ${breakdown.total} of ${BREAKDOWN_MAX.total}`}
+          categories={BREAKDOWN_PARTS.map(([key, label]) => `${label} (of ${BREAKDOWN_MAX[key]})`)}
+          series={[
+            { label: 'Points', values: BREAKDOWN_PARTS.map(([key]) => breakdown[key]), colour: '#1f5fa8' },
+            {
+              label: 'Short of the maximum',
+              values: BREAKDOWN_PARTS.map(([key]) => Math.max(0, Math.round((BREAKDOWN_MAX[key] - breakdown[key]) * 100) / 100)),
+              colour: '#d5dbe3',
+            },
+          ]}
+          max={Math.max(...BREAKDOWN_PARTS.map(([key]) => BREAKDOWN_MAX[key]))}
           horizontal
+          stacked
         />
         <BreakdownTable breakdown={breakdown} labelledBy="breakdown-heading" />
       </div>
@@ -152,7 +196,7 @@ function Decision({ application }: { application: ApplicationView }) {
         <div class="chart-with-table">
           <BarChart
             label={`Monthly inflows and outflows over ${flows.length} months, all accounts`}
-            categories={flows.map((f) => monthLabel(f.month))}
+            categories={flows.map(flowMonthLabel)}
             series={[
               { label: 'Inflow', values: flows.map((f) => f.inflow), colour: '#1b7a3a' },
               { label: 'Outflow', values: flows.map((f) => f.outflow), colour: '#b3261e' },
@@ -167,65 +211,39 @@ function Decision({ application }: { application: ApplicationView }) {
         </p>
       )}
 
-      <div class="columns">
-        <section aria-labelledby="approval-heading">
-          <h3 id="approval-heading">Approval details</h3>
-          <TermsFacts terms={approval} />
-        </section>
-        <section aria-labelledby="counter-heading">
-          <h3 id="counter-heading">Counter-offer</h3>
-          {decision.counter_offer ? (
-            <dl class="facts">
-              <div>
-                <dt>Amount</dt>
-                <dd>{money(decision.counter_offer.amount)}</dd>
-              </div>
-              <div>
-                <dt>Tenor</dt>
-                <dd>{decision.counter_offer.tenor} months</dd>
-              </div>
-              <div>
-                <dt>Interest</dt>
-                <dd>{decision.counter_offer.interest_rate}% a month</dd>
-              </div>
-              <div>
-                <dt>Monthly payment</dt>
-                <dd>{money(decision.counter_offer.monthly_payment)}</dd>
-              </div>
-              <div>
-                <dt>Why</dt>
-                <dd>{decision.counter_offer.reason}</dd>
-              </div>
-            </dl>
-          ) : (
-            <p>None.</p>
+      {offered ? (
+        <section aria-labelledby="terms-heading" class="terms">
+          <h3 id="terms-heading">{offered.heading}</h3>
+          {decision.decision === 'APPROVED' ? null : (
+            <p class="hint">
+              Asked for: {money(application.loan.amount)} over {application.loan.tenor} months at {application.loan.interestRate}% a month.
+            </p>
           )}
+          <TermsFacts terms={offered.terms} />
+          {offered.reason ? <p>{offered.reason}</p> : null}
+          {offered.tenors.length > 0 ? <p>Affordable tenors: {offered.tenors.map((t) => `${t}`).join(', ')} months.</p> : null}
         </section>
-        <section aria-labelledby="tenors-heading">
-          <h3 id="tenors-heading">Eligible tenors</h3>
-          <p>{decision.eligible_tenors.length ? decision.eligible_tenors.map((t) => `${t} months`).join(', ') : 'None.'}</p>
-        </section>
-      </div>
+      ) : null}
 
       <h3 id="risk-heading">Risk factors</h3>
       {decision.risk_factors.length ? (
         <ul class="risks">
           {decision.risk_factors.map((risk) => (
             <li key={risk.code}>
-              <Badge value={risk.severity} /> {risk.description} <code>{risk.code}</code>
+              <Badge value={risk.severity} kind="severity" /> <span title={risk.code}>{risk.description}</span>
             </li>
           ))}
         </ul>
       ) : (
-        <p>None.</p>
+        <p>No risk factor was found.</p>
       )}
       {decision.manual_review_reasons.length ? (
         <>
           <h3>Manual review</h3>
           <ul>
             {decision.manual_review_reasons.map((r) => (
-              <li key={r.code}>
-                {r.description} <code>{r.code}</code>
+              <li key={r.code} title={r.code}>
+                {r.description}
               </li>
             ))}
           </ul>
@@ -265,7 +283,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
         <a href="#/applications">Applications</a>
       </p>
       <PageHeading>
-        {app.applicant.firstName} {app.applicant.lastName} <Badge value={app.status} />
+        {app.applicant.firstName} {app.applicant.lastName} <Badge value={app.status} kind="status" />
       </PageHeading>
       <dl class="facts summary">
         <div>
@@ -300,12 +318,14 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
         ) : null}
         <div>
           <dt>Created</dt>
-          <dd>{when(app.createdAt)}</dd>
+          <dd>
+            <Time iso={app.createdAt} />
+          </dd>
         </div>
       </dl>
       {app.abandonReason ? (
         <p class="notice" role="status">
-          Abandoned: {app.abandonReason}
+          Abandoned: <span title={app.abandonReason}>{say(app.abandonReason, 'abandonReason')}</span>.
         </p>
       ) : null}
 
@@ -316,7 +336,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
       <section aria-labelledby="accounts-heading">
         <h2 id="accounts-heading">Accounts</h2>
         {app.accounts.length ? (
-          <table class="data">
+          <table class="data cards">
             <thead>
               <tr>
                 <th scope="col">Bank</th>
@@ -328,12 +348,14 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
             <tbody>
               {app.accounts.map((account) => (
                 <tr key={account.accountId}>
-                  <td>{account.institution}</td>
-                  <td>{account.accountNumber}</td>
-                  <td>
-                    <Badge value={account.enrichmentStatus} />
+                  <td data-label="Bank">{account.institution}</td>
+                  <td data-label="Account number">{account.accountNumber}</td>
+                  <td data-label="Enrichment">
+                    <Badge value={account.enrichmentStatus} kind="enrichment" />
                   </td>
-                  <td>{when(account.linkedAt)}</td>
+                  <td data-label="Linked">
+                    <Time iso={account.linkedAt} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -349,7 +371,10 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
         {deliveries.state === 'loading' ? <Loading what="the webhook deliveries" /> : null}
         <Timeline application={app} deliveries={deliveries.state === 'ok' ? deliveries.value.data : []} onRedelivered={reloadDeliveries} />
         {deliveries.state === 'ok' && deliveries.value.data.length > 0 ? (
-          <p class="hint">{deliveries.value.data.length} webhook deliveries for this application.</p>
+          <p class="hint">
+            {deliveries.value.data.length === 1 ? '1 webhook delivery' : `${deliveries.value.data.length} webhook deliveries`} for this application, each under
+            the step it announced.
+          </p>
         ) : null}
       </section>
     </>

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, type ApplicationStatus } from '../api';
-import { money, when, words } from '../model';
+import { say } from '../labels';
+import { money } from '../model';
 import { navigate } from '../nav';
-import { Badge, Loading, PageHeading, Problem, useLoad } from '../ui';
+import { Badge, Loading, PageHeading, Problem, Time, useLoad } from '../ui';
 
 const STATUSES: ApplicationStatus[] = ['PENDING_LINKING', 'LINKED', 'PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'];
 const PAGE_SIZE = 20;
@@ -36,7 +37,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
           <legend>Status</legend>
           {STATUSES.map((status) => (
             <label key={status} class="check">
-              <input type="checkbox" name="status" value={status} checked={statuses.includes(status)} /> {words(status)}
+              <input type="checkbox" name="status" value={status} checked={statuses.includes(status)} /> {say(status, 'status')}
             </label>
           ))}
         </fieldset>
@@ -59,9 +60,9 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
       ) : null}
       {list.state === 'ok' ? (
         <>
-          <table class="data">
+          <table class="data cards">
             <caption>
-              {list.value.items.length === 0 ? 'No application matches.' : `Applications${statuses.length ? ` with status ${statuses.map(words).join(' or ')}` : ''}${q ? ` matching ${q}` : ''}`}
+              {list.value.items.length === 0 ? 'No application matches.' : `Applications${statuses.length ? ` with status ${statuses.map((s) => say(s, 'status')).join(' or ')}` : ''}${q ? ` matching ${q}` : ''}`}
             </caption>
             <thead>
               <tr>
@@ -79,21 +80,23 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
             <tbody>
               {list.value.items.map((item) => (
                 <tr key={item.applicationId}>
-                  <td>
+                  <td class="card-title">
                     <a href={`#/applications/${item.applicationId}`} class="id">
                       {item.applicationId}
                     </a>
                   </td>
-                  <td>{item.applicantName}</td>
-                  <td>
-                    <Badge value={item.status} />
+                  <td data-label="Applicant">{item.applicantName}</td>
+                  <td data-label="Status">
+                    <Badge value={item.status} kind="status" />
                   </td>
-                  <td class="num">{money(item.amount)}</td>
-                  <td class="num">{item.tenor} mo</td>
-                  <td class="num">{item.accountCount}</td>
-                  <td class="num">{item.score ?? '—'}</td>
-                  <td>{item.decision ? words(item.decision) : '—'}</td>
-                  <td class="when">{when(item.createdAt)}</td>
+                  <td data-label="Amount" class="num">{money(item.amount)}</td>
+                  <td data-label="Tenor" class="num">{item.tenor} mo</td>
+                  <td data-label="Accounts" class="num">{item.accountCount}</td>
+                  <td data-label="Score" class="num">{item.score ?? '—'}</td>
+                  <td data-label="Decision">{item.decision ? <Badge value={item.decision} kind="decision" /> : '—'}</td>
+                  <td data-label="Created" class="when">
+                    <Time iso={item.createdAt} />
+                  </td>
                 </tr>
               ))}
             </tbody>

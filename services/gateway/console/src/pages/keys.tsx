@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type SessionState } from '../api';
-import { when } from '../model';
-import { ConfirmButton, PageHeading, RoleNote, ShownOnce } from '../ui';
+import { ConfirmButton, PageHeading, RoleNote, ShownOnce, Time } from '../ui';
 import { may } from '../permissions';
 
 /** The lender's API key: rotate it, see the new one once; this session moves to the new key. */
@@ -22,7 +21,7 @@ export function KeysPage({ session, onSessionChange }: { session: SessionState; 
         <h2 id="api-key-heading">API key</h2>
         <p>
           Your backend sends the API key in <code>x-api-key</code>. It is stored only as a hash, so it cannot be shown again; a new one
-          can be made here. Client id: <code>{session.clientId}</code>. This sign-in lasts until {when(session.expiresAt)}.
+          can be made here. Client id: <code>{session.clientId}</code>. This sign-in lasts until <Time iso={session.expiresAt} />.
         </p>
         {may(session, 'developer') ? (
           <ConfirmButton

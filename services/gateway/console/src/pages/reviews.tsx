@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type ClientSettings, type ReviewQueueItem, type ReviewQueueStatus } from '../api';
-import { money, when, words } from '../model';
+import { money, when } from '../model';
 import { navigate } from '../nav';
 import { ageInWords } from '../reviewModel';
 import { may } from '../permissions';
 import { useSession } from '../session';
-import { Badge, Loading, PageHeading, Problem, RoleNote, useLoad } from '../ui';
+import { Badge, Loading, PageHeading, Problem, RoleNote, useLoad, Time } from '../ui';
+import { say } from '../labels';
 import './reviews.css';
 
 const PAGE_SIZE = 20;
@@ -20,13 +21,13 @@ function ReviewState({ item }: { item: ReviewQueueItem }) {
   if (review.status === 'PENDING_CONFIRMATION') {
     return (
       <span>
-        <Badge value={review.outcome} /> by {review.reviewer}, awaiting a second reviewer
+        <Badge value={review.outcome} kind="decision" /> by {review.reviewer}, awaiting a second reviewer
       </span>
     );
   }
   return (
     <span>
-      <Badge value={review.outcome} /> by {review.reviewer}
+      <Badge value={review.outcome} kind="decision" /> by {review.reviewer}
       {review.confirmedBy ? `, confirmed by ${review.confirmedBy}` : ''}
     </span>
   );
@@ -160,7 +161,10 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
                   </td>
                   <td data-label="Waiting">
                     <span title={`Decided ${when(item.decidedAt)}`}>{ageInWords(item.ageSeconds)}</span>
-                    <span class="detail"> since {when(item.decidedAt)}</span>
+                    <span class="detail">
+                      {' '}
+                      since <Time iso={item.decidedAt} />
+                    </span>
                   </td>
                   <td data-label="Why referred">
                     <ul class="reasons">
@@ -170,7 +174,10 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
                     </ul>
                   </td>
                   <td data-label="Score" class="num">
-                    {item.score} <span class="detail">{words(item.score_band)}</span>
+                    {item.score}{' '}
+                    <span class="detail" title={item.score_band}>
+                      {say(item.score_band, 'band')}
+                    </span>
                   </td>
                   <td data-label="Ask">
                     {money(item.loan.amount)}, {item.loan.tenor} months at {item.loan.interestRate}%

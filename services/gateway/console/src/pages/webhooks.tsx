@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type ClientSettings, type ReplayResult } from '../api';
+import { say } from '../labels';
 import { deliverySummary, when } from '../model';
 import { navigate } from '../nav';
-import { Badge, ConfirmButton, FilterSelect, Loading, PageHeading, Problem, RoleNote, ShownOnce, useLoad, type Loaded } from '../ui';
+import { Badge, ConfirmButton, FilterSelect, Loading, PageHeading, Problem, RoleNote, ShownOnce, useLoad, type Loaded, Time } from '../ui';
 import { may } from '../permissions';
 import { useSession } from '../session';
 import { RedeliverButton } from './application';
@@ -15,6 +16,7 @@ const EVENTS = [
   'application.decision',
   'application.failed',
   'application.abandoned',
+  'application.review_completed',
 ];
 const STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED'];
 
@@ -108,7 +110,9 @@ function Secret({ client, onRotated }: { client: ClientSettings | null; onRotate
       ) : null}
       {rotated ? (
         <ShownOnce label="New webhook secret" value={rotated.webhookSecret}>
-          <p data-testid="overlap-end">The previous secret keeps signing until {when(rotated.previousSecretValidUntil)}.</p>
+          <p data-testid="overlap-end">
+            The previous secret keeps signing until <Time iso={rotated.previousSecretValidUntil} />.
+          </p>
         </ShownOnce>
       ) : null}
     </>
@@ -168,8 +172,8 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
   return (
     <>
       <form class="filters" onSubmit={filter} aria-label="Delivery log filters">
-        <FilterSelect id="delivery-status" label="Status" name="status" value={status} options={STATUSES} />
-        <FilterSelect id="delivery-event" label="Event" name="event" value={event} options={EVENTS} />
+        <FilterSelect id="delivery-status" label="Status" name="status" value={status} options={STATUSES} words={(s) => say(s, 'delivery')} />
+        <FilterSelect id="delivery-event" label="Event" name="event" value={event} options={EVENTS} words={(e) => say(e, 'event')} />
         <div class="field">
           <label for="delivery-application">Application id</label>
           <input id="delivery-application" name="applicationId" value={applicationId} size={38} autocomplete="off" spellcheck={false} />
@@ -180,7 +184,7 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
       {page.state === 'error' ? <Problem error={page.error} what="The webhook delivery log" /> : null}
       {page.state === 'ok' ? (
         <>
-          <table class="data">
+          <table class="data cards">
             <caption>{page.value.data.length === 0 ? 'No delivery matches.' : 'Webhook deliveries, newest first'}</caption>
             <thead>
               <tr>
@@ -195,21 +199,30 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
             <tbody>
               {page.value.data.map((d) => (
                 <tr key={d.id}>
-                  <td class="when">{when(d.createdAt)}</td>
-                  <td>{d.event}</td>
-                  <td>
+                  <td data-label="Created" class="when">
+                    <Time iso={d.createdAt} />
+                  </td>
+                  <td data-label="Event">
+                    <span title={d.event}>{say(d.event, 'event')}</span>
+                  </td>
+                  <td data-label="Application">
                     <a href={`#/applications/${d.applicationId}`} class="id">
                       {d.applicationId}
                     </a>
                   </td>
-                  <td>
-                    <Badge value={d.status} />
+                  <td data-label="Status">
+                    <Badge value={d.status} kind="delivery" />
                   </td>
-                  <td>
+                  <td data-label="Attempts">
                     {deliverySummary(d)}
-                    {d.reason ? <span class="detail"> ({d.reason})</span> : null}
+                    {d.reason ? (
+                      <span class="detail" title={d.reason}>
+                        {' '}
+                        ({say(d.reason, 'deliveryReason')})
+                      </span>
+                    ) : null}
                   </td>
-                  <td>
+                  <td data-label="Action">
                     <RedeliverButton delivery={d} onDone={reload} />
                   </td>
                 </tr>

@@ -50,7 +50,7 @@ const eventsOf = (applicationId: string, name: string) =>
     .map((r) => r.body)
     .filter((b) => b?.data?.applicationId === applicationId && b.event === name);
 
-/** Initiates, links a salaried account through the sandbox, finalizes, analyzes and waits for the decision (the lender's by default). */
+/** Initiates, links an account of the persona (salaried) through the sandbox, finalizes, analyzes and waits for the decision (the lender's, unless another's key is given). */
 async function decidedApplication(
   who: Record<string, unknown> = {
     firstName: 'Adaeze',
@@ -59,17 +59,17 @@ async function decidedApplication(
     amount: 450_000,
     tenor: 6,
   },
-  apiKey?: string,
+  options: { persona?: string; apiKey?: string } = {},
 ) {
   const lenderApi = (method: string, pathname: string, body?: unknown) =>
-    call(stack.gatewayUrl, apiKey ?? stack.lender.apiKey, method, pathname, body);
+    call(stack.gatewayUrl, options.apiKey ?? stack.lender.apiKey, method, pathname, body);
   const start = await lenderApi('POST', '/api/applications/initiate', applicant(who));
   expect(start.status).toBe(201);
   const { applicationId, applicantId, widgetUrl } = start.body;
   const linked = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ widgetUrl, persona: 'salaried' }),
+    body: JSON.stringify({ widgetUrl, persona: options.persona ?? 'salaried' }),
   });
   expect(linked.status).toBe(200);
   await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], {
@@ -302,6 +302,388 @@ describe('the console over HTTP', () => {
   });
 });
 
+/** What axe-core finds against WCAG 2 A and AA on a page as it is now. */
+async function axeViolationsOf(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(
+            context: unknown,
+            options: unknown,
+          ): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+  });
+}
+
+/** Whether the page scrolls sideways; if it does, its width and the innermost elements that stick out. */
+const sidewaysOverflowOf = (page: Page) =>
+  page.evaluate(() => {
+    const root = document.documentElement;
+    if (root.scrollWidth <= root.clientWidth) return [];
+    const out = (el: Element) => el.getBoundingClientRect().right > root.clientWidth + 0.5;
+    const culprits = [...document.querySelectorAll('body *')]
+      .filter((el) => out(el) && ![...el.children].some(out))
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''}: ${(el.textContent ?? '').slice(0, 40)}`,
+      );
+    return [`the page is ${root.scrollWidth} px wide in ${root.clientWidth}`, ...culprits];
+  });
+
+describe('the console as a credit officer reads it, on a desktop and on a phone', () => {
+  const WIDTHS = [
+    ['desktop', { width: 1280, height: 900 }],
+    ['390', { width: 390, height: 844 }],
+  ] as const;
+  let context: BrowserContext;
+  let page: Page;
+  const problems: string[] = [];
+  /** Applications the scorecard declined and counter-offered. */
+  let declined: { applicationId: string; applicantId: string };
+  let countered: { applicationId: string; applicantId: string };
+
+  /** With CONSOLE_SCREENSHOT_DIR, a full-page picture of the page as it is now. */
+  async function picture(name: string) {
+    const dir = process.env.CONSOLE_SCREENSHOT_DIR;
+    if (!dir) return;
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+  }
+
+  /** Opens a page of the console by its address and waits for its heading and for what it loads. */
+  async function open(hash: string, heading: string | RegExp) {
+    await page.goto(`${stack.gatewayUrl}/console#${hash}`);
+    await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+    await eventually(async () => expect(await page.locator('.loading').count()).toBe(0));
+  }
+
+  beforeAll(async () => {
+    declined = await decidedApplication(
+      { firstName: 'Emeka', lastName: 'Obi', bvn: '22200000002', amount: 100_000, tenor: 3, interestRate: 6 },
+      { persona: 'debt_stressed' },
+    );
+    countered = await decidedApplication(
+      { firstName: 'Funke', lastName: 'Adeyemi', bvn: '22200000001', amount: 5_000_000, tenor: 12, interestRate: 4 },
+      { persona: 'salaried_high' },
+    );
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    await page.goto(`${stack.gatewayUrl}/console`);
+    await page.getByText('Sign in with the API key').click();
+    await page.getByLabel('API key').fill(stack.lender.apiKey);
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
+    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+  });
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('when every page is opened on a desktop and at 390 px, then none scrolls sideways and axe finds nothing', async () => {
+    const pages: [string, string, string | RegExp][] = [
+      ['applications', '/applications', 'Applications'],
+      ['application', `/applications/${decided.applicationId}`, /Adaeze Nwosu/],
+      ['application-declined', `/applications/${declined.applicationId}`, /Emeka Obi/],
+      ['application-counter-offer', `/applications/${countered.applicationId}`, /Funke Adeyemi/],
+      ['reviews', '/reviews', 'Reviews'],
+      ['webhooks', '/webhooks', 'Webhooks'],
+      ['keys', '/keys', 'Keys'],
+      ['policy', '/policy', 'Credit policy'],
+      ['users', '/users', 'Users'],
+    ];
+    for (const [width, viewport] of WIDTHS) {
+      await page.setViewportSize(viewport);
+      for (const [name, hash, heading] of pages) {
+        await open(hash, heading);
+        // A chart follows a new width when it next draws: the check retries until it has.
+        await eventually(async () =>
+          expect({ [`${name} at ${width}`]: await sidewaysOverflowOf(page) }).toEqual({ [`${name} at ${width}`]: [] }),
+        );
+        expect({ [`${name} at ${width}`]: await axeViolationsOf(page) }).toEqual({ [`${name} at ${width}`]: [] });
+        await picture(`${name}-${width}`);
+      }
+    }
+    // The lists are cards at 390 px: each value named by its column, the page no wider than the screen.
+    await open('/applications', 'Applications');
+    await page.setViewportSize({ width: 390, height: 844 });
+    const card = page.getByRole('row', { name: /Adaeze Nwosu/ });
+    await eventually(async () =>
+      expect(
+        await card
+          .locator('td[data-label]')
+          .evaluateAll((cells) => cells.map((c) => getComputedStyle(c, '::before').content)),
+      ).toContain('"Applicant"'),
+    );
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it("when each outcome's page is opened, then its terms are shown once under a heading that says what they are (none for a decline), the score parts against their maxima and the partial months marked", async () => {
+    const headingOf: Record<string, string | null> = {
+      APPROVED: 'Approved terms',
+      COUNTER_OFFER: 'Offered instead',
+      MANUAL_REVIEW: 'An analyst could grant',
+      DECLINED: null,
+    };
+    const naira = new Intl.NumberFormat('en-NG', { style: 'currency', currency: 'NGN', maximumFractionDigits: 0 });
+    const outcomes: string[] = [];
+    for (const { applicationId } of [decided, countered, referred, declined]) {
+      const view = (await lenderApi('GET', `/api/applications/${applicationId}`)).body;
+      const decision = view.decision;
+      outcomes.push(decision.decision);
+      const heading = headingOf[decision.decision]!;
+      for (const [width, viewport] of WIDTHS) {
+        await page.setViewportSize(viewport);
+        await open(
+          `/applications/${applicationId}`,
+          new RegExp(`${view.applicant.firstName} ${view.applicant.lastName}`),
+        );
+        const section = page.getByRole('region', { name: 'Decision', exact: true });
+        const termHeadings = section.getByRole('heading', {
+          name: /^(Approved terms|Offered instead|An analyst could grant|Approval details|Counter-offer|Eligible tenors)$/,
+        });
+        await eventually(async () => expect(await termHeadings.allTextContents()).toEqual(heading ? [heading] : []));
+        // The terms once: one amount, one tenor; no "None" and no zeros for a decline.
+        await eventually(async () =>
+          expect(await section.locator('dt', { hasText: /^Amount$/ }).count()).toBe(heading ? 1 : 0),
+        );
+        await eventually(async () =>
+          expect(await section.getByText(/Eligible tenors|^None\.$|^0 months$/).count()).toBe(0),
+        );
+        if (heading) {
+          const terms = section.getByRole('region', { name: heading });
+          const amount =
+            decision.decision === 'COUNTER_OFFER'
+              ? decision.counter_offer.amount
+              : decision.approval_details.approved_amount;
+          await expect(terms.locator('dt:text-is("Amount") + dd').textContent()).resolves.toBe(naira.format(amount));
+        }
+        // Each part against its own maximum, the total out of 100.
+        const breakdown = section.locator('table[aria-labelledby="breakdown-heading"]');
+        await eventually(async () =>
+          expect(await breakdown.getByRole('rowheader').allTextContents()).toEqual([
+            'Cash-flow health (of 20)',
+            'Income stability (of 20)',
+            'Debt-service capacity (of 25)',
+            'Account behaviour (of 20)',
+            'Credit history (of 15)',
+            'Total (of 100)',
+          ]),
+        );
+        await expect(
+          section.locator('.facts.headline dd', { has: page.locator('.score') }).textContent(),
+        ).resolves.toBe(`${decision.score} of 100`);
+        await expect(
+          section.getByRole('img', { name: /^Score breakdown/ }).getAttribute('aria-label'),
+        ).resolves.toContain(`Cash-flow health ${decision.score_breakdown.cash_flow_health} of 20`);
+        // The months the statement starts or ends within are marked partial, as the API says; whole months are not.
+        const flows = view.accounts[0].monthlyFlows as { month: string; partial?: boolean }[];
+        expect(flows.slice(1, -1).some((f) => f.partial)).toBe(false);
+        const partialMonths = flows.filter((f) => f.partial).length;
+        await eventually(async () =>
+          expect(
+            (await section.locator('table[aria-labelledby="flows-heading"] tbody th').allTextContents()).filter((t) =>
+              t.endsWith('(partial)'),
+            ),
+          ).toHaveLength(partialMonths),
+        );
+        await eventually(async () => expect({ [width]: await sidewaysOverflowOf(page) }).toEqual({ [width]: [] }));
+        expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+        await picture(`terms-${decision.decision.toLowerCase()}-${width}`);
+      }
+    }
+    expect(outcomes.slice(1)).toEqual(['COUNTER_OFFER', 'MANUAL_REVIEW', 'DECLINED']);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('when codes are shown, then people read words (the code in the tooltip), the decision is coloured by outcome with its words and a declined application wears no green', async () => {
+    /** The text a reader sees in the page's main part, and any code of the API left in it. */
+    const codesShown = () =>
+      page
+        .locator('main')
+        .evaluate(
+          (main) =>
+            (main as HTMLElement).innerText.match(
+              /\b[A-Z]{2,}(?:_[A-Z]+)+\b|\b(?:account|application)\.[a-z_]+\b|\b[a-z]+_[a-z_]+\b/g,
+            ) ?? [],
+        );
+    /** Each badge of a locator as [words, tone, code]. */
+    const badgesOf = (where: ReturnType<Page['locator']>) =>
+      where
+        .locator('.badge')
+        .evaluateAll((badges) =>
+          badges.map((b) => [b.textContent, b.className.replace(/^badge badge-/, ''), b.getAttribute('title')]),
+        );
+    for (const [width, viewport] of WIDTHS) {
+      await page.setViewportSize(viewport);
+      await open('/applications', 'Applications');
+      const row = (name: string) => page.getByRole('row', { name: new RegExp(name) });
+      await eventually(async () =>
+        expect(await badgesOf(row('Emeka Obi'))).toEqual([
+          ['Completed', 'neutral', 'COMPLETED'],
+          ['Declined', 'bad', 'DECLINED'],
+        ]),
+      );
+      await eventually(async () =>
+        expect(await badgesOf(row('Funke Adeyemi'))).toContainEqual(['Counter-offer', 'warn', 'COUNTER_OFFER']),
+      );
+      await eventually(async () =>
+        expect(await badgesOf(row('Chidi Okafor'))).toContainEqual(['Manual review', 'warn', 'MANUAL_REVIEW']),
+      );
+      await eventually(async () =>
+        expect(await badgesOf(row('Tunde Bakare'))).toEqual([['Waiting for bank link', 'neutral', 'PENDING_LINKING']]),
+      );
+      await eventually(async () => expect({ [width]: await codesShown() }).toEqual({ [width]: [] }));
+
+      // The declined application: no green on its status or outcome; bands, severities and statuses in words.
+      const view = (await lenderApi('GET', `/api/applications/${declined.applicationId}`)).body;
+      await open(`/applications/${declined.applicationId}`, /Emeka Obi/);
+      await eventually(async () =>
+        expect(await badgesOf(page.getByRole('heading', { level: 1 }))).toEqual([
+          ['Completed', 'neutral', 'COMPLETED'],
+        ]),
+      );
+      const headline = page.locator('.facts.headline');
+      await eventually(async () =>
+        expect(await badgesOf(headline)).toEqual([
+          ['Declined', 'bad', 'DECLINED'],
+          [expect.stringMatching(/^(Low|Medium|High|Very high) risk$/), expect.any(String), view.decision.score_band],
+        ]),
+      );
+      await eventually(async () =>
+        expect(await badgesOf(page.getByRole('region', { name: 'Accounts' }))).toEqual(
+          view.accounts.map(() => ['Statement read', 'good', 'READY']),
+        ),
+      );
+      // Each risk factor: its severity in words and a tone of its own, its code as the description's tooltip.
+      const tones = { HIGH: ['High', 'bad'], MEDIUM: ['Medium', 'warn'], LOW: ['Low', 'neutral'] } as Record<
+        string,
+        string[]
+      >;
+      const risks = view.decision.risk_factors as { code: string; severity: string; description: string }[];
+      expect(risks.length).toBeGreaterThan(0);
+      await eventually(async () =>
+        expect(await badgesOf(page.locator('ul.risks'))).toEqual(risks.map((r) => [...tones[r.severity]!, r.severity])),
+      );
+      for (const risk of risks) {
+        await expect(
+          page.locator('ul.risks').getByText(risk.description, { exact: true }).getAttribute('title'),
+        ).resolves.toBe(risk.code);
+      }
+      await eventually(async () => expect({ [width]: await codesShown() }).toEqual({ [width]: [] }));
+      expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+      await picture(`words-declined-${width}`);
+
+      // The delivery log: statuses and events in words, codes in tooltips.
+      await open(`/webhooks?applicationId=${declined.applicationId}`, 'Webhooks');
+      const log = page.getByRole('region', { name: 'Delivery log' });
+      await eventually(async () =>
+        expect(await log.locator('td span[title="application.decision"]').allTextContents()).toEqual(['Decision']),
+      );
+      await eventually(async () => expect(await badgesOf(log)).toContainEqual(['Delivered', 'good', 'DELIVERED']));
+      await eventually(async () => expect({ [width]: await codesShown() }).toEqual({ [width]: [] }));
+      expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+      await picture(`words-webhooks-${width}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it("when an application's page is read, then its timeline tells the story in order with each webhook delivery under the step it announced, and times read in Lagos to the second with UTC on hover", async () => {
+    const view = (await lenderApi('GET', `/api/applications/${decided.applicationId}`)).body;
+    const sent = (await lenderApi('GET', `/api/webhooks/deliveries?applicationId=${decided.applicationId}&limit=100`))
+      .body.data as { event: string }[];
+    const account = `${view.accounts[0].institution} ${view.accounts[0].accountNumber}`;
+    const lagos = (iso: string) => {
+      const parts = Object.fromEntries(
+        new Intl.DateTimeFormat('en-NG', {
+          timeZone: 'Africa/Lagos',
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+          second: '2-digit',
+          hourCycle: 'h23',
+          timeZoneName: 'short',
+        })
+          .formatToParts(new Date(iso))
+          .map((p) => [p.type, p.value]),
+      );
+      return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.timeZoneName}`;
+    };
+    for (const [width, viewport] of WIDTHS) {
+      await page.setViewportSize(viewport);
+      await open(`/applications/${decided.applicationId}`, /Adaeze Nwosu/);
+      const timeline = page.locator('ol.timeline > li');
+      await eventually(async () =>
+        expect(await timeline.locator(':scope > div > strong').allTextContents()).toEqual([
+          'Application created',
+          `Bank account linked: ${account}`,
+          `Statement read: ${account}`,
+          'Linking finished',
+          'Ready for analysis',
+          'Analysis asked for',
+          `Decided: ${view.decision.decision === 'APPROVED' ? 'Approved' : 'Counter-offer'}`,
+        ]),
+      );
+      // Each delivery under the step it announced, none on its own.
+      const folded = async (step: RegExp) =>
+        page
+          .getByRole('list', { name: step })
+          .locator(':scope > li > span.delivery-event')
+          .evaluateAll((events) => events.map((e) => e.getAttribute('title')));
+      await eventually(async () =>
+        expect(await folded(/^Webhooks of: Bank account linked/)).toEqual(['account.linked']),
+      );
+      await eventually(async () =>
+        expect(await folded(/^Webhooks of: Statement read/)).toEqual(['account.enrichment_ready']),
+      );
+      await eventually(async () =>
+        expect(await folded(/^Webhooks of: Ready for analysis/)).toEqual(['application.ready_for_analysis']),
+      );
+      await eventually(async () => expect(await folded(/^Webhooks of: Decided/)).toEqual(['application.decision']));
+      await eventually(async () => expect(await page.locator('ul.deliveries > li').count()).toBe(sent.length));
+      // Times: in Lagos to the second, UTC on hover, the instant in dateTime.
+      const times = await timeline
+        .locator(':scope > time')
+        .evaluateAll((all) => all.map((t) => [t.getAttribute('datetime'), t.textContent, t.getAttribute('title')]));
+      expect(times).toHaveLength(7);
+      for (const [iso, shown, hover] of times as [string, string, string][]) {
+        expect(shown).toBe(lagos(iso));
+        expect(shown).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} WAT$/);
+        expect(hover).toBe(`${new Date(iso).toISOString().slice(0, 19).replace('T', ' ')} UTC`);
+      }
+      await eventually(async () => expect({ [width]: await sidewaysOverflowOf(page) }).toEqual({ [width]: [] }));
+      expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+      await page.getByRole('heading', { name: 'Timeline' }).scrollIntoViewIfNeeded();
+      await picture(`timeline-${width}`);
+    }
+    // The list's times as well.
+    await open('/applications', 'Applications');
+    const created = page.getByRole('row', { name: /Adaeze Nwosu/ }).locator('time');
+    await expect(created.textContent()).resolves.toBe(lagos(view.createdAt));
+    await expect(created.getAttribute('title')).resolves.toBe(
+      `${new Date(view.createdAt).toISOString().slice(0, 19).replace('T', ' ')} UTC`,
+    );
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('when the pages were read, then the console logged no error', () => {
+    expect(problems).toEqual([]);
+  });
+});
+
 describe('the console in a browser', () => {
   let context: BrowserContext;
   let page: Page;
@@ -449,9 +831,7 @@ describe('the console in a browser', () => {
       expect(await page.locator('table[aria-labelledby="flows-heading"] tbody tr').count()).toBe(months.length),
     );
     for (const heading of [
-      'Approval details',
-      'Counter-offer',
-      'Eligible tenors',
+      decision.decision === 'APPROVED' ? 'Approved terms' : 'Offered instead',
       'Risk factors',
       'Explanation',
       'Accounts',
@@ -460,10 +840,12 @@ describe('the console in a browser', () => {
       await eventually(async () => expect(await page.getByRole('heading', { name: heading }).isVisible()).toBe(true));
     }
     await eventually(async () =>
-      expect(await page.getByRole('cell', { name: 'READY' }).count()).toBe(view.accounts.length),
+      expect(await page.getByRole('cell', { name: 'Statement read' }).count()).toBe(view.accounts.length),
     );
     // The timeline shows each webhook with the receiver's answers.
-    await eventually(async () => expect(await page.getByText('Webhook application.decision').isVisible()).toBe(true));
+    await eventually(async () =>
+      expect(await page.getByRole('list', { name: /^Webhooks of: Decided: / }).isVisible()).toBe(true),
+    );
     await eventually(async () => expect(await page.getByText(/Attempt 1 at .*: HTTP 200/).count()).toBeGreaterThan(0));
     expect(await accessibilityViolations()).toEqual([]);
     if (process.env.CONSOLE_SCREENSHOT === '1') {
@@ -655,7 +1037,7 @@ describe('the console in a browser', () => {
     const secret = (await page.getByTestId('shown-once').textContent())!.trim();
     expect(secret).toMatch(/^whsec_/);
     await expect(page.getByTestId('overlap-end').textContent()).resolves.toMatch(
-      /keeps signing until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/,
+      /keeps signing until \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} WAT/,
     );
     // Shown once: after a reload it is gone, and the page says how long the previous one signs.
     await page.reload();
@@ -981,7 +1363,7 @@ describe("the lender's staff in a browser", () => {
     // The bureau answers 503 for this BVN: the scorecard refers the application for review.
     application = await decidedApplication(
       { firstName: 'Emeka', lastName: 'Obi', bvn: '22200000005', amount: 500_000, tenor: 12, interestRate: 5 },
-      staffed.apiKey,
+      { apiKey: staffed.apiKey },
     );
     expect((await call(stack.gatewayUrl, staffed.apiKey, 'GET', `/api/applications/${application.applicationId}`)).body.decision.decision).toBe(
       'MANUAL_REVIEW',

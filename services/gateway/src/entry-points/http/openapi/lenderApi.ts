@@ -290,6 +290,8 @@ export const lenderOperations: RouteConfig[] = [
         applicant: { firstName: 'Chinedu', lastName: 'Okonkwo', email: 'chinedu.okonkwo@example.com' },
         loan: { amount: 300000, tenor: 6, interestRate: 5, purpose: 'Stock for a provisions shop' },
         linkingLocked: true,
+        linkingFinalizedAt: '2026-11-20T09:04:40.000Z',
+        analysisRequestedAt: '2026-11-20T09:15:20.000Z',
         accounts: [
           {
             accountId: Examples.linkAccount.accountId,
@@ -298,9 +300,10 @@ export const lenderOperations: RouteConfig[] = [
             accountNumber: '0123456785',
             enrichmentStatus: 'READY',
             linkedAt: '2026-11-20T09:02:11.000Z',
+            enrichedAt: '2026-11-20T09:04:02.000Z',
             monthlyFlows: [
-              { month: '2026-09', inflow: 412_500, outflow: 371_200 },
-              { month: '2026-10', inflow: 398_000, outflow: 402_750 },
+              { month: '2026-09', inflow: 412_500, outflow: 371_200, partial: false },
+              { month: '2026-10', inflow: 398_000, outflow: 402_750, partial: false },
             ],
           },
         ],
