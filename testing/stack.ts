@@ -316,3 +316,39 @@ export async function startWholeStack(ns: string, timings: Record<string, string
     },
   };
 }
+
+/**
+ * The console as a browser holds it, over plain HTTP: its cookies (the session's and the
+ * sign-in form's) and the page's CSRF token, sent back on every change with this origin.
+ */
+export function consoleBrowser(baseUrl: () => string) {
+  const jar = new Map<string, string>();
+  let csrf = '';
+  async function send(method: string, path: string, body?: unknown, contentType = 'application/json') {
+    const base = baseUrl();
+    const headers: Record<string, string> = { origin: base, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
+    if (method !== 'GET') headers['x-csrf-token'] = csrf;
+    if (body !== undefined) headers['content-type'] = contentType;
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const res = await fetch(`${base}${path}`, { method, headers, body: payload });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [name, value] = cookie.split(';')[0]!.split('=');
+      if (value) jar.set(name!, value);
+      else jar.delete(name!);
+    }
+    const text = await res.text();
+    const json = text ? JSON.parse(text) : null;
+    if (json?.csrfToken) csrf = json.csrfToken;
+    return { status: res.status, body: json };
+  }
+  return {
+    send,
+    cookie: () => jar.get('console_session') ?? '',
+    /** Loads the page's session state (a second time when the first said a dead session had ended). */
+    async open() {
+      const first = await send('GET', '/console/session');
+      if (first.status === 401) return send('GET', '/console/session');
+      return first;
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { StaffRoles, type StaffRole } from '@loan/contracts';
-import { call, captureLogs, createClient, startGateway, suiteNamespace, type Running } from '../../../testing/stack';
+import { call, captureLogs, createClient, startGateway, suiteNamespace, type Running, consoleBrowser } from '../../../testing/stack';
 import { servedRoutes } from './entry-points/http/support';
 
 /**
@@ -43,27 +43,7 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
-function browser(url?: string) {
-  const jar = new Map<string, string>();
-  let csrf = '';
-  async function send(method: string, path: string, body?: unknown, contentType = 'application/json') {
-    const base = url ?? gateway.url;
-    const headers: Record<string, string> = { origin: base, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
-    if (method !== 'GET') headers['x-csrf-token'] = csrf;
-    if (body !== undefined) headers['content-type'] = contentType;
-    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-    for (const cookie of res.headers.getSetCookie()) {
-      const [name, value] = cookie.split(';')[0]!.split('=');
-      if (value) jar.set(name!, value);
-      else jar.delete(name!);
-    }
-    const text = await res.text();
-    const json = text ? JSON.parse(text) : null;
-    if (json?.csrfToken) csrf = json.csrfToken;
-    return { status: res.status, body: json };
-  }
-  return { send };
-}
+const browser = (url?: string) => consoleBrowser(() => url ?? gateway.url);
 
 /** Calls that each role may or may not make; an allowed call meets its own checks (400, 415) instead of 403. */
 const calls: { what: string; allowed: StaffRole[]; method: string; path: string; body?: unknown; contentType?: string; expect: number }[] = [
@@ -110,7 +90,7 @@ it('when a viewer tries every change the console\u2019s API serves (read from th
   expect(answers).toEqual(changes.map((r) => `${r.method} ${r.path} 403 Your role (viewer) does not allow this`));
 });
 
-it('when a viewer is refused more changes than the failed-authentication limit, then none counts as a failed authentication; a forged change still does', async () => {
+it('when a viewer is refused more changes than the failed-authentication limit, then none counts as a failed authentication, nor does a change without a cookie; a forged cookie does', async () => {
   const strict = await startGateway(suiteNamespace(), { AUTH_FAILURE_LIMIT: '3' });
   try {
     const own = await createClient(strict.url);
@@ -124,10 +104,21 @@ it('when a viewer is refused more changes than the failed-authentication limit, 
     for (let i = 0; i < 5; i++) refused.push((await viewer.send('PATCH', '/console/api/client', { webhookUrl: null })).status);
     expect(refused).toEqual([403, 403, 403, 403, 403]);
     expect((await viewer.send('GET', '/console/api/client')).status).toBe(200);
-    // A change without a session is a failed authentication: three, then 429.
-    const forged = [];
+    // A change without any cookie guesses nothing: 401, never counted.
+    const bare = [];
     for (let i = 0; i < 4; i++) {
       const res = await fetch(`${strict.url}/console/api/client`, { method: 'PATCH', headers: { origin: strict.url, 'content-type': 'application/json' }, body: '{}' });
+      bare.push(res.status);
+    }
+    expect(bare).toEqual([401, 401, 401, 401]);
+    // A forged cookie is a presented wrong credential: three, then 429.
+    const forged = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${strict.url}/console/api/client`, {
+        method: 'PATCH',
+        headers: { origin: strict.url, 'content-type': 'application/json', cookie: `console_session=${String(i).repeat(43)}` },
+        body: '{}',
+      });
       forged.push(res.status);
     }
     expect(forged).toEqual([401, 401, 401, 429]);

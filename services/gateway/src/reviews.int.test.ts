@@ -12,6 +12,7 @@ import {
   suiteNamespace,
   testBus,
   type Running,
+  consoleBrowser,
 } from '../../../testing/stack';
 import { Examples } from './entry-points/http/openapi/examples';
 
@@ -329,26 +330,7 @@ describe('the review API', () => {
 });
 
 /** A browser of the console for one member of staff: its cookies and the page's CSRF token. */
-function staffBrowser() {
-  const jar = new Map<string, string>();
-  let csrf = '';
-  async function send(method: string, path: string, body?: unknown) {
-    const headers: Record<string, string> = { origin: gateway.url, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
-    if (method !== 'GET') headers['x-csrf-token'] = csrf;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${gateway.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    for (const cookie of res.headers.getSetCookie()) {
-      const [name, value] = cookie.split(';')[0]!.split('=');
-      if (value) jar.set(name!, value);
-      else jar.delete(name!);
-    }
-    const text = await res.text();
-    const json = text ? JSON.parse(text) : null;
-    if (json?.csrfToken) csrf = json.csrfToken;
-    return { status: res.status, body: json };
-  }
-  return { send };
-}
+const staffBrowser = () => consoleBrowser(() => gateway.url);
 
 describe('reviews from the console by signed-in staff', () => {
   let staffed: Awaited<ReturnType<typeof createClient>>;

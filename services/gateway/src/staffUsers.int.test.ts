@@ -1,6 +1,6 @@
 import type { Clock } from '@loan/runtime';
 import { generateSync } from 'otplib';
-import { call, createClient, startGateway, suiteNamespace, type Running } from '../../../testing/stack';
+import { call, createClient, startGateway, suiteNamespace, type Running, consoleBrowser } from '../../../testing/stack';
 
 /**
  * A lender's staff against the real broker and database: the operator invites the first owner,
@@ -29,36 +29,7 @@ afterAll(async () => {
 });
 
 /** A browser of the console: its cookies and the CSRF token of the page. */
-function browser(url?: string) {
-  const jar = new Map<string, string>();
-  let csrf = '';
-  async function send(method: string, path: string, body?: unknown) {
-    const base = url ?? gateway.url;
-    const headers: Record<string, string> = { origin: base, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
-    if (method !== 'GET') headers['x-csrf-token'] = csrf;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    for (const cookie of res.headers.getSetCookie()) {
-      const [pair] = cookie.split(';');
-      const [name, value] = pair!.split('=');
-      if (value) jar.set(name!, value);
-      else jar.delete(name!);
-    }
-    const text = await res.text();
-    const json = text ? JSON.parse(text) : null;
-    if (json?.csrfToken) csrf = json.csrfToken;
-    return { status: res.status, body: json };
-  }
-  return {
-    send,
-    cookie: () => jar.get('console_session') ?? '',
-    async open() {
-      const first = await send('GET', '/console/session');
-      if (first.status === 401) return send('GET', '/console/session');
-      return first;
-    },
-  };
-}
+const browser = (url?: string) => consoleBrowser(() => url ?? gateway.url);
 
 const codeAt = (secret: string, ms = now) => generateSync({ secret, epoch: Math.floor(ms / 1000) });
 const tokenOf = (invitationUrl: string) => invitationUrl.split('#/invitation/')[1]!;

@@ -302,26 +302,6 @@ describe('the console over HTTP', () => {
   });
 });
 
-/** What axe-core finds against WCAG 2 A and AA on a page as it is now. */
-async function axeViolationsOf(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  return page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: {
-          run(
-            context: unknown,
-            options: unknown,
-          ): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }>;
-        };
-      }
-    ).axe;
-    const result = await axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-    });
-    return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-  });
-}
 
 /** Whether the page scrolls sideways; if it does, its width and the innermost elements that stick out. */
 const sidewaysOverflowOf = (page: Page) =>
@@ -411,7 +391,7 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
         await eventually(async () =>
           expect({ [`${name} at ${width}`]: await sidewaysOverflowOf(page) }).toEqual({ [`${name} at ${width}`]: [] }),
         );
-        expect({ [`${name} at ${width}`]: await axeViolationsOf(page) }).toEqual({ [`${name} at ${width}`]: [] });
+        expect({ [`${name} at ${width}`]: await violationsOf(page) }).toEqual({ [`${name} at ${width}`]: [] });
         await picture(`${name}-${width}`);
       }
     }
@@ -499,7 +479,7 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
           ).toHaveLength(partialMonths),
         );
         await eventually(async () => expect({ [width]: await sidewaysOverflowOf(page) }).toEqual({ [width]: [] }));
-        expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+        expect({ [width]: await violationsOf(page) }).toEqual({ [width]: [] });
         await picture(`terms-${decision.decision.toLowerCase()}-${width}`);
       }
     }
@@ -582,7 +562,7 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
         ).resolves.toBe(risk.code);
       }
       await eventually(async () => expect({ [width]: await codesShown() }).toEqual({ [width]: [] }));
-      expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+      expect({ [width]: await violationsOf(page) }).toEqual({ [width]: [] });
       await picture(`words-declined-${width}`);
 
       // The delivery log: statuses and events in words, codes in tooltips.
@@ -593,7 +573,7 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
       );
       await eventually(async () => expect(await badgesOf(log)).toContainEqual(['Delivered', 'good', 'DELIVERED']));
       await eventually(async () => expect({ [width]: await codesShown() }).toEqual({ [width]: [] }));
-      expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+      expect({ [width]: await violationsOf(page) }).toEqual({ [width]: [] });
       await picture(`words-webhooks-${width}`);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -665,7 +645,7 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
         expect(hover).toBe(`${new Date(iso).toISOString().slice(0, 19).replace('T', ' ')} UTC`);
       }
       await eventually(async () => expect({ [width]: await sidewaysOverflowOf(page) }).toEqual({ [width]: [] }));
-      expect({ [width]: await axeViolationsOf(page) }).toEqual({ [width]: [] });
+      expect({ [width]: await violationsOf(page) }).toEqual({ [width]: [] });
       await page.getByRole('heading', { name: 'Timeline' }).scrollIntoViewIfNeeded();
       await picture(`timeline-${width}`);
     }

@@ -451,6 +451,12 @@ export function consoleRoutes(deps: {
   const api: RequestHandler = (req, res, next) => {
     if (ctx(res).consoleSession === undefined) ctx(res).consoleSession = null;
     const session = ctx(res).consoleSession;
+    // A cookie that opens no session is a presented wrong credential, counted like a wrong key;
+    // no cookie at all guesses nothing and gets the API's 401 without a count.
+    if (!session && stateOf(res).console?.presented) {
+      deps.failures.failed(req, new HttpError(401, 'The console session has ended; sign in again')).then(next, next);
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD' && session) {
       const action = `console ${req.method} ${req.originalUrl.split('?')[0]}`;
       res.once('finish', () => {
