@@ -289,10 +289,23 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
    * rest: the requester may be gone and its topic deleted with it (a rolling deploy), and a
    * produce request naming a topic that does not exist is retried until the retries run out.
    * On the idempotent producer that request would hold, and then fail, every publication
-   * queued with it. This producer gives up on a missing topic within a second.
+   * queued with it. Worse, a kafkajs producer that has once sent to a topic later deleted
+   * fails every metadata refresh after it (kafkajs issues #651, #1622), so the producer of
+   * replies is replaced after a failure (see `publishReply`).
    */
-  const replyProducer: Producer = kafka.producer({ allowAutoTopicCreation: false, retry: { initialRetryTime: 100, retries: 2 } });
-  let replyProducerConnected: Promise<void> | null = null;
+  let replies: { producer: Producer; connected: Promise<void> } | null = null;
+  function replyProducer() {
+    if (!replies) {
+      const producer = kafka.producer({ allowAutoTopicCreation: false, retry: { initialRetryTime: 100, retries: 2 } });
+      producer.on(producer.events.REQUEST, countRequests('replies'));
+      const current = { producer, connected: producer.connect() };
+      current.connected.catch(() => {
+        if (replies === current) replies = null;
+      });
+      replies = current;
+    }
+    return replies;
+  }
   const admin: Admin = kafka.admin();
   /** How to stop each consumer, with the offsets of what it handled committed. */
   const consumerStops: (() => Promise<void>)[] = [];
@@ -451,20 +464,28 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   const publish = (topic: string, messages: OutboundMessage[]): Promise<void> => publishAll([{ topic, messages }]);
 
   /**
-   * Publishes a reply to a requester's own topic on the reply producer (see `replyProducer`):
-   * a requester that is gone costs its reply, never another publication's time.
+   * Publishes a reply to a requester's own topic on the producer of replies (see `replies`): a
+   * requester that is gone costs its reply, never another publication's time. A failed send
+   * replaces that producer and is tried once more on the new one, so a reply topic deleted
+   * earlier does not fail the replies to live ones.
    */
   async function publishReply(topic: string, messages: OutboundMessage[]): Promise<void> {
     const encoded = await Promise.all(
       messages.map(async (m) => ({ key: m.key, value: await codec.encode(topic, m.value), headers: m.headers })),
     );
-    replyProducerConnected ??= replyProducer.connect().catch((error: unknown) => {
-      replyProducerConnected = null;
-      throw error;
-    });
-    await replyProducerConnected;
-    await replyProducer.send({ topic: real(topic), messages: encoded });
-    metrics.published.inc({ topic }, messages.length);
+    for (let attempt = 0; ; attempt++) {
+      const current = replyProducer();
+      try {
+        await current.connected;
+        await current.producer.send({ topic: real(topic), messages: encoded });
+        metrics.published.inc({ topic }, messages.length);
+        return;
+      } catch (error) {
+        if (replies === current) replies = null;
+        void current.connected.then(() => current.producer.disconnect()).catch(() => undefined);
+        if (attempt >= 1) throw error;
+      }
+    }
   }
 
   async function deadLetter(
@@ -818,8 +839,9 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   async function disconnect(): Promise<void> {
     lagTimers.forEach(clearInterval);
     await Promise.allSettled(consumerStops.map((stop) => stop()));
-    if (replyProducerConnected) await replyProducerConnected.then(() => replyProducer.disconnect()).catch(() => undefined);
-    replyProducerConnected = null;
+    const open = replies;
+    replies = null;
+    if (open) await open.connected.then(() => open.producer.disconnect()).catch(() => undefined);
     if (producerConnected) await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
     producerConnected = false;
   }

@@ -182,6 +182,20 @@ describe('shared runtime against the real broker, registry and database', () => 
     expect(seen).toEqual(['event']);
   });
 
+  it('when a reply topic that was written to is deleted (its replica stopped), then replies to the live replicas still arrive', async () => {
+    const topic = uniqueName('test.replies');
+    const bus = await connectedBus(topic, {});
+    const [gone, live] = [`${topic}.gone`, `${topic}.live`];
+    await bus.ensureTopics([gone, live], { partitions: 1 });
+    const seen: string[] = [];
+    await bus.consume({ groupId: uniqueName('g'), topics: [live], fromBeginning: true, handle: async (m) => void seen.push((m.value as { id: string }).id) });
+    await bus.publishReply(gone, [{ key: 'command-1', value: { id: 'to-the-stopped-replica', text: 'done', count: 1 } }]);
+    await bus.admin.deleteTopics({ topics: [bus.topicName(gone)] });
+    await bus.publishReply(live, [{ key: 'command-2', value: { id: 'to-a-live-replica', text: 'done', count: 2 } }]);
+    await waitFor(() => seen.length >= 1, { what: 'the reply to the live replica' });
+    expect(seen).toEqual(['to-a-live-replica']);
+  });
+
   it('when a handler hands its work over to go on after it returns, then the offset is committed only once that work ends', async () => {
     const topic = uniqueName('test.commit-after');
     const groupId = uniqueName('g');
