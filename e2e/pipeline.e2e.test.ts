@@ -179,6 +179,10 @@ describe('a loan application from initiate to a signed decision', () => {
       await page.fill('#username', 'user_good');
       await page.fill('#password', '123456');
       await page.click('#sign-in');
+      // Should the account page not come, the failure says which page the browser was on.
+      await page.waitForSelector('#persona').catch(async (error: unknown) => {
+        throw new Error(`${String(error)}\nthe browser was at ${page.url()}: ${((await page.textContent('body').catch(() => '')) ?? '').trim().slice(0, 500)}`);
+      });
       await page.selectOption('#persona', 'salaried');
       await page.check('#consent');
       await page.click('#link-account');
