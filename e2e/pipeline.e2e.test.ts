@@ -22,7 +22,9 @@ let lender: Awaited<ReturnType<typeof startWholeStack>>['lender'];
 let gatewayUrl: string;
 
 const timings = {
-  NO_LINK_TTL: '6s',
+  // The widget's address lives as long (SANDBOX_SESSION_TTL below): long enough for a browser
+  // started on a loaded machine to click through it, short enough to wait for once.
+  NO_LINK_TTL: '40s',
   NO_ANALYZE_TTL: '2m',
   ENRICHMENT_TIMEOUT: '5s',
   WEBHOOK_RETRY_BASE: '300ms',
@@ -158,31 +160,37 @@ describe('a loan application from initiate to a signed decision', () => {
   });
 
   it('when an applicant clicks through the widget in a browser, then account.linked and then account.enrichment_ready arrive', async () => {
-    const start = await api('POST', '/api/applications/initiate', applicant());
-    const { applicationId, widgetUrl } = start.body;
+    // The browser is up before the application's widget address starts its clock.
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
+    let applicationId = '';
     try {
       const page = await browser.newPage();
       // The whole suite runs its stacks and browsers side by side on two cores: a page may take
       // longer than Playwright's 30 s default to come back.
       page.setDefaultTimeout(90_000);
+      // Should a page not come, the failure says which page the browser was on.
+      const shown = (selector: string) =>
+        page.waitForSelector(selector).catch(async (error: unknown) => {
+          throw new Error(`${String(error)}\nthe browser was at ${page.url()}: ${((await page.textContent('body').catch(() => '')) ?? '').trim().slice(0, 500)}`);
+        });
+      const start = await api('POST', '/api/applications/initiate', applicant());
+      applicationId = start.body.applicationId;
+      const widgetUrl: string = start.body.widgetUrl;
       await page.goto(widgetUrl);
       await page.selectOption('#bank', { index: 1 });
       await page.click('#continue');
       await page.fill('#username', 'user_good');
       await page.fill('#password', 'wrong-password');
       await page.click('#sign-in');
+      await shown('#error');
       expect(await page.textContent('#error')).toBeTruthy();
       await page.fill('#username', 'user_good');
       await page.fill('#password', '123456');
       await page.click('#sign-in');
-      // Should the account page not come, the failure says which page the browser was on.
-      await page.waitForSelector('#persona').catch(async (error: unknown) => {
-        throw new Error(`${String(error)}\nthe browser was at ${page.url()}: ${((await page.textContent('body').catch(() => '')) ?? '').trim().slice(0, 500)}`);
-      });
+      await shown('#persona');
       await page.selectOption('#persona', 'salaried');
       await page.check('#consent');
       await page.click('#link-account');
