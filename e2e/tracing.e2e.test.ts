@@ -459,3 +459,69 @@ it('when a lender takes an application from initiate to a decision, then each re
     expect({ msg: line.msg, service: span?.service }).toEqual({ msg: line.msg, service: line.service });
   }
 });
+
+it('when applications dies between its write and the outbox publication, then the record its sweep publishes after the restart still continues the request trace', async () => {
+  const earlier = new Set(otlp.spans.filter((s) => s.service === 'gateway' && s.kind === SERVER).map((s) => s.traceId));
+  // Applications whose publications of facts and events fail (the registry refuses their schemas).
+  const healthy = procs.get('applications')!;
+  await stop(healthy, 'SIGKILL');
+  registry.state.refusing = true;
+  const failing = spawnService('applications', { SCHEMA_REGISTRY_URL: registry.url });
+  await ready(failing);
+
+  const start = await api('POST', '/api/applications/initiate', applicant());
+  expect(start.status).toBe(201);
+  const request = await waitFor(
+    () =>
+      otlp.spans.find(
+        (s) =>
+          s.service === 'gateway' &&
+          s.kind === SERVER &&
+          pathOf(s) === '/api/applications/initiate' &&
+          !earlier.has(s.traceId),
+      ),
+    { what: 'the initiate request span' },
+  );
+  // Its command was carried out (the application written, its fact in the outbox) and the publication failed.
+  const handled = await waitFor(
+    () =>
+      traceOf(request.traceId).find(
+        (s) =>
+          s.service === 'applications' &&
+          s.kind === CONSUMER &&
+          s.attributes['messaging.destination.name'] === 'loan.applications.commands',
+      ),
+    { timeoutMs: 60_000, what: 'the command handled by the failing applications' },
+  );
+  await waitFor(() => failing.lines.some((l) => l.includes('outbox publication failed')), {
+    timeoutMs: 60_000,
+    what: 'the failed publication',
+  });
+  await stop(failing, 'SIGKILL');
+  expect(traceOf(request.traceId).some((s) => s.service === 'janitor')).toBe(false);
+
+  registry.state.refusing = false;
+  const restarted = spawnService('applications');
+  await ready(restarted);
+
+  // The sweep of the restarted process publishes the fact; the janitor's handling of it is in the request's trace.
+  const spans = await traceReaching(request.traceId, ['janitor'], (all) =>
+    all.some(
+      (s) =>
+        s.service === 'janitor' &&
+        s.kind === CONSUMER &&
+        s.attributes['messaging.destination.name'] === 'loan.applications.facts',
+    ),
+  );
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  const consumed = spans.find(
+    (s) => s.service === 'janitor' && s.attributes['messaging.destination.name'] === 'loan.applications.facts',
+  )!;
+  const published = byId.get(consumed.parentSpanId)!;
+  expect(published).toMatchObject({ service: 'applications', kind: PRODUCER });
+  expect(published.attributes['messaging.destination.name']).toBe('loan.applications.facts');
+  // Published by the restarted process, as the child of the dead one's handling of the command.
+  expect(published.instance).not.toBe(handled.instance);
+  expect(published.parentSpanId).toBe(handled.spanId);
+  expect(published.attributes['loan.application_id']).toBe(start.body.applicationId);
+});
