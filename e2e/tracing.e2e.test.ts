@@ -20,9 +20,11 @@ const ROOT = path.resolve(__dirname, '..');
 const SERVICES = ['gateway', 'applications', 'enrichment', 'scoring', 'notifier', 'janitor'] as const;
 type Service = (typeof SERVICES)[number];
 const ANALYTICS_KEY = 'tracing-test-analytics-key';
+const NO_LINK_TTL_S = 15;
 const REGISTRY = process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:8081/apis/ccompat/v7';
 
 // OTLP span kinds.
+const INTERNAL = 1;
 const SERVER = 2;
 const PRODUCER = 4;
 const CONSUMER = 5;
@@ -192,6 +194,8 @@ function envOf(name: Service, extra: Record<string, string> = {}): Record<string
     PROFILE_WAIT: '3s',
     RATE_LIMITS_ENABLED: 'false',
     WEBHOOK_RETRY_BASE: '300ms',
+    // Long enough for the first test's applicant to link, short enough to see a deadline fire.
+    NO_LINK_TTL: `${NO_LINK_TTL_S}s`,
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -525,3 +529,59 @@ it('when applications dies between its write and the outbox publication, then th
   expect(published.parentSpanId).toBe(handled.spanId);
   expect(published.attributes['loan.application_id']).toBe(start.body.applicationId);
 });
+
+it(
+  'when a deadline armed by a request fires, then the firing starts a trace of its own, linked to the one that armed it, and its record continues that new trace',
+  async () => {
+    const earlier = new Set(
+      otlp.spans.filter((s) => s.service === 'gateway' && s.kind === SERVER).map((s) => s.traceId),
+    );
+    const start = await api('POST', '/api/applications/initiate', applicant());
+    expect(start.status).toBe(201);
+    const id = start.body.applicationId as string;
+    const request = await waitFor(
+      () =>
+        otlp.spans.find(
+          (s) =>
+            s.service === 'gateway' &&
+            s.kind === SERVER &&
+            pathOf(s) === '/api/applications/initiate' &&
+            !earlier.has(s.traceId),
+        ),
+      { what: 'the initiate request span' },
+    );
+    // The janitor's handling of the fact that armed the no_link deadline, in the request's trace.
+    const arming = (
+      await traceReaching(request.traceId, ['janitor'], (all) =>
+        all.some((s) => s.service === 'janitor' && s.kind === CONSUMER),
+      )
+    ).find((s) => s.service === 'janitor' && s.kind === CONSUMER)!;
+
+    const firing = await waitFor(
+      () =>
+        otlp.spans.find(
+          (s) =>
+            s.service === 'janitor' &&
+            s.kind === INTERNAL &&
+            s.name === 'deadline no_link' &&
+            s.attributes['loan.application_id'] === id,
+        ),
+      { timeoutMs: (NO_LINK_TTL_S + 60) * 1000, intervalMs: 250, what: 'the no_link deadline firing' },
+    );
+    expect(firing.traceId).not.toBe(request.traceId);
+    expect(firing.parentSpanId).toBe('');
+    expect(firing.links).toEqual([{ traceId: request.traceId, spanId: arming.spanId }]);
+    expect(firing.attributes['loan.deadline_fired']).toBe(true);
+    // Its DeadlinePassed is published and handled by applications in the firing's trace.
+    const spans = await traceReaching(firing.traceId, ['janitor', 'applications'], (all) =>
+      all.some(
+        (s) =>
+          s.service === 'applications' &&
+          s.kind === CONSUMER &&
+          s.attributes['messaging.destination.name'] === 'loan.janitor.deadlines',
+      ),
+    );
+    expectKafkaHopsParented(spans);
+  },
+  (NO_LINK_TTL_S + 120) * 1000,
+);

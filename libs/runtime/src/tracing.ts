@@ -150,4 +150,4 @@ export function activeTraceIds(): { trace_id?: string; span_id?: string } {
   return { trace_id: span.traceId, span_id: span.spanId };
 }
 
-export { SpanKind };
+export { ROOT_CONTEXT, SpanKind };

@@ -40,6 +40,7 @@ export function recordEventHandler(deps: {
   return async function onEvent(message: InboundMessage): Promise<void> {
     const record = message.value as PublicEventRecord;
     const now = deps.clock.now();
+    const trace = withTraceContext();
     const delivery: Delivery = {
       ...newDelivery(record, {
         deliveryId: randomUUID(),
@@ -50,7 +51,7 @@ export function recordEventHandler(deps: {
         firstClaim: { owner: deps.owner, expiresAt: new Date(now.getTime() + deps.leaseMs) },
       }),
       // This handler's span (the event's consumer span): each attempt's span is its child.
-      trace: withTraceContext() ?? null,
+      ...(trace ? { trace } : {}),
     };
     const stored = await deps.repo.insert(delivery);
     if (stored.created && message.commitAfter) {
