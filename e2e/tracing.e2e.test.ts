@@ -413,6 +413,11 @@ it('when a lender takes an application from initiate to a decision, then each re
   );
   expect(topics('notifier')).toContain('loan.events.v1');
 
+  // The gateway's handling of the request names the application and the lender's pseudonym.
+  expect(analysed.filter((s) => s.service === 'gateway').map((s) => s.attributes)).toContainEqual(
+    expect.objectContaining({ 'loan.application_id': applicationId, 'loan.client_id': pseudonym(lender.clientId) }),
+  );
+
   // The webhook attempt: a span of its own, child of the notifier's handling of the event.
   const attempt = attemptOfDecision(analysed)!;
   expect(attempt.attributes).toMatchObject({

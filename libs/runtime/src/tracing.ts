@@ -54,6 +54,14 @@ export function loanAttributes(value: unknown): Attributes {
 }
 
 /**
+ * Names the application and the lender (pseudonym) on the active span: a request handler's,
+ * once it knows which application the request is about.
+ */
+export function annotateActiveSpan(value: { applicationId?: unknown; clientId?: unknown }): void {
+  trace.getActiveSpan()?.setAttributes(loanAttributes(value));
+}
+
+/**
  * Headers carrying the active context (or `ctx`) beside the given ones: what an outbox entry
  * stores so that its record, published now or by a sweep after a crash, continues the trace
  * of the work that wrote it. The given headers when there is no context to carry.
