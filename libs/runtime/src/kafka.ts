@@ -18,7 +18,7 @@ import type { Metrics } from './metrics';
 import { ServiceError, isRetriable } from './errors';
 import { fixKafkajsIdleTimers } from './kafkajsRequestQueue';
 import { FACT_TYPE_HEADER } from './outbox';
-import { SpanKind, contextOf, endSpan, loanAttributes, startProducerSpan, tracer } from './tracing';
+import { SpanKind, contextOf, endSpan, loanAttributes, startProducerSpan, traceIdsOf, tracer } from './tracing';
 import { context as otelContext, trace, type Span } from '@opentelemetry/api';
 
 // Before any connection exists: see kafkajsRequestQueue.ts.
@@ -662,14 +662,16 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
             } catch (error) {
               endSpan(span, error);
               metrics.handlerDuration.observe({ topic, outcome: 'error' }, seconds());
+              // The failure's line names the span it failed in.
+              const ids = traceIdsOf(span);
               if (isRetriable(error)) {
                 metrics.handlerFailures.inc({ topic, kind: 'retried' });
-                logger.warn({ err: error, topic, partition, offset: message.offset }, 'handler failed; will retry');
+                logger.warn({ err: error, topic, partition, offset: message.offset, ...ids }, 'handler failed; will retry');
                 await heartbeat().catch(() => undefined);
                 throw error;
               }
               logger.error(
-                { err: error, topic, partition, offset: message.offset },
+                { err: error, topic, partition, offset: message.offset, ...ids },
                 'handler failed for good; dead-lettered',
               );
               await deadLetter(topic, message, partition, error);

@@ -151,11 +151,16 @@ export async function inSpan<T>(
   }
 }
 
+/** `trace_id` and `span_id` of a span (none for the API's no-op span). */
+export function traceIdsOf(span: Span | undefined): { trace_id?: string; span_id?: string } {
+  const ids = span?.spanContext();
+  if (!ids || !isSpanContextValid(ids)) return {};
+  return { trace_id: ids.traceId, span_id: ids.spanId };
+}
+
 /** `trace_id` and `span_id` of the active span, for a log line written inside one. */
 export function activeTraceIds(): { trace_id?: string; span_id?: string } {
-  const span = trace.getActiveSpan()?.spanContext();
-  if (!span || !isSpanContextValid(span)) return {};
-  return { trace_id: span.traceId, span_id: span.spanId };
+  return traceIdsOf(trace.getActiveSpan());
 }
 
 export { ROOT_CONTEXT, SpanKind };
