@@ -14,7 +14,7 @@ import { applicant, baseEnv, call, createClient, startReceiver, startSandbox, su
  * receiver in this test. One application goes through initiate, a link in the sandbox,
  * finalize, analyze and the decision's webhook; each lender request is one trace that reaches
  * every service it caused work in, each Kafka hop a CONSUMER span child of its PRODUCER span,
- * the webhook attempt a span of its own, and the services' log lines carry the ids.
+ * each webhook attempt (a retry too) a span of its own, and the services' log lines carry the ids.
  */
 const ROOT = path.resolve(__dirname, '..');
 const SERVICES = ['gateway', 'applications', 'enrichment', 'scoring', 'notifier', 'janitor'] as const;
@@ -262,7 +262,14 @@ beforeAll(async () => {
   );
   otlp = await startOtlpReceiver();
   registry = await startRegistryProxy();
-  receiver = await startReceiver();
+  // The lender's receiver refuses each decision's first delivery: it is delivered by a retry.
+  const refused = new Set<string>();
+  receiver = await startReceiver((_req, body) => {
+    const event = JSON.parse(body.toString('utf8') || '{}') as { id?: string; event?: string };
+    if (event.event !== 'application.decision' || !event.id || refused.has(event.id)) return 200;
+    refused.add(event.id);
+    return 503;
+  });
   for (const name of SERVICES) ports[name] = await freePort();
   ports.public = await freePort();
   gatewayUrl = `http://127.0.0.1:${ports.public}`;
@@ -345,7 +352,7 @@ const logs = () =>
 
 let applicationId: string;
 
-it('when a lender takes an application from initiate to a decision, then each request is one trace through every service it reached, Kafka hops parented, the webhook attempt a span and the logs carrying the ids', async () => {
+it('when a lender takes an application from initiate to a decision, then each request is one trace through every service it reached, Kafka hops parented, each webhook attempt (the retry included) a span and the logs carrying the ids', async () => {
   const person = applicant({ bvn: '22200000001' });
   const start = await api('POST', '/api/applications/initiate', person);
   expect(start.status).toBe(201);
@@ -367,8 +374,8 @@ it('when a lender takes an application from initiate to a decision, then each re
     what: 'ready_for_analysis',
   });
   expect((await api('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
-  const [decision] = await waitFor(
-    () => webhooks(applicationId, 'application.decision').length > 0 && webhooks(applicationId, 'application.decision'),
+  const [, decision] = await waitFor(
+    () => webhooks(applicationId, 'application.decision').length > 1 && webhooks(applicationId, 'application.decision'),
     {
       timeoutMs: 60_000,
       what: 'application.decision',
@@ -394,12 +401,14 @@ it('when a lender takes an application from initiate to a decision, then each re
   const analyze = await waitFor(() => requestSpan('POST', `/api/applications/${applicationId}/analyze`), {
     what: 'the analyze request span',
   });
-  const attemptOfDecision = (spans: ExportedSpan[]) =>
-    spans.find((s) => s.service === 'notifier' && s.name === 'webhook attempt application.decision');
+  const attemptsOfDecision = (spans: ExportedSpan[]) =>
+    spans
+      .filter((s) => s.service === 'notifier' && s.name === 'webhook attempt application.decision')
+      .sort((a, b) => Number(a.attributes['loan.delivery_attempt']) - Number(b.attributes['loan.delivery_attempt']));
   const analysed = await traceReaching(
     analyze.traceId,
     ['gateway', 'applications', 'scoring', 'janitor', 'notifier'],
-    (spans) => !!attemptOfDecision(spans),
+    (spans) => attemptsOfDecision(spans).length === 2,
   );
   expectKafkaHopsParented(analysed);
   // Scoring's handler is the consumer of the analysis fact; its result goes back to applications.
@@ -418,20 +427,27 @@ it('when a lender takes an application from initiate to a decision, then each re
     expect.objectContaining({ 'loan.application_id': applicationId, 'loan.client_id': pseudonym(lender.clientId) }),
   );
 
-  // The webhook attempt: a span of its own, child of the notifier's handling of the event.
-  const attempt = attemptOfDecision(analysed)!;
-  expect(attempt.attributes).toMatchObject({
-    'loan.application_id': applicationId,
-    'loan.client_id': pseudonym(lender.clientId),
+  // Each webhook attempt, the retry included, is a span of its own, child of the notifier's
+  // handling of the event, with the call to the lender's receiver inside it.
+  const [first, retry] = attemptsOfDecision(analysed);
+  const common = { 'loan.application_id': applicationId, 'loan.client_id': pseudonym(lender.clientId) };
+  expect(first!.attributes).toMatchObject({
+    ...common,
     'loan.delivery_attempt': 1,
+    'loan.delivery_outcome': 'http_error',
+  });
+  expect(retry!.attributes).toMatchObject({
+    ...common,
+    'loan.delivery_attempt': 2,
     'loan.delivery_outcome': 'delivered',
   });
   const byId = new Map(analysed.map((s) => [s.spanId, s]));
-  const parentOfAttempt = byId.get(attempt.parentSpanId);
-  expect(parentOfAttempt).toMatchObject({ service: 'notifier', kind: CONSUMER });
-  expect(parentOfAttempt!.attributes['messaging.destination.name']).toBe('loan.events.v1');
-  // The lender's receiver was called inside it (the HTTP client span is its child).
-  expect(analysed.some((s) => s.parentSpanId === attempt.spanId)).toBe(true);
+  for (const attempt of [first!, retry!]) {
+    const parentOfAttempt = byId.get(attempt.parentSpanId);
+    expect(parentOfAttempt).toMatchObject({ service: 'notifier', kind: CONSUMER });
+    expect(parentOfAttempt!.attributes['messaging.destination.name']).toBe('loan.events.v1');
+    expect(analysed.some((s) => s.parentSpanId === attempt.spanId)).toBe(true);
+  }
 
   // Spans name the application and the lender's pseudonym, never the applicant.
   const kafkaSpans = [...initiated, ...finalized, ...analysed].filter(
