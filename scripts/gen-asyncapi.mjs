@@ -123,6 +123,8 @@ const doc = {
       'once; consumers are idempotent. Consumer groups are per service, so a service scales out up to the',
       "topic's partition count. A message that cannot be decoded or handled goes to `<topic>.dlq` unchanged,",
       'with the x-dead-letter-reason, -topic, -partition and -offset headers.',
+      'When the services export traces (OTEL_* settings), every record carries the W3C trace context of the',
+      'span that sent it in its `traceparent` (and `tracestate`) headers; see docs/runbooks.md, Tracing.',
       'With KAFKA_TOPIC_NAMESPACE set, every topic and consumer group name carries that prefix.',
     ].join('\n'),
   },

@@ -14,4 +14,6 @@ export * from './probe';
 export * from './seal';
 export * from './service';
 export * from './topics';
+export * from './tracing';
+export * from './tracingSdk';
 export * from './reseal';

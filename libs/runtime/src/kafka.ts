@@ -18,6 +18,8 @@ import type { Metrics } from './metrics';
 import { ServiceError, isRetriable } from './errors';
 import { fixKafkajsIdleTimers } from './kafkajsRequestQueue';
 import { FACT_TYPE_HEADER } from './outbox';
+import { SpanKind, contextOf, endSpan, loanAttributes, startProducerSpan, traceIdsOf, tracer } from './tracing';
+import { context as otelContext, trace, type Span } from '@opentelemetry/api';
 
 // Before any connection exists: see kafkajsRequestQueue.ts.
 fixKafkajsIdleTimers();
@@ -438,27 +440,40 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
    * fact, say) goes out together.
    */
   async function publishAll(batches: readonly { topic: string; messages: OutboundMessage[] }[]): Promise<void> {
-    const encoded = await Promise.all(
-      batches
-        .filter((b) => b.messages.length > 0)
-        .map(async ({ topic, messages }) => ({
-          topic,
-          messages: await Promise.all(
-            messages.map(async (m) => ({ key: m.key, value: await codec.encode(topic, m.value), headers: m.headers })),
-          ),
-        })),
-    );
-    if (encoded.length === 0) return;
-    // Queued in one go, so that they travel in the same request.
-    const sent = encoded.map(
-      ({ topic, messages }) =>
-        new Promise<void>((resolve, reject) => {
-          waiting.push({ topic: real(topic), messages, settle: (error) => (error ? reject(error) : resolve()) });
-        }),
-    );
-    void sendWaiting();
-    await Promise.all(sent);
-    for (const { topic, messages } of encoded) metrics.published.inc({ topic }, messages.length);
+    // A PRODUCER span per record, whose context the record carries on (`traceparent`).
+    const spans: Span[] = [];
+    try {
+      const encoded = await Promise.all(
+        batches
+          .filter((b) => b.messages.length > 0)
+          .map(async ({ topic, messages }) => ({
+            topic,
+            messages: await Promise.all(
+              messages.map(async (m) => {
+                const { span, headers } = startProducerSpan(topic, m);
+                spans.push(span);
+                return { key: m.key, value: await codec.encode(topic, m.value), headers };
+              }),
+            ),
+          })),
+      );
+      if (encoded.length === 0) return;
+      // Queued in one go, so that they travel in the same request.
+      const sent = encoded.map(
+        ({ topic, messages }) =>
+          new Promise<void>((resolve, reject) => {
+            waiting.push({ topic: real(topic), messages, settle: (error) => (error ? reject(error) : resolve()) });
+          }),
+      );
+      void sendWaiting();
+      await Promise.all(sent);
+      for (const { topic, messages } of encoded) metrics.published.inc({ topic }, messages.length);
+    } catch (error) {
+      for (const span of spans.splice(0)) endSpan(span, error);
+      throw error;
+    } finally {
+      for (const span of spans) endSpan(span);
+    }
   }
 
   const publish = (topic: string, messages: OutboundMessage[]): Promise<void> => publishAll([{ topic, messages }]);
@@ -654,30 +669,56 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
               return;
             }
             const held: Promise<unknown>[] = [];
+            const headers = headersToRecord(message.headers);
+            // A CONSUMER span, child of the producer's: the handler's work (its database
+            // commands, its publishes, its log lines) is in the trace of the record.
+            const parent = contextOf(headers);
+            const span = tracer().startSpan(
+              `process ${topic}`,
+              {
+                kind: SpanKind.CONSUMER,
+                attributes: {
+                  'messaging.system': 'kafka',
+                  'messaging.operation.type': 'process',
+                  'messaging.destination.name': topic,
+                  'messaging.consumer.group.name': args.groupId,
+                  'messaging.destination.partition.id': String(partition),
+                  'messaging.kafka.offset': Number(message.offset),
+                  ...loanAttributes(value),
+                },
+              },
+              parent,
+            );
             try {
-              await args.handle({
-                topic,
-                partition,
-                offset: message.offset,
-                key: message.key?.toString() ?? null,
-                value,
-                headers: headersToRecord(message.headers),
-                timestamp: message.timestamp,
-                commitAfter: (done) => void held.push(done),
-              });
+              await otelContext.with(trace.setSpan(parent, span), () =>
+                args.handle({
+                  topic,
+                  partition,
+                  offset: message.offset,
+                  key: message.key?.toString() ?? null,
+                  value,
+                  headers,
+                  timestamp: message.timestamp,
+                  commitAfter: (done) => void held.push(done),
+                }),
+              );
+              endSpan(span);
               metrics.handlerDuration.observe({ topic, outcome: 'ok' }, seconds());
               // Wrapped: an async function returning a promise would wait for it.
               if (held.length > 0) return { work: Promise.allSettled(held) };
             } catch (error) {
+              endSpan(span, error);
               metrics.handlerDuration.observe({ topic, outcome: 'error' }, seconds());
+              // The failure's line names the span it failed in.
+              const ids = traceIdsOf(span);
               if (isRetriable(error)) {
                 metrics.handlerFailures.inc({ topic, kind: 'retried' });
-                logger.warn({ err: error, topic, partition, offset: message.offset }, 'handler failed; will retry');
+                logger.warn({ err: error, topic, partition, offset: message.offset, ...ids }, 'handler failed; will retry');
                 await heartbeat().catch(() => undefined);
                 throw error;
               }
               logger.error(
-                { err: error, topic, partition, offset: message.offset },
+                { err: error, topic, partition, offset: message.offset, ...ids },
                 'handler failed for good; dead-lettered',
               );
               await deadLetter(topic, message, partition, error);

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { activeTraceIds } from './tracing';
 
 export type { Logger };
 
@@ -84,13 +85,17 @@ function redactDeep(value: unknown, depth = 0, seen = new WeakSet<object>()): un
   return out;
 }
 
-/** JSON logger of a service; children add a `component` (the namespaced-logger habit). */
+/**
+ * JSON logger of a service; children add a `component` (the namespaced-logger habit). A line
+ * written inside a span carries its `trace_id` and `span_id`.
+ */
 export function createLogger(service: string, level = 'info', destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     name: service,
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
+    mixin: activeTraceIds,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     formatters: { level: (label) => ({ level: label }), log: (object) => redactDeep(object) as Record<string, unknown> },
   };

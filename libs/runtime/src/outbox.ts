@@ -4,6 +4,7 @@ import { Schema, type Model } from 'mongoose';
 import type { KafkaBus } from './kafka';
 import { createKeyedLock, type KeyedLock } from './keyedLock';
 import type { Logger } from './logger';
+import { withTraceContext } from './tracing';
 
 /**
  * A message waiting to be published, stored inside the document whose change caused it, in
@@ -327,14 +328,17 @@ export const FACT_TYPE_HEADER = 'x-fact-type';
 /**
  * Turns effects into outbox entries with fresh ids: the event id of a public event, the
  * `factId` of a fact, so a republished entry carries the same id. A fact's entry names its
- * type in a header.
+ * type in a header; every entry carries the active trace context (`traceparent`) in its headers.
  */
 export function toOutboxEntries(
   owner: { clientId: string; applicationId: string },
   effects: readonly OutboxEffect[],
   now: Date,
-  headers?: Record<string, string>,
+  given?: Record<string, string>,
 ): OutboxEntry[] {
+  // The active trace context, stored with each entry: its record continues the trace of the
+  // work that wrote it, whenever and by whichever process it is published.
+  const headers = withTraceContext(given);
   return effects.map((effect) => {
     const id = randomUUID();
     if (effect.kind === 'event') {

@@ -7,6 +7,7 @@ import { createMetrics, type Metrics } from './metrics';
 import { connectMongo } from './mongo';
 import { roundTripCheck } from './probe';
 import { createSealer, type Sealer } from './seal';
+import { stopTracing } from './tracingSdk';
 
 /** What every service is built on: its logger, metrics, Kafka bus, database and shutdown. */
 export interface ServiceRuntime {
@@ -29,6 +30,8 @@ export async function createServiceRuntime(config: BaseConfig, overrides: { logg
   const logger = overrides.logger ?? createLogger(config.SERVICE_NAME, config.LOG_LEVEL);
   const metrics = createMetrics(config.SERVICE_NAME);
   const lifecycle = createLifecycle({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT });
+  // Last of all: the spans of the shutdown itself are exported too.
+  lifecycle.onStop('tracing', stopTracing);
   const bus = createKafkaBus({
     logger,
     metrics,

@@ -1,3 +1,5 @@
+// First: tracing (when configured) must patch http, express and the MongoDB driver before they load.
+import '@loan/runtime/dist/otel';
 import { createLogger, createServiceRuntime, exitOnStartFailure, parseDuration, systemClock } from '@loan/runtime';
 import { createMonoClient } from '@loan/provider';
 import { loadApplicationsConfig } from './config';

@@ -1,3 +1,5 @@
+// First: tracing (when configured) must patch http, express and the MongoDB driver before they load.
+import '@loan/runtime/dist/otel';
 import { createLogger, createServiceRuntime, exitOnStartFailure, systemClock } from '@loan/runtime';
 import { loadGatewayConfig } from './config';
 import { createGatewayService } from './service';

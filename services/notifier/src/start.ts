@@ -1,3 +1,5 @@
+// First: tracing (when configured) must patch http, express and the MongoDB driver before they load.
+import '@loan/runtime/dist/otel';
 import { createLogger, createServiceRuntime, exitOnStartFailure, systemClock } from '@loan/runtime';
 import { loadNotifierConfig } from './config';
 import { createNotifierService } from './service';

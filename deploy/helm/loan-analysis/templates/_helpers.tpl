@@ -171,6 +171,15 @@ KAFKA_REPLICATION_FACTOR: {{ $root.Values.kafka.topics.replicationFactor | quote
 KAFKA_RETENTION: {{ $root.Values.kafka.topics.retention | quote }}
 KAFKA_EVENTS_RETENTION: {{ $root.Values.kafka.topics.eventsRetention | quote }}
 SCHEMA_REGISTRY_URL: {{ $root.Values.schemaRegistry.url | quote }}
+{{- with $root.Values.tracing }}
+{{- if .otlpEndpoint }}
+OTEL_EXPORTER_OTLP_ENDPOINT: {{ .otlpEndpoint | quote }}
+OTEL_EXPORTER_OTLP_PROTOCOL: {{ .protocol | default "http/protobuf" | quote }}
+OTEL_TRACES_SAMPLER: "parentbased_traceidratio"
+OTEL_TRACES_SAMPLER_ARG: {{ .sampleRatio | default "1" | toString | quote }}
+OTEL_RESOURCE_ATTRIBUTES: {{ printf "k8s.namespace.name=%s%s" $root.Release.Namespace (ternary (printf ",%s" .resourceAttributes) "" (ne .resourceAttributes "")) | quote }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- if eq $name "gateway" }}
 GATEWAY_PORT: {{ $c.port | quote }}

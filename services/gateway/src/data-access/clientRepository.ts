@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Topics, type ClientChanged } from '@loan/contracts';
-import type { OutboxRelay, Sealer } from '@loan/runtime';
+import { withTraceContext, type OutboxRelay, type Sealer } from '@loan/runtime';
 import type { ClientModel } from './clientModel';
 
 export interface ClientRecord {
@@ -60,6 +60,7 @@ export function createClientRepository(deps: { model: ClientModel; relay: Outbox
     topic: Topics.clients,
     key: record.clientId,
     value: changed(record, now),
+    headers: withTraceContext(),
   });
 
   return {

@@ -98,6 +98,8 @@ const trackedDeadlineSchema = new Schema(
     armedAt: { type: Date, required: true },
     firedAt: { type: Date, default: null },
     cancelledAt: { type: Date, default: null },
+    /** The trace context of the fact that armed it (see `Deadline.armedBy`). */
+    armedBy: { type: Schema.Types.Mixed, default: undefined },
   },
   { _id: false },
 );

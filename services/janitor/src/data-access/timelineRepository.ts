@@ -28,6 +28,7 @@ export interface TrackedDeadlineDoc {
   armedAt: Date;
   firedAt?: Date | null;
   cancelledAt?: Date | null;
+  armedBy?: Record<string, string>;
 }
 
 export const toTrackedDoc = (d: TrackedDeadline): TrackedDeadlineDoc => ({
@@ -41,6 +42,7 @@ export const toTrackedDoc = (d: TrackedDeadline): TrackedDeadlineDoc => ({
   armedAt: d.armedAt,
   firedAt: d.firedAt,
   cancelledAt: d.cancelledAt,
+  ...(d.armedBy ? { armedBy: d.armedBy } : {}),
 });
 
 export const fromTrackedDoc = (owner: { applicationId: string; clientId: string }, d: TrackedDeadlineDoc): TrackedDeadline => ({
@@ -56,6 +58,7 @@ export const fromTrackedDoc = (owner: { applicationId: string; clientId: string 
   armedAt: new Date(d.armedAt),
   firedAt: d.firedAt ? new Date(d.firedAt) : null,
   cancelledAt: d.cancelledAt ? new Date(d.cancelledAt) : null,
+  ...(d.armedBy ? { armedBy: d.armedBy } : {}),
 });
 
 /** A timeline document as stored (an earlier version's lacks the deadlines and the outbox). */

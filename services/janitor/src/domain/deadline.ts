@@ -39,6 +39,11 @@ export interface Deadline {
    */
   since: string;
   dueAt: Date;
+  /**
+   * The trace context (W3C headers) of the fact that armed it: its firing, days later maybe,
+   * starts a trace of its own that links to that one. Absent when tracing was off.
+   */
+  armedBy?: Record<string, string>;
 }
 
 /**

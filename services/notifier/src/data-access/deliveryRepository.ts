@@ -33,6 +33,7 @@ const toDelivery = (doc: DeliveryDoc): Delivery => ({
   updatedAt: new Date(doc.updatedAt),
   deliveredAt: doc.deliveredAt ? new Date(doc.deliveredAt) : null,
   firstClaim: doc.firstClaim ? { owner: doc.firstClaim.owner, expiresAt: new Date(doc.firstClaim.expiresAt) } : null,
+  trace: doc.trace ?? null,
 });
 
 const toEntry = (doc: EntryDoc): ScheduleEntry => ({

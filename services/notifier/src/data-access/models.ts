@@ -28,6 +28,8 @@ export const deliverySchema = new Schema(
     deliveredAt: { type: Date, default: null },
     /** The first attempt's claim, taken by the insert (see `Delivery.firstClaim`). */
     firstClaim: { type: new Schema({ owner: String, expiresAt: Date }, { _id: false }), default: null },
+    /** The trace context of the event (see `Delivery.trace`). */
+    trace: { type: Schema.Types.Mixed, default: null },
   },
   { versionKey: false, collection: 'deliveries', minimize: false },
 );

@@ -69,6 +69,12 @@ export interface Delivery {
    * for that replica until `expiresAt`. Absent on deliveries recorded before it existed.
    */
   firstClaim?: FirstClaim | null;
+  /**
+   * The trace context of the event's record (W3C `traceparent`, `tracestate`): each attempt's
+   * span, retries included, joins the trace of the work that emitted the event. Absent when
+   * tracing is off and on deliveries recorded before it existed.
+   */
+  trace?: Record<string, string> | null;
 }
 
 /** Who may make the first attempt of a delivery, and until when (see `Delivery.firstClaim`). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Topics, type ApplicationFact } from '@loan/contracts';
-import type { OutboxEntry } from '@loan/runtime';
+import { withTraceContext, type OutboxEntry } from '@loan/runtime';
 import { closeJob } from '../../domain/scrubBankData/decide';
 import type { UseCaseDeps } from '../deps';
 
@@ -47,6 +47,7 @@ export function createCloseHandler(
           at: now.toISOString(),
           accountIds,
         },
+        headers: withTraceContext(),
       },
     ];
     await bankData.recordScrub({

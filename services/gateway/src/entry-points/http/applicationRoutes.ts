@@ -13,7 +13,7 @@ import {
   type ReviewQueueItem,
   type CommandReply,
 } from '@loan/contracts';
-import type { Sealer } from '@loan/runtime';
+import { annotateActiveSpan, type Sealer } from '@loan/runtime';
 import { HttpError, STATUS_OF } from '../../domain/errors';
 import { INVALID_CURSOR, decodeCursor, encodeCursor } from '../../domain/pageCursor';
 import { ReplyTimeoutError, type CommandBus, type CommandInput, type DistributiveOmit } from '../../data-access/commandBus';
@@ -84,6 +84,8 @@ export function applicationRoutes(deps: {
       }
       throw error;
     }
+    const applicationId = 'applicationId' in input ? input.applicationId : undefined;
+    annotateActiveSpan({ clientId: client!.clientId, applicationId: applicationId ?? (reply.ok ? reply.result.applicationId : undefined) });
     if (!reply.ok) throw new HttpError(STATUS_OF[reply.code], reply.message);
     return reply.result;
   }

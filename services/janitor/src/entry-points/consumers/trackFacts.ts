@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ServiceError, type Clock, type InboundMessage, type Logger } from '@loan/runtime';
+import { ServiceError, withTraceContext, type Clock, type InboundMessage, type Logger } from '@loan/runtime';
 import { LRUCache } from 'lru-cache';
 import type { DeadlineRepository, OutcomeHeld } from '../../data-access/deadlineRepository';
 import type { StoredTimeline, TimelineRepository } from '../../data-access/timelineRepository';
@@ -76,6 +76,9 @@ export function createFactHandler(deps: {
         if (cancelled.held) held.push(cancelled.held);
       }
       const applied = applyPlan(stored?.deadlines ?? [], plan, now, new Set(listed.map((d) => d.deadlineId)));
+      // What it arms remembers this fact's trace, for its firing to link to.
+      const armedBy = withTraceContext();
+      if (armedBy) for (const deadline of applied.armed) deadline.armedBy = armedBy;
       const unchanged =
         stored &&
         isDeepStrictEqual(stored.timeline, plan.timeline) &&

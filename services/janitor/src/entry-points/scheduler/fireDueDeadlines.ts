@@ -1,5 +1,5 @@
 import { Topics } from '@loan/contracts';
-import type { Clock, Logger, OutboxEntry, OutboxRelay } from '@loan/runtime';
+import { ROOT_CONTEXT, inSpan, linkTo, withTraceContext, type Clock, type Logger, type OutboxEntry, type OutboxRelay } from '@loan/runtime';
 import type { DeadlineRepository, PendingMessage } from '../../data-access/deadlineRepository';
 import { fireDeadline } from '../../domain/fireDeadline/decide';
 import type { JanitorMetrics } from '../../metrics';
@@ -67,15 +67,36 @@ export function createScheduler(deps: {
       for (const deadline of due) {
         const message = fireDeadline(deadline, now);
         if (!message) continue;
-        const entry = { id: deadline.deadlineId, topic: Topics.deadlines, key: deadline.applicationId, value: message };
-        if (!(await deadlines.claim(deadline, entry, now))) continue; // another replica, or a cancellation, came first
-        metrics.fired.inc({ kind: deadline.kind });
-        logger.info(
-          { deadlineId: deadline.deadlineId, kind: deadline.kind, applicationId: deadline.applicationId },
-          'deadline passed',
+        // A trace of its own (the one that armed it may be days old), linked to that one.
+        const won = await inSpan(
+          `deadline ${deadline.kind}`,
+          {
+            parent: ROOT_CONTEXT,
+            links: linkTo(deadline.armedBy),
+            attributes: { 'loan.application_id': deadline.applicationId, 'loan.deadline_kind': deadline.kind },
+          },
+          async (span) => {
+            const headers = withTraceContext();
+            const entry: OutboxEntry = {
+              id: deadline.deadlineId,
+              topic: Topics.deadlines,
+              key: deadline.applicationId,
+              value: message,
+              ...(headers ? { headers } : {}),
+            };
+            const claimed = await deadlines.claim(deadline, entry, now);
+            span.setAttribute('loan.deadline_fired', claimed);
+            if (!claimed) return false; // another replica, or a cancellation, came first
+            metrics.fired.inc({ kind: deadline.kind });
+            logger.info(
+              { deadlineId: deadline.deadlineId, kind: deadline.kind, applicationId: deadline.applicationId },
+              'deadline passed',
+            );
+            await publish(deadlines.pendingOf(deadline), [entry]);
+            return true;
+          },
         );
-        fired++;
-        await publish(deadlines.pendingOf(deadline), [entry]);
+        if (won) fired++;
       }
       if (due.length < settings.batchSize || stopped) return fired;
     }

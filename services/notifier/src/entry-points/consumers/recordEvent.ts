@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PublicEventRecord } from '@loan/contracts';
-import type { Clock, InboundMessage } from '@loan/runtime';
+import { withTraceContext, type Clock, type InboundMessage } from '@loan/runtime';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
 import { firstClaimOf, scheduleEntryOf, type Delivery, type DeliveryPolicy, type ScheduleEntry } from '../../domain/delivery';
 import { newDelivery } from '../../domain/recordEvent/newDelivery';
@@ -40,14 +40,19 @@ export function recordEventHandler(deps: {
   return async function onEvent(message: InboundMessage): Promise<void> {
     const record = message.value as PublicEventRecord;
     const now = deps.clock.now();
-    const delivery = newDelivery(record, {
-      deliveryId: randomUUID(),
-      partition: message.partition,
-      offset: message.offset,
-      now,
-      policy: deps.policy,
-      firstClaim: { owner: deps.owner, expiresAt: new Date(now.getTime() + deps.leaseMs) },
-    });
+    const trace = withTraceContext();
+    const delivery: Delivery = {
+      ...newDelivery(record, {
+        deliveryId: randomUUID(),
+        partition: message.partition,
+        offset: message.offset,
+        now,
+        policy: deps.policy,
+        firstClaim: { owner: deps.owner, expiresAt: new Date(now.getTime() + deps.leaseMs) },
+      }),
+      // This handler's span (the event's consumer span): each attempt's span is its child.
+      ...(trace ? { trace } : {}),
+    };
     const stored = await deps.repo.insert(delivery);
     if (stored.created && message.commitAfter) {
       message.commitAfter(deps.attemptFirst(scheduleEntryOf(delivery), delivery));

@@ -1,4 +1,4 @@
-import type { Clock, Logger, Sealer } from '@loan/runtime';
+import { SpanKind, contextOf, inSpan, lenderPseudonym, type Clock, type Logger, type Sealer } from '@loan/runtime';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
 import type { EndpointRepository } from '../../data-access/endpointRepository';
 import type { WebhookClient, WebhookResult } from '../../data-access/webhookClient';
@@ -82,20 +82,43 @@ export function createAttemptRunner(deps: AttemptDeps) {
     if (delivery.attempts.length === 0) {
       metrics.firstAttemptDelay.observe(Math.max(0, startedAt.getTime() - delivery.eventAt.getTime()) / 1000);
     }
-    const result = await deps.client.post({
-      url,
-      body: delivery.body,
-      timeoutMs: deps.timeoutMs,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'loan-notifier/1.0',
-        'x-event-id': delivery.eventId,
-        'x-event-name': delivery.event,
-        'x-delivery-id': delivery.deliveryId,
-        'x-delivery-attempt': String(delivery.attempts.length + 1),
-        ...signatures,
+    const number = delivery.attempts.length + 1;
+    // A span per attempt, retries included, in the trace of the event it delivers.
+    const clientId = lenderPseudonym(delivery.clientId);
+    const result = await inSpan(
+      `webhook attempt ${delivery.event}`,
+      {
+        kind: SpanKind.CLIENT,
+        parent: delivery.trace ? contextOf(delivery.trace) : undefined,
+        attributes: {
+          'loan.application_id': delivery.applicationId,
+          ...(clientId ? { 'loan.client_id': clientId } : {}),
+          'loan.delivery_id': delivery.deliveryId,
+          'loan.event_id': delivery.eventId,
+          'loan.event': delivery.event,
+          'loan.delivery_attempt': number,
+        },
       },
-    });
+      async (span) => {
+        const answer = await deps.client.post({
+          url,
+          body: delivery.body,
+          timeoutMs: deps.timeoutMs,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'loan-notifier/1.0',
+            'x-event-id': delivery.eventId,
+            'x-event-name': delivery.event,
+            'x-delivery-id': delivery.deliveryId,
+            'x-delivery-attempt': String(number),
+            ...signatures,
+          },
+        });
+        span.setAttribute('loan.delivery_outcome', answer.kind === 'refused' ? 'refused' : outcomeOf(answer));
+        if (answer.kind === 'answered') span.setAttribute('http.response.status_code', answer.statusCode);
+        return answer;
+      },
+    );
     if (result.kind === 'refused') return { step: refused(delivery.round, result.reason), attempt: null };
     const outcome = outcomeOf(result);
     metrics.attempts.inc({ outcome });

@@ -8,6 +8,7 @@ import {
   type OutboxEntry,
   type OutboxRelay,
   type Sealer,
+  withTraceContext,
 } from '@loan/runtime';
 import type { ScoringConfig } from '../../config';
 import type { BureauOutcome, CreditBureau } from '../../data-access/bureau';
@@ -137,6 +138,10 @@ export function createAnalysisHandler(deps: {
       // A decision that breaks its own contract is not published (and not retried for ever).
       Decision.parse(decision);
       metrics.decisions.inc({ decision: decision.decision, band: decision.score_band });
+      logger.info(
+        { analysisId: fact.analysisId, applicationId: fact.applicationId, decision: decision.decision, band: decision.score_band, policyVersion: policy.version },
+        'application scored',
+      );
       result = {
         ...base,
         type: 'ApplicationScored',
@@ -174,7 +179,13 @@ export function createAnalysisHandler(deps: {
       result = { ...base, type: 'ScoringFailed', reason };
       update = { status: 'FAILED', failureReason: reason, decidedAt: now };
     }
-    const entry: OutboxEntry = { id: result.factId, topic: Topics.scoringResults, key: fact.applicationId, value: result };
+    const entry: OutboxEntry = {
+      id: result.factId,
+      topic: Topics.scoringResults,
+      key: fact.applicationId,
+      value: result,
+      headers: withTraceContext(),
+    };
     const toPublish = await store(fact, update, entry);
     return { published: relay.flush(fact.analysisId, toPublish) };
   };

@@ -1,0 +1,166 @@
+import { createHmac } from 'node:crypto';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  isSpanContextValid,
+  propagation,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+} from '@opentelemetry/api';
+
+/**
+ * Spans of our own (Kafka hops, webhook attempts, deadline firings) and the trace context on
+ * Kafka records, through the OpenTelemetry API only. Without a started SDK (see
+ * `startTracing`) every call here is the API's no-op: no span is recorded and no header added.
+ */
+export const tracer = () => trace.getTracer('@loan/runtime');
+
+/** The W3C trace-context headers (`traceparent`, `tracestate`). */
+export const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
+
+let pseudonymKey: string | undefined;
+
+/**
+ * Sets the key of the lender pseudonym spans carry as `loan.client_id`: the one of the
+ * analytics stream (HMAC-SHA256 of `lender:<clientId>` under ANALYTICS_KEY), so a trace and an
+ * analyst's record of one lender can be put side by side. Without a key no span names the lender.
+ */
+export function setTracePseudonymKey(key: string | undefined): void {
+  pseudonymKey = key || undefined;
+}
+
+/** The lender's pseudonym as the analytics stream writes it, or undefined without a key. */
+export function lenderPseudonym(clientId: string): string | undefined {
+  return pseudonymKey ? createHmac('sha256', pseudonymKey).update(`lender:${clientId}`).digest('base64url') : undefined;
+}
+
+/**
+ * `loan.application_id` and `loan.client_id` (the lender's pseudonym) of a record that names
+ * them at its top level (facts, commands, results and public events all do); never more.
+ */
+export function loanAttributes(value: unknown): Attributes {
+  const attributes: Attributes = {};
+  if (typeof value !== 'object' || value === null) return attributes;
+  const { applicationId, clientId } = value as { applicationId?: unknown; clientId?: unknown };
+  if (typeof applicationId === 'string') attributes['loan.application_id'] = applicationId;
+  const pseudonym = typeof clientId === 'string' ? lenderPseudonym(clientId) : undefined;
+  if (pseudonym) attributes['loan.client_id'] = pseudonym;
+  return attributes;
+}
+
+/**
+ * Names the application and the lender (pseudonym) on the active span: a request handler's,
+ * once it knows which application the request is about.
+ */
+export function annotateActiveSpan(value: { applicationId?: unknown; clientId?: unknown }): void {
+  trace.getActiveSpan()?.setAttributes(loanAttributes(value));
+}
+
+/**
+ * Headers carrying the active context (or `ctx`) beside the given ones: what an outbox entry
+ * stores so that its record, published now or by a sweep after a crash, continues the trace
+ * of the work that wrote it. The given headers when there is no context to carry.
+ */
+export function withTraceContext(
+  headers?: Record<string, string>,
+  ctx: Context = context.active(),
+): Record<string, string> | undefined {
+  const carrier: Record<string, string> = {};
+  propagation.inject(ctx, carrier);
+  if (Object.keys(carrier).length === 0) return headers;
+  return { ...headers, ...carrier };
+}
+
+/** The context a record's headers carry (the root context when they carry none). */
+export function contextOf(headers: Record<string, string> | undefined): Context {
+  return headers?.traceparent ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
+}
+
+/** A link to the span the headers' context names, or none. */
+export function linkTo(headers: Record<string, string> | undefined): Link[] {
+  const span = trace.getSpanContext(contextOf(headers));
+  return span && isSpanContextValid(span) ? [{ context: span }] : [];
+}
+
+/**
+ * The PRODUCER span of a record about to be sent, and its headers: child of the context the
+ * record carries (the work that wrote an outbox entry) or else of the active one, with that
+ * context replaced by the span's own.
+ */
+export function startProducerSpan(topic: string, message: { value: unknown; headers?: Record<string, string> }) {
+  const parent = message.headers?.traceparent ? contextOf(message.headers) : context.active();
+  const span = tracer().startSpan(
+    `send ${topic}`,
+    {
+      kind: SpanKind.PRODUCER,
+      attributes: {
+        'messaging.system': 'kafka',
+        'messaging.operation.type': 'send',
+        'messaging.destination.name': topic,
+        ...loanAttributes(message.value),
+      },
+    },
+    parent,
+  );
+  const headers = withTraceContext(withoutTraceContext(message.headers), trace.setSpan(parent, span));
+  return { span, headers };
+}
+
+function withoutTraceContext(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers?.traceparent && !headers?.tracestate) return headers;
+  const { traceparent: _parent, tracestate: _state, ...rest } = headers;
+  return rest;
+}
+
+/** Ends a span with the outcome of the work it covered. */
+export function endSpan(span: Span, error?: unknown): void {
+  if (error !== undefined) {
+    span.recordException(error instanceof Error ? error : String(error));
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  }
+  span.end();
+}
+
+/**
+ * Runs `work` in a span of its own (child of the active context, or of `options.parent`),
+ * ending it with the outcome.
+ */
+export async function inSpan<T>(
+  name: string,
+  options: { kind?: SpanKind; attributes?: Attributes; links?: Link[]; parent?: Context },
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  const parent = options.parent ?? context.active();
+  const span = tracer().startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
+    parent,
+  );
+  try {
+    const result = await context.with(trace.setSpan(parent, span), () => work(span));
+    endSpan(span);
+    return result;
+  } catch (error) {
+    endSpan(span, error);
+    throw error;
+  }
+}
+
+/** `trace_id` and `span_id` of a span (none for the API's no-op span). */
+export function traceIdsOf(span: Span | undefined): { trace_id?: string; span_id?: string } {
+  const ids = span?.spanContext();
+  if (!ids || !isSpanContextValid(ids)) return {};
+  return { trace_id: ids.traceId, span_id: ids.spanId };
+}
+
+/** `trace_id` and `span_id` of the active span, for a log line written inside one. */
+export function activeTraceIds(): { trace_id?: string; span_id?: string } {
+  return traceIdsOf(trace.getActiveSpan());
+}
+
+export { ROOT_CONTEXT, SpanKind };

@@ -1,0 +1,96 @@
+import { context, propagation, trace, TraceFlags } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { createLogger } from './logger';
+import { contextOf, linkTo, lenderPseudonym, loanAttributes, setTracePseudonymKey, withTraceContext } from './tracing';
+import { tracingWanted } from './tracingSdk';
+
+const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+const SPAN_ID = 'b7ad6b7169203331';
+const inSpanContext = <T>(work: () => T): T =>
+  context.with(
+    trace.setSpan(
+      context.active(),
+      trace.wrapSpanContext({ traceId: TRACE_ID, spanId: SPAN_ID, traceFlags: TraceFlags.SAMPLED }),
+    ),
+    work,
+  );
+
+describe('tracingWanted', () => {
+  it.each([
+    [{}, false],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, true],
+    [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }, true],
+    [{ OTEL_TRACES_EXPORTER: 'otlp' }, true],
+    [{ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, false],
+    [{ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' }, false],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }, false],
+  ])('when the environment is %j, then tracing is wanted: %s', (env, wanted) => {
+    expect(tracingWanted(env)).toBe(wanted);
+  });
+});
+
+describe('without a started SDK', () => {
+  it('when an outbox entry takes the active context, then its headers are what was given, nothing added', () => {
+    expect(withTraceContext({ 'x-fact-type': 'AccountLinked' })).toEqual({ 'x-fact-type': 'AccountLinked' });
+    expect(withTraceContext()).toBeUndefined();
+  });
+
+  it('when a line is logged, then it carries no trace ids', () => {
+    const lines: string[] = [];
+    createLogger('test', 'info', { write: (line: string) => void lines.push(line) }).info('hello');
+    expect(JSON.parse(lines[0]!)).not.toHaveProperty('trace_id');
+  });
+});
+
+describe('with a context manager and the W3C propagator', () => {
+  beforeAll(() => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  });
+  afterAll(() => {
+    context.disable();
+    propagation.disable();
+  });
+
+  it('when a line is logged inside a span, then it carries the trace and span ids', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('test', 'info', { write: (line: string) => void lines.push(line) });
+    await inSpanContext(async () => {
+      await Promise.resolve();
+      logger.child({ component: 'x' }).info('inside');
+    });
+    logger.info('outside');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ msg: 'inside', trace_id: TRACE_ID, span_id: SPAN_ID });
+    expect(JSON.parse(lines[1]!)).not.toHaveProperty('trace_id');
+  });
+
+  it('when an outbox entry is written inside a span, then its headers carry that context, and reading them gives it back', () => {
+    const headers = inSpanContext(() => withTraceContext({ 'x-fact-type': 'AccountLinked' }))!;
+    expect(headers).toEqual({ 'x-fact-type': 'AccountLinked', traceparent: `00-${TRACE_ID}-${SPAN_ID}-01` });
+    expect(trace.getSpanContext(contextOf(headers))).toMatchObject({
+      traceId: TRACE_ID,
+      spanId: SPAN_ID,
+      isRemote: true,
+    });
+    expect(linkTo(headers)).toEqual([{ context: expect.objectContaining({ traceId: TRACE_ID, spanId: SPAN_ID }) }]);
+    expect(linkTo({})).toEqual([]);
+  });
+});
+
+describe('loan attributes', () => {
+  afterEach(() => setTracePseudonymKey(undefined));
+
+  it('when a record names its application and lender, then spans carry the application id and the lender pseudonym of the analytics stream, never the id', () => {
+    setTracePseudonymKey('k');
+    const attributes = loanAttributes({ applicationId: 'app-1', clientId: 'client-1', email: 'a@b.c' });
+    expect(attributes).toEqual({ 'loan.application_id': 'app-1', 'loan.client_id': lenderPseudonym('client-1') });
+    expect(attributes['loan.client_id']).not.toContain('client-1');
+  });
+
+  it('when no pseudonym key is set, then the lender is left out', () => {
+    expect(loanAttributes({ applicationId: 'app-1', clientId: 'client-1' })).toEqual({
+      'loan.application_id': 'app-1',
+    });
+  });
+});
