@@ -15,3 +15,4 @@ export * from './seal';
 export * from './service';
 export * from './topics';
 export * from './reseal';
+export * from './sealPlain';
