@@ -1,3 +1,7 @@
+import { randomInt } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { waitFor } from '../testing/helpers';
@@ -9,7 +13,8 @@ import { applicant, call, captureLogs, startWholeStack, suiteNamespace, testBus 
  * through the whole pipeline (initiate, link, enrichment, analysis, decision, a status read
  * whose reply travels on a reply topic, a poison message dead-lettered), and then a plain
  * Kafka consumer reading every topic of the deployment, dead-letter topics included, finds
- * none of the applicant's identity in keys, values or headers; neither do the services' logs.
+ * none of the applicant's identity in keys, values or headers; neither do the services' logs,
+ * nor any document of any collection of any service's database, nor the database's own files.
  */
 const ns = suiteNamespace();
 const logs = captureLogs();
@@ -18,12 +23,19 @@ let receiver: Awaited<ReturnType<typeof startWholeStack>>['receiver'];
 let lender: Awaited<ReturnType<typeof startWholeStack>>['lender'];
 let gatewayUrl: string;
 
+/**
+ * Values of this run alone (the database's files are shared with every other run, and keep
+ * what earlier runs wrote), still recognisable as a person's.
+ */
+const letters = (n: number) => Array.from({ length: n }, () => 'bcdfghjklmnpqrstvwxz'[randomInt(20)]).join('');
+const digits = (n: number) => Array.from({ length: n }, () => String(randomInt(10))).join('');
+const tag = letters(5);
 const person = {
-  firstName: 'Ifeyinwa',
-  lastName: 'Onyekachukwu',
-  email: 'ifeyinwa.onyekachukwu@privacy-probe.example.ng',
-  phone: '08127654390',
-  bvn: '22291827364',
+  firstName: `Ifeyinwa${tag}`,
+  lastName: `Onyekachukwu${letters(5)}`,
+  email: `ifeyinwa.${tag}@privacy-probe.example.ng`,
+  phone: `081${digits(8)}`,
+  bvn: `222${digits(8)}`,
 };
 /** Each piece of identity as it could appear in bytes: as given, and in the other cases. */
 const needles = Object.entries(person).flatMap(([field, value]) => [
@@ -120,6 +132,89 @@ async function scanTopics(): Promise<{ found: Found[]; counts: Record<string, nu
   return { found, counts, undecoded };
 }
 
+interface FoundAtRest {
+  service: string;
+  collection: string;
+  path: string;
+  field: string;
+}
+
+/** Where each needle is in a document: the dot paths of the strings (and keys) that hold it. */
+function identityIn(value: unknown, at: string[] = []): { path: string; field: string }[] {
+  if (typeof value === 'string') {
+    return needles.filter((n) => value.includes(n.text)).map((n) => ({ path: at.join('.'), field: n.field }));
+  }
+  if (value === null || typeof value !== 'object') return [];
+  if (Buffer.isBuffer(value) || value instanceof Uint8Array) return identityIn(Buffer.from(value).toString('latin1'), at);
+  if (value instanceof Date || typeof (value as { toHexString?: unknown }).toHexString === 'function') return [];
+  if ((value as { _bsontype?: string })._bsontype === 'Binary') return identityIn(Buffer.from((value as { buffer: Uint8Array }).buffer).toString('latin1'), at);
+  return Object.entries(value).flatMap(([key, item]) => [...identityIn(key, [...at, '(key)']), ...identityIn(item, [...at, key])]);
+}
+
+/** Every document of every collection of every service's database, read through the driver. */
+async function scanCollections(): Promise<{ found: FoundAtRest[]; documents: Record<string, number> }> {
+  const found: FoundAtRest[] = [];
+  const documents: Record<string, number> = {};
+  for (const { name: service, runtime } of stack.services) {
+    const db = runtime.db.db!;
+    for (const { name: collection } of await db.listCollections({}, { nameOnly: true }).toArray()) {
+      for await (const doc of db.collection(collection).find({})) {
+        documents[service] = (documents[service] ?? 0) + 1;
+        for (const hit of identityIn(doc)) {
+          if (!found.some((f) => f.service === service && f.collection === collection && f.path === hit.path && f.field === hit.field)) {
+            found.push({ service, collection, ...hit });
+          }
+        }
+      }
+    }
+  }
+  return { found, documents };
+}
+
+/**
+ * The database's own files for this run's databases, when they are on this machine: FerretDB's
+ * SQLite files (database and write-ahead log), or the whole PostgreSQL data directory (tables
+ * and WAL) when FerretDB runs on PostgreSQL. Null when the database is elsewhere.
+ */
+function databaseFiles(): string[] | null {
+  const home = process.env.LOAN_INFRA_HOME ?? path.join(homedir(), '.cache', 'loan-infra');
+  const run = process.env.LOAN_INFRA_RUN ?? path.join(home, 'run');
+  const recorded = path.join(run, 'data-dir');
+  const data = process.env.LOAN_INFRA_DATA ?? (existsSync(recorded) ? readFileSync(recorded, 'utf8').trim() : path.join(home, 'data'));
+  const kind = existsSync(path.join(run, 'db')) ? readFileSync(path.join(run, 'db'), 'utf8').trim() : 'sqlite';
+  const mongo = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/');
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(mongo.hostname)) return null;
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  if (kind === 'postgresql') {
+    const dir = path.join(data, 'postgresql');
+    return existsSync(dir) ? [...walk(path.join(dir, 'base')), ...walk(path.join(dir, 'pg_wal'))] : null;
+  }
+  const dir = path.join(data, 'ferretdb', 'db');
+  if (!existsSync(dir)) return null;
+  const prefix = `${ns.replace(/\W/g, '')}_`;
+  return readdirSync(dir).filter((f) => f.startsWith(prefix)).map((f) => path.join(dir, f));
+}
+
+/** The files that hold any of the identity as bytes, and what they hold. */
+function scanFiles(files: string[]): { file: string; field: string }[] {
+  const found: { file: string; field: string }[] = [];
+  for (const file of files) {
+    let bytes: Buffer;
+    try {
+      if (!statSync(file).isFile()) continue;
+      bytes = readFileSync(file);
+    } catch {
+      continue; // removed meanwhile (a WAL segment recycled)
+    }
+    const name = path.basename(file);
+    for (const n of needles) {
+      if (bytes.includes(n.text) && !found.some((f) => f.file === name && f.field === n.field)) found.push({ file: name, field: n.field });
+    }
+  }
+  return found;
+}
+
 /** Every record of loan.analytics.v1 so far, decoded through the schema registry as an analyst would. */
 async function readAnalytics(): Promise<AnalyticsRecord[]> {
   const bus = testBus(ns, `${ns}analyst`);
@@ -170,6 +265,12 @@ describe('personal data of an applicant', () => {
     // So is the list, whose rows name the applicant.
     const listed = await api('GET', `/api/applications?q=${applicationId}`);
     expect(listed.body.items).toEqual([expect.objectContaining({ applicantName: `${person.firstName} ${person.lastName}` })]);
+
+    // At rest, while the application and its bank data are all there: no document holds the
+    // identity readable (sealed values only), in any collection of any service.
+    const atRest = await scanCollections();
+    expect(Object.keys(atRest.documents).sort()).toEqual(['applications', 'enrichment', 'gateway', 'janitor', 'notifier', 'scoring']);
+    expect(atRest.found).toEqual([]);
 
     // A poison message on the provider callbacks topic is dead-lettered.
     const producer = new Kafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), logLevel: logLevel.NOTHING }).producer();
@@ -253,6 +354,15 @@ describe('personal data of an applicant', () => {
     const after = (await api('GET', `/api/applications/${applicationId}`)).body;
     expect(after).toMatchObject({ status: 'COMPLETED', decision: { score: expect.any(Number) } });
     expect(after.accounts[0].monthlyFlows).toEqual([]);
+
+    // Nor afterwards, nor in the database's files, which keep every page this run wrote
+    // (superseded versions and the write-ahead log included).
+    expect((await scanCollections()).found).toEqual([]);
+    const files = databaseFiles();
+    if (files !== null) {
+      expect(files.length).toBeGreaterThan(0);
+      expect(scanFiles(files)).toEqual([]);
+    }
 
     const logged = logs.lines().filter((line) => needles.some((n) => line.includes(n.text)));
     expect(logs.lines().length).toBeGreaterThan(0);

@@ -4,16 +4,19 @@
 //
 // Walks every collection of the services' databases (RESEAL_DATABASES, comma-separated; by
 // default loan_<service> for the six services) and replaces each value sealed under another key
-// with the same plain text sealed under DATA_KEY, only where the document still holds it. Safe
-// to run while the services run, and again. Prints what it did per database; exits 1 when a
-// value was sealed under a key it was not given.
+// with the same plain text sealed under DATA_KEY, only where the document still holds it. It also
+// seals the personal data that documents written before it was sealed still hold in plain text
+// (applicants' names, e-mail and phone, holder names, the provider's results), in a database
+// whose name ends in _<service> for the service that owns those fields. Safe to run while the
+// services run, and again. Prints what it did per database; exits 1 when a value was sealed
+// under a key it was not given.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const { createSealer, resealDatabase } = require(path.join(root, 'libs/runtime/dist/index.js'));
+const { createSealer, plainPersonalFields, resealDatabase, sealPlainFields } = require(path.join(root, 'libs/runtime/dist/index.js'));
 const mongoose = require('mongoose');
 
 const dataKey = process.env.DATA_KEY;
@@ -32,9 +35,15 @@ const connection = await mongoose.createConnection(process.env.MONGO_URL ?? 'mon
 let unknown = 0;
 try {
   for (const name of databases) {
-    const count = await resealDatabase(connection.useDb(name).db, sealer);
+    const db = connection.useDb(name).db;
+    const count = await resealDatabase(db, sealer);
     unknown += count.unknownKey;
     console.log(`${name}: ${count.resealed} re-sealed, ${count.changed} changed meanwhile, ${count.unknownKey} under an unknown key`);
+    const service = Object.keys(plainPersonalFields).find((s) => name.endsWith(`_${s}`));
+    if (service) {
+      const plain = await sealPlainFields(db, sealer, plainPersonalFields[service]);
+      console.log(`${name}: ${plain.sealed} plain-text personal values sealed, ${plain.changed} changed meanwhile`);
+    }
   }
 } finally {
   await connection.close();

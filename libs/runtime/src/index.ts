@@ -17,3 +17,4 @@ export * from './topics';
 export * from './tracing';
 export * from './tracingSdk';
 export * from './reseal';
+export * from './sealPlain';

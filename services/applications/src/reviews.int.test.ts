@@ -33,7 +33,7 @@ let repo: ReturnType<typeof createApplicationRepository>;
 
 beforeAll(async () => {
   applications = await startApplications(ns);
-  repo = createApplicationRepository(applications.runtime.db.model('Application') as unknown as ApplicationModel);
+  repo = createApplicationRepository(applications.runtime.db.model('Application') as unknown as ApplicationModel, sealer);
   await bus.connect();
   await bus.ensureTopics([replyTo]);
   await bus.consume({

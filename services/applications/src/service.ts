@@ -28,7 +28,7 @@ export function createApplicationsService(deps: {
   const { runtime, config, provider, clock } = deps;
   const { bus, logger, sealer } = runtime;
   const model = applicationModel(runtime.db);
-  const repo = createApplicationRepository(model);
+  const repo = createApplicationRepository(model, sealer);
   const relay = createOutboxRelay({ bus, model, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
   const writer = createApplicationWriter({ repo, relay, sealer, clock });
   const handlers = consumerHandlers({

@@ -76,9 +76,13 @@ describe('enrichment service against the broker, the database and the sandbox pr
 
     const [stored] = await h.bankData({ _id: linked.accountId });
     expect(stored).toMatchObject({ applicationId: linked.applicationId, applicantId: linked.applicantId, attempt: 1 });
-    // The service's own copy keeps the name readable (it is the owner of the bank data).
+    // The service's own copy keeps the name and narrations sealed too, the figures readable.
     const { holderName: _sealedName, income, ...figures } = profile;
-    expect(stored!.profile).toMatchObject({ ...figures, holderName: 'ADAEZE OKAFOR' });
+    expect(stored!.profile).toMatchObject(figures);
+    expect(sealer.open(stored!.profile.holderName)).toBe('ADAEZE OKAFOR');
+    for (const stream of stored!.profile.income.streams) {
+      if (stream.lastIncomeDescription !== null) expect(isSealed(stream.lastIncomeDescription)).toBe(true);
+    }
     expect(stored!.profile.income.monthlyIncome).toBe(income.monthlyIncome);
 
     // The relay marks the outbox empty right after publishing.
@@ -92,6 +96,9 @@ describe('enrichment service against the broker, the database and the sandbox pr
     expect(job).toMatchObject({ status: 'READY', attempt: 1, outboxPending: false });
     expect(job!.income.status).toBe('DONE');
     expect(job!.insights.status).toBe('DONE');
+    // The provider's results are kept sealed: they name the holder, and narrations may.
+    expect(JSON.stringify(job)).not.toContain('OKAFOR');
+    expect([job!.income.result, job!.insights.result].map((r) => typeof r === 'string' && isSealed(r))).toEqual([true, true]);
   });
 
   it('when an application links several accounts, then each is enriched once', async () => {

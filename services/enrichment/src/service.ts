@@ -44,8 +44,8 @@ export function createEnrichmentService(deps: {
   const provider =
     deps.provider ?? createProvider({ config, logger, onBreakerState: (state) => metrics.breakerState(state) });
   const models = enrichmentModels(runtime.db);
-  const jobs = createJobRepository(models);
-  const bankData = createBankDataRepository(models);
+  const jobs = createJobRepository(models, runtime.sealer);
+  const bankData = createBankDataRepository(models, runtime.sealer);
   const index = createAccountIndex(models);
   const schedule = createDueSchedule();
   const lock = createKeyedLock();

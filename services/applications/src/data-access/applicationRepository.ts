@@ -1,6 +1,7 @@
-import { rawCollection, type OutboxEntry } from '@loan/runtime';
+import { rawCollection, type OutboxEntry, type Sealer } from '@loan/runtime';
 import { applicationIdFor, type Application } from '../domain/application';
 import type { ApplicationModel } from './applicationModel';
+import { sealIdentity } from './personalData';
 
 export interface Stored {
   state: Application;
@@ -84,17 +85,18 @@ function toState(doc: Doc): Application {
   };
 }
 
-function toFields(state: Application): Record<string, unknown> {
-  const { applicationId: _id, ...rest } = state;
-  return rest;
-}
-
 /**
  * Loads and stores applications with optimistic concurrency (a revision number per document),
- * through the driver's collection: every field is written as the domain state has it.
+ * through the driver's collection: every field is written as the domain state has it, except
+ * that identity still in plain text (read from a document stored before it was sealed) is
+ * written sealed. Reads return identity as stored: sealed, or plain in such older documents.
  */
-export function createApplicationRepository(model: ApplicationModel) {
+export function createApplicationRepository(model: ApplicationModel, sealer: Sealer) {
   const applications = rawCollection<Doc>(model);
+  function toFields(state: Application): Record<string, unknown> {
+    const { applicationId: _id, ...rest } = sealIdentity(sealer, state);
+    return rest;
+  }
   return {
     async get(applicationId: string): Promise<Stored | null> {
       const doc = await applications.findOne({ _id: applicationId }, { projection: { outbox: 0 } });

@@ -2,6 +2,7 @@ import { Topics, type CommandReply } from '@loan/contracts';
 import {
   ServiceError,
   createKeyedLock,
+  isSealed,
   toOutboxEntries,
   type Clock,
   type OutboxEntry,
@@ -80,11 +81,15 @@ export function createApplicationWriter(deps: {
     else await published;
   }
 
-  /** The applicant's names leave this service sealed, like the BVN. */
+  /**
+   * The applicant's names leave this service sealed, like the BVN: as the state holds them, or
+   * sealed now when the application was stored before they were.
+   */
   function sealedFact(fact: FactEffect): FactEffect {
     if (fact.type !== 'AnalysisRequested') return fact;
     const { firstName, lastName } = fact.applicant;
-    return { ...fact, applicant: { ...fact.applicant, firstName: sealer.seal(firstName), lastName: sealer.seal(lastName) } };
+    const sealed = (value: string) => (isSealed(value) ? value : sealer.seal(value));
+    return { ...fact, applicant: { ...fact.applicant, firstName: sealed(firstName), lastName: sealed(lastName) } };
   }
 
   function toOutbox(state: Application, effects: Effect[], now: Date, correlationId?: string): OutboxEntry[] {

@@ -21,6 +21,7 @@ export interface LinkedAccount {
   providerAccountId: string;
   institution: string;
   accountNumber: string;
+  /** The name the bank holds the account in, sealed ('' once scrubbed). */
   holderName: string;
   enrichmentStatus: EnrichmentStatus;
   linkedAt: Date;
@@ -49,6 +50,10 @@ export interface Application {
   /** Client-chosen key that makes initiate safe to retry; unique across all clients. */
   idempotencyKey: string;
   status: ApplicationStatus;
+  /**
+   * The applicant's identity, every field sealed (applications stored before names, e-mail and
+   * phone were sealed hold them in plain text until their next write).
+   */
   applicant: { firstName: string; lastName: string; email: string; phone: string | null; bvnSealed: string | null };
   loan: { amount: number; tenor: number; interestRate: number; purpose: string | null };
   /** The lender's provider key, sealed, as given at initiate (or the last resume / re-link). */

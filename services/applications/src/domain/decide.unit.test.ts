@@ -30,7 +30,7 @@ function opened(): Application {
     applicantId: randomUUID(),
     clientId: 'client-a',
     request,
-    bvnSealed: null,
+    applicant: { firstName: 'sealed-first', lastName: 'sealed-last', email: 'sealed-email', phone: null, bvnSealed: null },
     providerKeySealed: 'sealed-key',
     widgetUrl: 'http://sandbox/widget/1',
     now: t0,
@@ -88,14 +88,15 @@ describe('initiate', () => {
     const abandoned = { ...opened(), status: 'ABANDONED' as const, abandonReason: 'no_link' as const };
     expect(decideExistingKey(abandoned, 'client-a')).toEqual({ action: 'resume' });
     const resent = { ...request, lastName: 'Okafor-Eze', bvn: '22200000009', amount: 420_000, tenor: 9 };
-    const outcome = resumeApplication(abandoned, { request: resent, bvnSealed: 'sealed-bvn', widgetUrl: 'http://sandbox/widget/2', providerKeySealed: 'k', now: later(5000) });
+    const applicant = { firstName: 'sealed-first', lastName: 'sealed-last-2', email: 'sealed-email', phone: null, bvnSealed: 'sealed-bvn' };
+    const outcome = resumeApplication(abandoned, { request: resent, applicant, widgetUrl: 'http://sandbox/widget/2', providerKeySealed: 'k', now: later(5000) });
     expect(outcome).toMatchObject({ ok: true, result: { resumed: true, status: 'PENDING_LINKING', widgetUrl: 'http://sandbox/widget/2' } });
     if (outcome.ok) {
       expect(outcome.state.status).toBe('PENDING_LINKING');
       expect(outcome.state.linkWindowStart).toEqual(later(5000));
       expect(outcome.state.abandonReason).toBeNull();
       // The resending request is the lender's current truth.
-      expect(outcome.state.applicant).toMatchObject({ lastName: 'Okafor-Eze', bvnSealed: 'sealed-bvn' });
+      expect(outcome.state.applicant).toEqual(applicant);
       expect(outcome.state.loan).toMatchObject({ amount: 420_000, tenor: 9 });
     }
   });

@@ -1,5 +1,5 @@
 import type { EnrichedAccount } from '@loan/contracts';
-import { isDuplicateKey, rawCollection, type OutboxEntry } from '@loan/runtime';
+import { isDuplicateKey, rawCollection, type OutboxEntry, type Sealer } from '@loan/runtime';
 import type { EnrichmentModels } from './models';
 
 export interface StoredBankData {
@@ -12,8 +12,38 @@ export interface StoredBankData {
   storedAt: Date;
 }
 
-/** The applicant's bank data (enriched profiles), and the record of its deletion. */
-export function createBankDataRepository(models: EnrichmentModels) {
+/**
+ * A profile with what names a person sealed: the holder's name, and the narrations income was
+ * recognised by (which may name the applicant). Figures stay readable for the services that
+ * score them. How a profile is stored, and how it leaves this service.
+ */
+export function sealedProfile(sealer: Sealer, profile: EnrichedAccount): EnrichedAccount {
+  const seal = (value: string | null) => (value === null ? null : sealer.seal(value));
+  return {
+    ...profile,
+    holderName: sealer.seal(profile.holderName),
+    income: {
+      ...profile.income,
+      streams: profile.income.streams.map((s) => ({ ...s, lastIncomeDescription: seal(s.lastIncomeDescription) })),
+    },
+  };
+}
+
+/** A stored profile readable again; profiles stored before they were sealed pass through. */
+function openedProfile(sealer: Sealer, profile: EnrichedAccount): EnrichedAccount {
+  const reveal = (value: string | null) => (value === null ? null : sealer.reveal(value));
+  return {
+    ...profile,
+    holderName: sealer.reveal(profile.holderName),
+    income: {
+      ...profile.income,
+      streams: profile.income.streams.map((s) => ({ ...s, lastIncomeDescription: reveal(s.lastIncomeDescription) })),
+    },
+  };
+}
+
+/** The applicant's bank data (enriched profiles, stored sealed as `sealedProfile` has it), and the record of its deletion. */
+export function createBankDataRepository(models: EnrichmentModels, sealer: Sealer) {
   // Profiles are large: written and read through the driver, as they are.
   const bankData = rawCollection<Omit<StoredBankData, 'accountId'> & { _id: string }>(models.bankData);
   return {
@@ -22,7 +52,8 @@ export function createBankDataRepository(models: EnrichmentModels) {
      * (a slow worker of a superseded attempt must not overwrite the current profile).
      */
     async put(data: StoredBankData): Promise<boolean> {
-      const { accountId, ...fields } = data;
+      const { accountId, ...rest } = data;
+      const fields = { ...rest, profile: sealedProfile(sealer, data.profile) };
       try {
         const res = await bankData.updateOne(
           { _id: accountId, attempt: { $lte: data.attempt } },
@@ -41,7 +72,7 @@ export function createBankDataRepository(models: EnrichmentModels) {
       const doc = await bankData.findOne({ _id: accountId });
       if (!doc) return null;
       const { _id, ...rest } = doc;
-      return { accountId: _id, ...rest };
+      return { accountId: _id, ...rest, profile: openedProfile(sealer, rest.profile) };
     },
 
     async deleteAccount(accountId: string): Promise<void> {

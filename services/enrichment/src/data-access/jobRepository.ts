@@ -1,4 +1,4 @@
-import { rawCollection, type OutboxEntry } from '@loan/runtime';
+import { rawCollection, type OutboxEntry, type Sealer } from '@loan/runtime';
 import type { EnrichmentJob, IncomePart, InsightsPart } from '../domain/job';
 import type { EnrichmentModels } from './models';
 
@@ -13,18 +13,30 @@ type Doc = Record<string, unknown> & { _id: string; rev: number };
 
 const date = (v: unknown): Date | null => (v ? new Date(v as string | Date) : null);
 
-function toPart(raw: unknown): IncomePart {
+/**
+ * The provider's results name the account's holder and carry the statement's narrations, which
+ * may name the applicant too: each is stored as one sealed JSON string. Jobs written before
+ * that hold the result as an object, read as it is (and sealed at the job's next write).
+ */
+const sealedResult = (sealer: Sealer, result: Record<string, unknown> | null) =>
+  result === null ? null : sealer.seal(JSON.stringify(result));
+const openedResult = (sealer: Sealer, stored: unknown): Record<string, unknown> | null =>
+  typeof stored === 'string'
+    ? (JSON.parse(sealer.open(stored)) as Record<string, unknown>)
+    : ((stored as Record<string, unknown> | null) ?? null);
+
+function toPart(raw: unknown, sealer: Sealer): IncomePart {
   const p = (raw ?? {}) as Record<string, unknown>;
   return {
     status: (p.status as IncomePart['status']) ?? 'NOT_STARTED',
     startedAt: date(p.startedAt),
     signalledAt: date(p.signalledAt),
     doneAt: date(p.doneAt),
-    result: (p.result as Record<string, unknown> | null) ?? null,
+    result: openedResult(sealer, p.result),
   };
 }
 
-function toJob(doc: Doc): EnrichmentJob {
+function toJob(doc: Doc, sealer: Sealer): EnrichmentJob {
   const d = doc as Record<string, unknown>;
   const insights = (d.insights ?? {}) as Record<string, unknown>;
   return {
@@ -39,8 +51,8 @@ function toJob(doc: Doc): EnrichmentJob {
     attempt: d.attempt as number,
     since: d.since as string,
     status: d.status as EnrichmentJob['status'],
-    income: toPart(d.income),
-    insights: { ...toPart(insights), jobId: (insights.jobId as string | null) ?? null } satisfies InsightsPart,
+    income: toPart(d.income, sealer),
+    insights: { ...toPart(insights, sealer), jobId: (insights.jobId as string | null) ?? null } satisfies InsightsPart,
     nextTryAt: date(d.nextTryAt),
     failures: (d.failures as number) ?? 0,
     lastError: (d.lastError as string | null) ?? null,
@@ -54,34 +66,44 @@ function toJob(doc: Doc): EnrichmentJob {
   };
 }
 
-function toFields(job: EnrichmentJob): Record<string, unknown> {
+function toFields(job: EnrichmentJob, sealer: Sealer): Record<string, unknown> {
   const { accountId: _id, ...rest } = job;
-  return rest;
+  return {
+    ...rest,
+    income: { ...job.income, result: sealedResult(sealer, job.income.result) },
+    insights: { ...job.insights, result: sealedResult(sealer, job.insights.result) },
+  };
 }
 
 /**
  * Loads and stores enrichment jobs with optimistic concurrency (a revision number per document);
  * the per-message reads and writes go through the driver's collection, the job's fields as
- * they are.
+ * they are but for the provider's results (sealed).
  */
-export function createJobRepository(models: EnrichmentModels) {
+export function createJobRepository(models: EnrichmentModels, sealer: Sealer) {
   const model = models.jobs;
   const jobs = rawCollection<Doc>(model);
   const active = { status: 'PENDING', closedAt: null, scrubbedAt: null };
   return {
     async get(accountId: string): Promise<StoredJob | null> {
       const doc = await jobs.findOne({ _id: accountId }, { projection: { outbox: 0 } });
-      return doc ? { job: toJob(doc), rev: doc.rev, outboxPending: doc.outboxPending === true } : null;
+      return doc ? { job: toJob(doc, sealer), rev: doc.rev, outboxPending: doc.outboxPending === true } : null;
     },
 
     /** Inserts a new job; an existing one for the account makes this throw (code 11000). */
     async insert(job: EnrichmentJob, outbox: OutboxEntry[] = []): Promise<void> {
-      await jobs.insertOne({ _id: job.accountId, rev: 1, ...toFields(job), outbox, outboxPending: outbox.length > 0 });
+      await jobs.insertOne({
+        _id: job.accountId,
+        rev: 1,
+        ...toFields(job, sealer),
+        outbox,
+        outboxPending: outbox.length > 0,
+      });
     },
 
     /** Writes the new state if nobody changed the document since `rev`; false on a conflict. */
     async replace(job: EnrichmentJob, rev: number, outbox: OutboxEntry[] = []): Promise<boolean> {
-      const update: Record<string, unknown> = { $set: { ...toFields(job), rev: rev + 1 } };
+      const update: Record<string, unknown> = { $set: { ...toFields(job, sealer), rev: rev + 1 } };
       if (outbox.length > 0) {
         (update.$set as Record<string, unknown>).outboxPending = true;
         update.$push = { outbox: { $each: outbox } };

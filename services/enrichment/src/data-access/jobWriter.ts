@@ -12,6 +12,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import { type Change, type Effect, type EnrichmentJob, isActive } from '../domain/job';
 import type { AccountIndex } from './accountIndex';
+import { sealedProfile } from './bankDataRepository';
 import type { DueSchedule } from './dueSchedule';
 import type { JobRepository, StoredJob } from './jobRepository';
 import type { UnsavedProgress } from './unsavedProgress';
@@ -50,25 +51,11 @@ export function createJobWriter(deps: {
   const { jobs, index, schedule, clock } = deps;
   const remembered = new LRUCache<string, StoredJob>({ max: REMEMBERED_JOBS });
 
-  /**
-   * A profile names its holder (the applicant, usually) and narrations may too: those leave
-   * this service sealed. Figures stay readable for the services that score them.
-   */
+  /** What names a person in a profile leaves this service sealed (`sealedProfile`). */
   function sealedResult(result: ResultEffect): ResultEffect {
-    if (result.type !== 'AccountEnriched') return result;
-    const { profile } = result;
-    const seal = (value: string | null) => (value === null ? null : deps.sealer.seal(value));
-    return {
-      ...result,
-      profile: {
-        ...profile,
-        holderName: deps.sealer.seal(profile.holderName),
-        income: {
-          ...profile.income,
-          streams: profile.income.streams.map((s) => ({ ...s, lastIncomeDescription: seal(s.lastIncomeDescription) })),
-        },
-      },
-    };
+    return result.type === 'AccountEnriched'
+      ? { ...result, profile: sealedProfile(deps.sealer, result.profile) }
+      : result;
   }
 
   function toOutbox(job: EnrichmentJob, effects: Effect[], now: Date): OutboxEntry[] {

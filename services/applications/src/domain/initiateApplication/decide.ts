@@ -31,14 +31,6 @@ export function decideExistingKey(
   return { action: 'resume' };
 }
 
-const applicantOf = (request: InitiateRequest, bvnSealed: string | null): Application['applicant'] => ({
-  firstName: request.firstName,
-  lastName: request.lastName,
-  email: request.email,
-  phone: request.phone ?? null,
-  bvnSealed,
-});
-
 const loanOf = (request: InitiateRequest): Application['loan'] => ({
   amount: request.amount,
   tenor: request.tenor,
@@ -49,18 +41,19 @@ const loanOf = (request: InitiateRequest): Application['loan'] => ({
 /**
  * Resumes an application with a fresh widget address and a new 24-hour link window. The
  * request that resumes it is the lender's current truth: applicant and loan come from it
- * (abandonment cleared the stored BVN; a resend may carry it again, or new terms).
+ * (abandonment cleared the stored BVN; a resend may carry it again, or new terms). `applicant`
+ * is the request's identity, sealed.
  */
 export function resumeApplication(
   existing: Application,
-  input: { request: InitiateRequest; bvnSealed: string | null; widgetUrl: string; providerKeySealed: string; now: Date },
+  input: { request: InitiateRequest; applicant: Application['applicant']; widgetUrl: string; providerKeySealed: string; now: Date },
 ): Outcome<InitiateResult> {
   const next = transition(existing.status, 'resume');
   if (!next) return reject('KEY_IN_USE', `Cannot resume application with status: ${existing.status}`);
   const state: Application = {
     ...existing,
     status: next,
-    applicant: applicantOf(input.request, input.bvnSealed),
+    applicant: input.applicant,
     loan: loanOf(input.request),
     widgetUrl: input.widgetUrl,
     providerKeySealed: input.providerKeySealed,
@@ -82,13 +75,16 @@ export function resumeApplication(
   };
 }
 
-/** A new application and applicant, waiting for the applicant to link an account. */
+/**
+ * A new application and applicant, waiting for the applicant to link an account. `applicant`
+ * is the request's identity, sealed.
+ */
 export function openApplication(input: {
   applicationId: string;
   applicantId: string;
   clientId: string;
   request: InitiateRequest;
-  bvnSealed: string | null;
+  applicant: Application['applicant'];
   providerKeySealed: string;
   widgetUrl: string;
   now: Date;
@@ -100,7 +96,7 @@ export function openApplication(input: {
     applicantId: input.applicantId,
     idempotencyKey: request.idempotencyKey,
     status: 'PENDING_LINKING',
-    applicant: applicantOf(request, input.bvnSealed),
+    applicant: input.applicant,
     loan: loanOf(request),
     providerKeySealed: input.providerKeySealed,
     widgetUrl: input.widgetUrl,

@@ -21,6 +21,7 @@ import {
 import type { ApplicationsConfig } from '../../config';
 import type { ApplicationRepository } from '../../data-access/applicationRepository';
 import { notFound, type Answer, type ApplicationWriter } from '../../data-access/applicationWriter';
+import { openIdentity, sealedApplicant } from '../../data-access/personalData';
 import { applicationIdFor, type Application } from '../../domain/application';
 import { analyzeApplication } from '../../domain/analyzeApplication/decide';
 import { finalizeLinking } from '../../domain/finalizeLinking/decide';
@@ -54,13 +55,17 @@ export function createCommandHandler(deps: {
     return stored && stored.state.clientId === clientId ? stored : null;
   }
 
+  /** The application as a person or the lender's API reads it: its identity opened. */
+  const readable = (state: Application) => openIdentity(sealer, state);
+
   /** Asks the provider for a widget address; an outage is an answer the lender can retry. */
   async function widgetFor(state: Pick<Application, 'applicationId' | 'applicant'>, sealedKey: string, reauthAccountId?: string) {
+    const { applicant } = state;
     const { widgetUrl } = await provider.initiateLink(openKey(sealedKey), {
       ref: state.applicationId,
-      customerName: `${state.applicant.firstName} ${state.applicant.lastName}`,
-      customerEmail: state.applicant.email,
-      customerBvn: state.applicant.bvnSealed ? sealer.open(state.applicant.bvnSealed) : undefined,
+      customerName: `${sealer.reveal(applicant.firstName)} ${sealer.reveal(applicant.lastName)}`,
+      customerEmail: sealer.reveal(applicant.email),
+      customerBvn: applicant.bvnSealed ? sealer.open(applicant.bvnSealed) : undefined,
       redirectUrl: config.PROVIDER_REDIRECT_URL,
       reauthAccountId,
     });
@@ -76,19 +81,20 @@ export function createCommandHandler(deps: {
 
   async function initiate(cmd: Extract<ApplicationCommand, { type: 'InitiateApplication' }>, publishing: Promise<void>[]) {
     const request = initiateRequestOf(cmd);
+    const bvnSealed = request.bvn ? sealer.seal(request.bvn) : null;
+    // Sealed once: an attempt that resumes after a collision keeps what the first one sealed.
+    const applicant = sealedApplicant(sealer, request, bvnSealed);
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       // Most keys are new: the first attempt inserts without looking the key up, and a key
       // already taken (a retry, a resume, another lender's key) makes the insert collide; the
       // next attempt reads the application it names.
       const existing = attempt === 0 ? null : await repo.getByKey(request.idempotencyKey);
       const now = clock.now();
-      const bvnSealed = request.bvn ? sealer.seal(request.bvn) : null;
-      const applicant = { firstName: request.firstName, lastName: request.lastName, email: request.email, phone: null, bvnSealed };
       if (existing) {
         const check = decideExistingKey(existing.state, cmd.clientId);
         if ('ok' in check) return { ok: false as const, code: check.code, message: check.message };
         const widgetUrl = await widgetFor({ applicationId: existing.state.applicationId, applicant }, cmd.providerKey);
-        const outcome = resumeApplication(existing.state, { request, bvnSealed, widgetUrl, providerKeySealed: cmd.providerKey, now });
+        const outcome = resumeApplication(existing.state, { request, applicant, widgetUrl, providerKeySealed: cmd.providerKey, now });
         if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
         const outbox = writer.toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
         if (await repo.replace(outcome.state, existing.rev, outbox)) {
@@ -104,7 +110,7 @@ export function createCommandHandler(deps: {
         applicantId: randomUUID(),
         clientId: cmd.clientId,
         request,
-        bvnSealed,
+        applicant,
         providerKeySealed: cmd.providerKey,
         widgetUrl,
         now,
@@ -166,7 +172,7 @@ export function createCommandHandler(deps: {
         return relink(cmd, publishing);
       case 'GetApplication': {
         const stored = await loadOwned(cmd.applicationId, cmd.clientId);
-        return stored ? { ok: true, result: toView(stored.state) } : notFound();
+        return stored ? { ok: true, result: toView(readable(stored.state)) } : notFound();
       }
       case 'ListApplications': {
         const { clientId, statuses, q, limit, after } = cmd;
@@ -177,8 +183,8 @@ export function createCommandHandler(deps: {
           limit,
           after: after ? { createdAt: new Date(after.createdAt), applicationId: after.applicationId } : null,
         });
-        // Applicants' names: sealed with every other result below.
-        return { ok: true, result: { items: page.items.map(toSummary), more: page.more } };
+        // Applicants' names: sealed again with every other result below.
+        return { ok: true, result: { items: page.items.map((state) => toSummary(readable(state))), more: page.more } };
       }
       case 'ReviewApplication':
         return writer.commandMutation(
@@ -199,7 +205,7 @@ export function createCommandHandler(deps: {
       case 'ListReviews': {
         const page = await repo.listForReview({ clientId: cmd.clientId, status: cmd.status, limit: cmd.limit, after: cmd.after });
         const now = clock.now();
-        const items = page.items.map((state) => toQueueItem(state, now)).filter((item) => item !== null);
+        const items = page.items.map((state) => toQueueItem(readable(state), now)).filter((item) => item !== null);
         return { ok: true, result: { items, more: page.more } };
       }
     }

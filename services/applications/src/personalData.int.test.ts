@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Topics,
+  replyTopicFor,
+  type ApplicationCommand,
+  type ApplicationFact,
+  type CommandReply,
+} from '@loan/contracts';
+import { isSealed } from '@loan/runtime';
+import { waitFor } from '../../../testing/helpers';
+import {
+  startApplications,
+  startSandbox,
+  suiteNamespace,
+  testBus,
+  testSealer,
+  type Running,
+} from '../../../testing/stack';
+import type { Application } from './domain/application';
+
+/**
+ * The applicant's identity at rest: sealed in the applications collection, opened only for the
+ * lender's reads (status, list), through the service's own entry points against the real broker,
+ * registry, database and the sandbox provider.
+ */
+const ns = suiteNamespace();
+const sealer = testSealer();
+const bus = testBus(ns, 'applications-personal-data-test');
+const replyTo = replyTopicFor(`personal-data-test-${randomUUID().slice(0, 8)}`);
+const replies = new Map<string, CommandReply>();
+const facts: ApplicationFact[] = [];
+let applications: Running;
+let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+
+beforeAll(async () => {
+  // Nothing is linked here: the sandbox's webhooks would have nowhere to go.
+  sandbox = await startSandbox('http://127.0.0.1:9/provider/webhooks/mono');
+  applications = await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url });
+  await bus.connect();
+  await bus.ensureTopics([replyTo]);
+  await bus.consume({
+    groupId: 'personal-data-test-replies',
+    topics: [replyTo],
+    handle: async (m) => void replies.set((m.value as CommandReply).commandId, m.value as CommandReply),
+  });
+  await bus.consume({
+    groupId: 'personal-data-test-facts',
+    topics: [Topics.applicationFacts],
+    handle: async (m) => void facts.push(m.value as ApplicationFact),
+  });
+});
+
+afterAll(async () => {
+  await bus.disconnect();
+  await applications?.stop();
+  await sandbox?.stop();
+});
+
+type Input = ApplicationCommand extends infer C
+  ? C extends unknown
+    ? Omit<C, 'commandId' | 'replyTo' | 'correlationId' | 'issuedAt'>
+    : never
+  : never;
+
+/** Sends a command as the gateway does and waits for its reply; an ok result is opened. */
+async function send(
+  input: Input,
+): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; code: string; message: string }> {
+  const commandId = randomUUID();
+  const command = {
+    ...input,
+    commandId,
+    replyTo,
+    correlationId: randomUUID(),
+    issuedAt: new Date().toISOString(),
+  } as ApplicationCommand;
+  const key =
+    'applicationId' in command
+      ? command.applicationId
+      : command.type === 'InitiateApplication'
+        ? command.request.idempotencyKey
+        : commandId;
+  await bus.publish(Topics.applicationCommands, [{ key, value: command }]);
+  const reply = await waitFor(() => replies.get(commandId), { what: `the reply to ${input.type}` });
+  if (!reply.ok) return reply;
+  return { ok: true, result: JSON.parse(sealer.open(reply.sealedResult!)) as Record<string, unknown> };
+}
+
+const person = () => {
+  const tag = randomUUID().slice(0, 6);
+  return {
+    firstName: `Chiamaka${tag}`,
+    lastName: `Obi${tag}`,
+    email: `chiamaka.${tag}@example.ng`,
+    phone: `0803${tag.replace(/\D/g, '7').padEnd(7, '1')}`,
+  };
+};
+
+/** An initiate as the gateway sends it: the applicant's identity and the provider key sealed. */
+const initiate = (clientId: string, idempotencyKey: string, who: ReturnType<typeof person>): Input => ({
+  type: 'InitiateApplication',
+  clientId,
+  request: { amount: 300_000, tenor: 6, interestRate: 5, idempotencyKey },
+  applicant: sealer.seal(JSON.stringify({ ...who, bvn: '22200000009' })),
+  providerKey: sealer.seal('test_sk_sandbox'),
+});
+
+const stored = (applicationId: string) =>
+  applications.runtime.db.collection('applications').findOne({ _id: applicationId as never });
+
+/** Which of the person's values the stored document holds readable. */
+const readableIn = (doc: unknown, who: Record<string, string>) =>
+  Object.entries(who)
+    .filter(([, value]) => JSON.stringify(doc).toLowerCase().includes(value.toLowerCase()))
+    .map(([field]) => field);
+
+describe('the applicant\u2019s identity at rest', () => {
+  it('when an application is initiated and resumed, then the stored document holds names, e-mail, phone and BVN only sealed, and the status read and the list by applicant id show them', async () => {
+    const clientId = `c-${randomUUID()}`;
+    const key = `pd-${randomUUID()}`;
+    const who = person();
+    const opened = await send(initiate(clientId, key, who));
+    expect(opened).toMatchObject({ ok: true, result: { status: 'PENDING_LINKING', resumed: false } });
+    const { applicationId, applicantId } = (opened as { result: { applicationId: string; applicantId: string } })
+      .result;
+
+    const doc = await stored(applicationId);
+    expect(readableIn(doc, { ...who, bvn: '22200000009' })).toEqual([]);
+    const applicant = doc!.applicant as Application['applicant'];
+    expect(Object.values(applicant).every((v) => typeof v === 'string' && isSealed(v))).toBe(true);
+    expect(
+      [applicant.firstName, applicant.lastName, applicant.email, applicant.phone!].map((v) => sealer.open(v)),
+    ).toEqual([who.firstName, who.lastName, who.email, who.phone]);
+
+    const view = await send({ type: 'GetApplication', clientId, applicationId });
+    expect(view.ok && view.result.applicant).toEqual({
+      firstName: who.firstName,
+      lastName: who.lastName,
+      email: who.email,
+    });
+    const listed = await send({
+      type: 'ListApplications',
+      clientId,
+      statuses: [],
+      q: applicantId,
+      limit: 10,
+      after: null,
+    });
+    expect(listed.ok && listed.result.items).toEqual([
+      expect.objectContaining({ applicationId, applicantName: `${who.firstName} ${who.lastName}` }),
+    ]);
+
+    // The same key again resumes it, with the resending request's identity; another lender's is refused.
+    const renamed = { ...who, lastName: `${who.lastName}-Eze` };
+    expect(await send(initiate(clientId, key, renamed))).toMatchObject({
+      ok: true,
+      result: { applicationId, resumed: true },
+    });
+    expect(await send(initiate(`other-${clientId}`, key, renamed))).toMatchObject({
+      ok: false,
+      code: 'KEY_OWNED_BY_OTHER_CLIENT',
+    });
+    const resumed = await send({ type: 'GetApplication', clientId, applicationId });
+    expect(resumed.ok && resumed.result.applicant).toMatchObject({ lastName: renamed.lastName });
+    expect(readableIn(await stored(applicationId), renamed)).toEqual([]);
+  });
+
+  it('when an application was stored before identity was sealed, then reads show it as it was, its next write seals it, and the analysis request carries the names sealed', async () => {
+    const clientId = `c-${randomUUID()}`;
+    const applicationId = randomUUID();
+    const applicantId = randomUUID();
+    const who = person();
+    const holderName = `${who.lastName.toUpperCase()} ${who.firstName.toUpperCase()}`;
+    const now = new Date();
+    // A document as the service wrote it before: identity and holder name in plain text.
+    await applications.runtime.db.collection('applications').insertOne({
+      _id: applicationId as never,
+      rev: 1,
+      clientId,
+      applicantId,
+      idempotencyKey: `legacy-${applicationId}`,
+      status: 'LINKED',
+      applicant: { ...who, bvnSealed: null },
+      loan: { amount: 300_000, tenor: 6, interestRate: 5, purpose: null },
+      providerKeySealed: sealer.seal('test_sk_sandbox'),
+      widgetUrl: 'http://127.0.0.1:9/widget',
+      linkWindowStart: now,
+      linkingLocked: false,
+      readyAnnounced: false,
+      firstLinkedAt: now,
+      accounts: [
+        {
+          accountId: randomUUID(),
+          providerAccountId: `mono-${randomUUID()}`,
+          institution: 'GTBank',
+          accountNumber: '0123456785',
+          holderName,
+          enrichmentStatus: 'READY',
+          linkedAt: now,
+          enrichedAt: now,
+          monthlyFlows: [],
+        },
+      ],
+      analysis: null,
+      decision: null,
+      review: null,
+      handled: [],
+      createdAt: now,
+      updatedAt: now,
+      outbox: [],
+      outboxPending: false,
+    });
+
+    const view = await send({ type: 'GetApplication', clientId, applicationId });
+    expect(view.ok && view.result.applicant).toEqual({
+      firstName: who.firstName,
+      lastName: who.lastName,
+      email: who.email,
+    });
+    const listed = await send({
+      type: 'ListApplications',
+      clientId,
+      statuses: [],
+      q: applicationId,
+      limit: 10,
+      after: null,
+    });
+    expect(listed.ok && listed.result.items).toEqual([
+      expect.objectContaining({ applicantName: `${who.firstName} ${who.lastName}` }),
+    ]);
+
+    expect(await send({ type: 'FinalizeLinking', clientId, applicationId })).toMatchObject({
+      ok: true,
+      result: { status: 'LINKED' },
+    });
+    const doc = await stored(applicationId);
+    expect(readableIn(doc, { ...who, holderName })).toEqual([]);
+    expect(sealer.open(doc!.accounts[0].holderName)).toBe(holderName);
+    expect(sealer.open(doc!.applicant.phone)).toBe(who.phone);
+
+    expect(await send({ type: 'AnalyzeApplication', clientId, applicationId })).toMatchObject({
+      ok: true,
+      result: { status: 'PROCESSING' },
+    });
+    const requested = await waitFor(
+      () =>
+        facts.find(
+          (f): f is Extract<ApplicationFact, { type: 'AnalysisRequested' }> =>
+            f.applicationId === applicationId && f.type === 'AnalysisRequested',
+        ),
+      { what: 'AnalysisRequested' },
+    );
+    expect([requested.applicant.firstName, requested.applicant.lastName].map((v) => sealer.open(v))).toEqual([
+      who.firstName,
+      who.lastName,
+    ]);
+    const after = await send({ type: 'GetApplication', clientId, applicationId });
+    expect(after.ok && after.result.applicant).toEqual({
+      firstName: who.firstName,
+      lastName: who.lastName,
+      email: who.email,
+    });
+  });
+});
