@@ -485,21 +485,34 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
    * earlier does not fail the replies to live ones.
    */
   async function publishReply(topic: string, messages: OutboundMessage[]): Promise<void> {
-    const encoded = await Promise.all(
-      messages.map(async (m) => ({ key: m.key, value: await codec.encode(topic, m.value), headers: m.headers })),
-    );
-    for (let attempt = 0; ; attempt++) {
-      const current = replyProducer();
-      try {
-        await current.connected;
-        await current.producer.send({ topic: real(topic), messages: encoded });
-        metrics.published.inc({ topic }, messages.length);
-        return;
-      } catch (error) {
-        if (replies === current) replies = null;
-        void current.connected.then(() => current.producer.disconnect()).catch(() => undefined);
-        if (attempt >= 1) throw error;
+    const spans: Span[] = [];
+    let failure: unknown;
+    try {
+      const encoded = await Promise.all(
+        messages.map(async (m) => {
+          const { span, headers } = startProducerSpan(topic, m);
+          spans.push(span);
+          return { key: m.key, value: await codec.encode(topic, m.value), headers };
+        }),
+      );
+      for (let attempt = 0; ; attempt++) {
+        const current = replyProducer();
+        try {
+          await current.connected;
+          await current.producer.send({ topic: real(topic), messages: encoded });
+          metrics.published.inc({ topic }, messages.length);
+          return;
+        } catch (error) {
+          if (replies === current) replies = null;
+          void current.connected.then(() => current.producer.disconnect()).catch(() => undefined);
+          if (attempt >= 1) throw error;
+        }
       }
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      for (const span of spans) endSpan(span, failure);
     }
   }
 
