@@ -3,7 +3,7 @@ import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
 import { attemptsSummary, BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthlyFlowsOf, storyOf, termsOf } from '../model';
 import { say } from '../labels';
-import { Badge, Loading, PageHeading, Problem, Time, useLoad } from '../ui';
+import { Badge, Loading, PageHeading, Problem, Time, Updated, useLive } from '../ui';
 import { BreakdownTable, flowMonthLabel, FlowsTable, TermsFacts } from './decisionParts';
 import { ReviewSection } from './review';
 import { may } from '../permissions';
@@ -56,7 +56,7 @@ function FoldedDelivery({ delivery, onRedelivered }: { delivery: DeliveryView; o
           <ul class="attempts" aria-label={`Attempts of ${delivery.event}`}>
             {delivery.attempts.map((attempt, n) => (
               <li key={n}>
-                Attempt {n + 1} at <Time iso={attempt.at} />:{' '}
+                {attempt.manual ? 'Redelivery' : 'Attempt'} {n + 1} at <Time iso={attempt.at} />:{' '}
                 {attempt.statusCode === null ? `no answer${attempt.error ? ` (${attempt.error})` : ''}` : `HTTP ${attempt.statusCode}`} in {Math.round(attempt.durationMs)} ms
               </li>
             ))}
@@ -255,8 +255,9 @@ function Decision({ application }: { application: ApplicationView }) {
 
 /** One application: summary, timeline with its webhook deliveries, accounts and the explained decision. */
 export function ApplicationPage({ applicationId }: { applicationId: string }) {
-  const [application, reloadApplication] = useLoad(() => api.application(applicationId), applicationId);
-  const [deliveries, reloadDeliveries] = useLoad(() => api.deliveries({ applicationId, limit: 100 }), applicationId);
+  // The page follows the application as it moves on (a decision, a review, a redelivery).
+  const [application, reloadApplication, updatedAt] = useLive(() => api.application(applicationId), applicationId);
+  const [deliveries, reloadDeliveries] = useLive(() => api.deliveries({ applicationId, limit: 100 }), applicationId);
 
   if (application.state === 'loading') return <Loading what="the application" />;
   if (application.state === 'error') {
@@ -285,6 +286,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
       <PageHeading>
         {app.applicant.firstName} {app.applicant.lastName} <Badge value={app.status} kind="status" />
       </PageHeading>
+      <Updated at={updatedAt} />
       <dl class="facts summary">
         <div>
           <dt>Application</dt>

@@ -3,7 +3,7 @@ import { api, type ApplicationStatus } from '../api';
 import { say } from '../labels';
 import { money } from '../model';
 import { navigate } from '../nav';
-import { Badge, Loading, PageHeading, Problem, Time, useLoad } from '../ui';
+import { Badge, Loading, PageHeading, Problem, Time, Updated, useLive } from '../ui';
 
 const STATUSES: ApplicationStatus[] = ['PENDING_LINKING', 'LINKED', 'PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'];
 const PAGE_SIZE = 20;
@@ -16,7 +16,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
   const cursor = params.get('cursor');
   // The cursors of the pages before this one, for "Previous page".
   const [trail, setTrail] = useState<(string | null)[]>([]);
-  const [list] = useLoad(() => api.applications({ status: statuses, q: q || undefined, limit: PAGE_SIZE, cursor }), params.toString());
+  const [list, , updatedAt] = useLive(() => api.applications({ status: statuses, q: q || undefined, limit: PAGE_SIZE, cursor }), params.toString());
 
   function search(event: Event) {
     event.preventDefault();
@@ -32,6 +32,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
   return (
     <>
       <PageHeading>Applications</PageHeading>
+      <Updated at={updatedAt} />
       <form class="filters" onSubmit={search} role="search" aria-label="Applications">
         <fieldset>
           <legend>Status</legend>

@@ -5,7 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { generateSync } from 'otplib';
 import { verifyWebhook } from '@loan/client';
 import { eventually, waitFor } from '../../../../../testing/helpers';
-import { applicant, call, createClient, startWholeStack, suiteNamespace } from '../../../../../testing/stack';
+import { applicant, call, createClient, startReceiver, startWholeStack, suiteNamespace } from '../../../../../testing/stack';
 import { servedRoutes } from './support';
 
 /**
@@ -680,6 +680,178 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
   });
 
   it('when the pages were read, then the console logged no error', () => {
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the console follows an application as it moves on, and a redelivery never unsays a delivery', () => {
+  let context: BrowserContext;
+  const problems: string[] = [];
+  /** What the lender's receiver answers now. */
+  let answer = 200;
+  let hook: Awaited<ReturnType<typeof startReceiver>>;
+  let lender: Awaited<ReturnType<typeof createClient>>;
+
+  const theirApi = (method: string, pathname: string, body?: unknown) =>
+    call(stack.gatewayUrl, lender.apiKey, method, pathname, body);
+  const heard = (applicationId: string, name: string) =>
+    hook.events(name).filter((b) => b?.data?.applicationId === applicationId);
+
+  async function picture(page: Page, name: string) {
+    const dir = process.env.CONSOLE_SCREENSHOT_DIR;
+    if (!dir) return;
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+  }
+
+  beforeAll(async () => {
+    hook = await startReceiver(() => answer);
+    lender = await createClient(stack.gatewayUrl, { webhookUrl: `${hook.url}/hooks` });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${stack.gatewayUrl}/console`);
+    await page.getByText('Sign in with the API key').click();
+    await page.getByLabel('API key').fill(lender.apiKey);
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
+    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.close();
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await hook?.close();
+  });
+
+  async function pageOf(viewport: { width: number; height: number }) {
+    const page = await context.newPage();
+    await page.setViewportSize(viewport);
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    return page;
+  }
+
+  it('when an application is taken to its decision over the API while its page and the list are open, then both show the decision without a reload and say when they last updated', async () => {
+    const start = await theirApi(
+      'POST',
+      '/api/applications/initiate',
+      applicant({ firstName: 'Bisi', lastName: 'Lawal', bvn: '22200000001', amount: 300_000, tenor: 6 }),
+    );
+    expect(start.status).toBe(201);
+    const { applicationId, widgetUrl } = start.body;
+    const linked = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetUrl, persona: 'salaried' }),
+    });
+    expect(linked.status).toBe(200);
+    await waitFor(() => heard(applicationId, 'account.enrichment_ready')[0], {
+      timeoutMs: 60_000,
+      what: 'enrichment_ready',
+    });
+
+    const desk = await pageOf({ width: 1280, height: 900 });
+    await desk.goto(`${stack.gatewayUrl}/console#/applications/${applicationId}`);
+    await desk.getByRole('heading', { name: /Bisi Lawal/, level: 1 }).waitFor();
+    await eventually(async () => expect(await desk.getByText('No decision yet').count()).toBe(1));
+    const phone = await pageOf({ width: 390, height: 844 });
+    await phone.goto(`${stack.gatewayUrl}/console#/applications`);
+    const row = phone.getByRole('row', { name: /Bisi Lawal/ });
+    await eventually(async () => expect(await row.locator('td[data-label="Decision"]').textContent()).toBe('—'));
+    for (const page of [desk, phone]) {
+      await eventually(async () =>
+        expect(await page.locator('p.updated').textContent()).toMatch(
+          /^Updated \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} WAT; the page follows changes\.$/,
+        ),
+      );
+    }
+    const loadedOnce = await desk.evaluate(() => performance.getEntriesByType('navigation').length);
+
+    expect((await theirApi('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
+    await waitFor(() => heard(applicationId, 'application.ready_for_analysis')[0], {
+      timeoutMs: 30_000,
+      what: 'ready',
+    });
+    expect((await theirApi('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
+    await waitFor(() => heard(applicationId, 'application.decision')[0], { timeoutMs: 60_000, what: 'decision' });
+    const decision = (await theirApi('GET', `/api/applications/${applicationId}`)).body.decision;
+
+    await eventually(
+      async () => expect(await desk.locator('.facts.headline .score').textContent()).toBe(String(decision.score)),
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    await eventually(
+      async () => expect(await desk.getByRole('list', { name: /^Webhooks of: Decided: / }).count()).toBe(1),
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    await eventually(
+      async () => expect(await row.locator('td[data-label="Score"]').textContent()).toBe(String(decision.score)),
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    await eventually(async () => expect(await row.locator('td[data-label="Status"]').textContent()).toBe('Completed'));
+    // The same document all along: no reload.
+    expect(await desk.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(loadedOnce);
+    expect(await desk.evaluate(() => location.hash)).toBe(`#/applications/${applicationId}`);
+    await eventually(async () => expect(await sidewaysOverflowOf(phone)).toEqual([]));
+    expect(await axeViolationsOf(desk)).toEqual([]);
+    expect(await axeViolationsOf(phone)).toEqual([]);
+    await picture(desk, 'live-application-desktop');
+    await picture(phone, 'live-list-390');
+    await phone.close();
+
+    // Redelivered while the receiver fails: still delivered, the redelivery shown as its own attempt.
+    answer = 500;
+    await desk.getByRole('button', { name: /^Redeliver account\.linked/ }).click();
+    await desk.getByText('Redelivery queued').waitFor();
+    const linkedDelivery = desk.getByRole('list', { name: /^Webhooks of: Bank account linked/ }).locator(':scope > li');
+    await eventually(
+      async () =>
+        expect(await linkedDelivery.locator('.detail').first().textContent()).toBe(
+          'after 1 attempt (200); redelivered once (500)',
+        ),
+      { timeoutMs: 30_000 },
+    );
+    await eventually(async () =>
+      expect(await linkedDelivery.locator('.badge').first().textContent()).toBe('Delivered'),
+    );
+    await linkedDelivery.getByText('Attempts').click();
+    await eventually(async () =>
+      expect(await linkedDelivery.locator('ul.attempts > li').allTextContents()).toEqual([
+        expect.stringMatching(/^Attempt 1 at .*: HTTP 200 in \d+ ms$/),
+        expect.stringMatching(/^Redelivery 2 at .*: HTTP 500 in \d+ ms$/),
+      ]),
+    );
+    const log = (await theirApi('GET', `/api/webhooks/deliveries?applicationId=${applicationId}&event=account.linked`))
+      .body.data[0];
+    expect(log.status).toBe('DELIVERED');
+    expect(log.attempts.map((a: { statusCode: number; manual: boolean }) => [a.statusCode, a.manual])).toEqual([
+      [200, false],
+      [500, true],
+    ]);
+    await picture(desk, 'redelivered-desktop');
+    // The delivery log says the same, at a phone's width too.
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await desk.setViewportSize(viewport);
+      await desk.goto(`${stack.gatewayUrl}/console#/webhooks`);
+      const entry = desk.getByRole('row', { name: /Account linked/ });
+      await eventually(async () =>
+        expect(await entry.locator('td[data-label="Attempts"]').textContent()).toBe(
+          'Delivered after 1 attempt (200); redelivered once (500)',
+        ),
+      );
+      await eventually(async () => expect(await sidewaysOverflowOf(desk)).toEqual([]));
+      await picture(desk, `redelivered-log-${viewport.width}`);
+    }
     expect(problems).toEqual([]);
   });
 });

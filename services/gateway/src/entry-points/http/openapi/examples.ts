@@ -122,8 +122,8 @@ export const Examples = {
     status: 'FAILED',
     reason: 'retries_exhausted',
     attempts: [
-      { at: '2026-11-20T09:15:28.003Z', statusCode: 503, error: null, durationMs: 84 },
-      { at: '2026-11-20T09:15:38.120Z', statusCode: null, error: 'timeout after 10000 ms', durationMs: 10001 },
+      { at: '2026-11-20T09:15:28.003Z', statusCode: 503, error: null, durationMs: 84, manual: false },
+      { at: '2026-11-20T09:15:38.120Z', statusCode: null, error: 'timeout after 10000 ms', durationMs: 10001, manual: false },
     ],
     nextAttemptAt: null,
     createdAt: '2026-11-20T09:15:27.500Z',
