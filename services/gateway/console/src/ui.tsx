@@ -184,7 +184,47 @@ export function Time({ iso }: { iso: string | null | undefined }) {
   );
 }
 
-/** A secret shown once: selectable, labelled, with the warning that it will not be shown again. */
+/** Copies `value` to the clipboard and says so; `label` names what is copied, for a screen reader. */
+export function CopyButton({ value, label }: { value: string; label: string }) {
+  const [said, setSaid] = useState<string | null>(null);
+  function copy() {
+    const done = () => setSaid('Copied');
+    const failed = () => setSaid('Could not copy: select the text and copy it');
+    if (navigator.clipboard?.writeText) navigator.clipboard.writeText(value).then(done, failed);
+    else failed();
+  }
+  return (
+    <span class="copy">
+      <button type="button" class="small" aria-label={label} onClick={copy}>
+        Copy
+      </button>
+      <span class="inline-ok" role="status">
+        {said ?? ''}
+      </span>
+    </span>
+  );
+}
+
+/** An id shown short (its first 8 characters), the whole id on hover, in its accessible name and on the clipboard. */
+export function ShortId({ id, href, what }: { id: string; href?: string; what: string }) {
+  const short = id.slice(0, 8);
+  return (
+    <span class="short-id">
+      {href ? (
+        <a href={href} class="id" title={id} aria-label={id}>
+          {short}
+        </a>
+      ) : (
+        <span class="id" title={id} aria-label={id}>
+          {short}
+        </span>
+      )}{' '}
+      <CopyButton value={id} label={`Copy the ${what} id ${id}`} />
+    </span>
+  );
+}
+
+/** A secret shown once: selectable, labelled, with a copy button and the warning that it will not be shown again. */
 export function ShownOnce({ label, value, children }: { label: string; value: string; children?: ComponentChildren }) {
   return (
     <div class="shown-once" role="status">
@@ -193,7 +233,8 @@ export function ShownOnce({ label, value, children }: { label: string; value: st
       </p>
       <code class="secret" data-testid="shown-once">
         {value}
-      </code>
+      </code>{' '}
+      <CopyButton value={value} label={`Copy the ${label.toLowerCase()}`} />
       {children}
     </div>
   );

@@ -3,7 +3,7 @@ import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
 import { attemptsSummary, BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthlyFlowsOf, storyOf, termsOf } from '../model';
 import { say } from '../labels';
-import { Badge, Loading, PageHeading, Problem, Time, Updated, useLive } from '../ui';
+import { Badge, Loading, PageHeading, Problem, ShortId, Time, Updated, useLive } from '../ui';
 import { BreakdownTable, flowMonthLabel, FlowsTable, TermsFacts } from './decisionParts';
 import { ReviewSection } from './review';
 import { may } from '../permissions';
@@ -290,11 +290,15 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
       <dl class="facts summary">
         <div>
           <dt>Application</dt>
-          <dd class="id">{app.applicationId}</dd>
+          <dd>
+            <ShortId id={app.applicationId} what="application" />
+          </dd>
         </div>
         <div>
           <dt>Applicant</dt>
-          <dd class="id">{app.applicantId}</dd>
+          <dd>
+            <ShortId id={app.applicantId} what="applicant" />
+          </dd>
         </div>
         <div>
           <dt>E-mail</dt>

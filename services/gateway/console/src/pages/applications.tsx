@@ -3,7 +3,7 @@ import { api, type ApplicationStatus } from '../api';
 import { say } from '../labels';
 import { money } from '../model';
 import { navigate } from '../nav';
-import { Badge, Loading, PageHeading, Problem, Time, Updated, useLive } from '../ui';
+import { Badge, Loading, PageHeading, Problem, ShortId, Time, Updated, useLive } from '../ui';
 
 const STATUSES: ApplicationStatus[] = ['PENDING_LINKING', 'LINKED', 'PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'];
 const PAGE_SIZE = 20;
@@ -82,9 +82,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
               {list.value.items.map((item) => (
                 <tr key={item.applicationId}>
                   <td class="card-title">
-                    <a href={`#/applications/${item.applicationId}`} class="id">
-                      {item.applicationId}
-                    </a>
+                    <ShortId id={item.applicationId} href={`#/applications/${item.applicationId}`} what="application" />
                   </td>
                   <td data-label="Applicant">{item.applicantName}</td>
                   <td data-label="Status">

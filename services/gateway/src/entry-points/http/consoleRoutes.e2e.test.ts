@@ -706,8 +706,15 @@ describe('the console follows an application as it moves on, and a redelivery ne
 
   beforeAll(async () => {
     hook = await startReceiver(() => answer);
-    lender = await createClient(stack.gatewayUrl, { webhookUrl: `${hook.url}/hooks` });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // A long name in the header, beside the Sign out button.
+    lender = await createClient(stack.gatewayUrl, {
+      webhookUrl: `${hook.url}/hooks`,
+      name: `Ogunlesi-Adebayo Cooperative Microfinance Bank of Lagos ${ns.slice(-6)}`,
+    });
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     const page = await context.newPage();
     await page.goto(`${stack.gatewayUrl}/console`);
     await page.getByText('Sign in with the API key').click();
@@ -726,7 +733,8 @@ describe('the console follows an application as it moves on, and a redelivery ne
     const page = await context.newPage();
     await page.setViewportSize(viewport);
     page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
+      // A 400 answered to a refused URL is the page's business (it shows the reason), not a fault.
+      if (message.type() === 'error' && !/status of 400/.test(message.text())) problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(String(error)));
     return page;
@@ -852,6 +860,66 @@ describe('the console follows an application as it moves on, and a redelivery ne
       await eventually(async () => expect(await sidewaysOverflowOf(desk)).toEqual([]));
       await picture(desk, `redelivered-log-${viewport.width}`);
     }
+    expect(problems).toEqual([]);
+  });
+
+  it('when ids, secrets, a refused webhook URL and a filter that is not an id are shown, then ids are short with the whole id on hover and a copy button, a secret has one, the URL typed stays with the reason beside it, the filter says it is not an id, and Sign out stays on one line', async () => {
+    const page = await pageOf({ width: 1280, height: 900 });
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      await page.setViewportSize(viewport);
+      await page.goto(`${stack.gatewayUrl}/console#/applications`);
+      const link = page.getByRole('row', { name: /Bisi Lawal/ }).getByRole('link');
+      await eventually(async () => expect(await link.textContent()).toMatch(/^[0-9a-f]{8}$/));
+      const id = (await link.getAttribute('title'))!;
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(id.startsWith((await link.textContent())!)).toBe(true);
+      await page.getByRole('button', { name: `Copy the application id ${id}` }).click();
+      await eventually(async () => expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(id));
+      // Sign out on one line, beside a long lender name.
+      const lines = await page.getByRole('button', { name: 'Sign out' }).evaluate((button) => {
+        const range = document.createRange();
+        range.selectNodeContents(button);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      });
+      expect({ [viewport.width]: lines }).toEqual({ [viewport.width]: 1 });
+      await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+      expect(await axeViolationsOf(page)).toEqual([]);
+      await picture(page, `short-ids-${viewport.width}`);
+
+      // A delivery filter that is not an id says so.
+      await page.goto(`${stack.gatewayUrl}/console#/webhooks?applicationId=Bisi%20Lawal`);
+      await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+      await eventually(async () =>
+        expect(await page.locator('#delivery-application-error').textContent()).toMatch(/^“Bisi Lawal” is not an application id/),
+      );
+      await eventually(async () => expect(await page.getByText('No delivery matches.').count()).toBe(0));
+      await expect(page.getByLabel('Application id').getAttribute('aria-invalid')).resolves.toBe('true');
+
+      // A refused webhook URL stays as typed, with the reason beside it.
+      const field = page.getByLabel('Webhook URL');
+      await field.fill('ftp://hooks.lender.example/events');
+      await page.getByRole('button', { name: 'Save URL' }).click();
+      await eventually(async () => expect(await page.locator('#webhook-url-error').textContent()).toMatch(/^Not saved: /));
+      await expect(field.inputValue()).resolves.toBe('ftp://hooks.lender.example/events');
+      await expect(field.getAttribute('aria-invalid')).resolves.toBe('true');
+      expect((await theirApi('GET', '/api/client')).body.webhookUrl).toBe(`${hook.url}/hooks`);
+      // Typing goes on while the page reloads its parts.
+      await field.fill('ftp://hooks.lender.example/event');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await expect(field.inputValue()).resolves.toBe('ftp://hooks.lender.example/event');
+      await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+      expect(await axeViolationsOf(page)).toEqual([]);
+      await picture(page, `webhook-form-${viewport.width}`);
+    }
+    // A secret shown once has a copy button.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${stack.gatewayUrl}/console#/webhooks`);
+    await page.getByRole('button', { name: 'Rotate webhook secret' }).click();
+    await page.getByRole('button', { name: 'Rotate the secret now' }).click();
+    const secret = (await page.getByTestId('shown-once').textContent())!.trim();
+    await page.getByRole('button', { name: 'Copy the new webhook secret' }).click();
+    await eventually(async () => expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret));
+    await picture(page, 'secret-copy-desktop');
     expect(problems).toEqual([]);
   });
 });
