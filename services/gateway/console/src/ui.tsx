@@ -220,6 +220,9 @@ export function ShortId({ id, href, what }: { id: string; href?: string; what: s
         </span>
       )}{' '}
       <CopyButton value={id} label={`Copy the ${what} id ${id}`} />
+      <span class="print-only id" aria-hidden="true">
+        {id}
+      </span>
     </span>
   );
 }

@@ -191,9 +191,9 @@ function Decision({ application }: { application: ApplicationView }) {
         <BreakdownTable breakdown={breakdown} labelledBy="breakdown-heading" />
       </div>
 
-      <h3 id="flows-heading">Monthly inflows and outflows</h3>
+      <h3 id="flows-heading" class="screen-only">Monthly inflows and outflows</h3>
       {flows && flows.length > 0 ? (
-        <div class="chart-with-table">
+        <div class="chart-with-table screen-only">
           <BarChart
             label={`Monthly inflows and outflows over ${flows.length} months, all accounts`}
             categories={flows.map(flowMonthLabel)}
@@ -206,7 +206,7 @@ function Decision({ application }: { application: ApplicationView }) {
           <FlowsTable flows={flows} labelledBy="flows-heading" />
         </div>
       ) : (
-        <p class="notice" role="status">
+        <p class="notice screen-only" role="status">
           Monthly flows are not available for this application.
         </p>
       )}
@@ -287,6 +287,17 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
         {app.applicant.firstName} {app.applicant.lastName} <Badge value={app.status} kind="status" />
       </PageHeading>
       <Updated at={updatedAt} />
+      <p class="print-only">
+        Decision summary as of <Time iso={updatedAt} />.
+      </p>
+      {app.decision ? (
+        <p class="print-action">
+          <button type="button" onClick={() => window.print()}>
+            Print decision summary
+          </button>{' '}
+          <span class="hint">One page for the credit file: the ask, the decision, its reasons and terms, the accounts and the review.</span>
+        </p>
+      ) : null}
       <dl class="facts summary">
         <div>
           <dt>Application</dt>
@@ -371,7 +382,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
         )}
       </section>
 
-      <section aria-labelledby="timeline-heading">
+      <section aria-labelledby="timeline-heading" class="screen-only">
         <h2 id="timeline-heading">Timeline</h2>
         {deliveries.state === 'error' ? <Problem error={deliveries.error} what="The webhook delivery log" /> : null}
         {deliveries.state === 'loading' ? <Loading what="the webhook deliveries" /> : null}

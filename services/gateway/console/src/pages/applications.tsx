@@ -9,6 +9,15 @@ const STATUSES: ApplicationStatus[] = ['PENDING_LINKING', 'LINKED', 'PROCESSING'
 const PAGE_SIZE = 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The CSV of the list as filtered now (the API's `GET /api/applications/export.csv`, for the session's lender). */
+function exportHref(statuses: string[], q: string): string {
+  const query = new URLSearchParams();
+  for (const status of statuses) query.append('status', status);
+  if (q) query.set('q', q);
+  const search = query.toString();
+  return `/console/api/applications/export.csv${search ? `?${search}` : ''}`;
+}
+
 /** The lender's applications, newest first: filter by status, search by application or applicant id, page on. */
 export function ApplicationsPage({ params }: { params: URLSearchParams }) {
   const statuses = params.getAll('status');
@@ -84,7 +93,9 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
                   <td class="card-title">
                     <ShortId id={item.applicationId} href={`#/applications/${item.applicationId}`} what="application" />
                   </td>
-                  <td data-label="Applicant">{item.applicantName}</td>
+                  <td data-label="Applicant" class="name">
+                    {item.applicantName}
+                  </td>
                   <td data-label="Status">
                     <Badge value={item.status} kind="status" />
                   </td>
@@ -100,6 +111,12 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
               ))}
             </tbody>
           </table>
+          <p class="export">
+            <a href={exportHref(statuses, q)} download>
+              Export these applications as CSV
+            </a>{' '}
+            <span class="hint">Every page of them, with decisions and terms; the applicant by name only.</span>
+          </p>
           <nav class="pager" aria-label="Pages of applications">
             <button type="button" disabled={trail.length === 0} onClick={() => go(trail[trail.length - 1] ?? null, trail.slice(0, -1))}>
               Previous page

@@ -691,6 +691,8 @@ describe('the console follows an application as it moves on, and a redelivery ne
   let answer = 200;
   let hook: Awaited<ReturnType<typeof startReceiver>>;
   let lender: Awaited<ReturnType<typeof createClient>>;
+  /** The application taken to its decision by the first test. */
+  let bisi: string;
 
   const theirApi = (method: string, pathname: string, body?: unknown) =>
     call(stack.gatewayUrl, lender.apiKey, method, pathname, body);
@@ -748,6 +750,7 @@ describe('the console follows an application as it moves on, and a redelivery ne
     );
     expect(start.status).toBe(201);
     const { applicationId, widgetUrl } = start.body;
+    bisi = applicationId;
     const linked = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -920,6 +923,77 @@ describe('the console follows an application as it moves on, and a redelivery ne
     await page.getByRole('button', { name: 'Copy the new webhook secret' }).click();
     await eventually(async () => expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret));
     await picture(page, 'secret-copy-desktop');
+    expect(problems).toEqual([]);
+  });
+
+  it('when the list is exported, then the CSV holds every application the filter matches with its decision and terms, by name only, and a name that looks like a formula stays text', async () => {
+    const formula = await theirApi('POST', '/api/applications/initiate', applicant({ firstName: '=HYPERLINK("http://x.example")', lastName: '+Cmd' }));
+    expect(formula.status).toBe(201);
+    const view = (await theirApi('GET', `/api/applications/${bisi}`)).body;
+    const terms = view.decision.decision === 'APPROVED' ? view.decision.approval_details : null;
+    const page = await pageOf({ width: 1280, height: 900 });
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      await page.setViewportSize(viewport);
+      await page.goto(`${stack.gatewayUrl}/console#/applications`);
+      const link = page.getByRole('link', { name: 'Export these applications as CSV' });
+      await link.waitFor();
+      await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+      expect(await axeViolationsOf(page)).toEqual([]);
+      const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+      expect(download.suggestedFilename()).toMatch(/^applications-\d{4}-\d{2}-\d{2}\.csv$/);
+      const csv = readFileSync((await download.path())!, 'utf8');
+      const lines = csv.split('\r\n').filter(Boolean);
+      expect(lines[0]).toBe(
+        'application_id,applicant_id,applicant_name,status,created_at,amount_requested,tenor_requested_months,linked_accounts,score,score_band,decision,decided_at,terms,terms_amount,terms_tenor_months,terms_interest_percent_monthly,terms_monthly_payment,review_status,review_outcome',
+      );
+      expect(lines).toHaveLength(3);
+      const decided = lines.find((l) => l.startsWith(bisi))!.split(',');
+      expect(decided.slice(2, 4)).toEqual(['Bisi Lawal', 'COMPLETED']);
+      expect(decided.slice(8, 11)).toEqual([String(view.decision.score), view.decision.score_band, view.decision.decision]);
+      if (terms) {
+        expect(decided.slice(12, 17)).toEqual(['approved', ...[terms.approved_amount, terms.approved_tenor, terms.approved_interest, terms.monthly_payment].map(String)]);
+      } else {
+        expect(decided[12]).toBe('counter_offer');
+      }
+      expect(lines.find((l) => l.startsWith(formula.body.applicationId))).toContain(`,"'=HYPERLINK(""http://x.example"") +Cmd",PENDING_LINKING,`);
+      expect(csv).not.toContain(view.applicant.email);
+    }
+    // The filter is the list's: only the completed one.
+    await page.goto(`${stack.gatewayUrl}/console#/applications?status=COMPLETED`);
+    const [filtered] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export these applications as CSV' }).click()]);
+    const rows = readFileSync((await filtered.path())!, 'utf8').split('\r\n').filter(Boolean);
+    expect(rows.slice(1).map((r) => r.slice(0, 36))).toEqual([bisi]);
+    // The same file over the API with the key.
+    const res = await fetch(`${stack.gatewayUrl}/api/applications/export.csv?status=COMPLETED`, { headers: { 'x-api-key': lender.apiKey } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect((await res.text()).split('\r\n').filter(Boolean)).toEqual(rows);
+    const bad = await fetch(`${stack.gatewayUrl}/api/applications/export.csv?status=DONE`, { headers: { 'x-api-key': lender.apiKey } });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toBe('Bad Request');
+    expect(problems).toEqual([]);
+  });
+
+  it('when a decided application is printed, then the summary is one page with the ask, the decision, its reasons, terms and accounts, ids in full, and nothing that only works on a screen', async () => {
+    const page = await pageOf({ width: 390, height: 844 });
+    await page.goto(`${stack.gatewayUrl}/console#/applications/${bisi}`);
+    await page.getByRole('heading', { name: /Bisi Lawal/, level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Print decision summary' }).waitFor();
+    await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.emulateMedia({ media: 'print' });
+    for (const gone of ['header.top', 'ol.timeline', '#flows-heading', 'button', 'p.updated']) {
+      await eventually(async () => expect({ [gone]: await page.locator(gone).first().isVisible() }).toEqual({ [gone]: false }));
+    }
+    for (const kept of ['table[aria-labelledby="breakdown-heading"]', '#terms-heading', '#risk-heading', '#accounts-heading', '.primary-reason']) {
+      await eventually(async () => expect({ [kept]: await page.locator(kept).first().isVisible() }).toEqual({ [kept]: true }));
+    }
+    await eventually(async () => expect(await page.locator('.print-only.id').first().textContent()).toBe(bisi));
+    await picture(page, 'print-summary');
+    const pdf = (await page.pdf({ format: 'A4', printBackground: true })).toString('latin1');
+    expect(pdf.match(/\/Type\s*\/Page\b/g)).toHaveLength(1);
+    await page.emulateMedia({ media: 'screen' });
+    await eventually(async () => expect(await page.locator('header.top').isVisible()).toBe(true));
     expect(problems).toEqual([]);
   });
 });
@@ -1183,6 +1257,12 @@ describe('the console in a browser', () => {
     await other.getByLabel('Your staff id').fill('officer-2001');
     await other.getByRole('radio', { name: 'Decline' }).check();
     await other.getByLabel('Reason code').fill('INCOME_UNVERIFIED');
+    // That tab goes to the background: a hidden page stops following changes, so its form stays as filled.
+    await other.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
 
     await page.getByLabel('Reason code').fill('INCOME_VERIFIED');
     await page.getByLabel(/^Note/).fill('Salary and employer confirmed by phone; the bureau was down');
@@ -1714,7 +1794,7 @@ describe("the lender's staff in a browser", () => {
       ]),
     );
     // Every page as the viewer sees it: the buttons left are those that only read (search, filter, page).
-    const reading = new Set(['Search', 'Filter', 'Show', 'Previous page', 'Next page', 'Clear']);
+    const reading = new Set(['Search', 'Filter', 'Show', 'Previous page', 'Next page', 'Clear', 'Copy', 'Print decision summary']);
     for (const [hash, heading, note] of [
       [`#/applications/${application.applicationId}`, /^Review/, 'Your role (viewer) does not allow you to review applications'],
       ['#/reviews', 'Reviews', 'Your role (viewer) does not allow you to change the threshold'],
