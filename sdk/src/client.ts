@@ -141,6 +141,11 @@ export interface LoanClient {
   challengerReport(options?: RequestOptions): Promise<ChallengerReport>;
   /** One page of your applications, newest first, filtered by status or found by id (`q`). */
   listApplications(query?: ApplicationListQuery, options?: RequestOptions): Promise<ApplicationPage>;
+  /**
+   * Every application matching `query` as one CSV file (text), newest first, with decisions and
+   * their terms; a text cell that a spreadsheet would read as a formula starts with an apostrophe.
+   */
+  exportApplications(query?: Omit<ApplicationListQuery, 'cursor' | 'limit'>, options?: RequestOptions): Promise<string>;
   /** Every application matching `query`, newest first, fetching page after page as you iterate. */
   applications(query?: Omit<ApplicationListQuery, 'cursor'>, options?: RequestOptions): AsyncIterable<ApplicationSummary>;
   /**
@@ -192,6 +197,8 @@ interface Call {
   options?: RequestOptions;
   /** Not safe to repeat: one attempt only. */
   once?: boolean;
+  /** The answer is a CSV file, returned as text. */
+  csv?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -287,7 +294,7 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
     const requestId = randomUUID();
     const headers: Record<string, string> = {
       'x-api-key': apiKey,
-      accept: 'application/json',
+      accept: call.csv ? 'text/csv' : 'application/json',
       'user-agent': `loan-client-node/${VERSION}`,
       // One id for every attempt of the call, so the service's logs tie the retries together.
       'x-correlation-id': requestId,
@@ -314,6 +321,7 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       }
       const payload = parseJson(text);
       if (answer && status >= 200 && status < 300) {
+        if (call.csv) return text as T;
         if (payload === undefined) {
           throw new LoanError(`${call.method} ${call.path} answered ${status} without a JSON body`, {
             retriable: false,
@@ -425,6 +433,8 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       request({ method: 'GET', path: '/api/policies/challenger/report', options: requestOptions }),
     listApplications: async (query = {}, requestOptions) =>
       request({ method: 'GET', path: '/api/applications', query: { ...query }, options: requestOptions }),
+    exportApplications: async (query = {}, requestOptions) =>
+      request({ method: 'GET', path: '/api/applications/export.csv', query: { ...query }, options: requestOptions, csv: true }),
     applications(query = {}, requestOptions) {
       return {
         async *[Symbol.asyncIterator]() {

@@ -66,6 +66,7 @@ const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>>
   clearChallenger: (c) => c.clearChallenger(),
   challengerReport: (c) => c.challengerReport(),
   listApplications: (c) => c.listApplications({ status: ['LINKED', 'PROCESSING'] }),
+  exportApplications: (c) => c.exportApplications({ status: ['COMPLETED'] }),
   applications: async (c) => {
     for await (const _ of c.applications()) void _;
   },

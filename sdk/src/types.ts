@@ -308,6 +308,8 @@ export interface DeliveryAttempt {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** True when your redelivery asked for this attempt; false for the automatic ones. */
+  manual: boolean;
 }
 
 export interface DeliveryView {

@@ -71,6 +71,8 @@ export const DeliveryAttempt = z.object({
   statusCode: z.number().int().nullable(),
   error: z.string().nullable(),
   durationMs: z.number(),
+  /** True when the lender's redelivery asked for this attempt; false for the automatic ones. */
+  manual: z.boolean(),
 });
 
 /** A delivery as the lender sees it in the delivery log. */

@@ -85,17 +85,30 @@ export function storyOf(application: ApplicationView, deliveries: DeliveryView[]
   return steps.sort(compare).map(({ order: _order, events: _events, ...step }) => step);
 }
 
-/** "after 2 attempts (500, 200)", "no attempt yet": a delivery's attempts and the answers they got. */
+const answers = (attempts: DeliveryView['attempts']) =>
+  attempts.map((a) => (a.statusCode === null ? 'no answer' : String(a.statusCode))).join(', ');
+
+/**
+ * "after 2 attempts (500, 200)", "no attempt yet", "after 1 attempt (200); redelivered once (500)":
+ * a delivery's own attempts and the answers they got, then the redeliveries asked for, apart.
+ */
 export function attemptsSummary(delivery: DeliveryView): string {
-  const codes = delivery.attempts.map((a) => (a.statusCode === null ? 'no answer' : String(a.statusCode)));
-  if (codes.length === 0) return 'no attempt yet';
-  return `after ${codes.length === 1 ? '1 attempt' : `${codes.length} attempts`} (${codes.join(', ')})`;
+  const automatic = delivery.attempts.filter((a) => !a.manual);
+  const manual = delivery.attempts.filter((a) => a.manual);
+  const parts: string[] = [];
+  if (automatic.length > 0) {
+    parts.push(`after ${automatic.length === 1 ? '1 attempt' : `${automatic.length} attempts`} (${answers(automatic)})`);
+  } else if (manual.length === 0) parts.push('no attempt yet');
+  if (manual.length > 0) {
+    parts.push(`redelivered ${manual.length === 1 ? 'once' : `${manual.length} times`} (${answers(manual)})`);
+  }
+  return parts.join('; ');
 }
 
 /** "Delivered after 2 attempts (500, 200)", "Sending, no attempt yet". */
 export function deliverySummary(delivery: DeliveryView): string {
   const attempts = attemptsSummary(delivery);
-  return `${say(delivery.status, 'delivery')}${delivery.attempts.length === 0 ? ',' : ''} ${attempts}`;
+  return `${say(delivery.status, 'delivery')}${delivery.attempts.some((a) => !a.manual) ? '' : ','} ${attempts}`;
 }
 
 /** The applicant's money in and out per month, over every linked account, oldest month first (partial when any account's month is); null when no account has any. */

@@ -28,14 +28,14 @@ const application = (accounts: ApplicationView['accounts']): ApplicationView =>
     updatedAt: '2026-11-24T10:05:00.000Z',
   }) as ApplicationView;
 
-const delivery = (createdAt: string, codes: (number | null)[], status: DeliveryView['status']): DeliveryView => ({
+const delivery = (createdAt: string, codes: (number | null)[], status: DeliveryView['status'], manual: boolean[] = []): DeliveryView => ({
   id: `d-${createdAt}`,
   eventId: 'e',
   event: 'account.linked',
   applicationId: 'a',
   status,
   reason: null,
-  attempts: codes.map((statusCode) => ({ at: createdAt, statusCode, error: null, durationMs: 5 })),
+  attempts: codes.map((statusCode, n) => ({ at: createdAt, statusCode, error: null, durationMs: 5, manual: manual[n] ?? false })),
   nextAttemptAt: null,
   createdAt,
   updatedAt: createdAt,
@@ -88,6 +88,13 @@ describe('the console model', () => {
 
   it('when an attempt got no answer, then the summary says so', () => {
     expect(deliverySummary(delivery('2026-11-24T10:03:00.000Z', [null], 'FAILED'))).toBe('Failed after 1 attempt (no answer)');
+  });
+
+  it('when a delivered event was redelivered and the redelivery failed, then the summary says delivered and shows the redelivery apart', () => {
+    const d = delivery('2026-11-24T10:03:00.000Z', [200, 500], 'DELIVERED', [false, true]);
+    expect(deliverySummary(d)).toBe('Delivered after 1 attempt (200); redelivered once (500)');
+    const skipped = delivery('2026-11-24T10:03:00.000Z', [200, 200], 'DELIVERED', [true, true]);
+    expect(deliverySummary(skipped)).toBe('Delivered, redelivered 2 times (200, 200)');
   });
 
   it('when accounts report monthly flows, then the months are summed over the accounts; when none does, there are none', () => {

@@ -1,6 +1,9 @@
 import { Schema, type Connection } from 'mongoose';
 
-const attemptSchema = new Schema({ at: Date, statusCode: Number, error: String, durationMs: Number }, { _id: false });
+const attemptSchema = new Schema(
+  { at: Date, statusCode: Number, error: String, durationMs: Number, manual: Boolean },
+  { _id: false },
+);
 
 /**
  * The delivery log: one document per (event, client), attempts embedded. It is also the truth
@@ -20,7 +23,7 @@ export const deliverySchema = new Schema(
     status: { type: String, required: true },
     reason: { type: String, default: null },
     attempts: { type: [attemptSchema], default: [] },
-    round: { attempts: Number, size: Number },
+    round: { attempts: Number, size: Number, manual: Boolean },
     nextAttemptAt: { type: Date, default: null },
     version: { type: Number, required: true },
     createdAt: Date,

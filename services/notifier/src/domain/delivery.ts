@@ -25,6 +25,8 @@ export interface Attempt {
   /** What went wrong, when something did; null on a 2xx or a plain non-2xx answer. */
   error: string | null;
   durationMs: number;
+  /** True when a lender's redelivery asked for this attempt; false for the automatic ones. */
+  manual?: boolean;
 }
 
 /**
@@ -34,6 +36,8 @@ export interface Attempt {
 export interface Round {
   attempts: number;
   size: number;
+  /** True for the round of a manual redelivery. */
+  manual?: boolean;
 }
 
 /** The delivery of one public event to the client (lender) that owns it. */

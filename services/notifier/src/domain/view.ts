@@ -17,6 +17,7 @@ export function toView(d: Delivery): DeliveryView {
       statusCode: a.statusCode,
       error: a.error,
       durationMs: a.durationMs,
+      manual: a.manual === true,
     })),
     nextAttemptAt: d.status === 'PENDING' && d.nextAttemptAt ? d.nextAttemptAt.toISOString() : null,
     createdAt: d.createdAt.toISOString(),

@@ -3,7 +3,7 @@ import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
 import { attemptsSummary, BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthlyFlowsOf, storyOf, termsOf } from '../model';
 import { say } from '../labels';
-import { Badge, Loading, PageHeading, Problem, Time, useLoad } from '../ui';
+import { Badge, Loading, PageHeading, Problem, ShortId, Time, Updated, useLive } from '../ui';
 import { BreakdownTable, flowMonthLabel, FlowsTable, TermsFacts } from './decisionParts';
 import { ReviewSection } from './review';
 import { may } from '../permissions';
@@ -56,7 +56,7 @@ function FoldedDelivery({ delivery, onRedelivered }: { delivery: DeliveryView; o
           <ul class="attempts" aria-label={`Attempts of ${delivery.event}`}>
             {delivery.attempts.map((attempt, n) => (
               <li key={n}>
-                Attempt {n + 1} at <Time iso={attempt.at} />:{' '}
+                {attempt.manual ? 'Redelivery' : 'Attempt'} {n + 1} at <Time iso={attempt.at} />:{' '}
                 {attempt.statusCode === null ? `no answer${attempt.error ? ` (${attempt.error})` : ''}` : `HTTP ${attempt.statusCode}`} in {Math.round(attempt.durationMs)} ms
               </li>
             ))}
@@ -191,9 +191,9 @@ function Decision({ application }: { application: ApplicationView }) {
         <BreakdownTable breakdown={breakdown} labelledBy="breakdown-heading" />
       </div>
 
-      <h3 id="flows-heading">Monthly inflows and outflows</h3>
+      <h3 id="flows-heading" class="screen-only">Monthly inflows and outflows</h3>
       {flows && flows.length > 0 ? (
-        <div class="chart-with-table">
+        <div class="chart-with-table screen-only">
           <BarChart
             label={`Monthly inflows and outflows over ${flows.length} months, all accounts`}
             categories={flows.map(flowMonthLabel)}
@@ -206,7 +206,7 @@ function Decision({ application }: { application: ApplicationView }) {
           <FlowsTable flows={flows} labelledBy="flows-heading" />
         </div>
       ) : (
-        <p class="notice" role="status">
+        <p class="notice screen-only" role="status">
           Monthly flows are not available for this application.
         </p>
       )}
@@ -255,8 +255,9 @@ function Decision({ application }: { application: ApplicationView }) {
 
 /** One application: summary, timeline with its webhook deliveries, accounts and the explained decision. */
 export function ApplicationPage({ applicationId }: { applicationId: string }) {
-  const [application, reloadApplication] = useLoad(() => api.application(applicationId), applicationId);
-  const [deliveries, reloadDeliveries] = useLoad(() => api.deliveries({ applicationId, limit: 100 }), applicationId);
+  // The page follows the application as it moves on (a decision, a review, a redelivery).
+  const [application, reloadApplication, updatedAt] = useLive(() => api.application(applicationId), applicationId);
+  const [deliveries, reloadDeliveries] = useLive(() => api.deliveries({ applicationId, limit: 100 }), applicationId);
 
   if (application.state === 'loading') return <Loading what="the application" />;
   if (application.state === 'error') {
@@ -285,14 +286,30 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
       <PageHeading>
         {app.applicant.firstName} {app.applicant.lastName} <Badge value={app.status} kind="status" />
       </PageHeading>
+      <Updated at={updatedAt} />
+      <p class="print-only">
+        Decision summary as of <Time iso={updatedAt} />.
+      </p>
+      {app.decision ? (
+        <p class="print-action">
+          <button type="button" onClick={() => window.print()}>
+            Print decision summary
+          </button>{' '}
+          <span class="hint">One page for the credit file: the ask, the decision, its reasons and terms, the accounts and the review.</span>
+        </p>
+      ) : null}
       <dl class="facts summary">
         <div>
           <dt>Application</dt>
-          <dd class="id">{app.applicationId}</dd>
+          <dd>
+            <ShortId id={app.applicationId} what="application" />
+          </dd>
         </div>
         <div>
           <dt>Applicant</dt>
-          <dd class="id">{app.applicantId}</dd>
+          <dd>
+            <ShortId id={app.applicantId} what="applicant" />
+          </dd>
         </div>
         <div>
           <dt>E-mail</dt>
@@ -365,7 +382,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
         )}
       </section>
 
-      <section aria-labelledby="timeline-heading">
+      <section aria-labelledby="timeline-heading" class="screen-only">
         <h2 id="timeline-heading">Timeline</h2>
         {deliveries.state === 'error' ? <Problem error={deliveries.error} what="The webhook delivery log" /> : null}
         {deliveries.state === 'loading' ? <Loading what="the webhook deliveries" /> : null}

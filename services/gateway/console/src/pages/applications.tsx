@@ -3,11 +3,20 @@ import { api, type ApplicationStatus } from '../api';
 import { say } from '../labels';
 import { money } from '../model';
 import { navigate } from '../nav';
-import { Badge, Loading, PageHeading, Problem, Time, useLoad } from '../ui';
+import { Badge, Loading, PageHeading, Problem, ShortId, Time, Updated, useLive } from '../ui';
 
 const STATUSES: ApplicationStatus[] = ['PENDING_LINKING', 'LINKED', 'PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'];
 const PAGE_SIZE = 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The CSV of the list as filtered now (the API's `GET /api/applications/export.csv`, for the session's lender). */
+function exportHref(statuses: string[], q: string): string {
+  const query = new URLSearchParams();
+  for (const status of statuses) query.append('status', status);
+  if (q) query.set('q', q);
+  const search = query.toString();
+  return `/console/api/applications/export.csv${search ? `?${search}` : ''}`;
+}
 
 /** The lender's applications, newest first: filter by status, search by application or applicant id, page on. */
 export function ApplicationsPage({ params }: { params: URLSearchParams }) {
@@ -16,7 +25,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
   const cursor = params.get('cursor');
   // The cursors of the pages before this one, for "Previous page".
   const [trail, setTrail] = useState<(string | null)[]>([]);
-  const [list] = useLoad(() => api.applications({ status: statuses, q: q || undefined, limit: PAGE_SIZE, cursor }), params.toString());
+  const [list, , updatedAt] = useLive(() => api.applications({ status: statuses, q: q || undefined, limit: PAGE_SIZE, cursor }), params.toString());
 
   function search(event: Event) {
     event.preventDefault();
@@ -32,6 +41,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
   return (
     <>
       <PageHeading>Applications</PageHeading>
+      <Updated at={updatedAt} />
       <form class="filters" onSubmit={search} role="search" aria-label="Applications">
         <fieldset>
           <legend>Status</legend>
@@ -81,11 +91,11 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
               {list.value.items.map((item) => (
                 <tr key={item.applicationId}>
                   <td class="card-title">
-                    <a href={`#/applications/${item.applicationId}`} class="id">
-                      {item.applicationId}
-                    </a>
+                    <ShortId id={item.applicationId} href={`#/applications/${item.applicationId}`} what="application" />
                   </td>
-                  <td data-label="Applicant">{item.applicantName}</td>
+                  <td data-label="Applicant" class="name">
+                    {item.applicantName}
+                  </td>
                   <td data-label="Status">
                     <Badge value={item.status} kind="status" />
                   </td>
@@ -101,6 +111,12 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
               ))}
             </tbody>
           </table>
+          <p class="export">
+            <a href={exportHref(statuses, q)} download>
+              Export these applications as CSV
+            </a>{' '}
+            <span class="hint">Every page of them, with decisions and terms; the applicant by name only.</span>
+          </p>
           <nav class="pager" aria-label="Pages of applications">
             <button type="button" disabled={trail.length === 0} onClick={() => go(trail[trail.length - 1] ?? null, trail.slice(0, -1))}>
               Previous page

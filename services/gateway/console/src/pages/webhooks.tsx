@@ -3,7 +3,7 @@ import { api, ApiError, type ClientSettings, type ReplayResult } from '../api';
 import { say } from '../labels';
 import { deliverySummary, when } from '../model';
 import { navigate } from '../nav';
-import { Badge, ConfirmButton, FilterSelect, Loading, PageHeading, Problem, RoleNote, ShownOnce, useLoad, type Loaded, Time } from '../ui';
+import { Badge, ConfirmButton, FilterSelect, Loading, PageHeading, Problem, RoleNote, ShortId, ShownOnce, useLoad, type Loaded, Time } from '../ui';
 import { may } from '../permissions';
 import { useSession } from '../session';
 import { RedeliverButton } from './application';
@@ -19,11 +19,14 @@ const EVENTS = [
   'application.review_completed',
 ];
 const STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const messageOf = (e: unknown) => (e instanceof ApiError ? e.message : String(e));
 
 function Endpoint({ client, onSaved }: { client: ClientSettings; onSaved: () => void }) {
   const [state, setState] = useState<{ busy: boolean; message?: string; failed?: boolean }>({ busy: false });
+  // What the lender typed, kept until it is saved: a refused URL stays in the field to be mended.
+  const [typed, setTyped] = useState<string | null>(null);
   const session = useSession();
   function save(event: Event) {
     event.preventDefault();
@@ -32,6 +35,7 @@ function Endpoint({ client, onSaved }: { client: ClientSettings; onSaved: () => 
     api.updateWebhookUrl(url || null).then(
       () => {
         setState({ busy: false, message: 'Webhook URL saved' });
+        setTyped(null);
         onSaved();
       },
       (e: unknown) => setState({ busy: false, failed: true, message: messageOf(e) }),
@@ -43,15 +47,29 @@ function Endpoint({ client, onSaved }: { client: ClientSettings; onSaved: () => 
   return (
     <form onSubmit={save} class="stacked">
       <label for="webhook-url">Webhook URL</label>
-      <input id="webhook-url" name="webhookUrl" type="url" value={client.webhookUrl ?? ''} size={60} aria-describedby="webhook-url-help" />
+      <input
+        id="webhook-url"
+        name="webhookUrl"
+        type="url"
+        value={typed ?? client.webhookUrl ?? ''}
+        onInput={(e) => setTyped((e.currentTarget as HTMLInputElement).value)}
+        size={60}
+        aria-invalid={state.failed ? 'true' : undefined}
+        aria-describedby={state.failed ? 'webhook-url-error webhook-url-help' : 'webhook-url-help'}
+      />
+      {state.message && state.failed ? (
+        <p id="webhook-url-error" class="field-error" role="alert">
+          Not saved: {state.message}
+        </p>
+      ) : null}
       <p id="webhook-url-help" class="hint">
         Events are posted here, signed with the webhook secret. Leave it empty to stop deliveries.
       </p>
       <button type="submit" disabled={state.busy}>
         Save URL
       </button>
-      {state.message ? (
-        <p class={state.failed ? 'notice notice-error' : 'notice'} role={state.failed ? 'alert' : 'status'}>
+      {state.message && !state.failed ? (
+        <p class="notice" role="status">
           {state.message}
         </p>
       ) : null}
@@ -159,8 +177,12 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
   const event = params.get('event') ?? '';
   const applicationId = params.get('applicationId') ?? '';
   const cursor = params.get('cursor');
+  const idIsValid = applicationId === '' || UUID.test(applicationId);
   const [page, reload] = useLoad(
-    () => api.deliveries({ status: status || undefined, event: event || undefined, applicationId: applicationId || undefined, cursor, limit: 20 }),
+    () =>
+      idIsValid
+        ? api.deliveries({ status: status || undefined, event: event || undefined, applicationId: applicationId || undefined, cursor, limit: 20 })
+        : Promise.resolve({ data: [], nextCursor: null }),
     params.toString(),
   );
   function filter(e: Event) {
@@ -176,13 +198,27 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
         <FilterSelect id="delivery-event" label="Event" name="event" value={event} options={EVENTS} words={(e) => say(e, 'event')} />
         <div class="field">
           <label for="delivery-application">Application id</label>
-          <input id="delivery-application" name="applicationId" value={applicationId} size={38} autocomplete="off" spellcheck={false} />
+          <input
+            id="delivery-application"
+            name="applicationId"
+            value={applicationId}
+            size={38}
+            autocomplete="off"
+            spellcheck={false}
+            aria-invalid={idIsValid ? undefined : 'true'}
+            aria-describedby={idIsValid ? undefined : 'delivery-application-error'}
+          />
+          {idIsValid ? null : (
+            <p id="delivery-application-error" class="field-error" role="alert">
+              “{applicationId}” is not an application id: an id has 36 characters, such as 0c7d414c-3e66-4b43-b3b1-8747a2a8e6bd.
+            </p>
+          )}
         </div>
         <button type="submit">Filter</button>
       </form>
       {page.state === 'loading' ? <Loading what="the delivery log" /> : null}
       {page.state === 'error' ? <Problem error={page.error} what="The webhook delivery log" /> : null}
-      {page.state === 'ok' ? (
+      {page.state === 'ok' && idIsValid ? (
         <>
           <table class="data cards">
             <caption>{page.value.data.length === 0 ? 'No delivery matches.' : 'Webhook deliveries, newest first'}</caption>
@@ -206,9 +242,7 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
                     <span title={d.event}>{say(d.event, 'event')}</span>
                   </td>
                   <td data-label="Application">
-                    <a href={`#/applications/${d.applicationId}`} class="id">
-                      {d.applicationId}
-                    </a>
+                    <ShortId id={d.applicationId} href={`#/applications/${d.applicationId}`} what="application" />
                   </td>
                   <td data-label="Status">
                     <Badge value={d.status} kind="delivery" />

@@ -10,6 +10,7 @@ import {
   Reviewer,
   Uuid,
   type ApplicationSummary,
+  type ApplicationView,
   type ReviewQueueItem,
   type CommandReply,
 } from '@loan/contracts';
@@ -20,11 +21,18 @@ import { ReplyTimeoutError, type CommandBus, type CommandInput, type Distributiv
 import type { ClientRecord } from '../../data-access/clientRepository';
 import type { StaffAccounts } from '../../data-access/staffAccounts';
 import { reviewerOf } from '../../domain/reviewer';
+import { csvOf, csvRowOf } from '../../domain/applicationsCsv';
 import { allowOnlyRoutedMethods, ctx, requireJson, route, validate } from './support';
 
 /** The bodies as a signed-in member of staff sends them: the reviewer is the user, so it may be left out. */
 const StaffReviewRequest = ReviewRequest.extend({ reviewer: Reviewer.optional() });
 const StaffConfirmReviewRequest = ConfirmReviewRequest.extend({ reviewer: Reviewer.optional() });
+
+/** The most applications one export holds. */
+export const EXPORT_MAX_ROWS = 5_000;
+
+/** The list's filters without its paging: an export is the whole filtered list. */
+const ApplicationExportQuery = ApplicationListQuery.omit({ limit: true, cursor: true });
 
 /** A path id that is not a UUID names no application: 404, like any unknown id. */
 function applicationIdOf(raw: string | string[] | undefined): string {
@@ -122,6 +130,54 @@ export function applicationRoutes(deps: {
       })) as { items: ApplicationSummary[]; more: boolean };
       const last = page.items.at(-1);
       res.json({ items: page.items, nextCursor: page.more && last ? encodeCursor(last) : null });
+    }),
+  );
+
+  /**
+   * The list as CSV, filtered as the list is (status, q), newest first, with each decision and
+   * its terms: one request for the whole file. Up to EXPORT_MAX_ROWS applications; more is a 400
+   * asking for a narrower filter.
+   */
+  router.get(
+    '/export.csv',
+    deps.limit('other'),
+    route(async (req, res) => {
+      const query = validate(ApplicationExportQuery, req.query);
+      const items: ApplicationSummary[] = [];
+      let after: { createdAt: string; applicationId: string } | null = null;
+      for (;;) {
+        const page = (await ask(res, {
+          type: 'ListApplications',
+          statuses: [...new Set(query.status ?? [])],
+          q: query.q ?? null,
+          limit: 100,
+          after,
+        })) as { items: ApplicationSummary[]; more: boolean };
+        items.push(...page.items);
+        if (items.length > EXPORT_MAX_ROWS) {
+          throw new HttpError(400, `More than ${EXPORT_MAX_ROWS} applications match; narrow the filter (status) to export them`);
+        }
+        const last = page.items.at(-1);
+        if (!page.more || !last) break;
+        after = { createdAt: last.createdAt, applicationId: last.applicationId };
+      }
+      // The decision's terms and the review are on the application itself: asked for the decided ones, a few at a time.
+      const views = new Map<string, ApplicationView>();
+      const decided = items.filter((i) => i.decision !== null);
+      for (let i = 0; i < decided.length; i += 8) {
+        const batch = decided.slice(i, i + 8);
+        const got = await Promise.all(
+          batch.map((item) => ask(res, { type: 'GetApplication', applicationId: item.applicationId }) as Promise<ApplicationView>),
+        );
+        got.forEach((view, n) => views.set(batch[n]!.applicationId, view));
+      }
+      const csv = csvOf(items.map((item) => csvRowOf(item, views.get(item.applicationId) ?? null)));
+      res
+        .status(200)
+        .type('text/csv; charset=utf-8')
+        .set('content-disposition', `attachment; filename="applications-${new Date().toISOString().slice(0, 10)}.csv"`)
+        .set('cache-control', 'no-store')
+        .send(csv);
     }),
   );
 

@@ -5,7 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { generateSync } from 'otplib';
 import { verifyWebhook } from '@loan/client';
 import { eventually, waitFor } from '../../../../../testing/helpers';
-import { applicant, call, createClient, startWholeStack, suiteNamespace } from '../../../../../testing/stack';
+import { applicant, call, createClient, startReceiver, startWholeStack, suiteNamespace } from '../../../../../testing/stack';
 import { servedRoutes } from './support';
 
 /**
@@ -664,6 +664,320 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
   });
 });
 
+describe('the console follows an application as it moves on, and a redelivery never unsays a delivery', () => {
+  let context: BrowserContext;
+  const problems: string[] = [];
+  /** What the lender's receiver answers now. */
+  let answer = 200;
+  let hook: Awaited<ReturnType<typeof startReceiver>>;
+  let lender: Awaited<ReturnType<typeof createClient>>;
+  /** The application taken to its decision by the first test. */
+  let bisi: string;
+
+  const theirApi = (method: string, pathname: string, body?: unknown) =>
+    call(stack.gatewayUrl, lender.apiKey, method, pathname, body);
+  const heard = (applicationId: string, name: string) =>
+    hook.events(name).filter((b) => b?.data?.applicationId === applicationId);
+
+  async function picture(page: Page, name: string) {
+    const dir = process.env.CONSOLE_SCREENSHOT_DIR;
+    if (!dir) return;
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+  }
+
+  beforeAll(async () => {
+    hook = await startReceiver(() => answer);
+    // A long name in the header, beside the Sign out button.
+    lender = await createClient(stack.gatewayUrl, {
+      webhookUrl: `${hook.url}/hooks`,
+      name: `Ogunlesi-Adebayo Cooperative Microfinance Bank of Lagos ${ns.slice(-6)}`,
+    });
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    const page = await context.newPage();
+    await page.goto(`${stack.gatewayUrl}/console`);
+    await page.getByText('Sign in with the API key').click();
+    await page.getByLabel('API key').fill(lender.apiKey);
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
+    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.close();
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await hook?.close();
+  });
+
+  async function pageOf(viewport: { width: number; height: number }) {
+    const page = await context.newPage();
+    await page.setViewportSize(viewport);
+    page.on('console', (message) => {
+      // A 400 answered to a refused URL is the page's business (it shows the reason), not a fault.
+      if (message.type() === 'error' && !/status of 400/.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    return page;
+  }
+
+  it('when an application is taken to its decision over the API while its page and the list are open, then both show the decision without a reload and say when they last updated', async () => {
+    const start = await theirApi(
+      'POST',
+      '/api/applications/initiate',
+      applicant({ firstName: 'Bisi', lastName: 'Lawal', bvn: '22200000001', amount: 300_000, tenor: 6 }),
+    );
+    expect(start.status).toBe(201);
+    const { applicationId, widgetUrl } = start.body;
+    bisi = applicationId;
+    const linked = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetUrl, persona: 'salaried' }),
+    });
+    expect(linked.status).toBe(200);
+    await waitFor(() => heard(applicationId, 'account.enrichment_ready')[0], {
+      timeoutMs: 60_000,
+      what: 'enrichment_ready',
+    });
+
+    const desk = await pageOf({ width: 1280, height: 900 });
+    await desk.goto(`${stack.gatewayUrl}/console#/applications/${applicationId}`);
+    await desk.getByRole('heading', { name: /Bisi Lawal/, level: 1 }).waitFor();
+    await eventually(async () => expect(await desk.getByText('No decision yet').count()).toBe(1));
+    const phone = await pageOf({ width: 390, height: 844 });
+    await phone.goto(`${stack.gatewayUrl}/console#/applications`);
+    const row = phone.getByRole('row', { name: /Bisi Lawal/ });
+    await eventually(async () => expect(await row.locator('td[data-label="Decision"]').textContent()).toBe('—'));
+    for (const page of [desk, phone]) {
+      await eventually(async () =>
+        expect(await page.locator('p.updated').textContent()).toMatch(
+          /^Updated \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} WAT; the page follows changes\.$/,
+        ),
+      );
+    }
+    const loadedOnce = await desk.evaluate(() => performance.getEntriesByType('navigation').length);
+
+    expect((await theirApi('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
+    await waitFor(() => heard(applicationId, 'application.ready_for_analysis')[0], {
+      timeoutMs: 30_000,
+      what: 'ready',
+    });
+    expect((await theirApi('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
+    await waitFor(() => heard(applicationId, 'application.decision')[0], { timeoutMs: 60_000, what: 'decision' });
+    const decision = (await theirApi('GET', `/api/applications/${applicationId}`)).body.decision;
+
+    await eventually(
+      async () => expect(await desk.locator('.facts.headline .score').textContent()).toBe(String(decision.score)),
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    await eventually(
+      async () => expect(await desk.getByRole('list', { name: /^Webhooks of: Decided: / }).count()).toBe(1),
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    await eventually(
+      async () => expect(await row.locator('td[data-label="Score"]').textContent()).toBe(String(decision.score)),
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    await eventually(async () => expect(await row.locator('td[data-label="Status"]').textContent()).toBe('Completed'));
+    // The same document all along: no reload.
+    expect(await desk.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(loadedOnce);
+    expect(await desk.evaluate(() => location.hash)).toBe(`#/applications/${applicationId}`);
+    await eventually(async () => expect(await sidewaysOverflowOf(phone)).toEqual([]));
+    expect(await axeViolationsOf(desk)).toEqual([]);
+    expect(await axeViolationsOf(phone)).toEqual([]);
+    await picture(desk, 'live-application-desktop');
+    await picture(phone, 'live-list-390');
+    await phone.close();
+
+    // Redelivered while the receiver fails: still delivered, the redelivery shown as its own attempt.
+    answer = 500;
+    await desk.getByRole('button', { name: /^Redeliver account\.linked/ }).click();
+    await desk.getByText('Redelivery queued').waitFor();
+    const linkedDelivery = desk.getByRole('list', { name: /^Webhooks of: Bank account linked/ }).locator(':scope > li');
+    await eventually(
+      async () =>
+        expect(await linkedDelivery.locator('.detail').first().textContent()).toBe(
+          'after 1 attempt (200); redelivered once (500)',
+        ),
+      { timeoutMs: 30_000 },
+    );
+    await eventually(async () =>
+      expect(await linkedDelivery.locator('.badge').first().textContent()).toBe('Delivered'),
+    );
+    await linkedDelivery.getByText('Attempts').click();
+    await eventually(async () =>
+      expect(await linkedDelivery.locator('ul.attempts > li').allTextContents()).toEqual([
+        expect.stringMatching(/^Attempt 1 at .*: HTTP 200 in \d+ ms$/),
+        expect.stringMatching(/^Redelivery 2 at .*: HTTP 500 in \d+ ms$/),
+      ]),
+    );
+    const log = (await theirApi('GET', `/api/webhooks/deliveries?applicationId=${applicationId}&event=account.linked`))
+      .body.data[0];
+    expect(log.status).toBe('DELIVERED');
+    expect(log.attempts.map((a: { statusCode: number; manual: boolean }) => [a.statusCode, a.manual])).toEqual([
+      [200, false],
+      [500, true],
+    ]);
+    await picture(desk, 'redelivered-desktop');
+    // The delivery log says the same, at a phone's width too.
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await desk.setViewportSize(viewport);
+      await desk.goto(`${stack.gatewayUrl}/console#/webhooks`);
+      const entry = desk.getByRole('row', { name: /Account linked/ });
+      await eventually(async () =>
+        expect(await entry.locator('td[data-label="Attempts"]').textContent()).toBe(
+          'Delivered after 1 attempt (200); redelivered once (500)',
+        ),
+      );
+      await eventually(async () => expect(await sidewaysOverflowOf(desk)).toEqual([]));
+      await picture(desk, `redelivered-log-${viewport.width}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('when ids, secrets, a refused webhook URL and a filter that is not an id are shown, then ids are short with the whole id on hover and a copy button, a secret has one, the URL typed stays with the reason beside it, the filter says it is not an id, and Sign out stays on one line', async () => {
+    const page = await pageOf({ width: 1280, height: 900 });
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      await page.setViewportSize(viewport);
+      await page.goto(`${stack.gatewayUrl}/console#/applications`);
+      const link = page.getByRole('row', { name: /Bisi Lawal/ }).getByRole('link');
+      await eventually(async () => expect(await link.textContent()).toMatch(/^[0-9a-f]{8}$/));
+      const id = (await link.getAttribute('title'))!;
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(id.startsWith((await link.textContent())!)).toBe(true);
+      await page.getByRole('button', { name: `Copy the application id ${id}` }).click();
+      await eventually(async () => expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(id));
+      // Sign out on one line, beside a long lender name.
+      const lines = await page.getByRole('button', { name: 'Sign out' }).evaluate((button) => {
+        const range = document.createRange();
+        range.selectNodeContents(button);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      });
+      expect({ [viewport.width]: lines }).toEqual({ [viewport.width]: 1 });
+      await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+      expect(await axeViolationsOf(page)).toEqual([]);
+      await picture(page, `short-ids-${viewport.width}`);
+
+      // A delivery filter that is not an id says so.
+      await page.goto(`${stack.gatewayUrl}/console#/webhooks?applicationId=Bisi%20Lawal`);
+      await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+      await eventually(async () =>
+        expect(await page.locator('#delivery-application-error').textContent()).toMatch(/^“Bisi Lawal” is not an application id/),
+      );
+      await eventually(async () => expect(await page.getByText('No delivery matches.').count()).toBe(0));
+      await expect(page.getByLabel('Application id').getAttribute('aria-invalid')).resolves.toBe('true');
+
+      // A refused webhook URL stays as typed, with the reason beside it.
+      const field = page.getByLabel('Webhook URL');
+      await field.fill('ftp://hooks.lender.example/events');
+      await page.getByRole('button', { name: 'Save URL' }).click();
+      await eventually(async () => expect(await page.locator('#webhook-url-error').textContent()).toMatch(/^Not saved: /));
+      await expect(field.inputValue()).resolves.toBe('ftp://hooks.lender.example/events');
+      await expect(field.getAttribute('aria-invalid')).resolves.toBe('true');
+      expect((await theirApi('GET', '/api/client')).body.webhookUrl).toBe(`${hook.url}/hooks`);
+      // Typing goes on while the page reloads its parts.
+      await field.fill('ftp://hooks.lender.example/event');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await expect(field.inputValue()).resolves.toBe('ftp://hooks.lender.example/event');
+      await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+      expect(await axeViolationsOf(page)).toEqual([]);
+      await picture(page, `webhook-form-${viewport.width}`);
+    }
+    // A secret shown once has a copy button.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${stack.gatewayUrl}/console#/webhooks`);
+    await page.getByRole('button', { name: 'Rotate webhook secret' }).click();
+    await page.getByRole('button', { name: 'Rotate the secret now' }).click();
+    const secret = (await page.getByTestId('shown-once').textContent())!.trim();
+    await page.getByRole('button', { name: 'Copy the new webhook secret' }).click();
+    await eventually(async () => expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret));
+    await picture(page, 'secret-copy-desktop');
+    expect(problems).toEqual([]);
+  });
+
+  it('when the list is exported, then the CSV holds every application the filter matches with its decision and terms, by name only, and a name that looks like a formula stays text', async () => {
+    const formula = await theirApi('POST', '/api/applications/initiate', applicant({ firstName: '=HYPERLINK("http://x.example")', lastName: '+Cmd' }));
+    expect(formula.status).toBe(201);
+    const view = (await theirApi('GET', `/api/applications/${bisi}`)).body;
+    const terms = view.decision.decision === 'APPROVED' ? view.decision.approval_details : null;
+    const page = await pageOf({ width: 1280, height: 900 });
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      await page.setViewportSize(viewport);
+      await page.goto(`${stack.gatewayUrl}/console#/applications`);
+      const link = page.getByRole('link', { name: 'Export these applications as CSV' });
+      await link.waitFor();
+      await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+      expect(await axeViolationsOf(page)).toEqual([]);
+      const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+      expect(download.suggestedFilename()).toMatch(/^applications-\d{4}-\d{2}-\d{2}\.csv$/);
+      const csv = readFileSync((await download.path())!, 'utf8');
+      const lines = csv.split('\r\n').filter(Boolean);
+      expect(lines[0]).toBe(
+        'application_id,applicant_id,applicant_name,status,created_at,amount_requested,tenor_requested_months,linked_accounts,score,score_band,decision,decided_at,terms,terms_amount,terms_tenor_months,terms_interest_percent_monthly,terms_monthly_payment,review_status,review_outcome',
+      );
+      expect(lines).toHaveLength(3);
+      const decided = lines.find((l) => l.startsWith(bisi))!.split(',');
+      expect(decided.slice(2, 4)).toEqual(['Bisi Lawal', 'COMPLETED']);
+      expect(decided.slice(8, 11)).toEqual([String(view.decision.score), view.decision.score_band, view.decision.decision]);
+      if (terms) {
+        expect(decided.slice(12, 17)).toEqual(['approved', ...[terms.approved_amount, terms.approved_tenor, terms.approved_interest, terms.monthly_payment].map(String)]);
+      } else {
+        expect(decided[12]).toBe('counter_offer');
+      }
+      expect(lines.find((l) => l.startsWith(formula.body.applicationId))).toContain(`,"'=HYPERLINK(""http://x.example"") +Cmd",PENDING_LINKING,`);
+      expect(csv).not.toContain(view.applicant.email);
+    }
+    // The filter is the list's: only the completed one.
+    await page.goto(`${stack.gatewayUrl}/console#/applications?status=COMPLETED`);
+    const [filtered] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export these applications as CSV' }).click()]);
+    const rows = readFileSync((await filtered.path())!, 'utf8').split('\r\n').filter(Boolean);
+    expect(rows.slice(1).map((r) => r.slice(0, 36))).toEqual([bisi]);
+    // The same file over the API with the key.
+    const res = await fetch(`${stack.gatewayUrl}/api/applications/export.csv?status=COMPLETED`, { headers: { 'x-api-key': lender.apiKey } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect((await res.text()).split('\r\n').filter(Boolean)).toEqual(rows);
+    const bad = await fetch(`${stack.gatewayUrl}/api/applications/export.csv?status=DONE`, { headers: { 'x-api-key': lender.apiKey } });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toBe('Bad Request');
+    expect(problems).toEqual([]);
+  });
+
+  it('when a decided application is printed, then the summary is one page with the ask, the decision, its reasons, terms and accounts, ids in full, and nothing that only works on a screen', async () => {
+    const page = await pageOf({ width: 390, height: 844 });
+    await page.goto(`${stack.gatewayUrl}/console#/applications/${bisi}`);
+    await page.getByRole('heading', { name: /Bisi Lawal/, level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Print decision summary' }).waitFor();
+    await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.emulateMedia({ media: 'print' });
+    for (const gone of ['header.top', 'ol.timeline', '#flows-heading', 'button', 'p.updated']) {
+      await eventually(async () => expect({ [gone]: await page.locator(gone).first().isVisible() }).toEqual({ [gone]: false }));
+    }
+    for (const kept of ['table[aria-labelledby="breakdown-heading"]', '#terms-heading', '#risk-heading', '#accounts-heading', '.primary-reason']) {
+      await eventually(async () => expect({ [kept]: await page.locator(kept).first().isVisible() }).toEqual({ [kept]: true }));
+    }
+    await eventually(async () => expect(await page.locator('.print-only.id').first().textContent()).toBe(bisi));
+    await picture(page, 'print-summary');
+    const pdf = (await page.pdf({ format: 'A4', printBackground: true })).toString('latin1');
+    expect(pdf.match(/\/Type\s*\/Page\b/g)).toHaveLength(1);
+    await page.emulateMedia({ media: 'screen' });
+    await eventually(async () => expect(await page.locator('header.top').isVisible()).toBe(true));
+    expect(problems).toEqual([]);
+  });
+});
+
 describe('the console in a browser', () => {
   let context: BrowserContext;
   let page: Page;
@@ -923,6 +1237,12 @@ describe('the console in a browser', () => {
     await other.getByLabel('Your staff id').fill('officer-2001');
     await other.getByRole('radio', { name: 'Decline' }).check();
     await other.getByLabel('Reason code').fill('INCOME_UNVERIFIED');
+    // That tab goes to the background: a hidden page stops following changes, so its form stays as filled.
+    await other.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
 
     await page.getByLabel('Reason code').fill('INCOME_VERIFIED');
     await page.getByLabel(/^Note/).fill('Salary and employer confirmed by phone; the bureau was down');
@@ -1454,7 +1774,7 @@ describe("the lender's staff in a browser", () => {
       ]),
     );
     // Every page as the viewer sees it: the buttons left are those that only read (search, filter, page).
-    const reading = new Set(['Search', 'Filter', 'Show', 'Previous page', 'Next page', 'Clear']);
+    const reading = new Set(['Search', 'Filter', 'Show', 'Previous page', 'Next page', 'Clear', 'Copy', 'Print decision summary']);
     for (const [hash, heading, note] of [
       [`#/applications/${application.applicationId}`, /^Review/, 'Your role (viewer) does not allow you to review applications'],
       ['#/reviews', 'Reviews', 'Your role (viewer) does not allow you to change the threshold'],

@@ -26,4 +26,4 @@ export const fullRound = (policy: Pick<DeliveryPolicy, 'maxRetries'>): Round => 
 });
 
 /** The round of a manual redelivery: one attempt, now. */
-export const singleAttemptRound = (): Round => ({ attempts: 0, size: 1 });
+export const singleAttemptRound = (): Round => ({ attempts: 0, size: 1, manual: true });

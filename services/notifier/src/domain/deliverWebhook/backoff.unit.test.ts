@@ -22,8 +22,8 @@ describe('retry backoff', () => {
     expect(() => retryDelayMs(1.5, 10_000)).toThrow(RangeError);
   });
 
-  it('when a delivery starts, then its round allows the first attempt and every retry; a redelivery allows one', () => {
+  it('when a delivery starts, then its round allows the first attempt and every retry; a redelivery allows one, marked manual', () => {
     expect(fullRound({ maxRetries: 5 })).toEqual({ attempts: 0, size: 6 });
-    expect(singleAttemptRound()).toEqual({ attempts: 0, size: 1 });
+    expect(singleAttemptRound()).toEqual({ attempts: 0, size: 1, manual: true });
   });
 });

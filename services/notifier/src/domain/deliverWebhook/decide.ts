@@ -51,13 +51,24 @@ export function refused(round: Round, why: string): Step {
 
 /**
  * After an attempt: a 2xx delivers; anything else (non-2xx, 3xx, timeout, connection error)
- * schedules the next retry of the round, or fails the delivery when the round is spent.
+ * schedules the next retry of the round, or fails the delivery when the round is spent. An
+ * event the receiver once accepted stays DELIVERED: a redelivery that fails later is an attempt
+ * of its own in the log, not a rewrite of the earlier success as a failure.
  */
-export function afterAttempt(args: { round: Round; delivered: boolean; at: Date; policy: DeliveryPolicy }): Step {
-  const round = { attempts: args.round.attempts + 1, size: args.round.size };
+export function afterAttempt(args: {
+  round: Round;
+  delivered: boolean;
+  /** Whether an earlier attempt of this delivery got a 2xx. */
+  deliveredBefore?: boolean;
+  at: Date;
+  policy: DeliveryPolicy;
+}): Step {
+  const round: Round = { ...args.round, attempts: args.round.attempts + 1 };
   if (args.delivered) return { status: 'DELIVERED', nextAttemptAt: null, reason: null, round };
-  if (round.attempts >= round.size)
+  if (round.attempts >= round.size) {
+    if (args.deliveredBefore) return { status: 'DELIVERED', nextAttemptAt: null, reason: null, round };
     return { status: 'FAILED', nextAttemptAt: null, reason: Reasons.retriesExhausted, round };
+  }
   return {
     status: 'PENDING',
     nextAttemptAt: new Date(args.at.getTime() + retryDelayMs(round.attempts, args.policy.retryBaseMs)),

@@ -106,4 +106,16 @@ describe('after an attempt', () => {
     const step = afterAttempt({ round: { attempts: 0, size: 1 }, delivered: false, at: t0, policy });
     expect(step.status).toBe('FAILED');
   });
+
+  it('when a redelivery of an event that had been delivered fails, then the delivery stays DELIVERED without retries', () => {
+    const round = { attempts: 0, size: 1, manual: true };
+    const step = afterAttempt({ round, delivered: false, deliveredBefore: true, at: t0, policy });
+    expect(step).toEqual({ status: 'DELIVERED', nextAttemptAt: null, reason: null, round: { ...round, attempts: 1 } });
+  });
+
+  it('when a redelivery of an event that had never been delivered fails, then it is FAILED again', () => {
+    const round = { attempts: 0, size: 1, manual: true };
+    const step = afterAttempt({ round, delivered: false, deliveredBefore: false, at: t0, policy });
+    expect(step.status).toBe('FAILED');
+  });
 });

@@ -30,18 +30,25 @@ export interface AttemptDeps {
   halted: () => boolean;
 }
 
+const outcomeDelivered = (a: Attempt) => a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
+
 function outcomeOf(result: Exclude<WebhookResult, { kind: 'refused' }>): AttemptOutcome {
   if (result.kind !== 'answered') return result.kind;
   if (result.statusCode >= 200 && result.statusCode < 300) return 'delivered';
   return result.statusCode >= 300 && result.statusCode < 400 ? 'redirect' : 'http_error';
 }
 
-function attemptOf(at: Date, result: Exclude<WebhookResult, { kind: 'refused' }>, outcome: AttemptOutcome): Attempt {
+function attemptOf(
+  at: Date,
+  result: Exclude<WebhookResult, { kind: 'refused' }>,
+  outcome: AttemptOutcome,
+  manual: boolean,
+): Attempt {
   if (result.kind === 'answered') {
     const error = outcome === 'redirect' ? 'redirects are not followed' : null;
-    return { at, statusCode: result.statusCode, error, durationMs: result.durationMs };
+    return { at, statusCode: result.statusCode, error, durationMs: result.durationMs, manual };
   }
-  return { at, statusCode: null, error: result.error, durationMs: result.durationMs };
+  return { at, statusCode: null, error: result.error, durationMs: result.durationMs, manual };
 }
 
 /**
@@ -123,8 +130,14 @@ export function createAttemptRunner(deps: AttemptDeps) {
     const outcome = outcomeOf(result);
     metrics.attempts.inc({ outcome });
     metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
-    const attempt = attemptOf(startedAt, result, outcome);
-    const step = afterAttempt({ round: delivery.round, delivered: outcome === 'delivered', at: clock.now(), policy });
+    const attempt = attemptOf(startedAt, result, outcome, delivery.round.manual === true);
+    const step = afterAttempt({
+      round: delivery.round,
+      delivered: outcome === 'delivered',
+      deliveredBefore: delivery.deliveredAt !== null,
+      at: clock.now(),
+      policy,
+    });
     return { step, attempt };
   }
 
@@ -167,7 +180,7 @@ export function createAttemptRunner(deps: AttemptDeps) {
       attempts: attempt ? [...delivery.attempts, attempt] : delivery.attempts,
       version: delivery.version + 1,
       updatedAt: now,
-      deliveredAt: step.status === 'DELIVERED' ? now : delivery.deliveredAt,
+      deliveredAt: attempt && outcomeDelivered(attempt) ? now : delivery.deliveredAt,
     };
     await repo.save(next);
     if (next.status === 'PENDING') {

@@ -131,6 +131,7 @@ describe('the delivery log API, through the gateway, over the real broker and da
       statusCode: 500,
       error: null,
       durationMs: expect.any(Number),
+      manual: false,
     });
     expect(failed.nextAttemptAt).toBeNull();
 
@@ -151,6 +152,27 @@ describe('the delivery log API, through the gateway, over the real broker and da
     await waitFor(() => hook.forEvent(record.id).length === 4, { what: 'the second redelivery' });
     expect(hook.forEvent(record.id)[3]!.rawBody.equals(sent[0]!.rawBody)).toBe(true);
     await until(clientId, record.id, (d) => d.status === 'DELIVERED' && d.attempts.length === 4, 'DELIVERED again');
+  });
+
+  it('when a DELIVERED event is redelivered and the receiver now fails, then it stays DELIVERED and the log shows the success and the redelivery as an attempt of its own', async () => {
+    const hook = await startReceiver(() => 200);
+    receivers.push(hook);
+    const { clientId } = await knownClient(hook.url);
+    const record = publisher.event({ clientId });
+    await publisher.publish(record);
+    const delivered = await until(clientId, record.id, (d) => d.status === 'DELIVERED', 'DELIVERED at once');
+    expect(delivered.attempts.map((a) => [a.statusCode, a.manual])).toEqual([[200, false]]);
+
+    hook.setBehaviour(() => 500);
+    expect((await api(clientId, 'POST', `/deliveries/${delivered.id}/redeliver`)).status).toBe(202);
+    const after = await until(clientId, record.id, (d) => d.status !== 'PENDING' && d.attempts.length === 2, 'the redelivery settled');
+    expect(after.status).toBe('DELIVERED');
+    expect(after.reason).toBeNull();
+    expect(after.deliveredAt).toBe(delivered.deliveredAt);
+    expect(after.attempts.map((a) => [a.statusCode, a.manual])).toEqual([
+      [200, false],
+      [500, true],
+    ]);
   });
 
   /**

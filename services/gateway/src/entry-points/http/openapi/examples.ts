@@ -122,14 +122,17 @@ export const Examples = {
     status: 'FAILED',
     reason: 'retries_exhausted',
     attempts: [
-      { at: '2026-11-20T09:15:28.003Z', statusCode: 503, error: null, durationMs: 84 },
-      { at: '2026-11-20T09:15:38.120Z', statusCode: null, error: 'timeout after 10000 ms', durationMs: 10001 },
+      { at: '2026-11-20T09:15:28.003Z', statusCode: 503, error: null, durationMs: 84, manual: false },
+      { at: '2026-11-20T09:15:38.120Z', statusCode: null, error: 'timeout after 10000 ms', durationMs: 10001, manual: false },
     ],
     nextAttemptAt: null,
     createdAt: '2026-11-20T09:15:27.500Z',
     updatedAt: '2026-11-20T09:20:38.121Z',
     deliveredAt: null,
   },
+  applicationsCsv:
+    'application_id,applicant_id,applicant_name,status,created_at,amount_requested,tenor_requested_months,linked_accounts,score,score_band,decision,decided_at,terms,terms_amount,terms_tenor_months,terms_interest_percent_monthly,terms_monthly_payment,review_status,review_outcome\r\n' +
+    `${applicationId},${applicantId},Chinedu Okonkwo,COMPLETED,2026-11-20T09:02:11.000Z,300000,6,1,81.5,LOW_RISK,APPROVED,2026-11-20T09:15:27.412Z,approved,300000,6,5,59105,,\r\n`,
   replayRequest: { since: '2026-11-20T00:00:00Z', event: 'application.decision', limit: 100 },
   replayResult: { count: 3, more: false },
   policy,

@@ -276,6 +276,32 @@ export const lenderOperations: RouteConfig[] = [
   },
   {
     method: 'get',
+    path: '/api/applications/export.csv',
+    operationId: 'exportApplications',
+    tags: [applications],
+    summary: 'Your applications as CSV, filtered as the list is, with decisions and terms',
+    description:
+      'Every application the filters match (`status`, `q`, as for the list; no paging), newest first, one line each: the ask, the score and band, the decision and the terms it carries (`terms`: `approved`, `counter_offer` or `analyst_could_grant`; empty for a decline), and the review. The applicant appears by name only: no e-mail, phone or BVN. A text cell that a spreadsheet would read as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return) starts with an apostrophe. Up to 5,000 applications; more is a 400. Rate limit: 60 a minute per IP with the other calls (one for the whole file).',
+    request: { query: ListQuery.omit({ limit: true, cursor: true }) },
+    responses: {
+      200: {
+        description: 'The CSV file (RFC 4180, UTF-8, CRLF line ends, a header line first)',
+        headers: {
+          'Content-Disposition': { description: 'attachment; filename="applications-<date>.csv"', schema: { type: 'string' } },
+        },
+        content: { 'text/csv': { schema: z.string(), example: Examples.applicationsCsv } },
+      },
+      400: failure(400, 'An invalid query parameter, or more applications than one file holds', {
+        'bad status': 'status must be one of: PENDING_LINKING, LINKED, PROCESSING, COMPLETED, FAILED, ABANDONED',
+        'too many': 'More than 5000 applications match; narrow the filter (status) to export them',
+      }),
+      401: lenderErrors[401],
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'get',
     path: '/api/applications/{id}',
     operationId: 'getApplication',
     tags: [applications],
