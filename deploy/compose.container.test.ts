@@ -7,7 +7,8 @@ import { newLender, toDecision } from './lender';
 /**
  * An SRE's first `docker compose up`, run for real: docker-compose.yml with the override that
  * swaps the three third-party images for the local ones (deploy/docker-compose.local-images.yml),
- * `up --wait` until every service is healthy and the topics job has completed, one application
+ * `up --wait` until every service is healthy and the topics job has completed (the health checks
+ * asked every second while the containers start: deploy/docker-compose.probe-every-second.yml), one application
  * through the README's flow against it, then `down -v`. A project name of its own and free host
  * ports, so a developer's compose project and the shared infrastructure are not touched.
  *
@@ -18,7 +19,11 @@ const skipped = process.env.LOAN_CONTAINERS_SKIP;
 if (skipped) console.warn(`[compose] skipped: ${skipped}`);
 const describeCompose = skipped ? describe.skip : describe;
 
-const FILES = ['-f', 'docker-compose.yml', '-f', 'deploy/docker-compose.local-images.yml'];
+// The third file only asks compose's own health checks every second while a container starts.
+const FILES = [
+  ...['-f', 'docker-compose.yml', '-f', 'deploy/docker-compose.local-images.yml'],
+  ...['-f', 'deploy/docker-compose.probe-every-second.yml'],
+];
 const project = `loan-compose-${Date.now().toString(36)}`;
 
 describeCompose('docker compose up, with the local images', () => {
@@ -51,7 +56,7 @@ describeCompose('docker compose up, with the local images', () => {
       IMAGE_TAG: process.env.LOAN_IMAGE_TAG,
     });
     const began = Date.now();
-    const started = compose('up', '--wait', '--wait-timeout', '420', '--no-build', '--pull', 'never', '--quiet-pull');
+    const started = compose('up', '--wait', '--wait-timeout', '540', '--no-build', '--pull', 'never', '--quiet-pull');
     up = true;
     if (started.status !== 0) {
       const ps = compose('ps', '-a', '--format', 'table {{.Service}}\t{{.State}}\t{{.Status}}');
@@ -61,7 +66,7 @@ describeCompose('docker compose up, with the local images', () => {
       );
     }
     console.log(`[compose] up --wait: every service healthy in ${((Date.now() - began) / 1000).toFixed(0)} s`);
-  }, 480_000);
+  }, 600_000);
 
   afterAll(() => {
     if (!up) return;
