@@ -8,7 +8,7 @@ import { newLender, toDecision } from './lender';
  * An SRE's first `docker compose up`, run for real: docker-compose.yml with the override that
  * swaps the three third-party images for the local ones (deploy/docker-compose.local-images.yml),
  * `up --wait` until every service is healthy and the topics job has completed (the health checks
- * asked every second while the containers start: deploy/docker-compose.probe-every-second.yml), one application
+ * asked every second: deploy/docker-compose.probe-every-second.yml), one application
  * through the README's flow against it, then `down -v`. A project name of its own and free host
  * ports, so a developer's compose project and the shared infrastructure are not touched.
  *
@@ -19,7 +19,7 @@ const skipped = process.env.LOAN_CONTAINERS_SKIP;
 if (skipped) console.warn(`[compose] skipped: ${skipped}`);
 const describeCompose = skipped ? describe.skip : describe;
 
-// The third file only asks compose's own health checks every second while a container starts.
+// The third file only asks compose's own health checks every second instead of every 10 s.
 const FILES = [
   ...['-f', 'docker-compose.yml', '-f', 'deploy/docker-compose.local-images.yml'],
   ...['-f', 'deploy/docker-compose.probe-every-second.yml'],
