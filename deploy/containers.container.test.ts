@@ -1,10 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import { GenericContainer, Network, Wait, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
 import { waitFor } from '../testing/helpers';
-import { applicant, call, startReceiver } from '../testing/stack';
+import { applicant } from '../testing/stack';
 import { composeServices, type ComposeService } from './compose';
+import { newLender, toDecision } from './lender';
 
 /**
  * The deployed form, run for real: the images built from the Dockerfile (scripts/containers)
@@ -155,70 +155,26 @@ describeContainers('the images, run as compose runs them', () => {
     `http://${ours.get(name)!.getHost()}:${ours.get(name)!.getMappedPort(port)}`;
 
   /** A lender whose webhook receiver is this test, reached by the notifier through the network's gateway address. */
-  async function newLender(name: string) {
-    const receiver = await startReceiver(undefined, '0.0.0.0');
-    const hostIp = inspect(network.getId(), '{{(index .IPAM.Config 0).Gateway}}');
-    const created = await fetch(`${hostUrl('gateway', 8080)}/admin/clients`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-admin-token': compose.get('gateway')!.env.ADMIN_TOKEN },
-      body: JSON.stringify({
-        name,
-        providerSecretKey: 'test_sk_sandbox',
-        webhookUrl: `http://${hostIp}:${new URL(receiver.url).port}/hooks`,
-      }),
-    });
-    expect(created.status).toBe(201);
-    const lender = (await created.json()) as { apiKey: string; webhookSecret: string };
-    const signed = (r: (typeof receiver.received)[number]) => {
-      const expected = createHmac('sha256', lender.webhookSecret).update(r.raw).digest();
-      const given = Buffer.from(String(r.headers['x-signature']), 'hex');
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    };
-    const api = (method: string, p: string, body?: unknown) =>
-      call(hostUrl('gateway', 8080), lender.apiKey, method, p, body);
-    return { ...lender, receiver, signed, api };
-  }
+  const lender = (name: string) =>
+    newLender(
+      hostUrl('gateway', 8080),
+      compose.get('gateway')!.env.ADMIN_TOKEN,
+      inspect(network.getId(), '{{(index .IPAM.Config 0).Gateway}}'),
+      name,
+    );
 
   it("when a lender goes through the README's flow, then the decision arrives signed at the lender's receiver and the delivery log lists it", async () => {
-    const { receiver, signed, api } = await newLender('Container Lender');
+    const container = await lender('Container Lender');
     try {
-      const events = (applicationId: string, name: string) =>
-        receiver.received.filter((r) => r.body.event === name && r.body.data?.applicationId === applicationId);
-
-      const start = await api('POST', '/api/applications/initiate', applicant({ bvn: '22200000001' }));
-      expect(start.status).toBe(201);
-      const { applicationId, widgetUrl } = start.body as { applicationId: string; widgetUrl: string };
-      const linked = await fetch(`${hostUrl('sandbox', 8090)}/sandbox/link`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ widgetUrl, persona: 'salaried' }),
-      });
-      expect(linked.status).toBe(200);
-      await waitFor(() => events(applicationId, 'account.enrichment_ready').length === 1, {
-        timeoutMs: 120_000,
-        what: 'account.enrichment_ready',
-      });
-      expect((await api('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
-      await waitFor(() => events(applicationId, 'application.ready_for_analysis').length === 1, {
-        timeoutMs: 60_000,
-        what: 'ready_for_analysis',
-      });
-      expect((await api('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
-      const [decision] = await waitFor(
-        () => events(applicationId, 'application.decision').length > 0 && events(applicationId, 'application.decision'),
-        {
-          timeoutMs: 120_000,
-          what: 'application.decision',
-        },
-      );
+      const { applicationId, decision } = await toDecision(container, hostUrl('sandbox', 8090));
       expect(decision.body.data).toMatchObject({ applicationId, status: 'COMPLETED', score: expect.any(Number) });
-      expect(signed(decision)).toBe(true);
+      expect(container.signed(decision)).toBe(true);
 
-      const log = await api('GET', `/api/webhooks/deliveries?applicationId=${applicationId}`);
+      const log = await container.api('GET', `/api/webhooks/deliveries?applicationId=${applicationId}`);
       expect(log.status).toBe(200);
       expect(JSON.stringify(log.body)).toContain(decision.body.id);
     } finally {
-      await receiver.close();
+      await container.receiver.close();
     }
   }, 420_000);
 
@@ -261,7 +217,7 @@ describeContainers('the images, run as compose runs them', () => {
   }, 120_000);
 
   it('when applications and the notifier are killed (docker kill) and scoring is stopped (docker stop) mid-flight, then every application is decided exactly once and its webhooks arrive signed and in order', async () => {
-    const { receiver, signed, api } = await newLender('Chaos Lender');
+    const { receiver, signed, api } = await lender('Chaos Lender');
     const COUNT = 5;
     const TERMINAL = ['COMPLETED', 'FAILED'];
     const eventsOf = (applicationId: string) =>
