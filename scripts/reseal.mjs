@@ -4,7 +4,8 @@
 //
 // Walks every collection of the services' databases (RESEAL_DATABASES, comma-separated; by
 // default loan_<service> for the six services) and replaces each value sealed under another key
-// with the same plain text sealed under DATA_KEY, only where the document still holds it. Safe
+// (or sealed before values were bound to a purpose) with the same plain text sealed under DATA_KEY
+// for its purpose, only where the document still holds it. Safe
 // to run while the services run, and again. Prints what it did per database; exits 1 when a
 // value was sealed under a key it was not given.
 import { createRequire } from 'node:module';
@@ -39,5 +40,5 @@ try {
 } finally {
   await connection.close();
 }
-console.log(`key id now: ${sealer.keyId}`);
+console.log('every sealed value now opens under DATA_KEY for its purpose');
 process.exit(unknown > 0 ? 1 : 0);

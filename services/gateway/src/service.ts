@@ -45,14 +45,14 @@ export function createGatewayService(deps: {
   const clients = clientModel(runtime.db);
   const windows = rateWindowModel(runtime.db);
   const relay = createOutboxRelay({ bus, model: clients, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
-  const clientRepo = createClientRepository({ model: clients, relay, sealer });
+  const clientRepo = createClientRepository({ model: clients, relay, sealer: sealer.for('client-secrets') });
   const commands = createCommandBus({
     bus,
     instanceId: config.GATEWAY_INSTANCE_ID,
     timeoutMs: config.REPLY_TIMEOUT,
     replyRetentionMs: config.REPLY_TOPIC_RETENTION,
     logger,
-    sealer,
+    sealer: sealer.for('command-replies'),
   });
   const sweeper = createReplyTopicSweeper({ bus, ownInstanceId: config.GATEWAY_INSTANCE_ID, graceMs: config.REPLY_TOPIC_GRACE, clock, logger });
   const rateRejections = new Counter({
@@ -88,7 +88,7 @@ export function createGatewayService(deps: {
   });
   const accounts = createClientAccounts({
     clients: clientRepo,
-    sealer,
+    sealer: sealer.for('client-secrets'),
     clock,
     webhookSecretOverlapMs: config.WEBHOOK_SECRET_OVERLAP,
     allowPrivateWebhookUrls: config.ALLOW_PRIVATE_WEBHOOK_URLS,
@@ -143,7 +143,7 @@ export function createGatewayService(deps: {
       bus,
       secret: config.PROVIDER_WEBHOOK_SECRET,
       clients: clientRepo,
-      sealer,
+      sealer: sealer.for('client-secrets'),
       clock,
       logger,
       received: providerWebhooks,

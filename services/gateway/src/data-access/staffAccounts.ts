@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { StaffInvitation, StaffRole, StaffUser } from '@loan/contracts';
-import type { Clock, Logger, Sealer } from '@loan/runtime';
+import type { Clock, Logger, PurposeSealer } from '@loan/runtime';
 import { HttpError } from '../domain/errors';
 import {
   PASSWORD_MAX,
@@ -80,7 +80,7 @@ export function checkPassword(password: unknown): string {
  */
 export function createStaffAccounts(deps: {
   users: StaffUserRepository;
-  sealer: Sealer;
+  sealer: PurposeSealer;
   clock: Clock;
   invitationTtlMs: number;
   mailer: InvitationMailer;
@@ -125,7 +125,7 @@ export function createStaffAccounts(deps: {
   function openEnrolment(enrolment: unknown): { clientId?: unknown; userId?: unknown; secret?: unknown; until?: unknown } | null {
     if (typeof enrolment !== 'string') return null;
     try {
-      const parsed: unknown = JSON.parse(deps.sealer.open(enrolment));
+      const parsed: unknown = JSON.parse(deps.sealer.for('totp-enrolment').open(enrolment));
       return parsed !== null && typeof parsed === 'object' ? parsed : null;
     } catch {
       return null;
@@ -147,7 +147,7 @@ export function createStaffAccounts(deps: {
       role,
       status: 'invited',
       passwordHash: null,
-      totpSecret: deps.sealer.seal(secret),
+      totpSecret: deps.sealer.for('staff-credentials').seal(secret),
       totpEnabled: false,
       totpLastStep: null,
       invitation: { tokenHash: tokenHashOf(token), expiresAt: new Date(now.getTime() + deps.invitationTtlMs) },
@@ -239,7 +239,7 @@ export function createStaffAccounts(deps: {
     async invitation(token: unknown) {
       const user = await openInvitation(token);
       const lenderName = await deps.lenderName(user.clientId);
-      const secret = deps.sealer.open(user.totpSecret!);
+      const secret = deps.sealer.for('staff-credentials').open(user.totpSecret!);
       return {
         email: user.email,
         role: user.role,
@@ -259,7 +259,7 @@ export function createStaffAccounts(deps: {
       const required = await users.requireTotp(user.clientId);
       let step: number | null = null;
       if (totpCode !== undefined && totpCode !== null && totpCode !== '') {
-        step = typeof totpCode === 'string' ? checkTotp(deps.sealer.open(user.totpSecret!), totpCode, now, null) : null;
+        step = typeof totpCode === 'string' ? checkTotp(deps.sealer.for('staff-credentials').open(user.totpSecret!), totpCode, now, null) : null;
         if (step === null) throw new HttpError(400, 'totpCode is not the current code of the secret shown; check the device clock and retry');
       } else if (required) {
         throw new HttpError(400, 'totpCode is required: this lender signs in with an authenticator code');
@@ -311,7 +311,7 @@ export function createStaffAccounts(deps: {
           if (!user.totpEnabled || !user.totpSecret) {
             throw new HttpError(403, 'This lender requires an authenticator code and this account has none enrolled; ask an owner to invite you again');
           }
-          step = totpCode ? checkTotp(deps.sealer.open(user.totpSecret), totpCode, now, user.totpLastStep) : null;
+          step = totpCode ? checkTotp(deps.sealer.for('staff-credentials').open(user.totpSecret), totpCode, now, user.totpLastStep) : null;
           if (step === null) {
             await failed(user);
             throw refused();
@@ -360,7 +360,7 @@ export function createStaffAccounts(deps: {
       }
       const { secret, uri } = newTotpSecret(await deps.lenderName(clientId), user.email);
       const until = clock.now().getTime() + TOTP_ENROLMENT_MS;
-      return { totpSecret: secret, otpauthUri: uri, enrolment: deps.sealer.seal(JSON.stringify({ clientId, userId, secret, until })) };
+      return { totpSecret: secret, otpauthUri: uri, enrolment: deps.sealer.for('totp-enrolment').seal(JSON.stringify({ clientId, userId, secret, until })) };
     },
 
     /** The second step: a code of the new secret makes it the user's authenticator; the user's other sessions end. */
@@ -376,7 +376,7 @@ export function createStaffAccounts(deps: {
       const step = typeof code === 'string' ? checkTotp(pending.secret, code, now, null) : null;
       if (step === null) throw new HttpError(400, 'totpCode is not the current code of the new secret; check the device clock and retry');
       const user = await load(clientId, userId);
-      await save({ ...user, totpSecret: deps.sealer.seal(pending.secret), totpEnabled: true, totpLastStep: step, version: user.version + 1 });
+      await save({ ...user, totpSecret: deps.sealer.for('staff-credentials').seal(pending.secret), totpEnabled: true, totpLastStep: step, version: user.version + 1 });
       await deps.endUserSessions(clientId, userId, keepSession);
       audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.enrol-totp', clientId, { userId });
     },
