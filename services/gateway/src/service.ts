@@ -8,7 +8,8 @@ import {
   type Clock,
   type ServiceRuntime,
 } from '@loan/runtime';
-import type { GatewayConfig } from './config';
+import { adminTokensOf, type GatewayConfig } from './config';
+import { auditModel, auditRecorder, createAuditLog } from './data-access/auditLog';
 import { clientModel, rateWindowModel } from './data-access/clientModel';
 import { createClientRepository } from './data-access/clientRepository';
 import { createCommandBus } from './data-access/commandBus';
@@ -86,8 +87,11 @@ export function createGatewayService(deps: {
       global: config.RATE_LIMIT_GLOBAL,
     },
   });
+  const auditLog = createAuditLog({ model: auditModel(runtime.db), retentionMs: config.AUDIT_RETENTION });
+  const audit = auditRecorder({ log: auditLog, clock, logger: logger.child({ component: 'audit' }) });
   const accounts = createClientAccounts({
     clients: clientRepo,
+    audit,
     sealer: sealer.for('client-secrets'),
     clock,
     webhookSecretOverlapMs: config.WEBHOOK_SECRET_OVERLAP,
@@ -109,6 +113,7 @@ export function createGatewayService(deps: {
     lenderName: async (clientId) => (await clientRepo.get(clientId))?.name ?? 'Lender',
     endUserSessions: (clientId, userId, keep) => consoleSessions.endUserSessions(clientId, userId, keep),
     endKeySessions: (clientId) => consoleSessions.endKeySessions(clientId),
+    audit,
     logger: logger.child({ component: 'staff' }),
   });
   let ready = false;
@@ -137,8 +142,8 @@ export function createGatewayService(deps: {
     }),
     client: clientRoutes({ accounts, clock, authenticate: auth, limit: limiter }),
     users: userRoutes({ staff, authenticate: auth, limit: limiter }),
-    adminGuard: adminOnly(config.ADMIN_TOKEN, authFailures),
-    admin: adminRoutes({ accounts, staff }),
+    adminGuard: adminOnly(adminTokensOf(config), authFailures, audit),
+    admin: adminRoutes({ accounts, staff, audit: auditLog }),
     providerWebhooks: providerWebhookRoutes({
       bus,
       secret: config.PROVIDER_WEBHOOK_SECRET,
@@ -167,6 +172,7 @@ export function createGatewayService(deps: {
       const prune = setInterval(() => {
         pruneRateWindows(windows, clock)().catch(() => undefined);
         consoleSessions.prune(clock.now()).catch(() => undefined);
+        auditLog.expire(clock.now()).catch(() => undefined);
       }, 60_000);
       prune.unref();
       runtime.lifecycle.onStop('prune', () => clearInterval(prune));

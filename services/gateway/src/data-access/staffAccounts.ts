@@ -16,7 +16,8 @@ import {
   waitAfterFailures,
 } from '../domain/staff';
 import type { StaffUserRecord, StaffUserRepository } from './staffUsers';
-import type { Actor } from './clientAccounts';
+import type { AuditRecorder } from './auditLog';
+import { entryOf, type Actor } from './clientAccounts';
 
 /** Sends an invitation link to its address. A deployment passes its own (SMTP, SES...); see docs/staff.md. */
 export interface InvitationMailer {
@@ -90,16 +91,19 @@ export function createStaffAccounts(deps: {
   endUserSessions: (clientId: string, userId: string, keep?: string) => Promise<unknown>;
   /** Ends the console sessions opened with the lender's API key (once an owner has an account, the key opens none). */
   endKeySessions: (clientId: string) => Promise<unknown>;
+  /** The durable audit (the gateway's `audit_log`) beside the log line. */
+  audit?: AuditRecorder;
   logger: Logger;
 }) {
   const { users, clock } = deps;
 
-  function audit(by: Actor, action: string, clientId: string, target: { userId: string; email?: string; role?: StaffRole }) {
+  async function audit(by: Actor, action: string, clientId: string, target: { userId: string; email?: string; role?: StaffRole }) {
     deps.logger.info(
       {
         audit: {
           action,
           actor: by.kind,
+          ...(by.adminName !== undefined ? { adminName: by.adminName } : {}),
           ...(by.userId !== undefined ? { userId: by.userId } : {}),
           clientId,
           target,
@@ -109,6 +113,8 @@ export function createStaffAccounts(deps: {
       },
       `${by.kind} action`,
     );
+    // The user acted on by id, never by e-mail address: the audit outlives the user.
+    await deps.audit?.record({ ...entryOf(by), action, clientId, details: { userId: target.userId, ...(target.role ? { role: target.role } : {}) } });
   }
 
   async function load(clientId: string, userId: unknown): Promise<StaffUserRecord> {
@@ -172,7 +178,7 @@ export function createStaffAccounts(deps: {
       await users.remove(clientId, record.userId);
       throw error;
     }
-    audit(by, 'user.invite', clientId, { userId: record.userId, email, role });
+    await audit(by, 'user.invite', clientId, { userId: record.userId, email, role });
     return { ...view(record), ...(deps.mailer.delivers ? {} : { invitationUrl: url }) };
   }
 
@@ -214,7 +220,7 @@ export function createStaffAccounts(deps: {
       const next = { ...user, role, version: user.version + 1 };
       await save(next);
       await deps.endUserSessions(clientId, user.userId);
-      audit(by, 'user.change-role', clientId, { userId: user.userId, role });
+      await audit(by, 'user.change-role', clientId, { userId: user.userId, role });
       return view(next);
     },
 
@@ -225,12 +231,12 @@ export function createStaffAccounts(deps: {
       }
       await users.remove(clientId, user.userId);
       await deps.endUserSessions(clientId, user.userId);
-      audit(by, 'user.remove', clientId, { userId: user.userId });
+      await audit(by, 'user.remove', clientId, { userId: user.userId });
     },
 
     async setRequireTotp(clientId: string, requireTotp: boolean, by: Actor) {
       await users.setRequireTotp(clientId, requireTotp);
-      audit(by, requireTotp ? 'users.require-totp' : 'users.allow-password-only', clientId, { userId: '*' });
+      await audit(by, requireTotp ? 'users.require-totp' : 'users.allow-password-only', clientId, { userId: '*' });
       return { requireTotp };
     },
     requireTotp: (clientId: string) => users.requireTotp(clientId),
@@ -276,7 +282,7 @@ export function createStaffAccounts(deps: {
       };
       await save(next);
       if (next.role === 'owner') await deps.endKeySessions(user.clientId);
-      audit({ kind: 'client', ip: undefined, correlationId: null, userId: user.userId }, 'user.accept-invitation', user.clientId, { userId: user.userId });
+      await audit({ kind: 'client', ip: undefined, correlationId: null, userId: user.userId }, 'user.accept-invitation', user.clientId, { userId: user.userId });
       return view(next);
     },
 
@@ -344,7 +350,7 @@ export function createStaffAccounts(deps: {
       const next = { ...user, passwordHash: await hashPassword(checkPassword(chosen)), version: user.version + 1 };
       await save(next);
       await deps.endUserSessions(clientId, user.userId, keepSession);
-      audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.change-password', clientId, { userId });
+      await audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.change-password', clientId, { userId });
     },
 
     /**
@@ -378,7 +384,7 @@ export function createStaffAccounts(deps: {
       const user = await load(clientId, userId);
       await save({ ...user, totpSecret: deps.sealer.for('staff-credentials').seal(pending.secret), totpEnabled: true, totpLastStep: step, version: user.version + 1 });
       await deps.endUserSessions(clientId, userId, keepSession);
-      audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.enrol-totp', clientId, { userId });
+      await audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.enrol-totp', clientId, { userId });
     },
   };
 }
