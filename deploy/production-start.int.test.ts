@@ -54,6 +54,12 @@ describe('a production start', () => {
     expect(stderr).not.toContain('PROVIDER_WEBHOOK_SECRET');
   });
 
+  it('when the gateway is given a named admin token shorter than 24 characters, then it refuses it by name', () => {
+    const { status, stderr } = start('gateway', { NODE_ENV: 'production', ...ownSecrets, ADMIN_TOKENS: 'ops-ada:only-16-characters' });
+    expect(status).toBe(1);
+    expect(stderr).toMatch(/^Refusing to start with NODE_ENV=production: the admin token of ops-ada \(ADMIN_TOKENS\) is shorter than 24 characters/);
+  });
+
   it('when the notifier is allowed private webhook addresses, then it refuses that', () => {
     const { status, stderr } = start('notifier', { NODE_ENV: 'production', ...ownSecrets, ALLOW_PRIVATE_WEBHOOK_URLS: 'true' });
     expect(status).toBe(1);

@@ -4,12 +4,12 @@
 //
 // Walks every collection of the services' databases (RESEAL_DATABASES, comma-separated; by
 // default loan_<service> for the six services) and replaces each value sealed under another key
-// with the same plain text sealed under DATA_KEY, only where the document still holds it. It also
-// seals the personal data that documents written before it was sealed still hold in plain text
-// (applicants' names, e-mail and phone, holder names, the provider's results), in a database
-// whose name ends in _<service> for the service that owns those fields. Safe to run while the
-// services run, and again. Prints what it did per database; exits 1 when a value was sealed
-// under a key it was not given.
+// (or sealed before values were bound to a purpose) with the same plain text sealed under DATA_KEY
+// for its purpose, only where the document still holds it. It also seals the personal data that
+// documents written before it was sealed still hold in plain text (applicants' names, e-mail and
+// phone, holder names, the provider's results), in a database whose name ends in _<service> for
+// the service that owns those fields. Safe to run while the services run, and again. Prints what
+// it did per database; exits 1 when a value was sealed under a key it was not given.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,5 +48,5 @@ try {
 } finally {
   await connection.close();
 }
-console.log(`key id now: ${sealer.keyId}`);
+console.log('every sealed value now opens under DATA_KEY for its purpose');
 process.exit(unknown > 0 ? 1 : 0);

@@ -230,7 +230,7 @@ function checkRelease(file, { production }) {
     } else if (String(cm.SANDBOX_PORT) !== String(port))
       fail(`${where}: SANDBOX_PORT ${cm.SANDBOX_PORT} is not the container port ${port}`);
     if (name === 'gateway')
-      for (const key of ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET'])
+      for (const key of ['ADMIN_TOKEN', 'ADMIN_TOKENS', 'PROVIDER_WEBHOOK_SECRET'])
         if (!secretEnv.includes(key)) fail(`${where}: ${key} does not come from a Secret`);
     if (['applications', 'enrichment'].includes(name) && !cm.PROVIDER_BASE_URL) fail(`${where}: no PROVIDER_BASE_URL`);
     if (name === 'scoring' && !cm.BUREAU_BASE_URL) fail(`${where}: no BUREAU_BASE_URL`);

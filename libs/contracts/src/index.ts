@@ -1,4 +1,5 @@
 export * from './analytics';
+export * from './audit';
 export * from './api';
 export * from './bankData';
 export * from './commands';

@@ -6,7 +6,7 @@ import { createLogger, type Logger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
 import { connectMongo } from './mongo';
 import { roundTripCheck } from './probe';
-import { createSealer, type Sealer } from './seal';
+import { createSealer, type PurposeSealer } from './seal';
 import { stopTracing } from './tracingSdk';
 
 /** What every service is built on: its logger, metrics, Kafka bus, database and shutdown. */
@@ -16,7 +16,8 @@ export interface ServiceRuntime {
   metrics: Metrics;
   bus: KafkaBus;
   db: Connection;
-  sealer: Sealer;
+  /** Seals personal data; `sealer.for(purpose)` seals anything else. */
+  sealer: PurposeSealer;
   lifecycle: Lifecycle;
   /** Readiness: each asks its dependency over the network (see `roundTripCheck`). */
   checks: Record<string, () => Promise<boolean>>;

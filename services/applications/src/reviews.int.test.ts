@@ -80,7 +80,7 @@ async function send(input: Input): Promise<{ ok: true; result: Record<string, un
   await bus.publish(Topics.applicationCommands, [{ key, value: command }]);
   const reply = await waitFor(() => replies.get(commandId), { what: `the reply to ${input.type}` });
   if (!reply.ok) return reply;
-  return { ok: true, result: JSON.parse(sealer.open(reply.sealedResult!)) as Record<string, unknown> };
+  return { ok: true, result: JSON.parse(sealer.for('command-replies').open(reply.sealedResult!)) as Record<string, unknown> };
 }
 
 function decision(outcome: Decision['decision'], applicantId: string, at: Date): Decision {
@@ -119,7 +119,7 @@ async function scored(clientId: string, outcome: Decision['decision'] = 'MANUAL_
     status: 'PROCESSING',
     applicant: { firstName: 'Adaeze', lastName: 'Okafor', email: 'ada@example.com', phone: null, bvnSealed: null },
     loan: { amount: 500_000, tenor: 12, interestRate: 5, purpose: null },
-    providerKeySealed: sealer.seal('test_sk'),
+    providerKeySealed: sealer.for('client-secrets').seal('test_sk'),
     widgetUrl: 'http://127.0.0.1:9/widget',
     linkWindowStart: now,
     linkingLocked: true,

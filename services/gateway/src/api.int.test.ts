@@ -886,7 +886,7 @@ describe('guessing keys and admin tokens', () => {
       const { clientId, apiKey, webhookSecret } = (await created.json()) as { clientId: string; apiKey: string; webhookSecret: string };
       const auditLines = logs.lines().filter((line) => line.includes('"audit"'));
       expect(auditLines.map((line) => JSON.parse(line).audit)).toEqual([
-        { action: 'client.create', actor: 'admin', clientId, changed: ['name', 'providerSecretKey'], ip: '198.51.100.8', correlationId: null },
+        { action: 'client.create', actor: 'admin', adminName: 'admin', clientId, changed: ['name', 'providerSecretKey'], ip: '198.51.100.8', correlationId: null },
       ]);
       for (const secret of [apiKey, webhookSecret, 'test_sk_audit_secret']) expect(auditLines.join('\n')).not.toContain(secret);
     } finally {

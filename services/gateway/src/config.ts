@@ -2,6 +2,15 @@ import { ConfigError, baseConfigShape, booleanSetting, durationMs, internalToken
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
+/** A caller of the admin API: its name (in the audit) and its token. */
+export interface AdminToken {
+  name: string;
+  token: string;
+}
+const ADMIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/;
+/** The shortest named admin token a production start takes. */
+const PRODUCTION_ADMIN_TOKEN_MIN = 24;
+
 export const configShape = {
   ...baseConfigShape,
   SERVICE_NAME: z.string().default('gateway').describe('Service name'),
@@ -19,7 +28,37 @@ export const configShape = {
     .default(() => randomUUID().replace(/-/g, '').slice(0, 16))
     .describe('Identity of this replica; names its reply topic'),
   INTERNAL_TOKEN: internalTokenSetting,
-  ADMIN_TOKEN: z.string().min(8).default('local-admin-token').describe('Token of the admin API (x-admin-token)'),
+  ADMIN_TOKEN: z.string().min(8).default('local-admin-token').describe('Token of the admin API (x-admin-token); its caller is named "admin" in the audit'),
+  ADMIN_TOKENS: z
+    .string()
+    .default('')
+    .transform((text, ctx): AdminToken[] => {
+      const pairs = text.split(',').map((s) => s.trim()).filter(Boolean);
+      const tokens: AdminToken[] = [];
+      for (const pair of pairs) {
+        const at = pair.indexOf(':');
+        const name = at < 0 ? '' : pair.slice(0, at).trim();
+        const token = at < 0 ? '' : pair.slice(at + 1).trim();
+        if (!ADMIN_NAME.test(name) || token.length < 8 || token.length > 200) {
+          ctx.addIssue({ code: 'custom', message: 'each entry is name:token, the name 1-40 letters, digits, ".", "_" or "-", the token 8-200 characters' });
+          return z.NEVER;
+        }
+        tokens.push({ name, token });
+      }
+      if (tokens.length > 50) ctx.addIssue({ code: 'custom', message: 'at most 50 named admin tokens' });
+      const names = tokens.map((t) => t.name.toLowerCase());
+      if (names.includes('admin') || new Set(names).size !== names.length) {
+        ctx.addIssue({ code: 'custom', message: 'names must differ from each other and from "admin" (the ADMIN_TOKEN\'s caller)' });
+      }
+      if (new Set(tokens.map((t) => t.token)).size !== tokens.length) ctx.addIssue({ code: 'custom', message: 'two names share a token' });
+      return tokens;
+    })
+    .describe(
+      'Named admin tokens beside ADMIN_TOKEN, comma-separated name:token pairs (ops-alice:<token>,ci:<token>): each caller of the admin API is named in the audit. Production refuses tokens under 24 characters',
+    ),
+  AUDIT_RETENTION: durationMs('400d')
+    .pipe(z.number().min(30 * 86_400_000, 'AUDIT_RETENTION is at least 30d').max(3650 * 86_400_000, 'AUDIT_RETENTION is at most 3650d'))
+    .describe('How long the audit of account changes and failed admin attempts is kept (30d..3650d); nothing removes an entry sooner'),
   PROVIDER_WEBHOOK_SECRET: z
     .string()
     .min(8)
@@ -111,9 +150,14 @@ export const loadGatewayConfig = (env: Record<string, string | undefined> = proc
     throw new ConfigError('CONSOLE_SESSION_IDLE must not be longer than CONSOLE_SESSION_TTL');
   }
   if (env.NODE_ENV === 'production') {
-    const unsafe = Object.entries(PRODUCTION_MAXIMA)
+    const unsafe: string[] = Object.entries(PRODUCTION_MAXIMA)
       .filter(([name, max]) => config[name as keyof typeof PRODUCTION_MAXIMA] > max.ms)
       .map(([name, max]) => `${name} is above ${max.text} (${max.why})`);
+    const builtIn = new Set(['local-admin-token', 'sandbox-webhook-secret', 'change-me', 'changeme']);
+    for (const { name, token } of config.ADMIN_TOKENS) {
+      if (token.length < PRODUCTION_ADMIN_TOKEN_MIN) unsafe.push(`the admin token of ${name} (ADMIN_TOKENS) is shorter than ${PRODUCTION_ADMIN_TOKEN_MIN} characters`);
+      else if (builtIn.has(token) || token === env.ADMIN_TOKEN) unsafe.push(`the admin token of ${name} (ADMIN_TOKENS) is a built-in value or ADMIN_TOKEN itself`);
+    }
     if (unsafe.length > 0) throw new ConfigError(`Refusing to start with NODE_ENV=production: ${unsafe.join('; ')}`);
   }
   if (config.HTTP_PORT !== 0 && config.HTTP_PORT === config.GATEWAY_PORT) {
@@ -121,3 +165,9 @@ export const loadGatewayConfig = (env: Record<string, string | undefined> = proc
   }
   return config;
 };
+
+/** Every caller of the admin API: the one of ADMIN_TOKEN ("admin") and the named ones. */
+export const adminTokensOf = (config: Pick<GatewayConfig, 'ADMIN_TOKEN' | 'ADMIN_TOKENS'>): AdminToken[] => [
+  { name: 'admin', token: config.ADMIN_TOKEN },
+  ...config.ADMIN_TOKENS,
+];

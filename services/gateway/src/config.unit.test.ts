@@ -1,4 +1,4 @@
-import { loadGatewayConfig } from './config';
+import { adminTokensOf, loadGatewayConfig } from './config';
 
 const production = {
   NODE_ENV: 'production',
@@ -29,5 +29,33 @@ describe('the gateway configuration', () => {
     expect(() => loadGatewayConfig({ ...production, CONSOLE_SESSION_TTL: '24h', CONSOLE_SESSION_IDLE: '8h', API_KEY_CACHE_TTL: '1m' })).toThrow(
       /^Refusing to start with NODE_ENV=production: CONSOLE_SESSION_TTL is above 12h .*; CONSOLE_SESSION_IDLE is above 1h .*; API_KEY_CACHE_TTL is above 30s/,
     );
+  });
+
+  it('when ADMIN_TOKENS names admin callers, then each is a caller beside ADMIN_TOKEN (named admin), and a malformed, duplicate or reserved name is refused', () => {
+    const config = loadGatewayConfig({ ADMIN_TOKENS: 'ops-adaeze:token-of-adaeze-1, ci:token-of-ci-2' });
+    expect(adminTokensOf(config)).toEqual([
+      { name: 'admin', token: 'local-admin-token' },
+      { name: 'ops-adaeze', token: 'token-of-adaeze-1' },
+      { name: 'ci', token: 'token-of-ci-2' },
+    ]);
+    expect(loadGatewayConfig({}).ADMIN_TOKENS).toEqual([]);
+    for (const bad of ['no-colon-here', 'ops:short', 'two words:long-enough-token', 'ops:token-number-1,ops:token-number-2', 'admin:long-enough-token', 'a:same-token-1,b:same-token-1']) {
+      expect(() => loadGatewayConfig({ ADMIN_TOKENS: bad })).toThrow(/ADMIN_TOKENS/);
+    }
+  });
+
+  it('when production is given a named admin token that is short, built in or ADMIN_TOKEN itself, then it refuses it by name', () => {
+    const long = 'a-named-admin-token-of-24-chars-or-more';
+    expect(loadGatewayConfig({ ...production, ADMIN_TOKENS: `ops:${long}` }).ADMIN_TOKENS).toHaveLength(1);
+    expect(() => loadGatewayConfig({ ...production, ADMIN_TOKENS: 'ops:short-but-8-chars' })).toThrow(/admin token of ops \(ADMIN_TOKENS\) is shorter than 24/);
+    expect(() => loadGatewayConfig({ ...production, ADMIN_TOKENS: 'ops:local-admin-token' })).toThrow(/admin token of ops/);
+    const same = 'an-admin-token-of-our-own-and-long-enough';
+    expect(() => loadGatewayConfig({ ...production, ADMIN_TOKEN: same, ADMIN_TOKENS: `ops:${same}` })).toThrow(/ADMIN_TOKEN itself/);
+  });
+
+  it('when AUDIT_RETENTION is outside 30d..3650d, then it is refused by name', () => {
+    expect(loadGatewayConfig({}).AUDIT_RETENTION).toBe(400 * 86_400_000);
+    expect(() => loadGatewayConfig({ AUDIT_RETENTION: '7d' })).toThrow(/AUDIT_RETENTION is at least 30d/);
+    expect(() => loadGatewayConfig({ AUDIT_RETENTION: '4000d' })).toThrow(/AUDIT_RETENTION is at most 3650d/);
   });
 });

@@ -8,7 +8,8 @@ import {
   type Clock,
   type ServiceRuntime,
 } from '@loan/runtime';
-import type { GatewayConfig } from './config';
+import { adminTokensOf, type GatewayConfig } from './config';
+import { auditModel, auditRecorder, createAuditLog } from './data-access/auditLog';
 import { clientModel, rateWindowModel } from './data-access/clientModel';
 import { createClientRepository } from './data-access/clientRepository';
 import { createCommandBus } from './data-access/commandBus';
@@ -45,14 +46,14 @@ export function createGatewayService(deps: {
   const clients = clientModel(runtime.db);
   const windows = rateWindowModel(runtime.db);
   const relay = createOutboxRelay({ bus, model: clients, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
-  const clientRepo = createClientRepository({ model: clients, relay, sealer });
+  const clientRepo = createClientRepository({ model: clients, relay, sealer: sealer.for('client-secrets') });
   const commands = createCommandBus({
     bus,
     instanceId: config.GATEWAY_INSTANCE_ID,
     timeoutMs: config.REPLY_TIMEOUT,
     replyRetentionMs: config.REPLY_TOPIC_RETENTION,
     logger,
-    sealer,
+    sealer: sealer.for('command-replies'),
   });
   const sweeper = createReplyTopicSweeper({ bus, ownInstanceId: config.GATEWAY_INSTANCE_ID, graceMs: config.REPLY_TOPIC_GRACE, clock, logger });
   const rateRejections = new Counter({
@@ -86,9 +87,12 @@ export function createGatewayService(deps: {
       global: config.RATE_LIMIT_GLOBAL,
     },
   });
+  const auditLog = createAuditLog({ model: auditModel(runtime.db), retentionMs: config.AUDIT_RETENTION });
+  const audit = auditRecorder({ log: auditLog, clock, logger: logger.child({ component: 'audit' }) });
   const accounts = createClientAccounts({
     clients: clientRepo,
-    sealer,
+    audit,
+    sealer: sealer.for('client-secrets'),
     clock,
     webhookSecretOverlapMs: config.WEBHOOK_SECRET_OVERLAP,
     allowPrivateWebhookUrls: config.ALLOW_PRIVATE_WEBHOOK_URLS,
@@ -109,6 +113,7 @@ export function createGatewayService(deps: {
     lenderName: async (clientId) => (await clientRepo.get(clientId))?.name ?? 'Lender',
     endUserSessions: (clientId, userId, keep) => consoleSessions.endUserSessions(clientId, userId, keep),
     endKeySessions: (clientId) => consoleSessions.endKeySessions(clientId),
+    audit,
     logger: logger.child({ component: 'staff' }),
   });
   let ready = false;
@@ -137,13 +142,13 @@ export function createGatewayService(deps: {
     }),
     client: clientRoutes({ accounts, clock, authenticate: auth, limit: limiter }),
     users: userRoutes({ staff, authenticate: auth, limit: limiter }),
-    adminGuard: adminOnly(config.ADMIN_TOKEN, authFailures),
-    admin: adminRoutes({ accounts, staff }),
+    adminGuard: adminOnly(adminTokensOf(config), authFailures, audit),
+    admin: adminRoutes({ accounts, staff, audit: auditLog }),
     providerWebhooks: providerWebhookRoutes({
       bus,
       secret: config.PROVIDER_WEBHOOK_SECRET,
       clients: clientRepo,
-      sealer,
+      sealer: sealer.for('client-secrets'),
       clock,
       logger,
       received: providerWebhooks,
@@ -167,6 +172,7 @@ export function createGatewayService(deps: {
       const prune = setInterval(() => {
         pruneRateWindows(windows, clock)().catch(() => undefined);
         consoleSessions.prune(clock.now()).catch(() => undefined);
+        auditLog.expire(clock.now()).catch(() => undefined);
       }, 60_000);
       prune.unref();
       runtime.lifecycle.onStop('prune', () => clearInterval(prune));

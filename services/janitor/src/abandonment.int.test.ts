@@ -114,13 +114,13 @@ describe('abandonment: janitor and applications service together', () => {
     const reply = await waitFor(() => replies.get(commandId), { what: `the reply to ${full.type}` });
     if (!reply.ok) throw new Error(`${full.type} refused: ${reply.code} ${reply.message}`);
     // Results travel sealed (they name the applicant), as the gateway reads them.
-    return reply.sealedResult ? JSON.parse(applicationsRuntime.sealer.open(reply.sealedResult)) : reply.result;
+    return reply.sealedResult ? JSON.parse(applicationsRuntime.sealer.for('command-replies').open(reply.sealedResult)) : reply.result;
   }
 
   const initiate = (idempotencyKey: string) =>
     send({
       type: 'InitiateApplication',
-      providerKey: applicationsRuntime.sealer.seal('test_sk_sandbox'),
+      providerKey: applicationsRuntime.sealer.for('client-secrets').seal('test_sk_sandbox'),
       request: {
         firstName: 'Adaeze',
         lastName: 'Okafor',

@@ -120,7 +120,7 @@ async function main() {
         clientId,
         name: 'Bench lender',
         webhookUrl: receiver.url,
-        webhookSecrets: [{ secret: sealer.seal('whsec_bench'), validUntil: null }],
+        webhookSecrets: [{ secret: sealer.for('client-secrets').seal('whsec_bench'), validUntil: null }],
         providerSecretKey: null,
         version: 1,
         changedAt: new Date().toISOString(),

@@ -74,7 +74,7 @@ export function createNotifierService(deps: {
       repo,
       endpoints,
       client,
-      sealer,
+      sealer: sealer.for('client-secrets'),
       clock,
       policy,
       timeoutMs: config.WEBHOOK_TIMEOUT,

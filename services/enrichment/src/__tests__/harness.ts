@@ -281,7 +281,7 @@ export async function startHarness(options: { jobDelay?: string } = {}): Promise
         providerAccountId: account.providerAccountId,
         institution: account.institution,
         accountNumber: account.accountNumber,
-        providerKey: driver.sealer.seal(PROVIDER_KEY),
+        providerKey: driver.sealer.for('client-secrets').seal(PROVIDER_KEY),
       };
       if (input.publish !== false) await harness.publishFact(fact);
       return { ...fact, widgetUrl };

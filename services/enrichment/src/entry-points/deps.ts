@@ -1,5 +1,5 @@
 import type { AccountLinkingProvider } from '@loan/provider';
-import type { Clock, Logger, OutboxRelay, Sealer } from '@loan/runtime';
+import type { Clock, Logger, OutboxRelay, PurposeSealer } from '@loan/runtime';
 import type { AccountIndex } from '../data-access/accountIndex';
 import type { BankDataRepository } from '../data-access/bankDataRepository';
 import type { DueSchedule } from '../data-access/dueSchedule';
@@ -28,7 +28,7 @@ export interface UseCaseDeps {
   bankData: BankDataRepository;
   scrubRelay: Pick<OutboxRelay, 'flush'>;
   provider: AccountLinkingProvider;
-  sealer: Sealer;
+  sealer: PurposeSealer;
   clock: Clock;
   logger: Logger;
   metrics: EnrichmentMetrics;

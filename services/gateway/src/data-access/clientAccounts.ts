@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkWebhookUrl, type ClientSettings } from '@loan/contracts';
 import type { Clock, Logger, Sealer } from '@loan/runtime';
+import type { AuditRecorder } from './auditLog';
 import type { ClientRecord, ClientRepository } from './clientRepository';
 import { HttpError } from '../domain/errors';
 import { hashApiKey, newApiKey, newWebhookSecret } from '../domain/keys';
@@ -9,6 +10,8 @@ import { hashApiKey, newApiKey, newWebhookSecret } from '../domain/keys';
 export interface Actor {
   /** The operator with the admin token, or the lender itself with its API key. */
   kind: 'admin' | 'client';
+  /** The admin caller's name (ADMIN_TOKENS; "admin" for ADMIN_TOKEN). */
+  adminName?: string;
   ip: string | undefined;
   correlationId: string | null;
   /** The console session that asked, if any (it survives a rotation of the key it asks for). */
@@ -16,6 +19,15 @@ export interface Actor {
   /** The staff user of that session; null when it signed in with the API key. */
   userId?: string | null;
 }
+
+/** What an actor puts in an audit entry. */
+export const entryOf = (by: Actor) => ({
+  actor: by.kind,
+  adminName: by.adminName ?? null,
+  userId: by.userId ?? null,
+  ip: by.ip ?? null,
+  correlationId: by.correlationId,
+});
 
 /** Webhook secrets kept at most: the current one and those still in their overlap. */
 const MAX_WEBHOOK_SECRETS = 3;
@@ -70,16 +82,19 @@ export function createClientAccounts(deps: {
   onKeyChange: () => void;
   /** Called after a rotation of the API key: the console sessions it opened end (but the rotating one). */
   onKeyRotated?: (clientId: string, by: Actor) => Promise<void>;
+  /** The durable audit (the gateway's `audit_log`) beside the log line. */
+  audit?: AuditRecorder;
   logger: Logger;
 }) {
   const { clients, sealer, clock } = deps;
 
-  function audit(by: Actor, action: string, clientId: string, changed: string[] = []) {
+  async function audit(by: Actor, action: string, clientId: string, changed: string[] = []) {
     deps.logger.info(
       {
         audit: {
           action,
           actor: by.kind,
+          ...(by.adminName !== undefined ? { adminName: by.adminName } : {}),
           ...(by.userId !== undefined ? { userId: by.userId } : {}),
           clientId,
           changed,
@@ -89,6 +104,7 @@ export function createClientAccounts(deps: {
       },
       `${by.kind} action`,
     );
+    await deps.audit?.record({ ...entryOf(by), action, clientId, details: { changed } });
   }
 
   /** A webhook URL the notifier would refuse to deliver to is refused here, saying why. */
@@ -133,7 +149,7 @@ export function createClientAccounts(deps: {
         version: 1,
       };
       await clients.create(record, now);
-      audit(by, 'client.create', record.clientId, Object.keys(body));
+      await audit(by, 'client.create', record.clientId, Object.keys(body));
       return { clientId: record.clientId, apiKey, webhookSecret };
     },
 
@@ -160,7 +176,7 @@ export function createClientAccounts(deps: {
       if (changes.reviewConfirmationAbove !== undefined) next.reviewConfirmationAbove = changes.reviewConfirmationAbove;
       await save(next);
       deps.onKeyChange();
-      audit(by, 'client.update', clientId, Object.keys(changes));
+      await audit(by, 'client.update', clientId, Object.keys(changes));
       return next;
     },
 
@@ -171,7 +187,7 @@ export function createClientAccounts(deps: {
       await save({ ...client, apiKeyHash: hashApiKey(apiKey), version: client.version + 1 });
       deps.onKeyChange();
       await deps.onKeyRotated?.(clientId, by);
-      audit(by, 'client.rotate-key', clientId);
+      await audit(by, 'client.rotate-key', clientId);
       return { clientId, apiKey };
     },
 
@@ -190,7 +206,7 @@ export function createClientAccounts(deps: {
         webhookSecrets: rotatedSecrets(client.webhookSecrets, { secret: sealer.seal(webhookSecret), createdAt: now }, now, validUntil),
         version: client.version + 1,
       });
-      audit(by, 'client.rotate-webhook-secret', clientId);
+      await audit(by, 'client.rotate-webhook-secret', clientId);
       return { clientId, webhookSecret, previousSecretValidUntil: validUntil.toISOString() };
     },
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { StaffInvitation, StaffRole, StaffUser } from '@loan/contracts';
-import type { Clock, Logger, Sealer } from '@loan/runtime';
+import type { Clock, Logger, PurposeSealer } from '@loan/runtime';
 import { HttpError } from '../domain/errors';
 import {
   PASSWORD_MAX,
@@ -16,7 +16,8 @@ import {
   waitAfterFailures,
 } from '../domain/staff';
 import type { StaffUserRecord, StaffUserRepository } from './staffUsers';
-import type { Actor } from './clientAccounts';
+import type { AuditRecorder } from './auditLog';
+import { entryOf, type Actor } from './clientAccounts';
 
 /** Sends an invitation link to its address. A deployment passes its own (SMTP, SES...); see docs/staff.md. */
 export interface InvitationMailer {
@@ -80,7 +81,7 @@ export function checkPassword(password: unknown): string {
  */
 export function createStaffAccounts(deps: {
   users: StaffUserRepository;
-  sealer: Sealer;
+  sealer: PurposeSealer;
   clock: Clock;
   invitationTtlMs: number;
   mailer: InvitationMailer;
@@ -90,16 +91,19 @@ export function createStaffAccounts(deps: {
   endUserSessions: (clientId: string, userId: string, keep?: string) => Promise<unknown>;
   /** Ends the console sessions opened with the lender's API key (once an owner has an account, the key opens none). */
   endKeySessions: (clientId: string) => Promise<unknown>;
+  /** The durable audit (the gateway's `audit_log`) beside the log line. */
+  audit?: AuditRecorder;
   logger: Logger;
 }) {
   const { users, clock } = deps;
 
-  function audit(by: Actor, action: string, clientId: string, target: { userId: string; email?: string; role?: StaffRole }) {
+  async function audit(by: Actor, action: string, clientId: string, target: { userId: string; email?: string; role?: StaffRole }) {
     deps.logger.info(
       {
         audit: {
           action,
           actor: by.kind,
+          ...(by.adminName !== undefined ? { adminName: by.adminName } : {}),
           ...(by.userId !== undefined ? { userId: by.userId } : {}),
           clientId,
           target,
@@ -109,6 +113,8 @@ export function createStaffAccounts(deps: {
       },
       `${by.kind} action`,
     );
+    // The user acted on by id, never by e-mail address: the audit outlives the user.
+    await deps.audit?.record({ ...entryOf(by), action, clientId, details: { userId: target.userId, ...(target.role ? { role: target.role } : {}) } });
   }
 
   async function load(clientId: string, userId: unknown): Promise<StaffUserRecord> {
@@ -125,7 +131,7 @@ export function createStaffAccounts(deps: {
   function openEnrolment(enrolment: unknown): { clientId?: unknown; userId?: unknown; secret?: unknown; until?: unknown } | null {
     if (typeof enrolment !== 'string') return null;
     try {
-      const parsed: unknown = JSON.parse(deps.sealer.open(enrolment));
+      const parsed: unknown = JSON.parse(deps.sealer.for('totp-enrolment').open(enrolment));
       return parsed !== null && typeof parsed === 'object' ? parsed : null;
     } catch {
       return null;
@@ -147,7 +153,7 @@ export function createStaffAccounts(deps: {
       role,
       status: 'invited',
       passwordHash: null,
-      totpSecret: deps.sealer.seal(secret),
+      totpSecret: deps.sealer.for('staff-credentials').seal(secret),
       totpEnabled: false,
       totpLastStep: null,
       invitation: { tokenHash: tokenHashOf(token), expiresAt: new Date(now.getTime() + deps.invitationTtlMs) },
@@ -172,7 +178,7 @@ export function createStaffAccounts(deps: {
       await users.remove(clientId, record.userId);
       throw error;
     }
-    audit(by, 'user.invite', clientId, { userId: record.userId, email, role });
+    await audit(by, 'user.invite', clientId, { userId: record.userId, email, role });
     return { ...view(record), ...(deps.mailer.delivers ? {} : { invitationUrl: url }) };
   }
 
@@ -214,7 +220,7 @@ export function createStaffAccounts(deps: {
       const next = { ...user, role, version: user.version + 1 };
       await save(next);
       await deps.endUserSessions(clientId, user.userId);
-      audit(by, 'user.change-role', clientId, { userId: user.userId, role });
+      await audit(by, 'user.change-role', clientId, { userId: user.userId, role });
       return view(next);
     },
 
@@ -225,12 +231,12 @@ export function createStaffAccounts(deps: {
       }
       await users.remove(clientId, user.userId);
       await deps.endUserSessions(clientId, user.userId);
-      audit(by, 'user.remove', clientId, { userId: user.userId });
+      await audit(by, 'user.remove', clientId, { userId: user.userId });
     },
 
     async setRequireTotp(clientId: string, requireTotp: boolean, by: Actor) {
       await users.setRequireTotp(clientId, requireTotp);
-      audit(by, requireTotp ? 'users.require-totp' : 'users.allow-password-only', clientId, { userId: '*' });
+      await audit(by, requireTotp ? 'users.require-totp' : 'users.allow-password-only', clientId, { userId: '*' });
       return { requireTotp };
     },
     requireTotp: (clientId: string) => users.requireTotp(clientId),
@@ -239,7 +245,7 @@ export function createStaffAccounts(deps: {
     async invitation(token: unknown) {
       const user = await openInvitation(token);
       const lenderName = await deps.lenderName(user.clientId);
-      const secret = deps.sealer.open(user.totpSecret!);
+      const secret = deps.sealer.for('staff-credentials').open(user.totpSecret!);
       return {
         email: user.email,
         role: user.role,
@@ -259,7 +265,7 @@ export function createStaffAccounts(deps: {
       const required = await users.requireTotp(user.clientId);
       let step: number | null = null;
       if (totpCode !== undefined && totpCode !== null && totpCode !== '') {
-        step = typeof totpCode === 'string' ? checkTotp(deps.sealer.open(user.totpSecret!), totpCode, now, null) : null;
+        step = typeof totpCode === 'string' ? checkTotp(deps.sealer.for('staff-credentials').open(user.totpSecret!), totpCode, now, null) : null;
         if (step === null) throw new HttpError(400, 'totpCode is not the current code of the secret shown; check the device clock and retry');
       } else if (required) {
         throw new HttpError(400, 'totpCode is required: this lender signs in with an authenticator code');
@@ -276,7 +282,7 @@ export function createStaffAccounts(deps: {
       };
       await save(next);
       if (next.role === 'owner') await deps.endKeySessions(user.clientId);
-      audit({ kind: 'client', ip: undefined, correlationId: null, userId: user.userId }, 'user.accept-invitation', user.clientId, { userId: user.userId });
+      await audit({ kind: 'client', ip: undefined, correlationId: null, userId: user.userId }, 'user.accept-invitation', user.clientId, { userId: user.userId });
       return view(next);
     },
 
@@ -311,7 +317,7 @@ export function createStaffAccounts(deps: {
           if (!user.totpEnabled || !user.totpSecret) {
             throw new HttpError(403, 'This lender requires an authenticator code and this account has none enrolled; ask an owner to invite you again');
           }
-          step = totpCode ? checkTotp(deps.sealer.open(user.totpSecret), totpCode, now, user.totpLastStep) : null;
+          step = totpCode ? checkTotp(deps.sealer.for('staff-credentials').open(user.totpSecret), totpCode, now, user.totpLastStep) : null;
           if (step === null) {
             await failed(user);
             throw refused();
@@ -344,7 +350,7 @@ export function createStaffAccounts(deps: {
       const next = { ...user, passwordHash: await hashPassword(checkPassword(chosen)), version: user.version + 1 };
       await save(next);
       await deps.endUserSessions(clientId, user.userId, keepSession);
-      audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.change-password', clientId, { userId });
+      await audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.change-password', clientId, { userId });
     },
 
     /**
@@ -360,7 +366,7 @@ export function createStaffAccounts(deps: {
       }
       const { secret, uri } = newTotpSecret(await deps.lenderName(clientId), user.email);
       const until = clock.now().getTime() + TOTP_ENROLMENT_MS;
-      return { totpSecret: secret, otpauthUri: uri, enrolment: deps.sealer.seal(JSON.stringify({ clientId, userId, secret, until })) };
+      return { totpSecret: secret, otpauthUri: uri, enrolment: deps.sealer.for('totp-enrolment').seal(JSON.stringify({ clientId, userId, secret, until })) };
     },
 
     /** The second step: a code of the new secret makes it the user's authenticator; the user's other sessions end. */
@@ -376,9 +382,9 @@ export function createStaffAccounts(deps: {
       const step = typeof code === 'string' ? checkTotp(pending.secret, code, now, null) : null;
       if (step === null) throw new HttpError(400, 'totpCode is not the current code of the new secret; check the device clock and retry');
       const user = await load(clientId, userId);
-      await save({ ...user, totpSecret: deps.sealer.seal(pending.secret), totpEnabled: true, totpLastStep: step, version: user.version + 1 });
+      await save({ ...user, totpSecret: deps.sealer.for('staff-credentials').seal(pending.secret), totpEnabled: true, totpLastStep: step, version: user.version + 1 });
       await deps.endUserSessions(clientId, userId, keepSession);
-      audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.enrol-totp', clientId, { userId });
+      await audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.enrol-totp', clientId, { userId });
     },
   };
 }

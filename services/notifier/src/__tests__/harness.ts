@@ -97,7 +97,7 @@ export async function createPublisher(config: NotifierConfig) {
         name: `Lender ${clientId}`,
         webhookUrl: args.webhookUrl,
         webhookSecrets: secrets.map((s) => ({
-          secret: sealer.seal(s.secret),
+          secret: sealer.for('client-secrets').seal(s.secret),
           validUntil: s.validUntil ? s.validUntil.toISOString() : null,
         })),
         providerSecretKey: null,

@@ -16,7 +16,7 @@ import {
   type InboundMessage,
   type KafkaBus,
   type Logger,
-  type Sealer,
+  type PurposeSealer,
 } from '@loan/runtime';
 import type { ApplicationsConfig } from '../../config';
 import type { ApplicationRepository } from '../../data-access/applicationRepository';
@@ -42,13 +42,14 @@ export function createCommandHandler(deps: {
   repo: ApplicationRepository;
   provider: AccountLinkingProvider;
   bus: Pick<KafkaBus, 'publishReply'>;
-  sealer: Sealer;
+  /** Seals personal data; provider keys and replies are opened and sealed for their own purposes. */
+  sealer: PurposeSealer;
   config: Pick<ApplicationsConfig, 'PROVIDER_REDIRECT_URL'>;
   clock: Clock;
   logger: Logger;
 }) {
   const { writer, repo, provider, bus, sealer, config, clock, logger } = deps;
-  const openKey = (sealed: string) => sealer.open(sealed);
+  const openKey = (sealed: string) => sealer.for('client-secrets').open(sealed);
 
   async function loadOwned(applicationId: string, clientId: string) {
     const stored = await repo.get(applicationId);
@@ -229,7 +230,7 @@ export function createCommandHandler(deps: {
     }
     // A result names the applicant (a status read shows names and e-mail): it travels sealed.
     const reply: CommandReply = answer.ok
-      ? { commandId: cmd.commandId, ok: true, result: {}, sealedResult: sealer.seal(JSON.stringify(answer.result)) }
+      ? { commandId: cmd.commandId, ok: true, result: {}, sealedResult: sealer.for('command-replies').seal(JSON.stringify(answer.result)) }
       : { commandId: cmd.commandId, ...answer };
     // The reply is a courtesy to the waiting gateway; the state change is already durable, and
     // its outbox is published beside the reply (the producer sends both in one request when it

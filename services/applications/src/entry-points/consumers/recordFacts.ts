@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeadlinePassed, EnrichmentResult, ProviderCallback, ScoringResult } from '@loan/contracts';
 import type { AccountLinkingProvider } from '@loan/provider';
-import { continueAfter, type InboundMessage, type Logger, type Sealer } from '@loan/runtime';
+import { continueAfter, type InboundMessage, type Logger, type PurposeSealer } from '@loan/runtime';
 import type { ApplicationRepository } from '../../data-access/applicationRepository';
 import type { ApplicationWriter } from '../../data-access/applicationWriter';
 import { expireDeadline } from '../../domain/expireDeadline/decide';
@@ -17,7 +17,7 @@ export function createFactHandlers(deps: {
   writer: ApplicationWriter;
   repo: ApplicationRepository;
   provider: AccountLinkingProvider;
-  sealer: Sealer;
+  sealer: PurposeSealer;
   logger: Logger;
 }) {
   const { writer, repo, provider, sealer, logger } = deps;
@@ -51,7 +51,7 @@ export function createFactHandlers(deps: {
       return;
     }
     if (linked(stored)) return;
-    const account = await provider.getAccount(sealer.open(stored.state.providerKeySealed), callback.providerAccountId);
+    const account = await provider.getAccount(sealer.for('client-secrets').open(stored.state.providerKeySealed), callback.providerAccountId);
     const accountId = randomUUID();
     await apply(
       message,

@@ -182,7 +182,7 @@ export function createAdvance(
       return;
     }
     const attempt = stored.job.attempt;
-    const key = deps.sealer.open(stored.job.providerKeySealed);
+    const key = deps.sealer.for('client-secrets').open(stored.job.providerKeySealed);
     // Each part is asked for at most once per run; a webhook that came while a part was being
     // started is acted on in a further round.
     const asked = new Set<EnrichmentPart>();

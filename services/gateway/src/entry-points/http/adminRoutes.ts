@@ -1,6 +1,8 @@
 import { Router } from 'express';
-import { CreateClientRequest, CreateOwnerRequest, RotateWebhookSecretRequest, UpdateClientRequest } from '@loan/contracts';
+import { AuditListQuery, CreateClientRequest, CreateOwnerRequest, RotateWebhookSecretRequest, UpdateClientRequest } from '@loan/contracts';
+import { BadCursorError, type AuditEntry, type AuditLog } from '../../data-access/auditLog';
 import type { StaffAccounts } from '../../data-access/staffAccounts';
+import { HttpError } from '../../domain/errors';
 import type { ClientAccounts } from '../../data-access/clientAccounts';
 import type { ClientRecord } from '../../data-access/clientRepository';
 import { actorOf, allowOnlyRoutedMethods, requireJson, route, rotationBody, validate } from './support';
@@ -15,6 +17,8 @@ const adminView = (client: ClientRecord) => ({
   version: client.version,
 });
 
+const auditView = (entry: AuditEntry) => ({ ...entry, at: entry.at.toISOString() });
+
 /** A client id in the path names a client only when it is one string. */
 const clientIdOf = (id: string | string[] | undefined) => (typeof id === 'string' ? id : '');
 
@@ -23,7 +27,7 @@ const clientIdOf = (id: string | string[] | undefined) => (typeof id === 'string
  * provider webhook secret, rotate its API key or webhook secret. The changes themselves are the
  * client accounts' (`data-access/clientAccounts.ts`), which the lender's own `/api/client` shares.
  */
-export function adminRoutes(deps: { accounts: ClientAccounts; staff: StaffAccounts }) {
+export function adminRoutes(deps: { accounts: ClientAccounts; staff: StaffAccounts; audit: Pick<AuditLog, 'page'> }) {
   const { accounts, staff } = deps;
   const router = Router();
 
@@ -32,7 +36,7 @@ export function adminRoutes(deps: { accounts: ClientAccounts; staff: StaffAccoun
     requireJson(),
     route(async (req, res) => {
       const body = validate(CreateClientRequest, req.body ?? {});
-      res.status(201).json(await accounts.create(body, actorOf('admin', req)));
+      res.status(201).json(await accounts.create(body, actorOf('admin', req, res)));
     }),
   );
 
@@ -48,14 +52,14 @@ export function adminRoutes(deps: { accounts: ClientAccounts; staff: StaffAccoun
     requireJson(),
     route(async (req, res) => {
       const body = validate(UpdateClientRequest, req.body ?? {});
-      res.json(adminView(await accounts.update(clientIdOf(req.params.id), body, actorOf('admin', req))));
+      res.json(adminView(await accounts.update(clientIdOf(req.params.id), body, actorOf('admin', req, res))));
     }),
   );
 
   router.post(
     '/clients/:id/rotate-key',
     route(async (req, res) => {
-      res.json(await accounts.rotateKey(clientIdOf(req.params.id), actorOf('admin', req)));
+      res.json(await accounts.rotateKey(clientIdOf(req.params.id), actorOf('admin', req, res)));
     }),
   );
 
@@ -63,7 +67,7 @@ export function adminRoutes(deps: { accounts: ClientAccounts; staff: StaffAccoun
     '/clients/:id/rotate-webhook-secret',
     route(async (req, res) => {
       const body = validate(RotateWebhookSecretRequest, rotationBody(req.body));
-      res.json(await accounts.rotateWebhookSecret(clientIdOf(req.params.id), body.overlapSeconds, actorOf('admin', req)));
+      res.json(await accounts.rotateWebhookSecret(clientIdOf(req.params.id), body.overlapSeconds, actorOf('admin', req, res)));
     }),
   );
 
@@ -74,7 +78,22 @@ export function adminRoutes(deps: { accounts: ClientAccounts; staff: StaffAccoun
     route(async (req, res) => {
       const client = await accounts.load(clientIdOf(req.params.id));
       const body = validate(CreateOwnerRequest, req.body ?? {});
-      res.status(201).json(await staff.createOwner(client.clientId, body.email, actorOf('admin', req)));
+      res.status(201).json(await staff.createOwner(client.clientId, body.email, actorOf('admin', req, res)));
+    }),
+  );
+
+  // The audit of account changes and refused admin tokens, newest first (read-only: nothing changes or removes an entry).
+  router.get(
+    '/audit',
+    route(async (req, res) => {
+      const query = validate(AuditListQuery, req.query);
+      try {
+        const page = await deps.audit.page({ limit: query.limit, ...(query.cursor !== undefined ? { cursor: query.cursor } : {}) });
+        res.json({ items: page.items.map(auditView), nextCursor: page.nextCursor });
+      } catch (error) {
+        if (error instanceof BadCursorError) throw new HttpError(400, error.message);
+        throw error;
+      }
     }),
   );
 

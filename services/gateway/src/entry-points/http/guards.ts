@@ -8,6 +8,7 @@ import type { RateWindowModel } from '../../data-access/clientModel';
 import type { Clock } from '@loan/runtime';
 import { isDuplicateKey } from '@loan/runtime';
 import { ctx } from './support';
+import type { AuditRecorder } from '../../data-access/auditLog';
 import { roleAllows, type Permission } from '../../domain/staff';
 
 /**
@@ -65,20 +66,36 @@ export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: numb
 }
 
 /**
- * `x-admin-token` on /admin. A missing token is no failed authentication. A presented one takes
- * its count before it is compared (given back when right): past the limit the address gets 429
- * whether the token is right or not, so a burst of guesses, however parallel, tries at most the
- * limit of them; the operator chooses the token, which may be short. See docs/security.md.
+ * `x-admin-token` on /admin: ADMIN_TOKEN (named "admin") or one of the named ADMIN_TOKENS, each
+ * compared in constant time (all of them, whichever matches), and the caller's name kept for
+ * the audit. A missing token is no failed authentication. A presented one takes its count
+ * before it is compared (given back when right): past the limit the address gets 429 whether
+ * the token is right or not, so a burst of guesses, however parallel, tries at most the limit
+ * of them; the operator chooses the token, which may be short. See docs/security.md. A wrong
+ * token within the limit is written to the audit (`admin.denied`): at most the limit of them
+ * per address and window, so guesses cannot flood it.
  */
-export function adminOnly(token: string, failures: AuthFailures): RequestHandler {
-  return async (req, _res, next) => {
+export function adminOnly(tokens: readonly { name: string; token: string }[], failures: AuthFailures, audit?: AuditRecorder): RequestHandler {
+  return async (req, res, next) => {
     try {
       const given = req.header('x-admin-token');
       if (!given) throw new HttpError(401, 'Missing x-admin-token header');
       const attempt = await failures.attempt(req);
       if (attempt.refused) throw attempt.refused;
-      if (!safeEqual(given, token)) throw new HttpError(401, 'Invalid admin token');
+      let name: string | undefined;
+      for (const candidate of tokens) if (safeEqual(given, candidate.token) && name === undefined) name = candidate.name;
+      if (name === undefined) {
+        await audit?.record({
+          action: 'admin.denied',
+          actor: 'admin',
+          details: { method: req.method, path: req.originalUrl.split('?')[0]!.slice(0, 200), reason: 'invalid admin token' },
+          ip: req.ip ?? null,
+          correlationId: req.header('x-correlation-id') ?? null,
+        });
+        throw new HttpError(401, 'Invalid admin token');
+      }
       await attempt.giveBack();
+      ctx(res).adminName = name;
       next();
     } catch (error) {
       next(error);

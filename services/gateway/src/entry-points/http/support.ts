@@ -22,6 +22,8 @@ export interface RequestContext {
    * takes for the session's lender instead of the `x-api-key` header.
    */
   consoleSession?: ConsoleSession | null;
+  /** Set on /admin: the name of the admin token the request presented ("admin" for ADMIN_TOKEN). */
+  adminName?: string;
 }
 
 export const ctx = (res: Response): RequestContext => res.locals as RequestContext;
@@ -54,8 +56,10 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infe
  */
 export const actorOf = (kind: Actor['kind'], req: Request, res?: Response): Actor => {
   const session = res ? ctx(res).consoleSession : undefined;
+  const adminName = res && kind === 'admin' ? ctx(res).adminName : undefined;
   return {
     kind,
+    ...(adminName !== undefined ? { adminName } : {}),
     ip: req.ip,
     correlationId: req.header('x-correlation-id') ?? null,
     ...(session ? { sessionId: session.id, userId: session.userId } : {}),

@@ -1,5 +1,8 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import {
+  AuditEntryView,
+  AuditListQuery,
+  AuditPage,
   ClientView,
   CreateClientRequest,
   CreateClientResponse,
@@ -22,9 +25,15 @@ import { z } from 'zod';
 
 const clients = 'Client accounts';
 const provider = 'Provider webhooks';
+const audit = 'Audit';
 
 export const adminTags = [
   { name: clients, description: 'Lender accounts: API keys (shown once, stored hashed), webhook URL and secrets, provider keys.' },
+  {
+    name: audit,
+    description:
+      'Changes of lender accounts and their staff (by the operator, named by its admin token, or by the lender) and refused admin tokens, kept in the gateway’s database for AUDIT_RETENTION; nothing changes or removes an entry sooner.',
+  },
   {
     name: provider,
     description:
@@ -210,6 +219,38 @@ export const adminOperations: RouteConfig[] = [
       401: adminErrors[401],
       404: clientNotFound,
       409: concurrent,
+      413: adminErrors[413],
+      429: adminErrors[429],
+      500: adminErrors[500],
+    },
+  },
+];
+
+export const auditOperations: RouteConfig[] = [
+  {
+    method: 'get',
+    path: '/admin/audit',
+    operationId: 'listAudit',
+    tags: [audit],
+    security: adminSecurity,
+    summary: 'The audit, newest first, a page at a time',
+    description:
+      'Account changes (`client.create`, `client.update`, `client.rotate-key`, `client.rotate-webhook-secret`, `user.*`) with who made them (`actor`, and `adminName` for the operator: the name of its token in ADMIN_TOKENS, `admin` for ADMIN_TOKEN), and refused admin tokens (`admin.denied`, at most AUTH_FAILURE_LIMIT per address and window). Pass `nextCursor` as `cursor` for the next, older page. Any other query parameter is a 400.',
+    request: {
+      query: AuditListQuery.extend({ cursor: AuditListQuery.shape.cursor.meta({ description: 'The `nextCursor` of the previous page; opaque' }) }),
+    },
+    responses: {
+      200: ok(
+        'A page of the audit',
+        AuditPage.extend({ items: z.array(AuditEntryView.meta({ id: 'AuditEntry' })) }).meta({ id: 'AuditPage' }),
+        Examples.auditPage,
+      ),
+      400: failure(400, 'An invalid query parameter (the message names it), or an unknown one', {
+        'bad limit': 'limit must be an integer between 1 and 100',
+        'bad cursor': 'cursor is not valid; use the nextCursor of a previous page',
+        'unknown parameter': 'Unknown query parameter page; allowed: limit, cursor',
+      }),
+      401: adminErrors[401],
       413: adminErrors[413],
       429: adminErrors[429],
       500: adminErrors[500],

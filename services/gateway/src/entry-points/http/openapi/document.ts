@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { adminOperations, adminTags, providerOperations } from './adminApi';
+import { adminOperations, adminTags, auditOperations, providerOperations } from './adminApi';
 import { guides } from './guides';
 import { lenderOperations, lenderTags, lenderWebhooks } from './lenderApi';
 
@@ -41,7 +41,7 @@ function build(): { lender: Omit<OpenApiDocument, 'servers'>; admin: Omit<OpenAp
     tags: lenderTags,
   });
   const admin = generate({
-    operations: [...adminOperations, ...providerOperations],
+    operations: [...adminOperations, ...auditOperations, ...providerOperations],
     securitySchemes: {
       adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token', description: 'The ADMIN_TOKEN of the deployment' },
     },

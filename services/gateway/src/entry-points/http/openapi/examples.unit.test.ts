@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { BAND_THRESHOLDS, COMPONENT_MAX_POINTS } from '@loan/scoring/domain';
 import { parse } from 'yaml';
-import { adminOperations, providerOperations } from './adminApi';
+import { adminOperations, auditOperations, providerOperations } from './adminApi';
 import { adminDocument, lenderDocument } from './document';
 import { lenderOperations, lenderWebhooks } from './lenderApi';
 
@@ -98,7 +98,7 @@ const ROOT = path.resolve(__dirname, '../../../../../..');
 describe('every example of the documents', () => {
   const documents = [
     ['lender', lenderDocument('http://localhost'), [...examplesOfRoutes(lenderOperations, 'paths'), ...examplesOfRoutes(lenderWebhooks, 'webhooks')]],
-    ['operator', adminDocument('http://localhost'), [...examplesOfRoutes([...adminOperations, ...providerOperations], 'paths')]],
+    ['operator', adminDocument('http://localhost'), [...examplesOfRoutes([...adminOperations, ...auditOperations, ...providerOperations], 'paths')]],
   ] as const;
 
   it.each(documents)('when the %s OpenAPI document is published, then each of its examples is read with the schema it illustrates', (_name, document, fromRoutes) => {

@@ -81,7 +81,7 @@ function assembledApp() {
     client: clientRoutes({ accounts, clock: systemClock, authenticate: pass, limit: () => pass }),
     console: consoleRoutes({ sessions: unused, staff: unused, clients: unused, times: { ttlMs: 1000, idleMs: 1000 }, clock: systemClock, authenticate: pass, limit: () => pass, logger, production: false }),
     adminGuard: pass,
-    admin: adminRoutes({ accounts, staff: unused }),
+    admin: adminRoutes({ accounts, staff: unused, audit: unused }),
     users: userRoutes({ staff: unused, authenticate: pass, limit: () => pass }),
     providerWebhooks: providerWebhookRoutes({
       bus: unused,
