@@ -28,7 +28,9 @@ const base = {
 
 module.exports = {
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/**/*.unit.test.ts'] },
+    // No I/O, but some work is CPU-bound (scrypt at 128 MiB, the scorecard's golden set): jest's
+    // 5 s default is a duration a loaded machine can exceed, not a hang.
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/**/*.unit.test.ts'], testTimeout: 60_000 },
     {
       ...base,
       displayName: 'int',
