@@ -791,8 +791,8 @@ describe('the console follows an application as it moves on, and a redelivery ne
     expect(await desk.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(loadedOnce);
     expect(await desk.evaluate(() => location.hash)).toBe(`#/applications/${applicationId}`);
     await eventually(async () => expect(await sidewaysOverflowOf(phone)).toEqual([]));
-    expect(await axeViolationsOf(desk)).toEqual([]);
-    expect(await axeViolationsOf(phone)).toEqual([]);
+    expect(await violationsOf(desk)).toEqual([]);
+    expect(await violationsOf(phone)).toEqual([]);
     await picture(desk, 'live-application-desktop');
     await picture(phone, 'live-list-390');
     await phone.close();
@@ -866,7 +866,7 @@ describe('the console follows an application as it moves on, and a redelivery ne
       });
       expect({ [viewport.width]: lines }).toEqual({ [viewport.width]: 1 });
       await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
-      expect(await axeViolationsOf(page)).toEqual([]);
+      expect(await violationsOf(page)).toEqual([]);
       await picture(page, `short-ids-${viewport.width}`);
 
       // A delivery filter that is not an id says so.
@@ -891,7 +891,7 @@ describe('the console follows an application as it moves on, and a redelivery ne
       await page.getByRole('button', { name: 'Filter' }).click();
       await expect(field.inputValue()).resolves.toBe('ftp://hooks.lender.example/event');
       await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
-      expect(await axeViolationsOf(page)).toEqual([]);
+      expect(await violationsOf(page)).toEqual([]);
       await picture(page, `webhook-form-${viewport.width}`);
     }
     // A secret shown once has a copy button.
@@ -918,7 +918,7 @@ describe('the console follows an application as it moves on, and a redelivery ne
       const link = page.getByRole('link', { name: 'Export these applications as CSV' });
       await link.waitFor();
       await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
-      expect(await axeViolationsOf(page)).toEqual([]);
+      expect(await violationsOf(page)).toEqual([]);
       const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
       expect(download.suggestedFilename()).toMatch(/^applications-\d{4}-\d{2}-\d{2}\.csv$/);
       const csv = readFileSync((await download.path())!, 'utf8');
