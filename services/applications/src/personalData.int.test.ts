@@ -83,7 +83,7 @@ async function send(
   await bus.publish(Topics.applicationCommands, [{ key, value: command }]);
   const reply = await waitFor(() => replies.get(commandId), { what: `the reply to ${input.type}` });
   if (!reply.ok) return reply;
-  return { ok: true, result: JSON.parse(sealer.open(reply.sealedResult!)) as Record<string, unknown> };
+  return { ok: true, result: JSON.parse(sealer.for('command-replies').open(reply.sealedResult!)) as Record<string, unknown> };
 }
 
 const person = () => {
@@ -102,7 +102,7 @@ const initiate = (clientId: string, idempotencyKey: string, who: ReturnType<type
   clientId,
   request: { amount: 300_000, tenor: 6, interestRate: 5, idempotencyKey },
   applicant: sealer.seal(JSON.stringify({ ...who, bvn: '22200000009' })),
-  providerKey: sealer.seal('test_sk_sandbox'),
+  providerKey: sealer.for('client-secrets').seal('test_sk_sandbox'),
 });
 
 const stored = (applicationId: string) =>
@@ -182,7 +182,7 @@ describe('the applicant\u2019s identity at rest', () => {
       status: 'LINKED',
       applicant: { ...who, bvnSealed: null },
       loan: { amount: 300_000, tenor: 6, interestRate: 5, purpose: null },
-      providerKeySealed: sealer.seal('test_sk_sandbox'),
+      providerKeySealed: sealer.for('client-secrets').seal('test_sk_sandbox'),
       widgetUrl: 'http://127.0.0.1:9/widget',
       linkWindowStart: now,
       linkingLocked: false,
