@@ -25,6 +25,8 @@ export interface ComposeService {
   healthcheck?: string[];
   stopGracePeriod?: string;
   entrypoint?: string[];
+  /** The profiles that start it (`--profile`); none: `up` starts it by default. */
+  profiles: string[];
 }
 
 /** `${VAR}`, `${VAR:-default}` and `${VAR-default}` with nothing set in the environment. */
@@ -60,6 +62,7 @@ export function composeServices(file = path.join(ROOT, 'docker-compose.yml')): C
       healthcheck: svc.healthcheck?.test === undefined ? undefined : list(svc.healthcheck.test),
       stopGracePeriod: svc.stop_grace_period === undefined ? undefined : String(svc.stop_grace_period),
       entrypoint: svc.entrypoint === undefined ? undefined : list(svc.entrypoint),
+      profiles: list(svc.profiles),
     };
   });
 }
