@@ -19,6 +19,7 @@ function isStaleTestTopic(topic, now) {
  * run until Kafka runs out of heap. Runs older than an hour are over, so their topics go.
  */
 async function deleteStaleTestTopics() {
+  require('./kafkajs-timers');
   const { Kafka, logLevel } = require('kafkajs');
   const kafka = new Kafka({
     clientId: 'test-setup',
