@@ -27,7 +27,8 @@ export function RedeliverButton({ delivery, onDone }: { delivery: DeliveryView; 
               setState({ busy: false, message: 'Redelivery queued' });
               onDone();
             },
-            (e: unknown) => setState({ busy: false, failed: true, message: e instanceof ApiError ? e.message : String(e) }),
+            (e: unknown) =>
+              setState({ busy: false, failed: true, message: e instanceof ApiError ? e.message : String(e) }),
           );
         }}
       >
@@ -48,8 +49,9 @@ function FoldedDelivery({ delivery, onRedelivered }: { delivery: DeliveryView; o
     <li>
       <span class="delivery-event" title={delivery.event}>
         Webhook {say(delivery.event, 'event')}
-      </span>: <Badge value={delivery.status} kind="delivery" />{' '}
-      <span class="detail">{attemptsSummary(delivery)}</span> <RedeliverButton delivery={delivery} onDone={onRedelivered} />
+      </span>
+      : <Badge value={delivery.status} kind="delivery" /> <span class="detail">{attemptsSummary(delivery)}</span>{' '}
+      <RedeliverButton delivery={delivery} onDone={onRedelivered} />
       {delivery.attempts.length > 0 ? (
         <details>
           <summary>Attempts</summary>
@@ -57,7 +59,10 @@ function FoldedDelivery({ delivery, onRedelivered }: { delivery: DeliveryView; o
             {delivery.attempts.map((attempt, n) => (
               <li key={n}>
                 {attempt.manual ? 'Redelivery' : 'Attempt'} {n + 1} at <Time iso={attempt.at} />:{' '}
-                {attempt.statusCode === null ? `no answer${attempt.error ? ` (${attempt.error})` : ''}` : `HTTP ${attempt.statusCode}`} in {Math.round(attempt.durationMs)} ms
+                {attempt.statusCode === null
+                  ? `no answer${attempt.error ? ` (${attempt.error})` : ''}`
+                  : `HTTP ${attempt.statusCode}`}{' '}
+                in {Math.round(attempt.durationMs)} ms
               </li>
             ))}
           </ul>
@@ -67,7 +72,15 @@ function FoldedDelivery({ delivery, onRedelivered }: { delivery: DeliveryView; o
   );
 }
 
-function Timeline({ application, deliveries, onRedelivered }: { application: ApplicationView; deliveries: DeliveryView[]; onRedelivered: () => void }) {
+function Timeline({
+  application,
+  deliveries,
+  onRedelivered,
+}: {
+  application: ApplicationView;
+  deliveries: DeliveryView[];
+  onRedelivered: () => void;
+}) {
   const steps = storyOf(application, deliveries);
   return (
     <ol class="timeline">
@@ -102,7 +115,8 @@ function Decision({ application }: { application: ApplicationView }) {
           No decision yet
           {application.failureReason ? (
             <>
-              : the application failed (<span title={application.failureReason}>{say(application.failureReason, 'failureReason')}</span>)
+              : the application failed (
+              <span title={application.failureReason}>{say(application.failureReason, 'failureReason')}</span>)
             </>
           ) : null}
           .
@@ -171,84 +185,98 @@ function Decision({ application }: { application: ApplicationView }) {
         </div>
       </div>
 
-      <h3 id="breakdown-heading">Score breakdown</h3>
-      <div class="chart-with-table">
-        <BarChart
-          label={`Score breakdown: ${BREAKDOWN_PARTS.map(([key, label]) => `${label} ${breakdown[key]} of ${BREAKDOWN_MAX[key]}`).join(', ')}; total ${breakdown.total} of ${BREAKDOWN_MAX.total}`}
-          categories={BREAKDOWN_PARTS.map(([key, label]) => `${label} (of ${BREAKDOWN_MAX[key]})`)}
-          series={[
-            { label: 'Points', values: BREAKDOWN_PARTS.map(([key]) => breakdown[key]), colour: '#1f5fa8' },
-            {
-              label: 'Short of the maximum',
-              values: BREAKDOWN_PARTS.map(([key]) => Math.max(0, Math.round((BREAKDOWN_MAX[key] - breakdown[key]) * 100) / 100)),
-              colour: '#d5dbe3',
-            },
-          ]}
-          max={Math.max(...BREAKDOWN_PARTS.map(([key]) => BREAKDOWN_MAX[key]))}
-          horizontal
-          stacked
-        />
-        <BreakdownTable breakdown={breakdown} labelledBy="breakdown-heading" />
-      </div>
-
-      <h3 id="flows-heading" class="screen-only">Monthly inflows and outflows</h3>
-      {flows && flows.length > 0 ? (
-        <div class="chart-with-table screen-only">
-          <BarChart
-            label={`Monthly inflows and outflows over ${flows.length} months, all accounts`}
-            categories={flows.map(flowMonthLabel)}
-            series={[
-              { label: 'Inflow', values: flows.map((f) => f.inflow), colour: '#1b7a3a' },
-              { label: 'Outflow', values: flows.map((f) => f.outflow), colour: '#b3261e' },
-            ]}
-            format={money}
-          />
-          <FlowsTable flows={flows} labelledBy="flows-heading" />
+      {/* On paper the breakdown stands beside the terms and risks, so a summary stays on one page. */}
+      <div class="print-pair">
+        <div>
+          <h3 id="breakdown-heading">Score breakdown</h3>
+          <div class="chart-with-table">
+            <BarChart
+              label={`Score breakdown: ${BREAKDOWN_PARTS.map(([key, label]) => `${label} ${breakdown[key]} of ${BREAKDOWN_MAX[key]}`).join(', ')}; total ${breakdown.total} of ${BREAKDOWN_MAX.total}`}
+              categories={BREAKDOWN_PARTS.map(([key, label]) => `${label} (of ${BREAKDOWN_MAX[key]})`)}
+              series={[
+                { label: 'Points', values: BREAKDOWN_PARTS.map(([key]) => breakdown[key]), colour: '#1f5fa8' },
+                {
+                  label: 'Short of the maximum',
+                  values: BREAKDOWN_PARTS.map(([key]) =>
+                    Math.max(0, Math.round((BREAKDOWN_MAX[key] - breakdown[key]) * 100) / 100),
+                  ),
+                  colour: '#d5dbe3',
+                },
+              ]}
+              max={Math.max(...BREAKDOWN_PARTS.map(([key]) => BREAKDOWN_MAX[key]))}
+              horizontal
+              stacked
+            />
+            <BreakdownTable breakdown={breakdown} labelledBy="breakdown-heading" />
+          </div>
         </div>
-      ) : (
-        <p class="notice screen-only" role="status">
-          Monthly flows are not available for this application.
-        </p>
-      )}
 
-      {offered ? (
-        <section aria-labelledby="terms-heading" class="terms">
-          <h3 id="terms-heading">{offered.heading}</h3>
-          {decision.decision === 'APPROVED' ? null : (
-            <p class="hint">
-              Asked for: {money(application.loan.amount)} over {application.loan.tenor} months at {application.loan.interestRate}% a month.
-            </p>
+        <h3 id="flows-heading" class="screen-only">
+          Monthly inflows and outflows
+        </h3>
+        {flows && flows.length > 0 ? (
+          <div class="chart-with-table screen-only">
+            <BarChart
+              label={`Monthly inflows and outflows over ${flows.length} months, all accounts`}
+              categories={flows.map(flowMonthLabel)}
+              series={[
+                { label: 'Inflow', values: flows.map((f) => f.inflow), colour: '#1b7a3a' },
+                { label: 'Outflow', values: flows.map((f) => f.outflow), colour: '#b3261e' },
+              ]}
+              format={money}
+            />
+            <FlowsTable flows={flows} labelledBy="flows-heading" />
+          </div>
+        ) : (
+          <p class="notice screen-only" role="status">
+            Monthly flows are not available for this application.
+          </p>
+        )}
+
+        <div>
+          {offered ? (
+            <section aria-labelledby="terms-heading" class="terms">
+              <h3 id="terms-heading">{offered.heading}</h3>
+              {decision.decision === 'APPROVED' ? null : (
+                <p class="hint">
+                  Asked for: {money(application.loan.amount)} over {application.loan.tenor} months at{' '}
+                  {application.loan.interestRate}% a month.
+                </p>
+              )}
+              <TermsFacts terms={offered.terms} />
+              {offered.reason ? <p>{offered.reason}</p> : null}
+              {offered.tenors.length > 0 ? (
+                <p>Affordable tenors: {offered.tenors.map((t) => `${t}`).join(', ')} months.</p>
+              ) : null}
+            </section>
+          ) : null}
+
+          <h3 id="risk-heading">Risk factors</h3>
+          {decision.risk_factors.length ? (
+            <ul class="risks">
+              {decision.risk_factors.map((risk) => (
+                <li key={risk.code}>
+                  <Badge value={risk.severity} kind="severity" /> <span title={risk.code}>{risk.description}</span>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p>No risk factor was found.</p>
           )}
-          <TermsFacts terms={offered.terms} />
-          {offered.reason ? <p>{offered.reason}</p> : null}
-          {offered.tenors.length > 0 ? <p>Affordable tenors: {offered.tenors.map((t) => `${t}`).join(', ')} months.</p> : null}
-        </section>
-      ) : null}
-
-      <h3 id="risk-heading">Risk factors</h3>
-      {decision.risk_factors.length ? (
-        <ul class="risks">
-          {decision.risk_factors.map((risk) => (
-            <li key={risk.code}>
-              <Badge value={risk.severity} kind="severity" /> <span title={risk.code}>{risk.description}</span>
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <p>No risk factor was found.</p>
-      )}
-      {decision.manual_review_reasons.length ? (
-        <>
-          <h3>Manual review</h3>
-          <ul>
-            {decision.manual_review_reasons.map((r) => (
-              <li key={r.code} title={r.code}>
-                {r.description}
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : null}
+          {decision.manual_review_reasons.length ? (
+            <>
+              <h3>Manual review</h3>
+              <ul>
+                {decision.manual_review_reasons.map((r) => (
+                  <li key={r.code} title={r.code}>
+                    {r.description}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </div>
+      </div>
     </section>
   );
 }
@@ -295,7 +323,9 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
           <button type="button" onClick={() => window.print()}>
             Print decision summary
           </button>{' '}
-          <span class="hint">One page for the credit file: the ask, the decision, its reasons and terms, the accounts and the review.</span>
+          <span class="hint">
+            One page for the credit file: the ask, the decision, its reasons and terms, the accounts and the review.
+          </span>
         </p>
       ) : null}
       <dl class="facts summary">
@@ -386,11 +416,17 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
         <h2 id="timeline-heading">Timeline</h2>
         {deliveries.state === 'error' ? <Problem error={deliveries.error} what="The webhook delivery log" /> : null}
         {deliveries.state === 'loading' ? <Loading what="the webhook deliveries" /> : null}
-        <Timeline application={app} deliveries={deliveries.state === 'ok' ? deliveries.value.data : []} onRedelivered={reloadDeliveries} />
+        <Timeline
+          application={app}
+          deliveries={deliveries.state === 'ok' ? deliveries.value.data : []}
+          onRedelivered={reloadDeliveries}
+        />
         {deliveries.state === 'ok' && deliveries.value.data.length > 0 ? (
           <p class="hint">
-            {deliveries.value.data.length === 1 ? '1 webhook delivery' : `${deliveries.value.data.length} webhook deliveries`} for this application, each under
-            the step it announced.
+            {deliveries.value.data.length === 1
+              ? '1 webhook delivery'
+              : `${deliveries.value.data.length} webhook deliveries`}{' '}
+            for this application, each under the step it announced.
           </p>
         ) : null}
       </section>

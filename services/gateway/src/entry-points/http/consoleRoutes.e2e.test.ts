@@ -303,6 +303,14 @@ describe('the console over HTTP', () => {
 });
 
 
+/**
+ * An authenticator's code for the 30-second step `stepsAhead` after the current one. The gateway
+ * takes a code one step either side of its clock, so a code of this step stays good if a step
+ * ends while it is typed and sent (a code of the previous step would not), and the next step's
+ * code is good for a sign-in right after an enrolment used this one.
+ */
+const totpCode = (secret: string, stepsAhead: 0 | 1) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * stepsAhead });
+
 /** Whether the page scrolls sideways; if it does, its width and the innermost elements that stick out. */
 const sidewaysOverflowOf = (page: Page) =>
   page.evaluate(() => {
@@ -317,6 +325,34 @@ const sidewaysOverflowOf = (page: Page) =>
       );
     return [`the page is ${root.scrollWidth} px wide in ${root.clientWidth}`, ...culprits];
   });
+
+/** Cells of a list shown as cards whose column name is taller than the cell, so it runs into the next line. */
+const crampedLabelsOf = (page: Page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('td[data-label]')]
+      .filter((td) => getComputedStyle(td, '::before').display !== 'none' && getComputedStyle(td, '::before').content !== 'none')
+      .filter((td) => parseFloat(getComputedStyle(td, '::before').height) > td.getBoundingClientRect().height + 0.5)
+      .map((td) => `${td.getAttribute('data-label')}: ${(td.textContent ?? '').slice(0, 40)}`),
+  );
+
+/**
+ * The share of an A4 page (12 mm margins) the printed page leaves free: laid out at the paper's
+ * text width in print media, its height against the page's. Leaves the viewport at that width.
+ */
+async function freeOfPrintedPage(page: Page) {
+  const mm = 96 / 25.4;
+  await page.emulateMedia({ media: 'print' });
+  await page.setViewportSize({ width: Math.floor(186 * mm), height: 200 });
+  const used = await page.evaluate(() => document.documentElement.scrollHeight);
+  return Math.round((1 - used / (273 * mm)) * 100) / 100;
+}
+
+/** The pages of an A4 print of the page as it is now. */
+async function printedPagesOf(page: Page) {
+  await page.emulateMedia({ media: 'print' });
+  const pdf = (await page.pdf({ format: 'A4', printBackground: true })).toString('latin1');
+  return pdf.match(/\/Type\s*\/Page\b/g)?.length ?? 0;
+}
 
 describe('the console as a credit officer reads it, on a desktop and on a phone', () => {
   const WIDTHS = [
@@ -392,6 +428,7 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
           expect({ [`${name} at ${width}`]: await sidewaysOverflowOf(page) }).toEqual({ [`${name} at ${width}`]: [] }),
         );
         expect({ [`${name} at ${width}`]: await violationsOf(page) }).toEqual({ [`${name} at ${width}`]: [] });
+        expect({ [`${name} at ${width}`]: await crampedLabelsOf(page) }).toEqual({ [`${name} at ${width}`]: [] });
         await picture(`${name}-${width}`);
       }
     }
@@ -406,6 +443,24 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
           .evaluateAll((cells) => cells.map((c) => getComputedStyle(c, '::before').content)),
       ).toContain('"Applicant"'),
     );
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('when the declined, the counter-offered and the referred applications are printed, then each summary is one A4 page with room to spare', async () => {
+    for (const [name, id, heading] of [
+      ['declined', declined.applicationId, /Emeka Obi/],
+      ['counter-offer', countered.applicationId, /Funke Adeyemi/],
+      ['approved', decided.applicationId, /Adaeze Nwosu/],
+    ] as const) {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await open(`/applications/${id}`, heading);
+      await page.getByRole('button', { name: 'Print decision summary' }).waitFor();
+      const free = await freeOfPrintedPage(page);
+      await picture(`print-${name}`);
+      const pages = await printedPagesOf(page);
+      await page.emulateMedia({ media: 'screen' });
+      expect({ name, pages, free, enough: free >= 0.1 }).toEqual({ name, pages: 1, free, enough: true });
+    }
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
@@ -969,9 +1024,10 @@ describe('the console follows an application as it moves on, and a redelivery ne
       await eventually(async () => expect({ [kept]: await page.locator(kept).first().isVisible() }).toEqual({ [kept]: true }));
     }
     await eventually(async () => expect(await page.locator('.print-only.id').first().textContent()).toBe(bisi));
+    expect(await printedPagesOf(page)).toBe(1);
+    // A decision with more reasons, risks or accounts than this one must still fit.
+    expect(await freeOfPrintedPage(page)).toBeGreaterThanOrEqual(0.2);
     await picture(page, 'print-summary');
-    const pdf = (await page.pdf({ format: 'A4', printBackground: true })).toString('latin1');
-    expect(pdf.match(/\/Type\s*\/Page\b/g)).toHaveLength(1);
     await page.emulateMedia({ media: 'screen' });
     await eventually(async () => expect(await page.locator('header.top').isVisible()).toBe(true));
     expect(problems).toEqual([]);
@@ -1583,10 +1639,10 @@ describe('the console in a browser', () => {
     const password = 'the owner chose this password';
     await page.getByLabel('Password (at least 12 characters)').fill(password);
     await page.getByLabel('Password again').fill(password);
-    // The code of the previous 30-second step (still accepted), so the sign-in's current one is new.
+    // This step's code; the sign-in gives the next step's, so it is a code not used before.
     await page
       .getByLabel('Code from the app')
-      .fill(generateSync({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }));
+      .fill(totpCode(secret, 0));
     await page.getByRole('button', { name: 'Set password and finish' }).click();
     await page.getByText('Your account is ready').waitFor();
 
@@ -1595,7 +1651,7 @@ describe('the console in a browser', () => {
 
     await page.getByLabel('E-mail address').fill(email);
     await page.getByLabel('Password', { exact: true }).fill(password);
-    await page.getByLabel(/^Authenticator code/).fill(generateSync({ secret }));
+    await page.getByLabel(/^Authenticator code/).fill(totpCode(secret, 1));
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
     await page.getByText(`${email}`).first().waitFor();
@@ -1692,13 +1748,13 @@ describe("the lender's staff in a browser", () => {
     const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
     await page.getByLabel('Password (at least 12 characters)').fill(passwordOf(who));
     await page.getByLabel('Password again').fill(passwordOf(who));
-    // The previous 30-second step's code (still accepted), so the sign-in's current one is new.
-    await page.getByLabel('Code from the app').fill(generateSync({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }));
+    // This step's code; the sign-in gives the next step's, so it is a code not used before.
+    await page.getByLabel('Code from the app').fill(totpCode(secret, 0));
     await page.getByRole('button', { name: 'Set password and finish' }).click();
     await page.getByText('Your account is ready').waitFor();
     await page.getByLabel('E-mail address').fill(emailOf(who));
     await page.getByLabel('Password', { exact: true }).fill(passwordOf(who));
-    await page.getByLabel(/^Authenticator code/).fill(generateSync({ secret }));
+    await page.getByLabel(/^Authenticator code/).fill(totpCode(secret, 1));
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
     await page.locator('.who').getByText(emailOf(who)).waitFor();
@@ -1905,8 +1961,8 @@ describe("the lender's staff in a browser", () => {
       await viewer.screenshot({ path: path.join(shots, 'console-account-390.png'), fullPage: true });
       await viewer.setViewportSize({ width: 1280, height: 900 });
     }
-    // The previous step's code (still accepted), so the sign-in's current one is new.
-    await authenticator.getByLabel('Code from the new app').fill(generateSync({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }));
+    // This step's code; the sign-in gives the next step's, so it is a code not used before.
+    await authenticator.getByLabel('Code from the new app').fill(totpCode(secret, 0));
     await authenticator.getByRole('button', { name: 'Confirm the new authenticator' }).click();
     await viewer.getByText('The new authenticator is set up').waitFor();
 
@@ -1914,7 +1970,7 @@ describe("the lender's staff in a browser", () => {
     await viewer.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();
     await viewer.getByLabel('E-mail address').fill(emailOf('viewer'));
     await viewer.getByLabel('Password', { exact: true }).fill('the viewer has a new password');
-    await viewer.getByLabel(/^Authenticator code/).fill(generateSync({ secret }));
+    await viewer.getByLabel(/^Authenticator code/).fill(totpCode(secret, 1));
     await viewer.getByRole('button', { name: 'Sign in', exact: true }).click();
     // Signed in again, on the page it was on.
     await viewer.getByRole('heading', { name: 'Your account', level: 1 }).waitFor();
