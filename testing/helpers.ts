@@ -68,3 +68,24 @@ export function testConfig<T extends Record<string, unknown> = BaseConfig>(
     ...overrides,
   }) as unknown as T;
 }
+
+/**
+ * A clock for tests that count in the gateway's fixed windows (rate limits, failed
+ * authentications), which start at multiples of their length. It runs at the machine's pace
+ * but reads as the start of a window from the moment `toWindowStart()` is called (and from its
+ * creation), so every request a test makes within `windowMs` of that falls in one window,
+ * however slow the machine: no window boundary can fall between them.
+ */
+export function windowClock(windowMs: number) {
+  let offset = 0;
+  const clock = {
+    now: () => new Date(Date.now() + offset),
+    /** From now on, time reads as the start of the next window (it never goes back) and runs on from there. */
+    toWindowStart() {
+      const real = Date.now();
+      offset = Math.ceil((real + offset + 1) / windowMs) * windowMs - real;
+    },
+  };
+  clock.toWindowStart();
+  return clock;
+}

@@ -18,7 +18,7 @@ import {
   type RetryInfo,
   type WebhookEvent,
 } from '@loan/client';
-import { waitFor } from '../../testing/helpers';
+import { waitFor, windowClock as newWindowClock } from '../../testing/helpers';
 import {
   applicant,
   createClient,
@@ -429,16 +429,20 @@ describe('@loan/client retries', () => {
 
   describe('with the rate limits on', () => {
     let limited: Running;
+    const windowClock = newWindowClock(8_000);
 
     beforeAll(async () => {
       // A second gateway replica of the same stack with one initiate a client per 8-second
-      // window: long enough that the second initiate lands in the first one's window even when
-      // an initiate takes seconds on a loaded machine.
-      limited = await startGateway(ns, {
-        RATE_LIMITS_ENABLED: 'true',
-        RATE_LIMIT_INITIATE: '1',
-        RATE_LIMIT_WINDOW: '8s',
-      });
+      // window, on a clock the test moves to a window's start before it counts.
+      limited = await startGateway(
+        ns,
+        {
+          RATE_LIMITS_ENABLED: 'true',
+          RATE_LIMIT_INITIATE: '1',
+          RATE_LIMIT_WINDOW: '8s',
+        },
+        windowClock,
+      );
     });
 
     afterAll(async () => {
@@ -454,6 +458,8 @@ describe('@loan/client retries', () => {
         retry: fast,
         onRetry: (r) => retries.push(r),
       });
+      // Both initiates fall in one window, however near its end the test got here.
+      windowClock.toWindowStart();
       const first = await patient.initiate(newApplicant());
       const second = await patient.initiate(newApplicant());
       expect(second.applicationId).not.toBe(first.applicationId);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { Topics, type ScoringResult, type DeadlinePassed } from '@loan/contracts';
-import { waitFor } from '../../../testing/helpers';
+import { waitFor, windowClock } from '../../../testing/helpers';
 import {
   applicant,
   call,
@@ -734,7 +734,7 @@ describe('guessing keys and admin tokens', () => {
     fetch(`${url}/admin/clients/${lender.clientId}`, { headers: { 'x-admin-token': token, ...from(address) } });
 
   it('when an address sends many requests without any credential, then it is not throttled: its valid admin token and API key still pass', async () => {
-    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1' });
+    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '10m', TRUST_PROXY: '1' });
     try {
       for (let i = 0; i < 10; i++) {
         expect((await get(guarded.url, from('203.0.113.40'))).status).toBe(401);
@@ -748,7 +748,7 @@ describe('guessing keys and admin tokens', () => {
   });
 
   it('when an address is throttled for wrong keys, then a valid API key from it still passes, wrong keys get 429, and the admin token is refused until the window ends', async () => {
-    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1' });
+    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '10m', TRUST_PROXY: '1' }, windowClock(10 * 60_000));
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await get(guarded.url, { 'x-api-key': `guess-${i}`, ...from('203.0.113.41') })).status);
@@ -763,7 +763,7 @@ describe('guessing keys and admin tokens', () => {
   });
 
   it('when a lender is answered 403 for idempotency keys again and again, then its address is not throttled: business answers are no failed authentication', async () => {
-    const guarded = await startGateway(ns, { ...limits, AUTH_FAILURE_LIMIT: '2', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1', REPLY_TIMEOUT: '1m' });
+    const guarded = await startGateway(ns, { ...limits, AUTH_FAILURE_LIMIT: '2', AUTH_FAILURE_WINDOW: '10m', TRUST_PROXY: '1', REPLY_TIMEOUT: '1m' });
     try {
       const body = applicant();
       const headers = (key: string) => ({ 'x-api-key': key, 'content-type': 'application/json', ...from('203.0.113.42') });
@@ -778,8 +778,10 @@ describe('guessing keys and admin tokens', () => {
   });
 
   it('when a burst of wrong keys and admin tokens arrives at once at two replicas, then no more than the limit of them are answered 401', async () => {
-    const settings = { AUTH_FAILURE_LIMIT: '4', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1' };
-    const [one, two] = [await startGateway(ns, settings), await startGateway(ns, settings)];
+    const settings = { AUTH_FAILURE_LIMIT: '4', AUTH_FAILURE_WINDOW: '10m', TRUST_PROXY: '1' };
+    // One clock for both replicas: the burst falls in one window of theirs.
+    const clock = windowClock(10 * 60_000);
+    const [one, two] = [await startGateway(ns, settings, clock), await startGateway(ns, settings, clock)];
     try {
       const answers = await Promise.all(
         Array.from({ length: 30 }, (_, i) => {
@@ -796,7 +798,7 @@ describe('guessing keys and admin tokens', () => {
   });
 
   it('when wrong keys come from many IPv6 addresses of one /64, then they are counted as one address; another /64 is not held back', async () => {
-    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1' });
+    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '10m', TRUST_PROXY: '1' }, windowClock(10 * 60_000));
     try {
       const statuses: number[] = [];
       for (let i = 1; i <= 5; i++) statuses.push((await get(guarded.url, { 'x-api-key': `v6-${i}`, ...from(`2001:db8:44:7:${i}::${i}`) })).status);
@@ -833,7 +835,7 @@ describe('guessing keys and admin tokens', () => {
   });
 
   it('when a lender gives up on requests before their answers, then its address is not throttled as if it had failed authentication', async () => {
-    const guarded = await startGateway(ns, { ...limits, AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '1m' });
+    const guarded = await startGateway(ns, { ...limits, AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW: '10m' });
     try {
       const { hostname: host, port } = new URL(guarded.url);
       // Ten reads with a good key, each cut off by the client once sent (a client-side timeout).
@@ -860,7 +862,7 @@ describe('guessing keys and admin tokens', () => {
 
   it('when one address keeps failing authentication, then it gets 429 before any lookup, also when it rotates X-Forwarded-For; admin changes leave an audit line without secrets', async () => {
     const logs = captureLogs();
-    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW: '1m', TRUST_PROXY: '1', LOG_LEVEL: 'info' });
+    const guarded = await startGateway(ns, { AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW: '10m', TRUST_PROXY: '1', LOG_LEVEL: 'info' }, windowClock(10 * 60_000));
     try {
       // One trusted hop: only the address the proxy appended counts, whatever the client put first.
       const from = (i: number) => ({ 'x-forwarded-for': `203.0.113.${i}, 198.51.100.7` });

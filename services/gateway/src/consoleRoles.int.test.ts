@@ -1,5 +1,6 @@
 import { StaffRoles, type StaffRole } from '@loan/contracts';
 import { call, captureLogs, createClient, startGateway, suiteNamespace, type Running, consoleBrowser } from '../../../testing/stack';
+import { windowClock } from '../../../testing/helpers';
 import { servedRoutes } from './entry-points/http/support';
 
 /**
@@ -91,7 +92,7 @@ it('when a viewer tries every change the console\u2019s API serves (read from th
 });
 
 it('when a viewer is refused more changes than the failed-authentication limit, then none counts as a failed authentication, nor does a change without a cookie; a forged cookie does', async () => {
-  const strict = await startGateway(suiteNamespace(), { AUTH_FAILURE_LIMIT: '3' });
+  const strict = await startGateway(suiteNamespace(), { AUTH_FAILURE_LIMIT: '3' }, windowClock(5 * 60_000));
   try {
     const own = await createClient(strict.url);
     const invited = await call(strict.url, own.apiKey, 'POST', '/api/users', { email: 'viewer@limit.example', role: 'viewer' });

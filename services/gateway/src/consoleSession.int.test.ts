@@ -1,5 +1,6 @@
 import type { Clock } from '@loan/runtime';
 import { call, createClient, startGateway, suiteNamespace, type Running } from '../../../testing/stack';
+import { windowClock } from '../../../testing/helpers';
 
 /**
  * Console sessions across gateway replicas, against the real broker and database: sessions are
@@ -33,7 +34,8 @@ const minutes = (n: number) => n * 60_000;
 
 /** A gateway of its own (its own database), whose failed-authentication count starts at zero. */
 async function throttledGateway() {
-  const own = await startGateway(suiteNamespace(), { AUTH_FAILURE_LIMIT: '3' });
+  // Its failed authentications are counted from the start of a 5-minute window (the default).
+  const own = await startGateway(suiteNamespace(), { AUTH_FAILURE_LIMIT: '3' }, windowClock(5 * 60_000));
   started.push(own);
   return own;
 }

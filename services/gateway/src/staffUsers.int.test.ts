@@ -1,6 +1,7 @@
 import type { Clock } from '@loan/runtime';
 import { generateSync } from 'otplib';
 import { call, createClient, startGateway, suiteNamespace, type Running, consoleBrowser } from '../../../testing/stack';
+import { windowClock } from '../../../testing/helpers';
 
 /**
  * A lender's staff against the real broker and database: the operator invites the first owner,
@@ -284,7 +285,7 @@ describe('sign-in', () => {
   });
 
   it('when sign-ins keep failing from one address, then the address is turned away before the account would wait', async () => {
-    const own = await startGateway(suiteNamespace(), { AUTH_FAILURE_LIMIT: '3' });
+    const own = await startGateway(suiteNamespace(), { AUTH_FAILURE_LIMIT: '3' }, windowClock(5 * 60_000));
     try {
       const its = await createClient(own.url);
       const email = unique('addressed');
