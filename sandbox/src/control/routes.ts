@@ -86,6 +86,7 @@ export function createControlRoutes({ linking, faults, clock }: ControlRoutesOpt
       providerAccountId: outcome.account.id,
       institution: outcome.account.institution.name,
       accountNumber: outcome.account.data.account.account_number,
+      holderName: outcome.account.data.account.name,
       persona: outcome.account.persona,
     });
   });

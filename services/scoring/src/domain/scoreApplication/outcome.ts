@@ -68,12 +68,14 @@ const hasSevereDelinquency = (bureau: BureauSummary): boolean =>
 /** Reasons the data itself cannot be trusted to decide alone, each with what the policy makes of it. */
 const dataReasons = ({ features, bureau, policy }: OutcomeInput): Array<CodedReviewReason & { action: string }> => {
   const reasons: CodedReviewReason[] = [];
+  // The holder's name is a third party's personal data: a reason travels on Kafka and into the
+  // lender's webhook and logs, so it names the bank, never the person.
   for (const mismatch of features.identity.mismatches) {
     reasons.push({
       code: 'IDENTITY_MISMATCH',
       description:
         mismatch.reason === 'NAME'
-          ? `The ${mismatch.institution} account is held by "${mismatch.holderName}", not the applicant.`
+          ? `The ${mismatch.institution} account is in another person's name, not the applicant's.`
           : `The BVN on the ${mismatch.institution} account is not the applicant's BVN.`,
     });
   }

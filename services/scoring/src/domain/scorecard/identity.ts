@@ -14,7 +14,7 @@ export type IdentityMismatchReason = 'NAME' | 'BVN';
 export interface IdentityMismatch {
   accountId: string;
   institution: string;
-  holderName: string;
+  /** Why; never whose name the bank gave (a third party's, kept out of the audit and the reasons). */
   reason: IdentityMismatchReason;
 }
 
@@ -91,7 +91,6 @@ const mismatchOf = (applicant: ApplicantIdentity, account: EnrichedAccount): Ide
   const base = {
     accountId: account.accountId,
     institution: account.institution,
-    holderName: account.holderName,
   };
   if (!holderNameMatches(applicant, account.holderName)) return { ...base, reason: 'NAME' };
   if (bvnConflicts(applicant.bvn, account.bvnLast4)) return { ...base, reason: 'BVN' };

@@ -57,7 +57,7 @@ describe('checkIdentity', () => {
     expect(checkIdentity(chinedu, [first!, foreign])).toEqual({
       verified: false,
       mismatches: [
-        { accountId: foreign.accountId, institution: 'Kuda MFB', holderName: 'IBRAHIM MUSA', reason: 'NAME' },
+        { accountId: foreign.accountId, institution: 'Kuda MFB', reason: 'NAME' },
       ],
     });
   });
