@@ -3,7 +3,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { createLogger } from './logger';
 import { contextOf, linkTo, lenderPseudonym, loanAttributes, setTracePseudonymKey, withTraceContext } from './tracing';
-import { tracingWanted } from './tracingSdk';
+import { REDACTED_SERVER_QUERY_PARAMS, tracingWanted, withQueryValuesRedacted } from './tracingSdk';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const SPAN_ID = 'b7ad6b7169203331';
@@ -92,5 +92,15 @@ describe('loan attributes', () => {
     expect(loanAttributes({ applicationId: 'app-1', clientId: 'client-1' })).toEqual({
       'loan.application_id': 'app-1',
     });
+  });
+});
+
+describe('what an outgoing request span records of its URL', () => {
+  it('when the URL has a query, then every value is redacted and the names stay; a URL without one is kept as it is', () => {
+    expect(withQueryValuesRedacted('https://hooks.lender.example/loan?token=s3cret&tenant=acme#x')).toBe(
+      'https://hooks.lender.example/loan?token=REDACTED&tenant=REDACTED',
+    );
+    expect(withQueryValuesRedacted('https://hooks.lender.example/loan')).toBe('https://hooks.lender.example/loan');
+    expect(REDACTED_SERVER_QUERY_PARAMS).toContain('q');
   });
 });

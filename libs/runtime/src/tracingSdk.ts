@@ -22,6 +22,35 @@ export function tracingWanted(env: Record<string, string | undefined> = process.
 const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
+ * Query parameters whose values never go into a server span's `url.query`: the instrumentation's
+ * own list (signed-URL credentials), and the list's `q`, which may be who applied (a name, an
+ * e-mail address, a phone number, a BVN).
+ */
+export const REDACTED_SERVER_QUERY_PARAMS = [
+  'sig',
+  'Signature',
+  'AWSAccessKeyId',
+  'X-Goog-Signature',
+  'X-Amz-Signature',
+  'X-Amz-Credential',
+  'X-Amz-Security-Token',
+  'q',
+];
+
+/**
+ * A URL with every query value replaced by `REDACTED` (the names kept): what an outgoing
+ * request's span records of it. The URLs called are a lender's webhook endpoint or a third
+ * party's, whose query may carry a token of theirs under any name.
+ */
+export function withQueryValuesRedacted(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const params = new URLSearchParams(url.slice(at + 1).split('#')[0]);
+  for (const name of new Set(params.keys())) params.set(name, 'REDACTED');
+  return `${url.slice(0, at)}?${params.toString()}`;
+}
+
+/**
  * Starts the OpenTelemetry SDK when the environment asks for traces (see `tracingWanted`);
  * otherwise loads nothing and changes nothing. Configured by the standard variables only:
  * exporter and protocol (`OTEL_TRACES_EXPORTER`, `OTEL_EXPORTER_OTLP_*`), sampling
@@ -51,6 +80,13 @@ export function startTracing(env: Record<string, string | undefined> = process.e
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request) => OPS_PATHS.has((request.url ?? '').split('?')[0] ?? ''),
+        redactedQueryParamsServer: REDACTED_SERVER_QUERY_PARAMS,
+        requestHook: (span, request) => {
+          // An outgoing request (a ClientRequest can set headers): its URL as recorded, query values redacted.
+          if (!('setHeader' in request)) return;
+          const recorded = (span as unknown as { attributes?: Record<string, unknown> }).attributes?.['url.full'];
+          if (typeof recorded === 'string') span.setAttribute('url.full', withQueryValuesRedacted(recorded));
+        },
         // The broker's and the registry's clients, the lag probe and the like: only within a trace.
         requireParentforOutgoingSpans: true,
       }),
