@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Decision, DecisionOutcome } from './decision';
 import { ApplicationStatus, Bvn, EnrichmentStatus, Limits, PageParams, Uuid } from './primitives';
 import { ReviewView } from './review';
+import { searchTextTerms } from './search';
 
 /** The characters `String.prototype.trim` removes, spelled out so that every regex engine agrees. */
 const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
@@ -182,14 +183,25 @@ export const ApplicationView = z.object({
 });
 export type ApplicationView = z.infer<typeof ApplicationView>;
 
+const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
 /**
- * An application or applicant id as a lender types it into a search: the 8-4-4-4-12 hex form of
- * any UUID, either case (ids are minted lower case).
+ * What a lender types into a search: an application or applicant id (the 8-4-4-4-12 hex form
+ * of any UUID, either case; ids are minted lower case), or who applied: words of the
+ * applicant's names, an e-mail address, a phone number or a BVN, as {@link searchTextTerms}
+ * reads them (`none` when the text holds nothing any applicant could be found by, such as
+ * punctuation alone or four digits: it matches no application). The words are never sent on:
+ * the gateway turns them into blind indexes.
  */
-const SearchId = z
+const SearchQuery = z
   .string({ error: 'q must be a string' })
-  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'q must be an applicationId or an applicantId (a UUID)')
-  .transform((id) => id.toLowerCase());
+  .max(100, 'q must be at most 100 characters')
+  .transform((text): { id: string } | { terms: string[][] } | { none: true } => {
+    const trimmed = text.trim();
+    if (UUID_TEXT.test(trimmed)) return { id: trimmed.toLowerCase() };
+    const terms = searchTextTerms(trimmed);
+    return terms === null ? { none: true } : { terms };
+  });
 
 const STATUS_MESSAGE = `status must be one of: ${ApplicationStatus.options.join(', ')}`;
 
@@ -211,7 +223,7 @@ export const ApplicationListQuery = z.strictObject(
           .transform((list) => list as ApplicationStatus[]),
       )
       .optional(),
-    q: SearchId.optional(),
+    q: SearchQuery.optional(),
     ...PageParams,
   },
   {

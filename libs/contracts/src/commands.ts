@@ -61,6 +61,11 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
     statuses: z.array(ApplicationStatus),
     /** An applicationId or applicantId to match exactly, lower case. */
     q: z.string().nullable(),
+    /**
+     * Who applied, as blind indexes only (see `searchTextTerms`): the application must have,
+     * for every inner list, one of its indexes. Absent or empty for no such search.
+     */
+    search: z.array(z.array(z.string().max(64)).min(1).max(8)).max(8).optional(),
     limit: z.number().int().min(1).max(100),
     /** Where the previous page ended: its last application. Null for the first page. */
     after: z.object({ createdAt: IsoTimestamp, applicationId: z.string() }).nullable(),

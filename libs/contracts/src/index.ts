@@ -16,3 +16,4 @@ export * from './topics';
 export * from './webhookTarget';
 export * from './policy';
 export * from './staff';
+export * from './search';

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * Seals secrets (provider keys, webhook secrets) and applicants' personal data with AES-256-GCM
@@ -43,6 +43,14 @@ export interface PurposeSealer extends Sealer {
   for(purpose: SealPurpose): PurposeSealer;
   /** Whether a value opens under DATA_KEY itself for this purpose, in the current format. */
   isCurrent(sealed: string): boolean;
+  /**
+   * Blind indexes of a value: its HMAC-SHA-256 under an index subkey of this purpose (HKDF,
+   * apart from the sealing subkeys), for DATA_KEY first and then each of DATA_KEY_PREVIOUS. A
+   * store keeps the first, beside the sealed value, so that it can be found by an equal value
+   * without being readable; a search looks for any of them, so what was indexed under a
+   * previous key is still found.
+   */
+  blindIndexes(value: string): string[];
 }
 
 const SEALED = /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -68,6 +76,7 @@ export const isLegacySealed = (value: string): boolean => {
 
 const MIN_KEY = 16;
 const label = (purpose: SealPurpose) => Buffer.from(`loan-seal:${purpose}`, 'utf8');
+const indexLabel = (purpose: SealPurpose) => Buffer.from(`loan-blind-index:${purpose}`, 'utf8');
 
 /** The subkey of a data key for a purpose (HKDF-SHA-256). */
 const subkey = (dataKey: string, purpose: SealPurpose) =>
@@ -112,6 +121,8 @@ export function createSealer(dataKey: string, previousKeys: readonly string[] = 
   for (const k of [dataKey, ...previousKeys]) if (k.length < MIN_KEY) throw new Error(`The data key must be at least ${MIN_KEY} characters`);
   const all = [dataKey, ...previousKeys];
   const subkeys = new Map(SealPurposes.map((p) => [p, all.map((k) => subkey(k, p))]));
+  const indexKey = (k: string, p: SealPurpose) =>
+    Buffer.from(hkdfSync('sha256', Buffer.from(k, 'utf8'), Buffer.from('loan-data-key', 'utf8'), indexLabel(p), 32));
   const legacy = all.map(legacyKey);
   const legacyById = new Map(all.map((k, i) => [legacyIdOf(k), legacy[i]!]));
   const sealers = new Map<SealPurpose, PurposeSealer>();
@@ -124,6 +135,7 @@ export function createSealer(dataKey: string, previousKeys: readonly string[] = 
 
   function make(p: SealPurpose): PurposeSealer {
     const keys = subkeys.get(p)!;
+    const indexKeys = all.map((k) => indexKey(k, p));
     const aad = label(p);
     const current = (sealed: string) => {
       const { head, iv, tag, body } = parts(sealed);
@@ -153,6 +165,9 @@ export function createSealer(dataKey: string, previousKeys: readonly string[] = 
       },
       reveal(value: string) {
         return isSealed(value) ? sealer.open(value) : value;
+      },
+      blindIndexes(value: string) {
+        return indexKeys.map((k) => createHmac('sha256', k).update(value, 'utf8').digest('base64url'));
       },
       isCurrent(sealed: string) {
         const now = current(sealed);

@@ -1,16 +1,7 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createDecipheriv, createHash, createHmac, hkdfSync } from 'node:crypto';
 import { legacyPurposeOf } from './reseal';
+import { sealedBeforePurposes } from './__tests__/legacySealed';
 import { createSealer, isLegacySealed, isSealed, SealPurposes } from './seal';
-
-/** A value as sealers before purposes wrote it: one key for everything, named by a digest of it. */
-function sealedBeforePurposes(dataKey: string, plain: string, { keyId = true } = {}): string {
-  const key = createHash('sha256').update(`loan-data-key:${dataKey}`).digest();
-  const kid = createHash('sha256').update(`loan-data-key-id:${dataKey}`).digest('base64url').slice(0, 6);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ['v1', `${keyId ? kid : ''}${iv.toString('base64url')}`, cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
-}
 
 describe('sealing with a data key, and rotating it', () => {
   const old = createSealer('the-old-data-key-1234');
@@ -133,5 +124,22 @@ describe('values sealed before purposes', () => {
     expect(legacyPurposeOf('sealedResult')).toBe('command-replies');
     expect(legacyPurposeOf('applicant.bvnSealed')).toBe('personal-data');
     expect(legacyPurposeOf('profile.holderName')).toBe('personal-data');
+  });
+});
+
+describe('blind indexes of personal data', () => {
+  it('when a value is indexed, then the index is the same every time, differs by value, purpose and key, never holds the value, and a rotated key still gives the old index', () => {
+    const old = createSealer('the-old-data-key-1234');
+    const rotated = createSealer('the-new-data-key-5678', ['the-old-data-key-1234']);
+    const [index] = old.blindIndexes('name:adaeze');
+    expect(old.blindIndexes('name:adaeze')).toEqual([index]);
+    expect(old.blindIndexes('name:adaezE')[0]).not.toBe(index);
+    expect(old.for('client-secrets').blindIndexes('name:adaeze')[0]).not.toBe(index);
+    expect(index).not.toContain('adaeze');
+    expect(index).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const both = rotated.blindIndexes('name:adaeze');
+    expect(both).toHaveLength(2);
+    expect(both[0]).not.toBe(index);
+    expect(both[1]).toBe(index);
   });
 });

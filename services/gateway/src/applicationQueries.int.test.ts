@@ -181,13 +181,46 @@ describe('GET /api/applications', () => {
     expect((await list(`?q=${randomUUID()}`)).body).toEqual({ items: [], nextCursor: null });
   });
 
+  it("when q is who applied (words of the names in any order and case, the e-mail, a phone number in any of its forms, the BVN), then that lender's applications of that person are listed, and another lender's of the same person are not", async () => {
+    const tag = randomUUID().slice(0, 6);
+    const who = {
+      firstName: `Ọlá${tag}`,
+      lastName: `Adébáyọ̀-Okafor`,
+      email: `ola.${tag}@Example.ng`,
+      phone: `0803${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`,
+      bvn: `222${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`,
+    };
+    const mine = await initiate(lender.apiKey, who);
+    await initiate(lender.apiKey, { ...who, firstName: `Someone${tag}`, email: `someone.${tag}@example.ng`, phone: undefined, bvn: undefined });
+    const theirs = await initiate(other.apiKey, who);
+    const found = async (q: string, key = lender.apiKey) => {
+      const res = await list(`?q=${encodeURIComponent(q)}`, key);
+      expect({ q, status: res.status }).toEqual({ q, status: 200 });
+      return (res.body.items as Summary[]).map((s) => s.applicationId);
+    };
+    for (const q of [`ola${tag}`, `OKAFOR ola${tag}`, `adebayo okafor Ọlá${tag}`, `ola.${tag}@example.ng`, who.phone, `+234 ${who.phone.slice(1)}`, who.bvn]) {
+      expect({ q, found: await found(q) }).toEqual({ q, found: [mine.applicationId] });
+    }
+    // Both of this lender's Adébáyọ̀-Okafors, newest first; a word of no name finds nothing.
+    expect(await found('adebayo-okafor')).toEqual([expect.any(String), mine.applicationId]);
+    expect(await found(`okafor ola${tag} nobody`)).toEqual([]);
+    expect(await found(`ola.${tag}@example.com`)).toEqual([]);
+    // A text no applicant could be found by (four digits, punctuation) finds none, and is no error.
+    expect(await found('0042')).toEqual([]);
+    expect(await found('!!!')).toEqual([]);
+    expect(await found(who.bvn, other.apiKey)).toEqual([theirs.applicationId]);
+    // Searching goes with the other filters.
+    expect(await found(`ola${tag}`)).toEqual((await list(`?status=PENDING_LINKING&q=ola${tag}`)).body.items.map((s: Summary) => s.applicationId));
+    expect((await list(`?status=COMPLETED&q=ola${tag}`)).body.items).toEqual([]);
+  });
+
   it.each([
     ['status=NOPE', /^status must be one of: PENDING_LINKING, LINKED, PROCESSING, COMPLETED, FAILED, ABANDONED$/],
     ['status=LINKED,', /^status must be one of/],
     ['limit=0', /^limit must be an integer between 1 and 100$/],
     ['limit=101', /^limit must be an integer between 1 and 100$/],
     ['limit=two', /^limit must be a number$/],
-    ['q=0042', /^q must be an applicationId or an applicantId \(a UUID\)$/],
+    [`q=${'a'.repeat(101)}`, /^q must be at most 100 characters$/],
     ['q=a&q=b', /^q must be a string$/],
     ['cursor=not-a-cursor', /^cursor is not valid/],
     ['page=2', /^Unknown query parameter page; allowed: status, q, limit, cursor$/],

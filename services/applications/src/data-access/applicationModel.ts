@@ -42,6 +42,8 @@ export const applicationSchema = new Schema(
     failureReason: String,
     abandonReason: String,
     handled: { type: [String], default: [] },
+    /** Blind indexes of the applicant's names, e-mail, phone and BVN (see the repository): no identity in them. */
+    searchTokens: { type: [String], default: [] },
     createdAt: Date,
     updatedAt: Date,
     ...outboxFields,
@@ -51,6 +53,8 @@ export const applicationSchema = new Schema(
 applicationSchema.index({ 'accounts.providerAccountId': 1 });
 // A lender's list, newest first, paged by position (createdAt, then id): one index range per page.
 applicationSchema.index({ clientId: 1, createdAt: -1, _id: -1 });
+// A search by who applied: each blind index is bound to its lender, so one key finds few documents.
+applicationSchema.index({ searchTokens: 1 });
 // A lender's review queue, oldest decision first.
 applicationSchema.index({ clientId: 1, 'decision.decision': 1, 'decision.timestamp': 1, _id: 1 });
 

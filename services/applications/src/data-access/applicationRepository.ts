@@ -1,4 +1,5 @@
-import { rawCollection, type OutboxEntry, type Sealer } from '@loan/runtime';
+import { applicantSearchTerms, indexedTerm } from '@loan/contracts';
+import { rawCollection, type OutboxEntry, type PurposeSealer } from '@loan/runtime';
 import { applicationIdFor, type Application } from '../domain/application';
 import type { ApplicationModel } from './applicationModel';
 import { sealIdentity } from './personalData';
@@ -19,6 +20,8 @@ export interface ApplicationListFilter {
   statuses: string[];
   /** An applicationId or applicantId to match exactly. */
   q: string | null;
+  /** Blind indexes of who applied: for every inner list, the application has one of them. */
+  search?: string[][];
   limit: number;
   after: { createdAt: Date; applicationId: string } | null;
 }
@@ -91,11 +94,28 @@ function toState(doc: Doc): Application {
  * that identity still in plain text (read from a document stored before it was sealed) is
  * written sealed. Reads return identity as stored: sealed, or plain in such older documents.
  */
-export function createApplicationRepository(model: ApplicationModel, sealer: Sealer) {
+export function createApplicationRepository(model: ApplicationModel, sealer: PurposeSealer) {
   const applications = rawCollection<Doc>(model);
+  /**
+   * Blind indexes of the applicant's search terms under the current data key, bound to the
+   * lender: what a search by name, e-mail, phone or BVN finds the application by, while the
+   * identity itself stays sealed. Written with every change, so a document stored before there
+   * were indexes, or under a previous key, gets the current ones at its next change.
+   */
+  function searchTokensOf(state: Application): string[] {
+    const { applicant } = state;
+    const terms = applicantSearchTerms({
+      firstName: sealer.reveal(applicant.firstName),
+      lastName: sealer.reveal(applicant.lastName),
+      email: sealer.reveal(applicant.email),
+      phone: applicant.phone === null ? null : sealer.reveal(applicant.phone),
+      bvn: applicant.bvnSealed ? sealer.open(applicant.bvnSealed) : null,
+    });
+    return terms.map((term) => sealer.blindIndexes(indexedTerm(state.clientId, term))[0]!);
+  }
   function toFields(state: Application): Record<string, unknown> {
     const { applicationId: _id, ...rest } = sealIdentity(sealer, state);
-    return rest;
+    return { ...rest, searchTokens: searchTokensOf(state) };
   }
   return {
     async get(applicationId: string): Promise<Stored | null> {
@@ -120,6 +140,7 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Sea
       const and: Record<string, unknown>[] = [{ clientId: query.clientId }];
       if (query.statuses.length > 0) and.push({ status: { $in: query.statuses } });
       if (query.q) and.push({ $or: [{ _id: query.q }, { applicantId: query.q }] });
+      for (const alternatives of query.search ?? []) and.push({ searchTokens: { $in: alternatives } });
       if (query.after) {
         and.push({
           $or: [
@@ -129,7 +150,7 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Sea
         });
       }
       const docs = await applications
-        .find({ $and: and }, { projection: { outbox: 0, handled: 0 } })
+        .find({ $and: and }, { projection: { outbox: 0, handled: 0, searchTokens: 0 } })
         .sort({ createdAt: -1, _id: -1 })
         .limit(query.limit + 1)
         .toArray();
@@ -157,7 +178,7 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Sea
         });
       }
       const docs = await applications
-        .find({ $and: and }, { projection: { outbox: 0, handled: 0 } })
+        .find({ $and: and }, { projection: { outbox: 0, handled: 0, searchTokens: 0 } })
         .sort({ 'decision.timestamp': 1, _id: 1 })
         .limit(query.limit + 1)
         .toArray();

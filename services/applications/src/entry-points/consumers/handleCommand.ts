@@ -176,11 +176,12 @@ export function createCommandHandler(deps: {
         return stored ? { ok: true, result: toView(readable(stored.state)) } : notFound();
       }
       case 'ListApplications': {
-        const { clientId, statuses, q, limit, after } = cmd;
+        const { clientId, statuses, q, search, limit, after } = cmd;
         const page = await repo.list({
           clientId,
           statuses,
           q,
+          search: search ?? [],
           limit,
           after: after ? { createdAt: new Date(after.createdAt), applicationId: after.applicationId } : null,
         });

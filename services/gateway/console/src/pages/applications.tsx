@@ -18,7 +18,7 @@ function exportHref(statuses: string[], q: string): string {
   return `/console/api/applications/export.csv${search ? `?${search}` : ''}`;
 }
 
-/** The lender's applications, newest first: filter by status, search by application or applicant id, page on. */
+/** The lender's applications, newest first: filter by status, search by who applied or by id, page on. */
 export function ApplicationsPage({ params }: { params: URLSearchParams }) {
   const statuses = params.getAll('status');
   const q = params.get('q') ?? '';
@@ -42,18 +42,23 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
     <>
       <PageHeading>Applications</PageHeading>
       <Updated at={updatedAt} />
-      <form class="filters" onSubmit={search} role="search" aria-label="Applications">
+      {/*
+        The fields start from the address and are the user's from then on: the list refreshes
+        itself, and a refresh must not undo what is being typed or ticked. A new address (a
+        search, a page, Back) starts them again from it.
+      */}
+      <form key={`${statuses.join(',')}|${q}`} class="filters" onSubmit={search} role="search" aria-label="Applications">
         <fieldset>
           <legend>Status</legend>
           {STATUSES.map((status) => (
             <label key={status} class="check">
-              <input type="checkbox" name="status" value={status} checked={statuses.includes(status)} /> {say(status, 'status')}
+              <input type="checkbox" name="status" value={status} defaultChecked={statuses.includes(status)} /> {say(status, 'status')}
             </label>
           ))}
         </fieldset>
         <div class="field">
-          <label for="q">Application or applicant id</label>
-          <input id="q" name="q" type="search" value={q} size={40} autocomplete="off" spellcheck={false} />
+          <label for="q">Name, e-mail, phone, BVN or id</label>
+          <input id="q" name="q" type="search" defaultValue={q} size={40} autocomplete="off" spellcheck={false} />
         </div>
         <button type="submit">Search</button>
       </form>

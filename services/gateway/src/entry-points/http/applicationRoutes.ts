@@ -9,12 +9,13 @@ import {
   ReviewListQuery,
   Reviewer,
   Uuid,
+  indexedTerm,
   type ApplicationSummary,
   type ApplicationView,
   type ReviewQueueItem,
   type CommandReply,
 } from '@loan/contracts';
-import { annotateActiveSpan, type Sealer } from '@loan/runtime';
+import { annotateActiveSpan, type PurposeSealer } from '@loan/runtime';
 import { HttpError, STATUS_OF } from '../../domain/errors';
 import { INVALID_CURSOR, decodeCursor, encodeCursor } from '../../domain/pageCursor';
 import { ReplyTimeoutError, type CommandBus, type CommandInput, type DistributiveOmit } from '../../data-access/commandBus';
@@ -47,12 +48,25 @@ function providerKeyOf(client: ClientRecord): string {
 }
 
 /**
+ * A list's `q` as the applications service takes it: an id as it is, or who applied as blind
+ * indexes of the lender's (every key's, so that what was indexed before a key rotation is
+ * found), never the words themselves.
+ */
+function searchOf(q: { id: string } | { terms: string[][] } | { none: true } | undefined, clientId: string, sealer: PurposeSealer) {
+  if (q === undefined) return { q: null };
+  if ('id' in q) return { q: q.id };
+  if ('none' in q) return null;
+  const personal = sealer.for('personal-data');
+  return { q: null, search: q.terms.map((alternatives) => alternatives.flatMap((term) => personal.blindIndexes(indexedTerm(clientId, term)))) };
+}
+
+/**
  * The lender API of spec section 4, plus `GET /api/applications/:id` for polling and
  * `GET /api/applications`, the lender's own applications page by page.
  */
 export function applicationRoutes(deps: {
   commands: CommandBus;
-  sealer: Sealer;
+  sealer: PurposeSealer;
   /** Who a console session's staff user is: their e-mail address names them as a reviewer. */
   staff: Pick<StaffAccounts, 'get'>;
   authenticate: RequestHandler;
@@ -121,13 +135,17 @@ export function applicationRoutes(deps: {
       const query = validate(ApplicationListQuery, req.query);
       const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
       if (query.cursor !== undefined && !after) throw new HttpError(400, INVALID_CURSOR);
-      const page = (await ask(res, {
-        type: 'ListApplications',
-        statuses: [...new Set(query.status ?? [])],
-        q: query.q ?? null,
-        limit: query.limit,
-        after,
-      })) as { items: ApplicationSummary[]; more: boolean };
+      const search = searchOf(query.q, ctx(res).client!.clientId, deps.sealer);
+      // A text no applicant could be found by finds none, without asking.
+      const page = search
+        ? ((await ask(res, {
+            type: 'ListApplications',
+            statuses: [...new Set(query.status ?? [])],
+            ...search,
+            limit: query.limit,
+            after,
+          })) as { items: ApplicationSummary[]; more: boolean })
+        : { items: [], more: false };
       const last = page.items.at(-1);
       res.json({ items: page.items, nextCursor: page.more && last ? encodeCursor(last) : null });
     }),
@@ -144,12 +162,13 @@ export function applicationRoutes(deps: {
     route(async (req, res) => {
       const query = validate(ApplicationExportQuery, req.query);
       const items: ApplicationSummary[] = [];
+      const search = searchOf(query.q, ctx(res).client!.clientId, deps.sealer);
       let after: { createdAt: string; applicationId: string } | null = null;
-      for (;;) {
+      while (search) {
         const page = (await ask(res, {
           type: 'ListApplications',
           statuses: [...new Set(query.status ?? [])],
-          q: query.q ?? null,
+          ...search,
           limit: 100,
           after,
         })) as { items: ApplicationSummary[]; more: boolean };

@@ -176,7 +176,8 @@ const ListQuery = ApplicationListQuery.extend({
     description: 'Only applications in these states: repeat the parameter (`status=LINKED&status=PROCESSING`) or separate them with commas',
   }),
   q: ApplicationListQuery.shape.q.meta({
-    description: 'An applicationId or an applicantId: the applications it names exactly',
+    description:
+      "An applicationId or an applicantId (the applications it names exactly), or who applied: words of the applicant's names (each must be one of their names, in any order, accents and case aside), an e-mail address, a phone number (any of 0803…, +234 803…, 234803…) or a BVN. At most 100 characters; a text no applicant could be found by (punctuation alone, four digits) finds none. Identity is matched through blind indexes: it is never stored or sent on readable",
     example: Examples.initiateCreated.applicationId,
   }),
   cursor: ApplicationListQuery.shape.cursor.meta({ description: 'The `nextCursor` of the previous page; opaque' }),
@@ -263,7 +264,7 @@ export const lenderOperations: RouteConfig[] = [
       ),
       400: failure(400, 'An invalid query parameter (the message names it), or an unknown one', {
         'bad status': 'status must be one of: PENDING_LINKING, LINKED, PROCESSING, COMPLETED, FAILED, ABANDONED',
-        'bad q': 'q must be an applicationId or an applicantId (a UUID)',
+        'bad q': 'q must be at most 100 characters',
         'bad limit': 'limit must be an integer between 1 and 100',
         'bad cursor': 'cursor is not valid; use the nextCursor of a previous page',
         'unknown parameter': 'Unknown query parameter page; allowed: status, q, limit, cursor',
