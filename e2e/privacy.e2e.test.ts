@@ -265,6 +265,11 @@ describe('personal data of an applicant', () => {
     // So is the list, whose rows name the applicant.
     const listed = await api('GET', `/api/applications?q=${applicationId}`);
     expect(listed.body.items).toEqual([expect.objectContaining({ applicantName: `${person.firstName} ${person.lastName}` })]);
+    // And searching by who applied finds it; the scans below prove the words searched for never left the gateway.
+    for (const q of [`${person.lastName} ${person.firstName}`, person.email, person.phone, person.bvn]) {
+      const found = await api('GET', `/api/applications?q=${encodeURIComponent(q)}`);
+      expect({ q, found: found.body.items?.map((i: { applicationId: string }) => i.applicationId) }).toEqual({ q, found: [applicationId] });
+    }
 
     // At rest, while the application and its bank data are all there: no document holds the
     // identity readable (sealed values only), in any collection of any service.
@@ -367,5 +372,41 @@ describe('personal data of an applicant', () => {
     const logged = logs.lines().filter((line) => needles.some((n) => line.includes(n.text)));
     expect(logs.lines().length).toBeGreaterThan(0);
     expect(logged).toEqual([]);
+  });
+
+  it('when the bank names another person as the account holder, then the decision refers it for review naming the bank, and that person\u2019s name is on no topic, in no log line and in no readable document', async () => {
+    const start = await api('POST', '/api/applications/initiate', applicant({ amount: 200_000, tenor: 6 }));
+    expect(start.status).toBe(201);
+    const { applicationId, widgetUrl } = start.body;
+    const linked = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetUrl, persona: 'name_mismatch', institution: 'Access Bank' }),
+    });
+    expect(linked.status).toBe(200);
+    const { holderName } = (await linked.json()) as { holderName: string };
+    expect(holderName.length).toBeGreaterThan(3);
+    // From here on every scan looks for the holder's name too.
+    needles.push(...[holderName, holderName.toLowerCase(), holderName.toUpperCase()].map((text) => ({ field: 'holderName', text })));
+
+    await waitFor(() => receiver.events('account.enrichment_ready').some((e) => e.data.applicationId === applicationId), {
+      timeoutMs: 60_000,
+      what: 'account.enrichment_ready',
+    });
+    expect((await api('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
+    expect((await api('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
+    const decision = await waitFor(() => receiver.events('application.decision').find((e) => e.data.applicationId === applicationId), {
+      timeoutMs: 60_000,
+      what: 'application.decision',
+    });
+    const reasons = JSON.stringify(decision.data);
+    expect(reasons).toContain('IDENTITY_MISMATCH');
+    expect(reasons).toContain('Access Bank');
+    expect(reasons).not.toContain(holderName);
+    expect((await api('GET', `/api/applications/${applicationId}`)).body.decision.regulatory_compliance.identity_verified).toBe(false);
+
+    expect((await scanTopics()).found).toEqual([]);
+    expect((await scanCollections()).found).toEqual([]);
+    expect(logs.lines().filter((line) => line.includes(holderName) || line.toUpperCase().includes(holderName.toUpperCase()))).toEqual([]);
   });
 });

@@ -606,3 +606,22 @@ it(
   },
   (NO_LINK_TTL_S + 120) * 1000,
 );
+
+it("when a lender searches its applications by the applicant's name, e-mail, phone or BVN, then the request's span records the query with q redacted, and no span of any service holds the applicant's identity", async () => {
+  const person = applicant({ bvn: '22200000001' });
+  for (const q of [`${person.lastName} ${person.firstName}`, person.email, person.phone, person.bvn]) {
+    const found = await api('GET', `/api/applications?q=${encodeURIComponent(q)}&limit=5`);
+    expect({ q, status: found.status }).toEqual({ q, status: 200 });
+  }
+  const searches = await waitFor(
+    () => {
+      const spans = otlp.spans.filter((s) => s.service === 'gateway' && s.kind === SERVER && pathOf(s) === '/api/applications');
+      return spans.length >= 4 && spans;
+    },
+    { what: 'the four list request spans' },
+  );
+  expect(new Set(searches.map((s) => s.attributes['url.query']))).toEqual(new Set(['q=REDACTED&limit=5']));
+  const identity = [person.firstName, person.lastName, person.email, person.phone, person.bvn].flatMap((v) => [String(v), String(v).toLowerCase()]);
+  const holding = otlp.spans.filter((s) => identity.some((v) => JSON.stringify(s.attributes).includes(v)));
+  expect(holding.map((s) => `${s.service} ${s.name}`)).toEqual([]);
+});

@@ -1,12 +1,13 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generateSync } from 'otplib';
 import { verifyWebhook } from '@loan/client';
 import { eventually, waitFor } from '../../../../../testing/helpers';
 import { applicant, call, createClient, startReceiver, startWholeStack, suiteNamespace } from '../../../../../testing/stack';
 import { servedRoutes } from './support';
+import { launchBrowser } from '../../../../../testing/browser';
 
 /**
  * The lender console as a lender's operations staff use it: Chromium on /console of the whole
@@ -113,18 +114,7 @@ async function violationsOf(page: Page) {
 
 beforeAll(async () => {
   stack = await startWholeStack(ns, timings);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
   // A few more of the lender's applications, still waiting for their applicants, for the list.
   for (const [firstName, lastName, amount] of [
     ['Tunde', 'Bakare', 150_000],
@@ -1009,6 +999,29 @@ describe('the console follows an application as it moves on, and a redelivery ne
     expect(problems).toEqual([]);
   });
 
+  it("when the lender searches by the applicant's name in another order and case, or by the BVN, while the list refreshes itself, then what was typed and ticked stays and the list shows that application and no other", async () => {
+    const page = await pageOf({ width: 390, height: 844 });
+    for (const words of ['lawal BISI', '22200000001']) {
+      await page.goto(`${stack.gatewayUrl}/console#/applications`);
+      const updated = page.locator('p.updated');
+      await updated.waitFor();
+      const before = await updated.textContent();
+      await page.getByLabel('Name, e-mail, phone, BVN or id').fill(words);
+      await page.getByRole('checkbox', { name: 'Completed' }).check();
+      // The list looks again by itself; the form keeps what the lender did meanwhile.
+      await eventually(async () => expect(await updated.textContent()).not.toBe(before), { timeoutMs: 40_000 });
+      expect(await page.getByLabel('Name, e-mail, phone, BVN or id').inputValue()).toBe(words);
+      expect(await page.getByRole('checkbox', { name: 'Completed' }).isChecked()).toBe(true);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByText(`Applications with status Completed matching ${words}`).waitFor();
+      const rows = page.locator('table.data tbody tr');
+      await eventually(async () => expect({ words, rows: await rows.count() }).toEqual({ words, rows: 1 }));
+      await eventually(async () => expect(await rows.first().getByRole('cell', { name: 'Bisi Lawal' }).count()).toBe(1));
+      await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('when a decided application is printed, then the summary is one page with the ask, the decision, its reasons, terms and accounts, ids in full, and nothing that only works on a screen', async () => {
     const page = await pageOf({ width: 390, height: 844 });
     await page.goto(`${stack.gatewayUrl}/console#/applications/${bisi}`);
@@ -1147,7 +1160,7 @@ describe('the console in a browser', () => {
 
   it('when the lender searches for the decided application and opens it, then its decision is explained with both charts', async () => {
     await page.getByRole('checkbox', { name: 'Completed' }).check();
-    await page.getByLabel('Application or applicant id').fill(decided.applicantId);
+    await page.getByLabel('Name, e-mail, phone, BVN or id').fill(decided.applicantId);
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('Applications with status Completed').waitFor();
     await eventually(async () => expect(await page.getByRole('link', { name: /^[0-9a-f-]{36}$/ }).count()).toBe(1));
