@@ -1,5 +1,4 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { chromium } from 'playwright-core';
 import { Decision } from '@loan/contracts';
 import { waitFor } from '../testing/helpers';
 import {
@@ -9,6 +8,7 @@ import {
   suiteNamespace,
   type Running,
 } from '../testing/stack';
+import { launchBrowser } from '../testing/browser';
 
 /**
  * The whole system as a lender meets it: every service, the sandbox provider and bureau, the
@@ -161,10 +161,7 @@ describe('a loan application from initiate to a signed decision', () => {
 
   it('when an applicant clicks through the widget in a browser, then account.linked and then account.enrichment_ready arrive', async () => {
     // The browser is up before the application's widget address starts its clock.
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchBrowser();
     let applicationId = '';
     try {
       const page = await browser.newPage();

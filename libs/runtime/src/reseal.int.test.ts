@@ -1,19 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { uniqueName } from '../../../testing/helpers';
+import { sealedBeforePurposes } from './__tests__/legacySealed';
 import { createSealer, isLegacySealed, SealPurposes } from './seal';
-
-/** A value as sealers before purposes wrote it: one key for everything, named by a digest of it. */
-function sealedBeforePurposes(dataKey: string, plain: string, { keyId = true } = {}): string {
-  const key = createHash('sha256').update(`loan-data-key:${dataKey}`).digest();
-  const kid = createHash('sha256').update(`loan-data-key-id:${dataKey}`).digest('base64url').slice(0, 6);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ['v1', `${keyId ? kid : ''}${iv.toString('base64url')}`, cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
-}
 
 /**
  * `npm run reseal` after a DATA_KEY rotation, against the real database: every value sealed

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
+import { z } from 'zod';
+import { INVALID_CURSOR, cursorCodec } from '../domain/pageCursor';
 
 /** One entry of the audit: who did what to which account, from where, and whether it was let. */
 export interface AuditEntry {
@@ -62,13 +64,7 @@ const toEntry = (doc: Doc): AuditEntry => ({
 });
 
 /** A position in the audit, newest first: opaque to callers. */
-const cursorOf = (entry: { at: Date; id: string }) =>
-  Buffer.from(`${entry.at.getTime()}.${entry.id}`, 'utf8').toString('base64url');
-function positionOf(cursor: string): { at: Date; id: string } | null {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const match = /^(\d{1,15})\.([A-Za-z0-9-]{1,64})$/.exec(text);
-  return match ? { at: new Date(Number(match[1])), id: match[2]! } : null;
-}
+const auditCursor = cursorCodec(z.string().regex(/^[A-Za-z0-9-]{1,64}$/));
 
 export class BadCursorError extends Error {}
 
@@ -112,11 +108,11 @@ export function createAuditLog(deps: { model: AuditModel; retentionMs: number })
     },
     /** One page, newest first; `nextCursor` is null on the last. Throws {@link BadCursorError} for a cursor it did not make. */
     async page(query: { cursor?: string; limit: number }): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
-      const position = query.cursor === undefined ? null : positionOf(query.cursor);
-      if (query.cursor !== undefined && !position)
-        throw new BadCursorError('cursor is not valid; use the nextCursor of a previous page');
-      const filter = position
-        ? { $or: [{ at: { $lt: position.at } }, { at: position.at, _id: { $lt: position.id } }] }
+      const position = query.cursor === undefined ? null : auditCursor.decode(query.cursor);
+      if (query.cursor !== undefined && !position) throw new BadCursorError(INVALID_CURSOR);
+      const after = position ? { at: new Date(position.at), id: position.id } : null;
+      const filter = after
+        ? { $or: [{ at: { $lt: after.at } }, { at: after.at, _id: { $lt: after.id } }] }
         : {};
       const docs = await model
         .find(filter)
@@ -124,7 +120,8 @@ export function createAuditLog(deps: { model: AuditModel; retentionMs: number })
         .limit(query.limit + 1)
         .lean<Doc[]>();
       const items = docs.slice(0, query.limit).map(toEntry);
-      return { items, nextCursor: docs.length > query.limit ? cursorOf(items[items.length - 1]!) : null };
+      const last = items[items.length - 1];
+      return { items, nextCursor: docs.length > query.limit && last ? auditCursor.encode({ at: last.at.toISOString(), id: last.id }) : null };
     },
     /** Removes only entries whose retention has ended. */
     async expire(now: Date): Promise<void> {

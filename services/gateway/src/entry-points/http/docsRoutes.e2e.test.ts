@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { call, startGateway, suiteNamespace, type Running } from '../../../../../testing/stack';
 import { eventually } from '../../../../../testing/helpers';
+import { launchBrowser } from '../../../../../testing/browser';
 
 /**
  * The reference page as a lender's engineer opens it: a real browser on /api/docs of a running
@@ -17,18 +18,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   gateway = await startGateway(ns);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
