@@ -1,4 +1,4 @@
-import type { EnrichedAccount } from '@loan/contracts';
+import { nameWords, type EnrichedAccount } from '@loan/contracts';
 
 /** The applicant as declared at initiate. */
 export interface ApplicantIdentity {
@@ -52,15 +52,8 @@ const TITLES = new Set([
   'pharm',
 ]);
 
-/** Lower-case letter tokens: accents, apostrophes, punctuation and titles dropped. */
-export const nameTokens = (name: string): string[] =>
-  name
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/['’`]/g, '')
-    .split(/[^a-z]+/)
-    .filter((token) => token.length > 0 && !TITLES.has(token));
+/** The words of a name as a search reads them (accents, apostrophes, punctuation and case dropped), titles dropped too. */
+export const nameTokens = (name: string): string[] => nameWords(name).filter((token) => !TITLES.has(token));
 
 /**
  * A declared name part (first or last name) is on the account when all its tokens are, or
