@@ -352,7 +352,16 @@ export interface ReplayResult {
 export interface ApplicationListQuery {
   /** Only applications in this state, or in any of these. */
   status?: ApplicationStatus | ApplicationStatus[];
-  /** An applicationId or applicantId: the applications it names exactly. */
+  /** Only applications decided with this outcome, or any of these. */
+  decision?: DecisionOutcome | DecisionOutcome[];
+  /** Only applications created on or after this day in Lagos (`YYYY-MM-DD`). */
+  from?: string;
+  /** Only applications created on or before this day in Lagos (`YYYY-MM-DD`). */
+  to?: string;
+  /**
+   * An applicationId or applicantId (the applications it names exactly), or who applied: words
+   * of the applicant's names, an e-mail address, a phone number or a BVN. At most 100 characters.
+   */
   q?: string;
   /** 1 to 100; 20 when absent. */
   limit?: number;

@@ -204,25 +204,36 @@ const SearchQuery = z
   });
 
 const STATUS_MESSAGE = `status must be one of: ${ApplicationStatus.options.join(', ')}`;
+const DECISION_MESSAGE = `decision must be one of: ${DecisionOutcome.options.join(', ')}`;
+
+/** A query parameter of values from `allowed`: repeated, comma-separated, or both. */
+function repeatedParam<E extends z.ZodEnum>(allowed: E, message: string) {
+  return z.preprocess(
+    (v) => (Array.isArray(v) ? v : [v]).flatMap((s) => (typeof s === 'string' ? s.split(',').map((x) => x.trim()) : [s])),
+    z
+      .array(z.string({ error: message }))
+      .refine((list) => list.every((s) => allowed.safeParse(s).success), message)
+      .transform((list) => list as z.output<E>[]),
+  );
+}
+
+/** A calendar day in Lagos (WAT, UTC+1 all year), as `YYYY-MM-DD`. */
+const LagosDay = (name: string) => z.iso.date({ error: `${name} must be a date (YYYY-MM-DD)` });
 
 /** The query names `GET /api/applications` understands; any other is refused. */
-export const ApplicationListParams = ['status', 'q', 'limit', 'cursor'] as const;
+export const ApplicationListParams = ['status', 'decision', 'from', 'to', 'q', 'limit', 'cursor'] as const;
 
 /**
- * Query of `GET /api/applications`: the caller's applications, newest first. `status` may be
- * repeated or a comma-separated list; `q` matches an applicationId or an applicantId exactly.
+ * Query of `GET /api/applications`: the caller's applications, newest first. `status` and
+ * `decision` may be repeated or comma-separated lists; `from` and `to` are days in Lagos time,
+ * both included, of the application's creation; `q` is an id or who applied.
  */
 export const ApplicationListQuery = z.strictObject(
   {
-    status: z
-      .preprocess(
-        (v) => (Array.isArray(v) ? v : [v]).flatMap((s) => (typeof s === 'string' ? s.split(',').map((x) => x.trim()) : [s])),
-        z
-          .array(z.string({ error: STATUS_MESSAGE }))
-          .refine((list) => list.every((s) => ApplicationStatus.safeParse(s).success), STATUS_MESSAGE)
-          .transform((list) => list as ApplicationStatus[]),
-      )
-      .optional(),
+    status: repeatedParam(ApplicationStatus, STATUS_MESSAGE).optional(),
+    decision: repeatedParam(DecisionOutcome, DECISION_MESSAGE).optional(),
+    from: LagosDay('from').optional(),
+    to: LagosDay('to').optional(),
     q: SearchQuery.optional(),
     ...PageParams,
   },
@@ -233,6 +244,15 @@ export const ApplicationListQuery = z.strictObject(
         : undefined,
   },
 );
+
+/** The instants a Lagos day range covers: from the start of `from` (included) to the start of the day after `to` (excluded). */
+export function lagosDayRange(from: string | undefined, to: string | undefined): { createdFrom?: string; createdBefore?: string } {
+  const startOf = (day: string) => new Date(`${day}T00:00:00+01:00`);
+  return {
+    ...(from ? { createdFrom: startOf(from).toISOString() } : {}),
+    ...(to ? { createdBefore: new Date(startOf(to).getTime() + 86_400_000).toISOString() } : {}),
+  };
+}
 export type ApplicationListQuery = z.input<typeof ApplicationListQuery>;
 
 /** One row of the application list: who, how much, where it stands. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InitiateRequest, storedName } from './api';
 import { ApplicationStatus, IsoTimestamp, Uuid } from './primitives';
 import { ReviewQueueStatus, ReviewRequest } from './review';
+import { DecisionOutcome } from './decision';
 
 /**
  * A secret sealed with the platform's data key (AES-256-GCM), as it travels on Kafka and sits
@@ -66,6 +67,12 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
      * for every inner list, one of its indexes. Absent or empty for no such search.
      */
     search: z.array(z.array(z.string().max(64)).min(1).max(8)).max(8).optional(),
+    /** Only applications decided with one of these outcomes; absent or empty for any. */
+    decisions: z.array(DecisionOutcome).optional(),
+    /** Only applications created at or after this instant. */
+    createdFrom: IsoTimestamp.optional(),
+    /** Only applications created before this instant. */
+    createdBefore: IsoTimestamp.optional(),
     limit: z.number().int().min(1).max(100),
     /** Where the previous page ended: its last application. Null for the first page. */
     after: z.object({ createdAt: IsoTimestamp, applicationId: z.string() }).nullable(),

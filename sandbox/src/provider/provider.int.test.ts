@@ -66,6 +66,8 @@ describe('provider sandbox over HTTP', () => {
       providerAccountId: expect.stringMatching(/^[0-9a-f]{24}$/),
       institution: 'GTBank',
       accountNumber: expect.stringMatching(/^\d{10}$/),
+      // The customer of the session (Samuel Olamide), as a bank prints names.
+      holderName: 'SAMUEL OLAMIDE',
       persona: 'salaried',
     });
     expect(isValidNuban('058', body.accountNumber)).toBe(true);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Topics, type EnrichmentResult, type MonthSummary, type ScoringResult } from '@loan/contracts';
+import { Topics, type DecisionOutcome, type EnrichmentResult, type MonthSummary, type ScoringResult } from '@loan/contracts';
 import { waitFor } from '../../../testing/helpers';
 import {
   accountEnriched,
@@ -73,6 +73,31 @@ async function linked() {
   return { ...app, accountId: view.accounts[0].accountId as string };
 }
 
+/** A linked application taken to COMPLETED with the example decision, its outcome set to `outcome`. */
+async function scoredApplication(outcome: DecisionOutcome = 'APPROVED') {
+  const app = await linked();
+  expect((await call(gateway.url, lender.apiKey, 'POST', `/api/applications/${app.applicationId}/finalize-linking`)).status).toBe(200);
+  const ids = { clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId };
+  await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: accountEnriched({ ...ids, accountId: app.accountId }) }]);
+  await waitFor(async () => (await call(gateway.url, lender.apiKey, 'POST', `/api/applications/${app.applicationId}/analyze`)).status === 200, {
+    what: 'analyze to be accepted',
+  });
+  const stored = await applications.runtime.db.model('Application').findById(app.applicationId).lean<{ analysis: { analysisId: string } }>();
+  const scored: ScoringResult = {
+    ...ids,
+    factId: randomUUID(),
+    at: new Date().toISOString(),
+    type: 'ApplicationScored',
+    analysisId: stored!.analysis.analysisId,
+    decision: { ...Examples.decision, decision: outcome, applicant_id: app.applicantId },
+  };
+  await bus.publish(Topics.scoringResults, [{ key: app.applicationId, value: scored }]);
+  await waitFor(async () => (await list(`?q=${app.applicationId}`)).body.items[0]?.status === 'COMPLETED', {
+    what: 'the application to be COMPLETED in the list',
+  });
+  return app;
+}
+
 /** Every page from the first, `limit` at a time; `between` runs after each page. */
 async function everyPage(query: string, between: () => Promise<unknown> = async () => undefined) {
   const seen: Summary[] = [];
@@ -112,27 +137,8 @@ describe('GET /api/applications', () => {
   });
 
   it('when an application is listed, then its row shows the applicant, the loan, the accounts and, once scored, the score and decision', async () => {
-    const app = await linked();
-    expect((await call(gateway.url, lender.apiKey, 'POST', `/api/applications/${app.applicationId}/finalize-linking`)).status).toBe(200);
-    const ids = { clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId };
-    await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: accountEnriched({ ...ids, accountId: app.accountId }) }]);
-    await waitFor(async () => (await call(gateway.url, lender.apiKey, 'POST', `/api/applications/${app.applicationId}/analyze`)).status === 200, {
-      what: 'analyze to be accepted',
-    });
-    const stored = await applications.runtime.db.model('Application').findById(app.applicationId).lean<{ analysis: { analysisId: string } }>();
-    const scored: ScoringResult = {
-      ...ids,
-      factId: randomUUID(),
-      at: new Date().toISOString(),
-      type: 'ApplicationScored',
-      analysisId: stored!.analysis.analysisId,
-      decision: { ...Examples.decision, applicant_id: app.applicantId },
-    };
-    await bus.publish(Topics.scoringResults, [{ key: app.applicationId, value: scored }]);
-    const row = await waitFor(async () => {
-      const res = await list(`?q=${app.applicationId}`);
-      return res.body.items[0]?.status === 'COMPLETED' ? res.body.items[0] : null;
-    }, { what: 'the application to be COMPLETED in the list' });
+    const app = await scoredApplication();
+    const row = (await list(`?q=${app.applicationId}`)).body.items[0];
     expect(row).toEqual({
       applicationId: app.applicationId,
       applicantId: app.applicantId,
@@ -149,6 +155,32 @@ describe('GET /api/applications', () => {
     const fresh = await initiate();
     const pending = (await list(`?q=${fresh.applicationId}`)).body.items[0];
     expect(pending).toMatchObject({ status: 'PENDING_LINKING', accountCount: 0, score: null, decision: null });
+  });
+
+  it('when a decision filter or a day range in Lagos is given, then only applications decided that way, or created on those days, are listed, with the other filters', async () => {
+    const approved = await scoredApplication('APPROVED');
+    const declined = await scoredApplication('DECLINED');
+    const pending = await initiate();
+    const ids = async (query: string) => (await everyPage(`limit=100&${query}`)).seen.map((s) => s.applicationId);
+    const mine = [approved.applicationId, declined.applicationId, pending.applicationId];
+    const onlyMine = (found: string[]) => found.filter((id) => mine.includes(id));
+    expect(onlyMine(await ids('decision=DECLINED'))).toEqual([declined.applicationId]);
+    expect(onlyMine(await ids('decision=DECLINED,APPROVED'))).toEqual([declined.applicationId, approved.applicationId]);
+    expect(onlyMine(await ids('decision=APPROVED&decision=DECLINED&status=PENDING_LINKING'))).toEqual([]);
+    // The Lagos days they were created on (WAT is UTC+1 all year; a run may cross midnight).
+    const createdAt = async (id: string) => Date.parse((await list(`?q=${id}`)).body.items[0].createdAt as string);
+    const lagosDay = (ms: number, offsetDays = 0) => new Date(ms + 3_600_000 + offsetDays * 86_400_000).toISOString().slice(0, 10);
+    const first = await createdAt(approved.applicationId);
+    const last = await createdAt(pending.applicationId);
+    expect(onlyMine(await ids(`from=${lagosDay(first)}&to=${lagosDay(last)}`))).toEqual([pending.applicationId, declined.applicationId, approved.applicationId]);
+    expect(onlyMine(await ids(`to=${lagosDay(first, -1)}`))).toEqual([]);
+    expect(onlyMine(await ids(`from=${lagosDay(last, 1)}`))).toEqual([]);
+    expect(onlyMine(await ids(`from=${lagosDay(first)}&decision=APPROVED`))).toEqual([approved.applicationId]);
+    // The CSV export takes the same filter.
+    const csv = await fetch(`${gateway.url}/api/applications/export.csv?decision=DECLINED&from=${lagosDay(first)}`, { headers: { 'x-api-key': lender.apiKey } });
+    expect(csv.status).toBe(200);
+    const rows = (await csv.text()).split('\r\n').filter(Boolean).slice(1).map((r) => r.slice(0, 36));
+    expect(onlyMine(rows)).toEqual([declined.applicationId]);
   });
 
   it('when a status filter is given, repeated or comma-separated, then only applications in those states are listed', async () => {
@@ -223,7 +255,10 @@ describe('GET /api/applications', () => {
     [`q=${'a'.repeat(101)}`, /^q must be at most 100 characters$/],
     ['q=a&q=b', /^q must be a string$/],
     ['cursor=not-a-cursor', /^cursor is not valid/],
-    ['page=2', /^Unknown query parameter page; allowed: status, q, limit, cursor$/],
+    ['page=2', /^Unknown query parameter page; allowed: status, decision, from, to, q, limit, cursor$/],
+    ['decision=YES', /^decision must be one of: APPROVED, COUNTER_OFFER, MANUAL_REVIEW, DECLINED$/],
+    ['from=2026-13-01', /^from must be a date \(YYYY-MM-DD\)$/],
+    ['to=yesterday', /^to must be a date \(YYYY-MM-DD\)$/],
   ])('when the query is %s, then 400 naming the parameter', async (query, message) => {
     const res = await list(`?${query}`);
     expect(res.status).toBe(400);

@@ -22,6 +22,12 @@ export interface ApplicationListFilter {
   q: string | null;
   /** Blind indexes of who applied: for every inner list, the application has one of them. */
   search?: string[][];
+  /** Only these decision outcomes; empty or absent for any (or none yet). */
+  decisions?: string[];
+  /** Created at or after this instant. */
+  createdFrom?: Date;
+  /** Created before this instant. */
+  createdBefore?: Date;
   limit: number;
   after: { createdAt: Date; applicationId: string } | null;
 }
@@ -141,6 +147,9 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Pur
       if (query.statuses.length > 0) and.push({ status: { $in: query.statuses } });
       if (query.q) and.push({ $or: [{ _id: query.q }, { applicantId: query.q }] });
       for (const alternatives of query.search ?? []) and.push({ searchTokens: { $in: alternatives } });
+      if (query.decisions?.length) and.push({ 'decision.decision': { $in: query.decisions } });
+      if (query.createdFrom) and.push({ createdAt: { $gte: query.createdFrom } });
+      if (query.createdBefore) and.push({ createdAt: { $lt: query.createdBefore } });
       if (query.after) {
         and.push({
           $or: [

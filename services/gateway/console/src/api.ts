@@ -6,6 +6,7 @@ import type {
   ChallengerReport,
   ClientSettings,
   CreditPolicy,
+  DecisionOutcome,
   DeliveryPage,
   DeliveryView,
   MonthlyFlow,
@@ -29,7 +30,7 @@ import type {
  * (which no script can read), with the session's CSRF token on every change.
  */
 
-export type { ApplicationStatus, ApplicationSummary, ApplicationView, ClientSettings, DeliveryView, MonthlyFlow, ReplayResult };
+export type { ApplicationStatus, ApplicationSummary, ApplicationView, ClientSettings, DecisionOutcome, DeliveryView, MonthlyFlow, ReplayResult };
 export type { StaffInvitation, StaffRole, StaffUser };
 export type { ChallengerReport, CreditPolicy, PolicyList, PolicyVersionView, SimulationResult };
 export type { ReviewOutcome, ReviewPage, ReviewQueueItem, ReviewQueueStatus, ReviewView };
@@ -163,7 +164,7 @@ export const api = {
     await request<void>('DELETE', '/session');
     csrfToken = '';
   },
-  applications: (params: { status?: string[]; q?: string; limit?: number; cursor?: string | null }) =>
+  applications: (params: { status?: string[]; decision?: string[]; from?: string; to?: string; q?: string; limit?: number; cursor?: string | null }) =>
     request<ApplicationPage>('GET', `/api/applications${query(params)}`),
   application: (applicationId: string) => request<ApplicationView>('GET', `/api/applications/${id(applicationId)}`),
   deliveries: (params: { applicationId?: string; status?: string; event?: string; limit?: number; cursor?: string | null }) =>

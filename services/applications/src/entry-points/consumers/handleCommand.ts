@@ -176,12 +176,15 @@ export function createCommandHandler(deps: {
         return stored ? { ok: true, result: toView(readable(stored.state)) } : notFound();
       }
       case 'ListApplications': {
-        const { clientId, statuses, q, search, limit, after } = cmd;
+        const { clientId, statuses, q, search, decisions, createdFrom, createdBefore, limit, after } = cmd;
         const page = await repo.list({
           clientId,
           statuses,
           q,
           search: search ?? [],
+          decisions: decisions ?? [],
+          ...(createdFrom ? { createdFrom: new Date(createdFrom) } : {}),
+          ...(createdBefore ? { createdBefore: new Date(createdBefore) } : {}),
           limit,
           after: after ? { createdAt: new Date(after.createdAt), applicationId: after.applicationId } : null,
         });

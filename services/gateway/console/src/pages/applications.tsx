@@ -1,41 +1,80 @@
 import { useState } from 'preact/hooks';
-import { api, type ApplicationStatus } from '../api';
+import { api, type ApplicationStatus, type DecisionOutcome } from '../api';
 import { say } from '../labels';
 import { money } from '../model';
 import { navigate } from '../nav';
 import { Badge, Loading, PageHeading, Problem, ShortId, Time, Updated, useLive } from '../ui';
 
 const STATUSES: ApplicationStatus[] = ['PENDING_LINKING', 'LINKED', 'PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'];
+const DECISIONS: DecisionOutcome[] = ['APPROVED', 'COUNTER_OFFER', 'MANUAL_REVIEW', 'DECLINED'];
 const PAGE_SIZE = 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** What the list is narrowed to, as the address and the API name it. */
+interface ListFilter {
+  status: string[];
+  decision: string[];
+  /** Lagos days of creation, both included (`YYYY-MM-DD`). */
+  from?: string;
+  to?: string;
+  q?: string;
+}
+
+const filterOf = (params: URLSearchParams): ListFilter => ({
+  status: params.getAll('status'),
+  decision: params.getAll('decision'),
+  from: params.get('from') || undefined,
+  to: params.get('to') || undefined,
+  q: params.get('q') || undefined,
+});
+
 /** The CSV of the list as filtered now (the API's `GET /api/applications/export.csv`, for the session's lender). */
-function exportHref(statuses: string[], q: string): string {
+function exportHref(filter: ListFilter): string {
   const query = new URLSearchParams();
-  for (const status of statuses) query.append('status', status);
-  if (q) query.set('q', q);
+  for (const [name, value] of Object.entries(filter)) {
+    for (const one of Array.isArray(value) ? value : value ? [value] : []) query.append(name, one);
+  }
   const search = query.toString();
   return `/console/api/applications/export.csv${search ? `?${search}` : ''}`;
 }
 
-/** The lender's applications, newest first: filter by status, search by who applied or by id, page on. */
+/** What the caption says the list holds. */
+function captionOf(filter: ListFilter): string {
+  const parts = [
+    filter.status.length ? ` with status ${filter.status.map((s) => say(s, 'status')).join(' or ')}` : '',
+    filter.decision.length ? ` decided ${filter.decision.map((d) => say(d, 'decision')).join(' or ')}` : '',
+    filter.from ? ` created from ${filter.from}` : '',
+    filter.to ? ` created up to ${filter.to}` : '',
+    filter.q ? ` matching ${filter.q}` : '',
+  ];
+  return `Applications${parts.join('')}`;
+}
+
+/** The lender's applications, newest first: filter by status, decision and days, search by who applied or by id, page on. */
 export function ApplicationsPage({ params }: { params: URLSearchParams }) {
-  const statuses = params.getAll('status');
-  const q = params.get('q') ?? '';
+  const filter = filterOf(params);
+  const { q = '' } = filter;
   const cursor = params.get('cursor');
   // The cursors of the pages before this one, for "Previous page".
   const [trail, setTrail] = useState<(string | null)[]>([]);
-  const [list, , updatedAt] = useLive(() => api.applications({ status: statuses, q: q || undefined, limit: PAGE_SIZE, cursor }), params.toString());
+  const [list, , updatedAt] = useLive(() => api.applications({ ...filter, limit: PAGE_SIZE, cursor }), params.toString());
 
   function search(event: Event) {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
+    const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
     setTrail([]);
-    navigate('/applications', { status: form.getAll('status').map(String), q: String(form.get('q') ?? '').trim() || undefined });
+    navigate('/applications', {
+      status: form.getAll('status').map(String),
+      decision: form.getAll('decision').map(String),
+      from: text('from'),
+      to: text('to'),
+      q: text('q'),
+    });
   }
   const go = (next: string | null, nextTrail: (string | null)[]) => {
     setTrail(nextTrail);
-    navigate('/applications', { status: statuses, q: q || undefined, cursor: next ?? undefined });
+    navigate('/applications', { ...filter, cursor: next ?? undefined });
   };
 
   return (
@@ -47,15 +86,31 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
         itself, and a refresh must not undo what is being typed or ticked. A new address (a
         search, a page, Back) starts them again from it.
       */}
-      <form key={`${statuses.join(',')}|${q}`} class="filters" onSubmit={search} role="search" aria-label="Applications">
+      <form key={JSON.stringify(filter)} class="filters" onSubmit={search} role="search" aria-label="Applications">
         <fieldset>
           <legend>Status</legend>
           {STATUSES.map((status) => (
             <label key={status} class="check">
-              <input type="checkbox" name="status" value={status} defaultChecked={statuses.includes(status)} /> {say(status, 'status')}
+              <input type="checkbox" name="status" value={status} defaultChecked={filter.status.includes(status)} /> {say(status, 'status')}
             </label>
           ))}
         </fieldset>
+        <fieldset>
+          <legend>Decision</legend>
+          {DECISIONS.map((decision) => (
+            <label key={decision} class="check">
+              <input type="checkbox" name="decision" value={decision} defaultChecked={filter.decision.includes(decision)} /> {say(decision, 'decision')}
+            </label>
+          ))}
+        </fieldset>
+        <div class="field">
+          <label for="from">Created from</label>
+          <input id="from" name="from" type="date" defaultValue={filter.from ?? ''} />
+        </div>
+        <div class="field">
+          <label for="to">Created up to</label>
+          <input id="to" name="to" type="date" defaultValue={filter.to ?? ''} />
+        </div>
         <div class="field">
           <label for="q">Name, e-mail, phone, BVN or id</label>
           <input id="q" name="q" type="search" defaultValue={q} size={40} autocomplete="off" spellcheck={false} />
@@ -77,7 +132,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
         <>
           <table class="data cards">
             <caption>
-              {list.value.items.length === 0 ? 'No application matches.' : `Applications${statuses.length ? ` with status ${statuses.map((s) => say(s, 'status')).join(' or ')}` : ''}${q ? ` matching ${q}` : ''}`}
+              {list.value.items.length === 0 ? 'No application matches.' : captionOf(filter)}
             </caption>
             <thead>
               <tr>
@@ -117,7 +172,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
             </tbody>
           </table>
           <p class="export">
-            <a href={exportHref(statuses, q)} download>
+            <a href={exportHref(filter)} download>
               Export these applications as CSV
             </a>{' '}
             <span class="hint">Every page of them, with decisions and terms; the applicant by name only.</span>

@@ -1,4 +1,5 @@
 import { Router, type RequestHandler, type Response } from 'express';
+import type { z } from 'zod';
 import {
   ApplicationListQuery,
   ConfirmReviewRequest,
@@ -10,6 +11,7 @@ import {
   Reviewer,
   Uuid,
   indexedTerm,
+  lagosDayRange,
   type ApplicationSummary,
   type ApplicationView,
   type ReviewQueueItem,
@@ -34,6 +36,7 @@ export const EXPORT_MAX_ROWS = 5_000;
 
 /** The list's filters without its paging: an export is the whole filtered list. */
 const ApplicationExportQuery = ApplicationListQuery.omit({ limit: true, cursor: true });
+type ApplicationExportQuery = z.output<typeof ApplicationExportQuery>;
 
 /** A path id that is not a UUID names no application: 404, like any unknown id. */
 function applicationIdOf(raw: string | string[] | undefined): string {
@@ -58,6 +61,21 @@ function searchOf(q: { id: string } | { terms: string[][] } | { none: true } | u
   if ('none' in q) return null;
   const personal = sealer.for('personal-data');
   return { q: null, search: q.terms.map((alternatives) => alternatives.flatMap((term) => personal.blindIndexes(indexedTerm(clientId, term)))) };
+}
+
+/**
+ * What of a lender's applications the list (and its CSV) asks the applications service for;
+ * null when the search text can match none.
+ */
+function filterOf(query: ApplicationExportQuery, clientId: string, sealer: PurposeSealer) {
+  const search = searchOf(query.q, clientId, sealer);
+  if (!search) return null;
+  return {
+    statuses: [...new Set(query.status ?? [])],
+    decisions: [...new Set(query.decision ?? [])],
+    ...lagosDayRange(query.from, query.to),
+    ...search,
+  };
 }
 
 /**
@@ -135,16 +153,10 @@ export function applicationRoutes(deps: {
       const query = validate(ApplicationListQuery, req.query);
       const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
       if (query.cursor !== undefined && !after) throw new HttpError(400, INVALID_CURSOR);
-      const search = searchOf(query.q, ctx(res).client!.clientId, deps.sealer);
+      const filter = filterOf(query, ctx(res).client!.clientId, deps.sealer);
       // A text no applicant could be found by finds none, without asking.
-      const page = search
-        ? ((await ask(res, {
-            type: 'ListApplications',
-            statuses: [...new Set(query.status ?? [])],
-            ...search,
-            limit: query.limit,
-            after,
-          })) as { items: ApplicationSummary[]; more: boolean })
+      const page = filter
+        ? ((await ask(res, { type: 'ListApplications', ...filter, limit: query.limit, after })) as { items: ApplicationSummary[]; more: boolean })
         : { items: [], more: false };
       const last = page.items.at(-1);
       res.json({ items: page.items, nextCursor: page.more && last ? encodeCursor(last) : null });
@@ -162,16 +174,10 @@ export function applicationRoutes(deps: {
     route(async (req, res) => {
       const query = validate(ApplicationExportQuery, req.query);
       const items: ApplicationSummary[] = [];
-      const search = searchOf(query.q, ctx(res).client!.clientId, deps.sealer);
+      const filter = filterOf(query, ctx(res).client!.clientId, deps.sealer);
       let after: { createdAt: string; applicationId: string } | null = null;
-      while (search) {
-        const page = (await ask(res, {
-          type: 'ListApplications',
-          statuses: [...new Set(query.status ?? [])],
-          ...search,
-          limit: 100,
-          after,
-        })) as { items: ApplicationSummary[]; more: boolean };
+      while (filter) {
+        const page = (await ask(res, { type: 'ListApplications', ...filter, limit: 100, after })) as { items: ApplicationSummary[]; more: boolean };
         items.push(...page.items);
         if (items.length > EXPORT_MAX_ROWS) {
           throw new HttpError(400, `More than ${EXPORT_MAX_ROWS} applications match; narrow the filter (status) to export them`);

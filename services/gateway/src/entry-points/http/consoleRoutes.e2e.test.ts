@@ -436,6 +436,30 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it('when the list is narrowed to declined decisions and to days, then it shows only declined applications of those days, says so, and the CSV link carries the same filter', async () => {
+    await open('/applications', 'Applications');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('checkbox', { name: 'Declined' }).check();
+    const today = new Date(Date.now() + 3_600_000).toISOString().slice(0, 10);
+    await page.getByLabel('Created up to').fill(today);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText(`Applications decided Declined created up to ${today}`).waitFor();
+    const rows = page.locator('table.data tbody tr');
+    await eventually(async () => expect(await rows.filter({ hasText: 'Emeka Obi' }).count()).toBeGreaterThanOrEqual(1));
+    await eventually(async () => expect(await rows.filter({ hasNotText: 'Declined' }).count()).toBe(0));
+    expect(await page.getByRole('link', { name: 'Export these applications as CSV' }).getAttribute('href')).toBe(
+      `/console/api/applications/export.csv?decision=DECLINED&to=${today}`,
+    );
+    await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+    expect(await violationsOf(page)).toEqual([]);
+    await picture('applications-filtered-390');
+    // Nothing was created before 2020.
+    await page.getByLabel('Created up to').fill('2019-12-31');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('No application matches.').waitFor();
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   it('when the declined, the counter-offered and the referred applications are printed, then each summary is one A4 page with room to spare', async () => {
     for (const [name, id, heading] of [
       ['declined', declined.applicationId, /Emeka Obi/],

@@ -8,6 +8,7 @@ import {
   ApplicationView,
   ChallengerReport,
   ClientSettings,
+  DecisionOutcome,
   CreditPolicy,
   PolicyCreated,
   PolicyList,
@@ -175,6 +176,17 @@ const ListQuery = ApplicationListQuery.extend({
   status: z.array(ApplicationStatus).optional().meta({
     description: 'Only applications in these states: repeat the parameter (`status=LINKED&status=PROCESSING`) or separate them with commas',
   }),
+  decision: z.array(DecisionOutcome).optional().meta({
+    description: 'Only applications decided with these outcomes: repeat the parameter or separate them with commas',
+  }),
+  from: ApplicationListQuery.shape.from.meta({
+    description: 'Only applications created on or after this day, in Lagos time (WAT, UTC+1)',
+    example: '2026-11-01',
+  }),
+  to: ApplicationListQuery.shape.to.meta({
+    description: 'Only applications created on or before this day, in Lagos time (WAT, UTC+1)',
+    example: '2026-11-30',
+  }),
   q: ApplicationListQuery.shape.q.meta({
     description:
       "An applicationId or an applicantId (the applications it names exactly), or who applied: words of the applicant's names (each must be one of their names, in any order, accents and case aside), an e-mail address, a phone number (any of 0803…, +234 803…, 234803…) or a BVN. At most 100 characters; a text no applicant could be found by (punctuation alone, four digits) finds none. Identity is matched through blind indexes: it is never stored or sent on readable",
@@ -267,7 +279,9 @@ export const lenderOperations: RouteConfig[] = [
         'bad q': 'q must be at most 100 characters',
         'bad limit': 'limit must be an integer between 1 and 100',
         'bad cursor': 'cursor is not valid; use the nextCursor of a previous page',
-        'unknown parameter': 'Unknown query parameter page; allowed: status, q, limit, cursor',
+        'bad decision': 'decision must be one of: APPROVED, COUNTER_OFFER, MANUAL_REVIEW, DECLINED',
+        'bad date': 'from must be a date (YYYY-MM-DD)',
+        'unknown parameter': 'Unknown query parameter page; allowed: status, decision, from, to, q, limit, cursor',
       }),
       401: lenderErrors[401],
       413: lenderErrors[413],
