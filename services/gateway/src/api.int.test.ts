@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { Topics, type ScoringResult, type DeadlinePassed } from '@loan/contracts';
 import { waitFor, windowClock } from '../../../testing/helpers';
@@ -125,12 +125,19 @@ describe('POST /api/applications/initiate', () => {
     expect(await model.countDocuments({ idempotencyKey: body.idempotencyKey })).toBe(1);
   });
 
-  it('when the key belongs to another lender, then 403', async () => {
+  it('when the key belongs to another lender, then 403, and the audit names the lender that sent it with a digest of the key, never the key', async () => {
     const body = applicant();
     await initiate(body);
     const res = await initiate(body, other.apiKey);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ statusCode: 403, message: expect.stringMatching(/another account/), error: 'Forbidden' });
+
+    const keyDigest = createHash('sha256').update(body.idempotencyKey).digest('hex').slice(0, 32);
+    const audit = await fetch(`${gateway.url}/admin/audit?limit=100`, { headers: { 'x-admin-token': 'local-admin-token' } });
+    const { items } = (await audit.json()) as { items: { action: string; actor: string; clientId: string; details: Record<string, unknown> }[] };
+    const probes = items.filter((e) => e.action === 'application.key-of-another-account' && e.details.keyDigest === keyDigest);
+    expect(probes).toEqual([expect.objectContaining({ actor: 'client', clientId: other.clientId, details: { keyDigest } })]);
+    expect(JSON.stringify(items)).not.toContain(body.idempotencyKey);
   });
 
   it('when the key belongs to a LINKED application, then 409', async () => {

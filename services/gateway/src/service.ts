@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Counter } from 'prom-client';
 import {
   createOpsApp,
@@ -68,6 +69,27 @@ export function createGatewayService(deps: {
     labelNames: ['outcome'] as const,
     registers: [metrics.registry],
   });
+  const keysOfAnotherAccount = new Counter({
+    name: 'gateway_idempotency_keys_of_another_account_total',
+    help: 'Initiates refused 403 because another account had used the idempotencyKey',
+    registers: [metrics.registry],
+  });
+  /**
+   * The audit names the lender and a digest of the key (not the key: it may be a loan
+   * reference), so the operator can match a lender's 403s with another's for the same key.
+   */
+  async function keyOfAnotherAccount(seen: { clientId: string; idempotencyKey: string; ip: string | null; correlationId: string }) {
+    keysOfAnotherAccount.inc();
+    const keyDigest = createHash('sha256').update(seen.idempotencyKey, 'utf8').digest('hex').slice(0, 32);
+    await audit.record({
+      action: 'application.key-of-another-account',
+      actor: 'client',
+      clientId: seen.clientId,
+      details: { keyDigest },
+      ip: seen.ip,
+      correlationId: seen.correlationId,
+    });
+  }
   const consoleSessions = createConsoleSessionStore(consoleSessionModel(runtime.db));
   const authFailures = createAuthFailures({
     model: windows,
@@ -124,7 +146,14 @@ export function createGatewayService(deps: {
     metrics,
     logger,
     trustProxy: config.TRUST_PROXY,
-    api: applicationRoutes({ commands, sealer, staff, authenticate: auth, limit: limiter }),
+    api: applicationRoutes({
+      commands,
+      sealer,
+      staff,
+      authenticate: auth,
+      limit: limiter,
+      onKeyOfAnotherAccount: keyOfAnotherAccount,
+    }),
     reviews: reviewRoutes({ commands, authenticate: auth, limit: limiter }),
     deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
     policies: policyRoutes({ scoringUrl: config.SCORING_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),

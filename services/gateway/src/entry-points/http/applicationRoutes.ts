@@ -89,6 +89,11 @@ export function applicationRoutes(deps: {
   staff: Pick<StaffAccounts, 'get'>;
   authenticate: RequestHandler;
   limit: (kind: 'initiate' | 'analyze' | 'other') => RequestHandler;
+  /**
+   * An initiate was refused 403 because another account used its idempotencyKey: counted and
+   * written to the audit, where the operator finds who probes keys (see docs/security.md).
+   */
+  onKeyOfAnotherAccount?: (seen: { clientId: string; idempotencyKey: string; ip: string | null; correlationId: string }) => Promise<void>;
 }) {
   const router = Router();
   const { commands } = deps;
@@ -141,7 +146,15 @@ export function applicationRoutes(deps: {
       const providerKey = providerKeyOf(ctx(res).client!);
       // The applicant's identity leaves the gateway sealed; only the loan terms travel readable.
       const applicant = deps.sealer.seal(JSON.stringify({ firstName, lastName, email, phone, bvn }));
-      const result = await ask(res, { type: 'InitiateApplication', request: terms, applicant, providerKey });
+      const result = await ask(res, { type: 'InitiateApplication', request: terms, applicant, providerKey }).catch(
+        async (error: unknown) => {
+          if (error instanceof HttpError && error.statusCode === STATUS_OF.KEY_OWNED_BY_OTHER_CLIENT) {
+            const { client, correlationId } = ctx(res);
+            await deps.onKeyOfAnotherAccount?.({ clientId: client!.clientId, idempotencyKey: terms.idempotencyKey, ip: req.ip ?? null, correlationId });
+          }
+          throw error;
+        },
+      );
       res.status(result.resumed ? 200 : 201).json(result);
     }),
   );

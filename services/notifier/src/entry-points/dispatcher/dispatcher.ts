@@ -2,6 +2,7 @@ import type { Clock, Logger } from '@loan/runtime';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
 import { firstClaimOf, type Delivery, type ScheduleEntry } from '../../domain/delivery';
 import { dueHeads, nextHeadDueAt } from '../../domain/orderDeliveries/dueHeads';
+import { fairPick } from '../../domain/orderDeliveries/fairShare';
 import type { Claim, Claimer } from './claims';
 import { createScheduleView } from './scheduleView';
 
@@ -21,7 +22,8 @@ const FIRST_ATTEMPT_WAIT_MS = 1_000;
 
 /**
  * The delivery loop of one replica: picks the due deliveries that are first of their
- * application, claims them and runs their attempts, up to `concurrency` at a time. It works
+ * application, claims them and runs their attempts, up to `concurrency` at a time, shared
+ * between lenders so that none holds them all (`fairPick`). It works
  * from its own picture of the schedule, read again from the database every poll interval when
  * it has nothing to do (every few seconds when it has), and is woken early when an event is
  * recorded, a delivery is requeued or an attempt ends.
@@ -44,6 +46,21 @@ export function createDispatcher(deps: {
   const { repo, clock, logger } = deps;
   const view = createScheduleView();
   const busy = new Set<string>();
+  /** The lender of each attempt under way, so that no lender holds every slot (`fairPick`). */
+  const busyFor = new Map<string, string>();
+  const markBusy = (entry: ScheduleEntry) => {
+    busy.add(entry.deliveryId);
+    busyFor.set(entry.deliveryId, entry.clientId);
+  };
+  const unmarkBusy = (deliveryId: string) => {
+    busy.delete(deliveryId);
+    busyFor.delete(deliveryId);
+  };
+  const busyPerLender = () => {
+    const counts = new Map<string, number>();
+    for (const clientId of busyFor.values()) counts.set(clientId, (counts.get(clientId) ?? 0) + 1);
+    return counts;
+  };
   const jobs = new Set<Promise<void>>();
   const toRelease: string[] = [];
   /**
@@ -72,6 +89,11 @@ export function createDispatcher(deps: {
   let halted = false;
   let dirty = false;
   let lastRead = 0;
+  /**
+   * Due heads were left because no slot was free, or none that their lenders may take: an
+   * attempt ending wakes the loop, so it waits for that (or a poll) rather than their due time.
+   */
+  let waitingForSlot = false;
   let wakeUp: (() => void) | null = null;
   let loop: Promise<void> | null = null;
 
@@ -164,7 +186,7 @@ export function createDispatcher(deps: {
   }
 
   async function start(entry: ScheduleEntry, now: Date): Promise<boolean> {
-    busy.add(entry.deliveryId);
+    markBusy(entry);
     let claim: Claim | null = null;
     const mine = recorded.get(entry.deliveryId);
     recorded.delete(entry.deliveryId);
@@ -175,7 +197,7 @@ export function createDispatcher(deps: {
     }
     const offSchedule = unscheduled.has(entry.deliveryId);
     if (!claim || !active) {
-      busy.delete(entry.deliveryId);
+      unmarkBusy(entry.deliveryId);
       // Held by another replica, or the picture was stale: left alone until the next read.
       if (!claim) view.heldElsewhere(entry.deliveryId);
       else if (!halted) toRelease.push(...claim.claimIds);
@@ -199,7 +221,7 @@ export function createDispatcher(deps: {
       })
       .finally(() => {
         // The claims stay: they record that this version was attempted.
-        busy.delete(entry.deliveryId);
+        unmarkBusy(entry.deliveryId);
         jobs.delete(job);
         wake();
       });
@@ -215,6 +237,7 @@ export function createDispatcher(deps: {
       if (pruned > 0) logger.info({ pruned }, 'claims of attempts older than a day pruned');
     }
     const free = deps.concurrency - busy.size;
+    waitingForSlot = free <= 0;
     if (free <= 0) {
       if (unscheduled.size > 0) await scheduleWaiting(false);
       return 0;
@@ -226,7 +249,9 @@ export function createDispatcher(deps: {
       await read();
       due = dueHeads(view.entries(), now, busy, ownHold).filter((e) => !view.isHeldElsewhere(e.deliveryId));
     }
-    const started = await Promise.all(due.slice(0, free).map((entry) => start(entry, now)));
+    const picked = fairPick(due, busyPerLender(), deps.concurrency);
+    waitingForSlot = picked.length < due.length;
+    const started = await Promise.all(picked.map((entry) => start(entry, now)));
     // Only then what is still waiting goes on the schedule: a new delivery whose wait ran out
     // while this replica was busy elsewhere (a slow read) is attempted rather than scheduled.
     if (unscheduled.size > 0) await scheduleWaiting(false);
@@ -248,7 +273,7 @@ export function createDispatcher(deps: {
       // Entries waiting behind an earlier event of their application are not counted: that
       // one settling wakes the loop.
       const nextDue = nextHeadDueAt(view.entries(), busy, ownHold, view.isHeldElsewhere);
-      const untilDue = nextDue === null ? deps.pollMs : nextDue - clock.now().getTime();
+      const untilDue = nextDue === null || waitingForSlot ? deps.pollMs : nextDue - clock.now().getTime();
       await pause(Math.max(1, Math.min(deps.pollMs, untilDue)));
     }
   }

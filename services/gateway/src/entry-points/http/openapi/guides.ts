@@ -28,7 +28,7 @@ Locally \`npm start\` runs the whole service with the sandbox provider and credi
 curl -s -X POST "$BASE/api/applications/initiate" -H "x-api-key: $API_KEY" \\
   -H 'content-type: application/json' \\
   -d '{"firstName":"Chinedu","lastName":"Okonkwo","email":"chinedu@example.com","bvn":"22200000001",
-       "amount":300000,"tenor":6,"interestRate":5,"idempotencyKey":"loan-0001"}'
+       "amount":300000,"tenor":6,"interestRate":5,"idempotencyKey":"'"$(node -p 'crypto.randomUUID()')"'"}'
 \`\`\`
 
 \`\`\`ts
@@ -259,6 +259,8 @@ Retrying is safe: \`initiate\` with the same \`idempotencyKey\` never creates a 
 (it answers 201 when it creates one and 200 with \`resumed: true\` when it resumes a
 PENDING_LINKING or ABANDONED one); the other operations move an application forward only once. The SDK
 generates the key when you do not give one and retries network errors and 5xx with the same key.
+Make keys random (a UUID, kept with your loan record), never a loan reference or a counter: keys
+are one namespace for every lender, and a key another account used first answers 403.
 
 What the specification leaves open and this service decided: bounds \`amount\` 0 < amount ≤
 ${Limits.maxAmount.toLocaleString('en-US')} Naira, \`tenor\` 1..${Limits.maxTenor} months, \`interestRate\` 0..${Limits.maxInterestRate} (% a month; 0 is a
