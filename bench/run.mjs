@@ -1,5 +1,5 @@
-// Benchmark suite entry point (`npm run bench`, or `node bench/run.mjs [e2e|scaling|gateway|
-// scoring|kafka|notifier ...]`). Starts the real local stack when a benchmark needs it, runs the
+// Benchmark suite entry point (`npm run bench`, or `node bench/run.mjs [e2e|tracing|scaling|
+// gateway|scoring|kafka|notifier ...]`). Starts the real local stack when a benchmark needs it, runs the
 // benchmarks one after the other, prints a table against the targets and writes
 // bench/results/<timestamp>.json and bench/results/latest.json. See bench/README.md.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -13,9 +13,10 @@ import { hasProjectBench, runNotifier, runProjectBench } from './notifier.mjs';
 import { runScoring } from './scoring.mjs';
 import { spawnService, startStack } from './lib/stack.mjs';
 import { createTap } from './lib/tap.mjs';
+import { startSpanSink } from './lib/spanSink.mjs';
 import { envInt, formatTable, infraEnv, log, requireFromRoot, root, round, withTimeout } from './lib/util.mjs';
 
-const ORDER = ['scoring', 'kafka', 'e2e', 'scaling', 'notifier', 'gateway'];
+const ORDER = ['scoring', 'kafka', 'e2e', 'tracing', 'scaling', 'notifier', 'gateway'];
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = requested.filter((a) => !ORDER.includes(a));
@@ -82,7 +83,7 @@ function writeResults() {
 }
 
 /** Starts a fresh stack for one benchmark (with a Kafka tap when asked). */
-async function bringUp(label, { withTap = false } = {}) {
+async function bringUp(label, { withTap = false, extraEnv = {} } = {}) {
   stackCount += 1;
   const namespace = `bench${runKey}${stackCount}.`;
   const dbPrefix = sharedDb ? null : `bench${runKey}${stackCount}_`;
@@ -91,14 +92,14 @@ async function bringUp(label, { withTap = false } = {}) {
   const t = Date.now();
   current = { label, stack: null, tap: null, namespace, dbPrefix };
   try {
-    current.stack = await startStack({ namespace, logDir, dbPrefix });
+    current.stack = await startStack({ namespace, logDir, dbPrefix, extraEnv });
   } catch (error) {
     // A service can fail its first start while the others create the run's topics at the
     // same moment; once they exist a second start does not meet the race.
     const reason = String(error?.message ?? error).split('\n')[0];
     log(`${label}: the stack did not start (${reason}); trying once more`);
     results.errors.push(`${label}: first stack start failed: ${reason}`);
-    current.stack = await startStack({ namespace, logDir, dbPrefix });
+    current.stack = await startStack({ namespace, logDir, dbPrefix, extraEnv });
   }
   const { stack } = current;
   results.stacks.push({
@@ -315,6 +316,22 @@ function report() {
       row(bench, 'Kafka records written more than once (same id)', d.kafkaRecordsWrittenTwice, 'reported');
   };
   e2eRows('e2e', results.e2e);
+  const tr = results.tracing;
+  if (tr) {
+    if (tr.error) row('tracing', 'failed', tr.error);
+    else {
+      row(
+        'tracing',
+        'CPU ms per decided application, the six services: tracing off -> on (every span sampled)',
+        `${tr.servicesOff} -> ${tr.servicesOn} (${tr.servicesRatio}x)`,
+        '<= 1.10x',
+        tr.servicesRatio === null ? null : tr.servicesRatio <= 1.1,
+      );
+      row('tracing', 'CPU ms per decided application, all processes: off -> on', `${tr.totalOff} -> ${tr.totalOn} (${tr.totalRatio}x)`, 'reported');
+      row('tracing', 'applications per minute: off -> on', `${tr.appsPerMinuteOff} -> ${tr.appsPerMinuteOn}`, 'reported');
+      row('tracing', 'spans exported per decided application (OTLP requests)', `${tr.spansPerApplication} (${tr.exportRequests})`, 'reported');
+    }
+  }
   const sc = results.scaling;
   if (sc) {
     if (sc.error) row('scaling', 'failed', sc.error);
@@ -428,6 +445,7 @@ function report() {
   }
   for (const [bench, e] of [
     ['e2e', results.e2e],
+    ['tracing', results.tracing?.run],
     ['scaling', results.scaling?.run],
   ]) {
     if (!e || e.error) continue;
@@ -488,6 +506,28 @@ function report() {
   }
   if (results.errors.length) text += `\n\nerrors:\n${results.errors.map((e) => `  ${e}`).join('\n')}`;
   return text;
+}
+
+/** The e2e's figures with tracing on against the same run without it. */
+function tracingCost(off, on, exported) {
+  if (!off || off.error) throw new Error('needs the e2e run without tracing first (node bench/run.mjs e2e tracing)');
+  const ratio = (a, b) => (a && b ? round(b / a, 2) : null);
+  const offCpu = off.cpuMsPerApplication ?? {};
+  const onCpu = on.cpuMsPerApplication ?? {};
+  return {
+    servicesOff: offCpu.services ?? null,
+    servicesOn: onCpu.services ?? null,
+    servicesRatio: ratio(offCpu.services, onCpu.services),
+    totalOff: offCpu.total ?? null,
+    totalOn: onCpu.total ?? null,
+    totalRatio: ratio(offCpu.total, onCpu.total),
+    appsPerMinuteOff: off.applicationsPerMinute,
+    appsPerMinuteOn: on.applicationsPerMinute,
+    exportRequests: exported.requests,
+    exportedBytes: exported.bytes,
+    spansPerApplication: on.completed ? round(exported.spans / on.completed, 1) : null,
+    run: on,
+  };
 }
 
 async function runScaling({ stack, tap, namespace }, single) {
@@ -585,14 +625,39 @@ async function main() {
     stageTimeoutMs: 60_000,
     runTimeoutMs: envInt('BENCH_E2E_TIMEOUT_SECONDS', 40) * 1000,
   };
-  // scaling compares against e2e, so it runs e2e first when asked alone
-  if (selected.includes('e2e') || selected.includes('scaling')) {
+  // scaling and tracing compare against e2e, so it runs e2e first when either is asked alone
+  if (selected.includes('e2e') || selected.includes('scaling') || selected.includes('tracing')) {
     await safely('e2e', async () => {
       const { stack, tap } = await bringUp('e2e', { withTap: true });
       try {
         return await runE2E({ stack, tap, ...e2eOptions, label: 'e2e', warmUp: 2 });
       } finally {
         await tearDown();
+      }
+    });
+  }
+  if (selected.includes('tracing')) {
+    await safely('tracing', async () => {
+      // The e2e again with every span of every service exported over OTLP to a receiver in this
+      // process (it decodes nothing: it counts), against the e2e run above without tracing.
+      const sink = await startSpanSink();
+      try {
+        const { stack, tap } = await bringUp('tracing', {
+          withTap: true,
+          extraEnv: {
+            OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+            OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+          },
+        });
+        try {
+          const on = await runE2E({ stack, tap, ...e2eOptions, label: 'tracing', warmUp: 2 });
+          return tracingCost(results.e2e, on, sink.totals());
+        } finally {
+          await tearDown();
+        }
+      } finally {
+        await sink.close();
       }
     });
   }

@@ -28,6 +28,14 @@ const common = {
   ALLOW_PRIVATE_WEBHOOK_URLS: allowPrivate,
 };
 
+// LOAN_TRACING=1: every service sends its spans to the Jaeger scripts/infra started beside the
+// broker, and the console links to it; an OTLP endpoint set by the caller wins.
+const traceUiUrl = process.env.LOAN_TRACING === '1' ? `http://${host}:${process.env.JAEGER_UI_PORT ?? 16686}` : null;
+if (traceUiUrl) {
+  common.OTEL_EXPORTER_OTLP_ENDPOINT ||= `http://${host}:${process.env.JAEGER_OTLP_PORT ?? 4318}`;
+  common.TRACE_UI_URL ||= traceUiUrl;
+}
+
 /** Each process: its entry point, its health port and its own settings. */
 const processes = [
   {
@@ -170,6 +178,7 @@ try {
   await Promise.all(processes.map((p) => waitReady(p)));
   console.log(`READY gateway=${gatewayUrl}`);
   console.log(`sandbox=${sandboxUrl} admin-token=${process.env.ADMIN_TOKEN ?? 'local-admin-token'} logs=${logDir}`);
+  if (traceUiUrl) console.log(`traces=${traceUiUrl} (Jaeger; each service's spans over OTLP)`);
 } catch (error) {
   console.error(String(error?.message ?? error));
   await stopAll(1);

@@ -138,8 +138,8 @@ function commonEnvironment(env, sandboxPort) {
  * through `node scripts/stack.mjs`, exactly as `npm start` does; otherwise the same processes
  * with the same settings on free ports, leaving out a service that is not built yet.
  */
-export async function startStack({ namespace, logDir, dbPrefix = null }) {
-  const env = stackEnvironment({ namespace, logDir });
+export async function startStack({ namespace, logDir, dbPrefix = null, extraEnv = {} }) {
+  const env = { ...stackEnvironment({ namespace, logDir }), ...extraEnv };
   if (dbPrefix) env.LOAN_STACK_DB_PREFIX = dbPrefix;
   const missing = notBuilt();
   // Databases of this run only need scripts/stack.mjs to name them per service.

@@ -131,6 +131,9 @@ export const configShape = {
     .url({ error: 'CONSOLE_PUBLIC_URL must be a URL' })
     .optional()
     .describe("The gateway's address as staff reach it (https://console.lender.example), for invitation links; the gateway's own address when unset"),
+  TRACE_UI_URL: z
+    .preprocess((v) => (v === '' ? undefined : v), z.url({ error: 'TRACE_UI_URL must be a URL' }).optional())
+    .describe("A Jaeger UI's address (http://localhost:16686): the console's application page then links to the application's traces"),
   WEBHOOK_SECRET_OVERLAP: durationMs('24h').describe('How long the previous webhook secret keeps signing after a rotation'),
 };
 

@@ -16,6 +16,13 @@ describe('the gateway configuration', () => {
     expect(loadGatewayConfig({}).production).toBe(false);
   });
 
+  it('when TRACE_UI_URL is a URL, then the console links to it; when empty (compose without tracing), there is none; anything else is refused by name', () => {
+    expect(loadGatewayConfig({ TRACE_UI_URL: 'http://localhost:16686' }).TRACE_UI_URL).toBe('http://localhost:16686');
+    expect(loadGatewayConfig({ TRACE_UI_URL: '' }).TRACE_UI_URL).toBeUndefined();
+    expect(loadGatewayConfig({}).TRACE_UI_URL).toBeUndefined();
+    expect(() => loadGatewayConfig({ TRACE_UI_URL: 'jaeger' })).toThrow(/TRACE_UI_URL must be a URL/);
+  });
+
   it('when a duration is beyond its bounds, then the gateway refuses it by name', () => {
     expect(() => loadGatewayConfig({ CONSOLE_SESSION_TTL: '30d' })).toThrow(/CONSOLE_SESSION_TTL is at most 7d/);
     expect(() => loadGatewayConfig({ CONSOLE_SESSION_TTL: '10s' })).toThrow(/CONSOLE_SESSION_TTL is at least 1m/);

@@ -168,6 +168,7 @@ export function createGatewayService(deps: {
       failures: authFailures,
       logger: logger.child({ component: 'console' }),
       production: config.production,
+      traceUiUrl: config.TRACE_UI_URL ?? null,
     }),
     client: clientRoutes({ accounts, clock, authenticate: auth, limit: limiter }),
     users: userRoutes({ staff, authenticate: auth, limit: limiter }),

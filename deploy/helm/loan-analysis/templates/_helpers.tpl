@@ -185,6 +185,9 @@ OTEL_RESOURCE_ATTRIBUTES: {{ printf "k8s.namespace.name=%s%s" $root.Release.Name
 GATEWAY_PORT: {{ $c.port | quote }}
 NOTIFIER_URL: {{ include "loan.componentUrl" (dict "root" $root "name" "notifier") | quote }}
 SCORING_URL: {{ include "loan.componentUrl" (dict "root" $root "name" "scoring") | quote }}
+{{- with ($root.Values.tracing).uiUrl }}
+TRACE_UI_URL: {{ . | quote }}
+{{- end }}
 {{- end }}
 {{- if or (eq $name "applications") (eq $name "enrichment") }}
 PROVIDER_BASE_URL: {{ ternary (include "loan.componentUrl" (dict "root" $root "name" "sandbox")) $root.Values.provider.baseUrl $sandboxOn | quote }}

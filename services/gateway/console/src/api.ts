@@ -50,6 +50,8 @@ export interface SessionState {
   expiresAt?: string;
   /** The staff user signed in; null when the console was opened with the API key (which may do everything). */
   user?: { userId: string; email: string | null; role: StaffRole } | null;
+  /** A trace UI (Jaeger) to link an application's traces to, when the gateway names one. */
+  traceUiUrl?: string | null;
 }
 
 /** What an invitation link shows before it is accepted. */

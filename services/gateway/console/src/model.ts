@@ -29,45 +29,121 @@ const ACCOUNT_EVENTS = new Set(['account.linked', 'account.enrichment_ready', 'a
  * the latest step of its kind at or before it; an event no step tells gets a step of its own.
  */
 export function storyOf(application: ApplicationView, deliveries: DeliveryView[]): StoryStep[] {
-  const steps: Placed[] = [{ at: application.createdAt, title: 'Application created', order: [0, 0, 0], events: [], deliveries: [] }];
+  const steps: Placed[] = [
+    { at: application.createdAt, title: 'Application created', order: [0, 0, 0], events: [], deliveries: [] },
+  ];
   const accounts = [...application.accounts].sort((a, b) => a.linkedAt.localeCompare(b.linkedAt));
-  const byEvent = (event: string) => deliveries.filter((d) => d.event === event).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const byEvent = (event: string) =>
+    deliveries.filter((d) => d.event === event).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   accounts.forEach((account, i) => {
     const name = `${account.institution} ${account.accountNumber}`;
-    steps.push({ at: account.linkedAt, title: `Bank account linked: ${name}`, order: [1, i, 0], events: ['account.linked'], deliveries: [] });
+    steps.push({
+      at: account.linkedAt,
+      title: `Bank account linked: ${name}`,
+      order: [1, i, 0],
+      events: ['account.linked'],
+      deliveries: [],
+    });
     if (account.enrichmentStatus === 'READY') {
-      steps.push({ at: account.enrichedAt ?? account.linkedAt, title: `Statement read: ${name}`, order: [1, i, 1], events: ['account.enrichment_ready'], deliveries: [] });
+      steps.push({
+        at: account.enrichedAt ?? account.linkedAt,
+        title: `Statement read: ${name}`,
+        order: [1, i, 1],
+        events: ['account.enrichment_ready'],
+        deliveries: [],
+      });
     } else if (account.enrichmentStatus === 'FAILED') {
       const failed = byEvent('account.enrichment_failed').find((d) => d.createdAt >= account.linkedAt);
-      steps.push({ at: failed?.createdAt ?? account.linkedAt, title: `Statement could not be read: ${name}`, order: [1, i, 1], events: ['account.enrichment_failed'], deliveries: [] });
+      steps.push({
+        at: failed?.createdAt ?? account.linkedAt,
+        title: `Statement could not be read: ${name}`,
+        order: [1, i, 1],
+        events: ['account.enrichment_failed'],
+        deliveries: [],
+      });
     }
   });
   if (application.linkingFinalizedAt) {
-    steps.push({ at: application.linkingFinalizedAt, title: 'Linking finished', detail: 'no more accounts can be linked', order: [2, 0, 0], events: [], deliveries: [] });
+    steps.push({
+      at: application.linkingFinalizedAt,
+      title: 'Linking finished',
+      detail: 'no more accounts can be linked',
+      order: [2, 0, 0],
+      events: [],
+      deliveries: [],
+    });
   }
   const ready = byEvent('application.ready_for_analysis')[0];
-  if (ready) steps.push({ at: ready.createdAt, title: 'Ready for analysis', order: [3, 0, 0], events: ['application.ready_for_analysis'], deliveries: [] });
+  if (ready)
+    steps.push({
+      at: ready.createdAt,
+      title: 'Ready for analysis',
+      order: [3, 0, 0],
+      events: ['application.ready_for_analysis'],
+      deliveries: [],
+    });
   if (application.analysisRequestedAt) {
-    steps.push({ at: application.analysisRequestedAt, title: 'Analysis asked for', order: [4, 0, 0], events: [], deliveries: [] });
+    steps.push({
+      at: application.analysisRequestedAt,
+      title: 'Analysis asked for',
+      order: [4, 0, 0],
+      events: [],
+      deliveries: [],
+    });
   }
   if (application.decision) {
     const decision = application.decision;
-    steps.push({ at: decision.timestamp, title: `Decided: ${say(decision.decision, 'decision')}`, detail: `score ${decision.score} of 100`, order: [5, 0, 0], events: ['application.decision'], deliveries: [] });
+    steps.push({
+      at: decision.timestamp,
+      title: `Decided: ${say(decision.decision, 'decision')}`,
+      detail: `score ${decision.score} of 100`,
+      order: [5, 0, 0],
+      events: ['application.decision'],
+      deliveries: [],
+    });
   }
   if (application.review) {
     const review = application.review;
-    steps.push({ at: review.madeAt, title: `Reviewed: ${say(review.outcome, 'decision')}`, detail: `by ${review.reviewer}`, order: [6, 0, 0], events: review.reviewedAt ? [] : ['application.review_completed'], deliveries: [] });
+    steps.push({
+      at: review.madeAt,
+      title: `Reviewed: ${say(review.outcome, 'decision')}`,
+      detail: `by ${review.reviewer}`,
+      order: [6, 0, 0],
+      events: review.reviewedAt ? [] : ['application.review_completed'],
+      deliveries: [],
+    });
     if (review.reviewedAt && review.confirmedBy) {
-      steps.push({ at: review.reviewedAt, title: 'Review confirmed', detail: `by ${review.confirmedBy}`, order: [6, 1, 0], events: ['application.review_completed'], deliveries: [] });
+      steps.push({
+        at: review.reviewedAt,
+        title: 'Review confirmed',
+        detail: `by ${review.confirmedBy}`,
+        order: [6, 1, 0],
+        events: ['application.review_completed'],
+        deliveries: [],
+      });
     } else if (review.reviewedAt) {
       steps[steps.length - 1]!.events.push('application.review_completed');
     }
   }
   if (application.failureReason) {
-    steps.push({ at: application.updatedAt, title: 'Application failed', detail: say(application.failureReason, 'failureReason'), order: [7, 0, 0], events: ['application.failed'], deliveries: [] });
+    steps.push({
+      at: application.updatedAt,
+      title: 'Application failed',
+      detail: say(application.failureReason, 'failureReason'),
+      order: [7, 0, 0],
+      events: ['application.failed'],
+      deliveries: [],
+    });
   }
   if (application.abandonReason) {
-    steps.push({ at: application.updatedAt, title: 'Application abandoned', detail: say(application.abandonReason, 'abandonReason'), order: [7, 0, 0], events: ['application.abandoned'], deliveries: [] });
+    steps.push({
+      at: application.updatedAt,
+      title: 'Application abandoned',
+      detail: say(application.abandonReason, 'abandonReason'),
+      order: [7, 0, 0],
+      events: ['application.abandoned'],
+      deliveries: [],
+    });
   }
 
   for (const delivery of [...deliveries].sort((a, b) => a.createdAt.localeCompare(b.createdAt))) {
@@ -78,10 +154,18 @@ export function storyOf(application: ApplicationView, deliveries: DeliveryView[]
       : candidates[0];
     if (home) home.deliveries.push(delivery);
     else {
-      steps.push({ at: delivery.createdAt, title: `Webhook: ${say(delivery.event, 'event')}`, code: delivery.event, order: [8, 0, 0], events: [], deliveries: [delivery] });
+      steps.push({
+        at: delivery.createdAt,
+        title: `Webhook: ${say(delivery.event, 'event')}`,
+        code: delivery.event,
+        order: [8, 0, 0],
+        events: [],
+        deliveries: [delivery],
+      });
     }
   }
-  const compare = (a: Placed, b: Placed) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2] || a.at.localeCompare(b.at);
+  const compare = (a: Placed, b: Placed) =>
+    a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2] || a.at.localeCompare(b.at);
   return steps.sort(compare).map(({ order: _order, events: _events, ...step }) => step);
 }
 
@@ -97,7 +181,9 @@ export function attemptsSummary(delivery: DeliveryView): string {
   const manual = delivery.attempts.filter((a) => a.manual);
   const parts: string[] = [];
   if (automatic.length > 0) {
-    parts.push(`after ${automatic.length === 1 ? '1 attempt' : `${automatic.length} attempts`} (${answers(automatic)})`);
+    parts.push(
+      `after ${automatic.length === 1 ? '1 attempt' : `${automatic.length} attempts`} (${answers(automatic)})`,
+    );
   } else if (manual.length === 0) parts.push('no attempt yet');
   if (manual.length > 0) {
     parts.push(`redelivered ${manual.length === 1 ? 'once' : `${manual.length} times`} (${answers(manual)})`);
@@ -173,10 +259,16 @@ export function termsOf(decision: DecisionView): TermsShown | null {
   const counter = decision.counter_offer;
   const reason = counter?.reason ?? null;
   const tenors = decision.eligible_tenors;
-  if (decision.decision === 'APPROVED') return { heading: 'Approved terms', terms: decision.approval_details, reason: null, tenors };
+  if (decision.decision === 'APPROVED')
+    return { heading: 'Approved terms', terms: decision.approval_details, reason: null, tenors };
   if (decision.decision === 'COUNTER_OFFER') {
     const terms = counter
-      ? { approved_amount: counter.amount, approved_tenor: counter.tenor, approved_interest: counter.interest_rate, monthly_payment: counter.monthly_payment }
+      ? {
+          approved_amount: counter.amount,
+          approved_tenor: counter.tenor,
+          approved_interest: counter.interest_rate,
+          monthly_payment: counter.monthly_payment,
+        }
       : decision.approval_details;
     return { heading: 'Offered instead', terms, reason, tenors };
   }
@@ -227,5 +319,31 @@ export function whenUtc(iso: string): string {
 export function monthLabel(month: string): string {
   const [year, m] = month.split('-').map(Number);
   if (!year || !m) return month;
-  return new Date(Date.UTC(year, m - 1, 1)).toLocaleString('en-GB', { month: 'short', year: 'numeric', timeZone: 'UTC' });
+  return new Date(Date.UTC(year, m - 1, 1)).toLocaleString('en-GB', {
+    month: 'short',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+}
+
+/**
+ * Where a Jaeger UI shows an application's traces: the gateway's spans tagged with its id, from
+ * an hour before it was created to an hour after its last change (the UI's times are in µs).
+ * Each lender request and each linking starts a trace of its own; all carry the id.
+ */
+export function tracesUrl(
+  traceUiUrl: string,
+  application: Pick<ApplicationView, 'applicationId' | 'createdAt' | 'updatedAt'>,
+): string {
+  const hour = 3_600_000;
+  const micros = (ms: number) => String(ms * 1000);
+  const query = new URLSearchParams({
+    service: 'gateway',
+    tags: JSON.stringify({ 'loan.application_id': application.applicationId }),
+    lookback: 'custom',
+    start: micros(Date.parse(application.createdAt) - hour),
+    end: micros(Date.parse(application.updatedAt) + hour),
+    limit: '50',
+  });
+  return `${traceUiUrl.replace(/\/+$/, '')}/search?${query.toString()}`;
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
-import { attemptsSummary, BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthlyFlowsOf, storyOf, termsOf } from '../model';
+import { attemptsSummary, BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthlyFlowsOf, storyOf, termsOf, tracesUrl } from '../model';
 import { say } from '../labels';
 import { Badge, Loading, PageHeading, Problem, ShortId, Time, Updated, useLive } from '../ui';
 import { BreakdownTable, flowMonthLabel, FlowsTable, TermsFacts } from './decisionParts';
@@ -282,6 +282,20 @@ function Decision({ application }: { application: ApplicationView }) {
 }
 
 /** One application: summary, timeline with its webhook deliveries, accounts and the explained decision. */
+/** The application's traces in the trace UI, for developers, when the gateway names one. */
+function TracesLink({ application }: { application: ApplicationView }) {
+  const session = useSession();
+  if (!session?.traceUiUrl || !may(session, 'developer')) return null;
+  return (
+    <p class="hint">
+      <a href={tracesUrl(session.traceUiUrl, application)} target="_blank" rel="noopener noreferrer">
+        Traces of this application
+      </a>{' '}
+      (each request and linking, through every service, in the trace UI)
+    </p>
+  );
+}
+
 export function ApplicationPage({ applicationId }: { applicationId: string }) {
   // The page follows the application as it moves on (a decision, a review, a redelivery).
   const [application, reloadApplication, updatedAt] = useLive(() => api.application(applicationId), applicationId);
@@ -429,6 +443,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
             for this application, each under the step it announced.
           </p>
         ) : null}
+        <TracesLink application={app} />
       </section>
     </>
   );

@@ -39,6 +39,8 @@ const timings = {
   RATE_LIMIT_GLOBAL: '1000',
   // The proxy in front of the gateway says whether the browser used https.
   TRUST_PROXY: '1',
+  // A trace UI the application page links to (only the link is checked; nothing listens there).
+  TRACE_UI_URL: 'http://traces.lender.test:16686',
 };
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -1234,6 +1236,12 @@ describe('the console in a browser', () => {
       expect(await page.getByRole('list', { name: /^Webhooks of: Decided: / }).isVisible()).toBe(true),
     );
     await eventually(async () => expect(await page.getByText(/Attempt 1 at .*: HTTP 200/).count()).toBeGreaterThan(0));
+    // The application's traces, in the trace UI the gateway names, opened beside the console.
+    const traces = page.getByRole('link', { name: 'Traces of this application' });
+    const href = new URL((await traces.getAttribute('href'))!);
+    expect(href.origin + href.pathname).toBe('http://traces.lender.test:16686/search');
+    expect(JSON.parse(href.searchParams.get('tags')!)).toEqual({ 'loan.application_id': decided.applicationId });
+    expect(await traces.getAttribute('target')).toBe('_blank');
     expect(await accessibilityViolations()).toEqual([]);
     if (process.env.CONSOLE_SCREENSHOT === '1') {
       // From the top of the page to the end of the monthly flows.

@@ -155,6 +155,8 @@ export function consoleRoutes(deps: {
   production: boolean;
   /** Where the built page and assets are; the page answers 503 until they are built. */
   bundleDir?: string;
+  /** A trace UI (Jaeger) the application page links to, when there is one (TRACE_UI_URL). */
+  traceUiUrl?: string | null;
 }) {
   const bundleDir = deps.bundleDir ?? CONSOLE_BUNDLE_DIR;
   const names = cookieNames(deps.production);
@@ -221,6 +223,7 @@ export function consoleRoutes(deps: {
     expiresAt: session.expiresAt.toISOString(),
     /** The staff user; null for a console signed in with the API key, which may do everything. */
     user: session.userId ? { userId: session.userId, email, role: session.role } : null,
+    traceUiUrl: deps.traceUiUrl ?? null,
   });
   const emailOf = async (session: ConsoleSession) =>
     session.userId ? ((await deps.staff.get(session.clientId, session.userId))?.email ?? null) : null;

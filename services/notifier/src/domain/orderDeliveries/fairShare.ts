@@ -15,7 +15,11 @@ export const reservedSlots = (concurrency: number) => (concurrency < 2 ? 0 : Mat
  * beyond that only while more than `reservedSlots` stay free, so a lender that arrives while another fills every slot
  * it may finds one waiting, and the slots a lender frees go to those under their share first.
  */
-export function fairPick(due: readonly ScheduleEntry[], busy: ReadonlyMap<string, number>, concurrency: number): ScheduleEntry[] {
+export function fairPick(
+  due: readonly ScheduleEntry[],
+  busy: ReadonlyMap<string, number>,
+  concurrency: number,
+): ScheduleEntry[] {
   const held = new Map(busy);
   let free = concurrency - [...held.values()].reduce((sum, n) => sum + n, 0);
   if (free <= 0 || due.length === 0) return [];

@@ -6,7 +6,15 @@ let n = 0;
 const heads = (clientId: string, count: number): ScheduleEntry[] =>
   Array.from({ length: count }, () => {
     n += 1;
-    return { deliveryId: `${clientId}-${n}`, clientId, applicationId: `app-${n}`, partition: 0, seq: n, nextAttemptAt: at, version: 0 };
+    return {
+      deliveryId: `${clientId}-${n}`,
+      clientId,
+      applicationId: `app-${n}`,
+      partition: 0,
+      seq: n,
+      nextAttemptAt: at,
+      version: 0,
+    };
   });
 const lendersOf = (picked: ScheduleEntry[]) => picked.map((e) => e.clientId);
 const count = (picked: ScheduleEntry[], clientId: string) => picked.filter((e) => e.clientId === clientId).length;
@@ -29,7 +37,14 @@ describe('sharing the delivery slots between lenders', () => {
   });
 
   it('when a lender over its share frees a slot, then a lender under its share takes it first', () => {
-    const picked = fairPick([...heads('a', 10), ...heads('b', 10)], new Map([['a', 6], ['b', 1]]), 8);
+    const picked = fairPick(
+      [...heads('a', 10), ...heads('b', 10)],
+      new Map([
+        ['a', 6],
+        ['b', 1],
+      ]),
+      8,
+    );
     expect(lendersOf(picked)).toEqual(['b']);
   });
 
