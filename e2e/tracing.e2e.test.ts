@@ -305,6 +305,22 @@ const requestSpan = (method: string, urlPath: string) =>
       (s.attributes['http.request.method'] ?? s.attributes['http.method']) === method,
   );
 const traceOf = (traceId: string) => otlp.spans.filter((s) => s.traceId === traceId);
+/** The traces of every gateway request exported so far, for telling a new request's apart. */
+const gatewayTraces = () =>
+  new Set(otlp.spans.filter((s) => s.service === 'gateway' && s.kind === SERVER).map((s) => s.traceId));
+/** The span of an initiate request in a trace that is not among `earlier`. */
+const newInitiateSpan = (earlier: Set<string>) =>
+  waitFor(
+    () =>
+      otlp.spans.find(
+        (s) =>
+          s.service === 'gateway' &&
+          s.kind === SERVER &&
+          pathOf(s) === '/api/applications/initiate' &&
+          !earlier.has(s.traceId),
+      ),
+    { what: 'the initiate request span' },
+  );
 const servicesOf = (spans: ExportedSpan[]) => [...new Set(spans.map((s) => s.service))].sort();
 
 /** Every CONSUMER span of the trace has a PRODUCER span of the same topic, in the same trace, as its parent. */
@@ -387,6 +403,8 @@ it('when a lender takes an application from initiate to a decision, then each re
   const initiate = await waitFor(() => requestSpan('POST', '/api/applications/initiate'), {
     what: 'the initiate request span',
   });
+  // The route template, which the dashboard's latency panel searches slow requests by.
+  expect(initiate.attributes['http.route']).toBe('/api/applications/initiate');
   const initiated = await traceReaching(initiate.traceId, ['gateway', 'applications', 'janitor']);
   expectKafkaHopsParented(initiated);
 
@@ -486,7 +504,7 @@ it('when a lender takes an application from initiate to a decision, then each re
 });
 
 it('when applications dies between its write and the outbox publication, then the record its sweep publishes after the restart still continues the request trace', async () => {
-  const earlier = new Set(otlp.spans.filter((s) => s.service === 'gateway' && s.kind === SERVER).map((s) => s.traceId));
+  const earlier = gatewayTraces();
   // Applications whose publications of facts and events fail (the registry refuses their schemas).
   const healthy = procs.get('applications')!;
   await stop(healthy, 'SIGKILL');
@@ -496,17 +514,7 @@ it('when applications dies between its write and the outbox publication, then th
 
   const start = await api('POST', '/api/applications/initiate', applicant());
   expect(start.status).toBe(201);
-  const request = await waitFor(
-    () =>
-      otlp.spans.find(
-        (s) =>
-          s.service === 'gateway' &&
-          s.kind === SERVER &&
-          pathOf(s) === '/api/applications/initiate' &&
-          !earlier.has(s.traceId),
-      ),
-    { what: 'the initiate request span' },
-  );
+  const request = await newInitiateSpan(earlier);
   // Its command was carried out (the application written, its fact in the outbox) and the publication failed.
   const handled = await waitFor(
     () =>
@@ -554,23 +562,11 @@ it('when applications dies between its write and the outbox publication, then th
 it(
   'when a deadline armed by a request fires, then the firing starts a trace of its own, linked to the one that armed it, and its record continues that new trace',
   async () => {
-    const earlier = new Set(
-      otlp.spans.filter((s) => s.service === 'gateway' && s.kind === SERVER).map((s) => s.traceId),
-    );
+    const earlier = gatewayTraces();
     const start = await api('POST', '/api/applications/initiate', applicant());
     expect(start.status).toBe(201);
     const id = start.body.applicationId as string;
-    const request = await waitFor(
-      () =>
-        otlp.spans.find(
-          (s) =>
-            s.service === 'gateway' &&
-            s.kind === SERVER &&
-            pathOf(s) === '/api/applications/initiate' &&
-            !earlier.has(s.traceId),
-        ),
-      { what: 'the initiate request span' },
-    );
+    const request = await newInitiateSpan(earlier);
     // The janitor's handling of the fact that armed the no_link deadline, in the request's trace.
     const arming = (
       await traceReaching(request.traceId, ['janitor'], (all) =>

@@ -12,8 +12,8 @@ import {
   type Clock,
 } from '@loan/runtime';
 import { createMonoClient } from '@loan/provider';
-import type { EnrichmentResult } from '@loan/contracts';
-import { testStamp } from './helpers';
+import { Topics, type EnrichmentResult, type ScoringResult } from '@loan/contracts';
+import { testStamp, waitFor } from './helpers';
 
 /**
  * Starts parts of the real system in this test process, isolated from other suites by a topic
@@ -235,6 +235,61 @@ export function testBus(ns: string, clientId: string) {
       namespace: ns,
     },
   });
+}
+
+/**
+ * A lender's application taken to COMPLETED over real HTTP and the real broker: initiated,
+ * linked in the sandbox (the salaried persona), finalized, its account reported enriched as
+ * enrichment would, analyzed, and scored with what `scored` gives for its applicant id (the
+ * decision, and the repayment capacity if any) as scoring would report it.
+ */
+export async function decidedApplication(
+  stack: { gatewayUrl: string; bus: ReturnType<typeof testBus>; applications: Running },
+  lender: { apiKey: string; clientId: string },
+  scored: (applicantId: string) => Pick<Extract<ScoringResult, { type: 'ApplicationScored' }>, 'decision' | 'repaymentCapacity'>,
+) {
+  const api = (method: string, path: string) => call(stack.gatewayUrl, lender.apiKey, method, path);
+  const started = await call(stack.gatewayUrl, lender.apiKey, 'POST', '/api/applications/initiate', applicant());
+  if (started.status !== 201) throw new Error(`initiate answered ${started.status}`);
+  const app = started.body as { applicationId: string; applicantId: string; widgetUrl: string };
+  const linked = await fetch(`${new URL(app.widgetUrl).origin}/sandbox/link`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ widgetUrl: app.widgetUrl, persona: 'salaried' }),
+  });
+  if (linked.status !== 200) throw new Error(`the sandbox's link answered ${linked.status}`);
+  const view = await waitFor(
+    async () => {
+      const v = await api('GET', `/api/applications/${app.applicationId}`);
+      return v.body.status === 'LINKED' && v.body.accounts.length === 1 ? v.body : null;
+    },
+    { what: 'the application to be LINKED' },
+  );
+  const finalized = await api('POST', `/api/applications/${app.applicationId}/finalize-linking`);
+  if (finalized.status !== 200) throw new Error(`finalize-linking answered ${finalized.status}`);
+  const ids = { clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId };
+  const accountId = view.accounts[0].accountId as string;
+  await stack.bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: accountEnriched({ ...ids, accountId }) }]);
+  await waitFor(async () => (await api('POST', `/api/applications/${app.applicationId}/analyze`)).status === 200, {
+    what: 'analyze to be accepted',
+  });
+  const stored = await stack.applications.runtime.db
+    .model('Application')
+    .findById(app.applicationId)
+    .lean<{ analysis: { analysisId: string } }>();
+  const result: ScoringResult = {
+    ...ids,
+    factId: randomUUID(),
+    at: new Date().toISOString(),
+    type: 'ApplicationScored',
+    analysisId: stored!.analysis.analysisId,
+    ...scored(app.applicantId),
+  };
+  await stack.bus.publish(Topics.scoringResults, [{ key: app.applicationId, value: result }]);
+  await waitFor(async () => (await api('GET', `/api/applications/${app.applicationId}`)).body.status === 'COMPLETED', {
+    what: 'the application to be COMPLETED',
+  });
+  return { ...app, accountId };
 }
 
 /** An AccountEnriched result as the enrichment service reports it, with a small profile. */

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import express, { type Express, type Request, type Response, type NextFunction, type Router } from 'express';
 import { errorBody } from '@loan/contracts';
 import { timingSafeEqual } from 'node:crypto';
@@ -37,12 +38,29 @@ export function mountOps(app: Express, options: { metrics: Metrics; checks: Reco
  * route took (a 404, or a 401/400/413 answered before routing) is `unmatched`: a raw path
  * would let anyone mint a metric series per URL.
  */
+/** The route template a request took (`/api/applications/:id`), or `unmatched`. */
+const routeTemplateOf = (req: Request): string => {
+  const route = req.route?.path as string | undefined;
+  return typeof route === 'string' ? `${req.baseUrl ?? ''}${route}` : 'unmatched';
+};
+
 export function httpMetrics(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
+    // With tracing on, the request's span gets the same template as `http.route` (what a trace
+    // search by route, and the dashboard's link to slow requests, look for), set as the response
+    // ends, while that span is still open.
+    const span = trace.getActiveSpan();
+    if (span) {
+      const end = res.end.bind(res);
+      res.end = ((...args: Parameters<Response['end']>) => {
+        const template = routeTemplateOf(req);
+        if (template !== 'unmatched') span.setAttribute('http.route', template);
+        return end(...args);
+      }) as Response['end'];
+    }
     res.on('finish', () => {
-      const route = req.route?.path as string | undefined;
-      const path = typeof route === 'string' ? `${req.baseUrl ?? ''}${route}` : 'unmatched';
+      const path = routeTemplateOf(req);
       metrics.httpDuration.observe(
         { method: req.method, route: path, status: String(res.statusCode) },
         Number(process.hrtime.bigint() - started) / 1e9,

@@ -114,6 +114,16 @@ const readableIn = (doc: unknown, who: Record<string, string>) =>
     .filter(([, value]) => JSON.stringify(doc).toLowerCase().includes(value.toLowerCase()))
     .map(([field]) => field);
 
+/** The status read and the list (found by `q`) show the person's names and e-mail in clear. */
+async function seesIdentity(clientId: string, applicationId: string, q: string, who: ReturnType<typeof person>) {
+  const view = await send({ type: 'GetApplication', clientId, applicationId });
+  expect(view.ok && view.result.applicant).toEqual({ firstName: who.firstName, lastName: who.lastName, email: who.email });
+  const listed = await send({ type: 'ListApplications', clientId, statuses: [], q, limit: 10, after: null });
+  expect(listed.ok && listed.result.items).toEqual([
+    expect.objectContaining({ applicationId, applicantName: `${who.firstName} ${who.lastName}` }),
+  ]);
+}
+
 describe('the applicant\u2019s identity at rest', () => {
   it('when an application is initiated and resumed, then the stored document holds names, e-mail, phone and BVN only sealed, and the status read and the list by applicant id show them', async () => {
     const clientId = `c-${randomUUID()}`;
@@ -132,23 +142,7 @@ describe('the applicant\u2019s identity at rest', () => {
       [applicant.firstName, applicant.lastName, applicant.email, applicant.phone!].map((v) => sealer.open(v)),
     ).toEqual([who.firstName, who.lastName, who.email, who.phone]);
 
-    const view = await send({ type: 'GetApplication', clientId, applicationId });
-    expect(view.ok && view.result.applicant).toEqual({
-      firstName: who.firstName,
-      lastName: who.lastName,
-      email: who.email,
-    });
-    const listed = await send({
-      type: 'ListApplications',
-      clientId,
-      statuses: [],
-      q: applicantId,
-      limit: 10,
-      after: null,
-    });
-    expect(listed.ok && listed.result.items).toEqual([
-      expect.objectContaining({ applicationId, applicantName: `${who.firstName} ${who.lastName}` }),
-    ]);
+    await seesIdentity(clientId, applicationId, applicantId, who);
 
     // The same key again resumes it, with the resending request's identity; another lender's is refused.
     const renamed = { ...who, lastName: `${who.lastName}-Eze` };
@@ -211,23 +205,7 @@ describe('the applicant\u2019s identity at rest', () => {
       outboxPending: false,
     });
 
-    const view = await send({ type: 'GetApplication', clientId, applicationId });
-    expect(view.ok && view.result.applicant).toEqual({
-      firstName: who.firstName,
-      lastName: who.lastName,
-      email: who.email,
-    });
-    const listed = await send({
-      type: 'ListApplications',
-      clientId,
-      statuses: [],
-      q: applicationId,
-      limit: 10,
-      after: null,
-    });
-    expect(listed.ok && listed.result.items).toEqual([
-      expect.objectContaining({ applicantName: `${who.firstName} ${who.lastName}` }),
-    ]);
+    await seesIdentity(clientId, applicationId, applicationId, who);
 
     expect(await send({ type: 'FinalizeLinking', clientId, applicationId })).toMatchObject({
       ok: true,

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Topics, type DecisionOutcome, type EnrichmentResult, type MonthSummary, type ScoringResult } from '@loan/contracts';
+import { Topics, type DecisionOutcome, type EnrichmentResult, type MonthSummary } from '@loan/contracts';
 import { waitFor } from '../../../testing/helpers';
 import {
   accountEnriched,
   applicant,
   call,
   createClient,
+  decidedApplication,
   startApplications,
   startGateway,
   startSandbox,
@@ -74,29 +75,10 @@ async function linked() {
 }
 
 /** A linked application taken to COMPLETED with the example decision, its outcome set to `outcome`. */
-async function scoredApplication(outcome: DecisionOutcome = 'APPROVED') {
-  const app = await linked();
-  expect((await call(gateway.url, lender.apiKey, 'POST', `/api/applications/${app.applicationId}/finalize-linking`)).status).toBe(200);
-  const ids = { clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId };
-  await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: accountEnriched({ ...ids, accountId: app.accountId }) }]);
-  await waitFor(async () => (await call(gateway.url, lender.apiKey, 'POST', `/api/applications/${app.applicationId}/analyze`)).status === 200, {
-    what: 'analyze to be accepted',
-  });
-  const stored = await applications.runtime.db.model('Application').findById(app.applicationId).lean<{ analysis: { analysisId: string } }>();
-  const scored: ScoringResult = {
-    ...ids,
-    factId: randomUUID(),
-    at: new Date().toISOString(),
-    type: 'ApplicationScored',
-    analysisId: stored!.analysis.analysisId,
-    decision: { ...Examples.decision, decision: outcome, applicant_id: app.applicantId },
-  };
-  await bus.publish(Topics.scoringResults, [{ key: app.applicationId, value: scored }]);
-  await waitFor(async () => (await list(`?q=${app.applicationId}`)).body.items[0]?.status === 'COMPLETED', {
-    what: 'the application to be COMPLETED in the list',
-  });
-  return app;
-}
+const scoredApplication = (outcome: DecisionOutcome = 'APPROVED') =>
+  decidedApplication({ gatewayUrl: gateway.url, bus, applications }, lender, (applicantId) => ({
+    decision: { ...Examples.decision, decision: outcome, applicant_id: applicantId },
+  }));
 
 /** Every page from the first, `limit` at a time; `between` runs after each page. */
 async function everyPage(query: string, between: () => Promise<unknown> = async () => undefined) {

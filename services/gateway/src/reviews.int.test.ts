@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Topics, type ApplicationCommand, type Decision, type ScoringResult } from '@loan/contracts';
+import { Topics, type ApplicationCommand, type Decision } from '@loan/contracts';
 import { waitFor } from '../../../testing/helpers';
 import {
-  accountEnriched,
   applicant,
   call,
   createClient,
+  decidedApplication,
   startApplications,
   startGateway,
   startSandbox,
@@ -57,45 +57,16 @@ async function initiate(key = lender.apiKey) {
  * An application of the lender scored MANUAL_REVIEW (the ask: ₦300,000 over 6 months at 5%,
  * ₦59,105.24 a month; ₦100,000 a month of repayment capacity).
  */
-async function referred(key = lender.apiKey, clientId = lender.clientId) {
-  const app = await initiate(key);
-  const linked = await fetch(`${new URL(app.widgetUrl).origin}/sandbox/link`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ widgetUrl: app.widgetUrl, persona: 'salaried' }),
-  });
-  expect(linked.status).toBe(200);
-  const view = await waitFor(async () => {
-    const v = await api('GET', `/api/applications/${app.applicationId}`, undefined, key);
-    return v.body.status === 'LINKED' && v.body.accounts.length === 1 ? v.body : null;
-  }, { what: 'the application to be LINKED' });
-  expect((await api('POST', `/api/applications/${app.applicationId}/finalize-linking`, undefined, key)).status).toBe(200);
-  const ids = { clientId, applicationId: app.applicationId, applicantId: app.applicantId };
-  await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: accountEnriched({ ...ids, accountId: view.accounts[0].accountId }) }]);
-  await waitFor(async () => (await api('POST', `/api/applications/${app.applicationId}/analyze`, undefined, key)).status === 200, {
-    what: 'analyze to be accepted',
-  });
-  const stored = await applications.runtime.db.model('Application').findById(app.applicationId).lean<{ analysis: { analysisId: string } }>();
-  const scored: ScoringResult = {
-    ...ids,
-    factId: randomUUID(),
-    at: new Date().toISOString(),
-    type: 'ApplicationScored',
-    analysisId: stored!.analysis.analysisId,
+const referred = (key = lender.apiKey, clientId = lender.clientId) =>
+  decidedApplication({ gatewayUrl: gateway.url, bus, applications }, { apiKey: key, clientId }, (applicantId) => ({
     decision: {
       ...(Examples.decision as unknown as Decision),
       decision: 'MANUAL_REVIEW',
-      applicant_id: app.applicantId,
+      applicant_id: applicantId,
       manual_review_reasons: [{ code: 'BUREAU_UNAVAILABLE', description: 'The credit bureau could not be reached' }],
     },
     repaymentCapacity: 100_000,
-  };
-  await bus.publish(Topics.scoringResults, [{ key: app.applicationId, value: scored }]);
-  await waitFor(async () => (await api('GET', `/api/applications/${app.applicationId}`, undefined, key)).body.status === 'COMPLETED', {
-    what: 'the decision',
-  });
-  return app;
-}
+  }));
 
 const review = (id: string, body: unknown, key?: string | null) => api('POST', `/api/applications/${id}/review`, body, key);
 const confirm = (id: string, body: unknown, key?: string | null) => api('POST', `/api/applications/${id}/review/confirm`, body, key);
