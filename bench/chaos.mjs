@@ -64,7 +64,9 @@ if (opts.help) {
 function positive(name, { integer = false, max = Infinity } = {}) {
   const v = Number(opts[name]);
   if (!Number.isFinite(v) || v < 0 || v > max || (integer && !Number.isInteger(v)))
-    throw new Error(`--${name} must be a ${integer ? 'whole ' : ''}number from 0${max < Infinity ? ` to ${max}` : ''}, got "${opts[name]}"`);
+    throw new Error(
+      `--${name} must be a ${integer ? 'whole ' : ''}number from 0${max < Infinity ? ` to ${max}` : ''}, got "${opts[name]}"`,
+    );
   return v;
 }
 
@@ -76,7 +78,10 @@ const settings = {
   downtimeSeconds: positive('downtime'),
   durationSeconds: positive('duration'),
   appTimeoutSeconds: positive('app-timeout'),
-  targets: opts.targets.split(',').map((t) => t.trim()).filter(Boolean),
+  targets: opts.targets
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean),
   seed: opts.seed ?? randomUUID().slice(0, 8),
 };
 const unknownTargets = settings.targets.filter((t) => ![...SERVICES, ...INFRA, 'registry', 'sandbox'].includes(t));
@@ -215,7 +220,11 @@ function createLenderClient({ gatewayUrl, apiKey }) {
       let res = null;
       let failure = null;
       try {
-        res = await httpJson(method, url, { headers, body, timeoutMs: Math.max(1, Math.min(30_000, deadline - Date.now())) });
+        res = await httpJson(method, url, {
+          headers,
+          body,
+          timeoutMs: Math.max(1, Math.min(30_000, deadline - Date.now())),
+        });
       } catch (error) {
         failure = error;
       }
@@ -223,7 +232,8 @@ function createLenderClient({ gatewayUrl, apiKey }) {
       if (!retryable) return res;
       const why = failure ? String(failure.cause?.code ?? failure.name ?? failure.message) : String(res.status);
       const waitMs = res?.status === 429 ? 1_000 * Number(res.headers?.['retry-after'] ?? 60) : backoff;
-      if (Date.now() + waitMs >= deadline) throw new Error(`${method} ${new URL(url).pathname} still ${why} at the deadline`);
+      if (Date.now() + waitMs >= deadline)
+        throw new Error(`${method} ${new URL(url).pathname} still ${why} at the deadline`);
       counters.retries += 1;
       counters.retriedBecause[why] = (counters.retriedBecause[why] ?? 0) + 1;
       // The spec suggests up to 3 retries of a 500; how many one call needed says whether that is enough.
@@ -238,12 +248,20 @@ function createLenderClient({ gatewayUrl, apiKey }) {
 }
 
 const expectStatus = (res, ok, what) => {
-  if (!ok.includes(res.status)) throw new Error(`${what} answered ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+  if (!ok.includes(res.status))
+    throw new Error(`${what} answered ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
 };
 
 /** One application from initiate to its outcome, as a lender's backend and its applicant do it. */
 async function driveApplication({ index, lender, sandboxUrl, events, counters }) {
-  const app = { index, key: `chaos-${runKey}-${index}`, id: null, stage: 'initiate', error: null, startedAt: Date.now() };
+  const app = {
+    index,
+    key: `chaos-${runKey}-${index}`,
+    id: null,
+    stage: 'initiate',
+    error: null,
+    startedAt: Date.now(),
+  };
   const deadline = app.startedAt + settings.appTimeoutSeconds * 1000;
   const opt = (extra = {}) => ({ deadline, counters, ...extra });
   const statusNow = async () => (await lender.api('GET', `/api/applications/${app.id}`, opt())).body?.status;
@@ -257,7 +275,11 @@ async function driveApplication({ index, lender, sandboxUrl, events, counters })
 
     app.stage = 'link';
     for (;;) {
-      const link = await lender.call('POST', `${sandboxUrl}/sandbox/link`, opt({ body: { widgetUrl, persona: 'salaried' } }));
+      const link = await lender.call(
+        'POST',
+        `${sandboxUrl}/sandbox/link`,
+        opt({ body: { widgetUrl, persona: 'salaried' } }),
+      );
       if (link.status === 200) break;
       // The widget session is gone (the provider restarted): the lender asks for a fresh one.
       if (link.status !== 404 && link.status !== 410) expectStatus(link, [200], 'sandbox link');
@@ -271,17 +293,24 @@ async function driveApplication({ index, lender, sandboxUrl, events, counters })
     app.stage = 'account.enrichment_ready';
     const enriched = await events.waitFor(
       app.id,
-      (e) => ['account.enrichment_ready', 'account.enrichment_failed'].includes(e.event) && e.data.accountId === accountId,
+      (e) =>
+        ['account.enrichment_ready', 'account.enrichment_failed'].includes(e.event) && e.data.accountId === accountId,
       deadline,
       'account.enrichment_ready',
     );
-    if (enriched.event === 'account.enrichment_failed') throw new Error(`account.enrichment_failed: ${enriched.data.reason}`);
+    if (enriched.event === 'account.enrichment_failed')
+      throw new Error(`account.enrichment_failed: ${enriched.data.reason}`);
 
     app.stage = 'finalize-linking';
     const fin = await lender.api('POST', `/api/applications/${app.id}/finalize-linking`, opt());
     if (!(await doneAlready(fin, ['LINKED', 'PROCESSING', ...TERMINAL]))) expectStatus(fin, [200], 'finalize-linking');
     app.stage = 'application.ready_for_analysis';
-    await events.waitFor(app.id, (e) => e.event === 'application.ready_for_analysis', deadline, 'application.ready_for_analysis');
+    await events.waitFor(
+      app.id,
+      (e) => e.event === 'application.ready_for_analysis',
+      deadline,
+      'application.ready_for_analysis',
+    );
 
     app.stage = 'analyze';
     const an = await lender.api('POST', `/api/applications/${app.id}/analyze`, opt());
@@ -444,7 +473,8 @@ function orderProblems(list) {
   }
   const ready = index((x) => x.event === 'application.ready_for_analysis');
   for (const e of list.filter((x) => x.event === 'application.decision')) {
-    if (ready === -1 || ready > list.indexOf(e)) problems.push('application.decision before application.ready_for_analysis');
+    if (ready === -1 || ready > list.indexOf(e))
+      problems.push('application.decision before application.ready_for_analysis');
   }
   const outcomes = list.filter((x) => x.event === 'application.decision' || x.event === 'application.failed');
   if (outcomes.length > 1 && new Set(outcomes.map((x) => x.event)).size > 1)
@@ -462,7 +492,10 @@ async function assess({ apps, events, lender, receiver }) {
     let status = null;
     if (app.id) {
       const res = await lender
-        .api('GET', `/api/applications/${app.id}`, { deadline: Date.now() + 60_000, counters: { retries: 0, retriedBecause: {} } })
+        .api('GET', `/api/applications/${app.id}`, {
+          deadline: Date.now() + 60_000,
+          counters: { retries: 0, retriedBecause: {} },
+        })
         .catch((e) => ({ status: 0, body: { message: e.message } }));
       status = res.status === 200 ? res.body.status : `HTTP ${res.status}`;
     }
@@ -698,7 +731,9 @@ function printReport(results, file) {
     ['lender retries (500 / no answer)', results.lenderRetries.retries, ''],
     ['most retries of one call', results.lenderRetries.mostRetriesOfOneCall ?? 0, ''],
   ].map(([what, value, target]) => ({ what, value, target }));
-  console.log(`\nChaos run ${results.startedAt} (${results.machine.cpus} cores, ${results.machine.totalMemGiB} GiB), seed ${settings.seed}`);
+  console.log(
+    `\nChaos run ${results.startedAt} (${results.machine.cpus} cores, ${results.machine.totalMemGiB} GiB), seed ${settings.seed}`,
+  );
   console.log(formatTable(rows, ['what', 'value', 'target']));
   const rec = Object.entries(results.recovery).map(([target, r]) => ({
     killed: target,
@@ -710,7 +745,17 @@ function printReport(results, file) {
     'not recovered': r.notRecovered,
   }));
   console.log('\nTime to recover, from the SIGKILL: every service ready again / the next webhook after that');
-  console.log(formatTable(rec, ['killed', 'faults', 'ready p50 s', 'ready max s', 'moving p50 s', 'moving max s', 'not recovered']));
+  console.log(
+    formatTable(rec, [
+      'killed',
+      'faults',
+      'ready p50 s',
+      'ready max s',
+      'moving p50 s',
+      'moving max s',
+      'not recovered',
+    ]),
+  );
   console.log(`\n${path.relative(root, file)}`);
 }
 

@@ -65,7 +65,11 @@ async function waitForLeaders(admin, names) {
   for (;;) {
     try {
       const { topics } = await admin.fetchTopicMetadata({ topics: names });
-      if (topics.length === names.length && topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+      if (
+        topics.length === names.length &&
+        topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))
+      )
+        return;
     } catch (error) {
       if (Date.now() > deadline) throw error;
     }

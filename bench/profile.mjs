@@ -57,7 +57,10 @@ function categoryOf(frame) {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return pkg[1];
   if (url.startsWith('node:')) {
-    const mod = url.slice(5).replace(/^internal\//, '').split('/')[0];
+    const mod = url
+      .slice(5)
+      .replace(/^internal\//, '')
+      .split('/')[0];
     return `node:${mod}`;
   }
   if (/\/(services|libs|sandbox)\//.test(url)) return 'product code';
@@ -97,7 +100,9 @@ function summariseNodeProfile(file, window) {
     totalUs += us;
     const category = categoryOf(frame);
     categories.set(category, (categories.get(category) ?? 0) + us);
-    const where = frame.url ? `${frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(services|libs|sandbox)\//, '$1/')}:${frame.lineNumber + 1}` : '';
+    const where = frame.url
+      ? `${frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(services|libs|sandbox)\//, '$1/')}:${frame.lineNumber + 1}`
+      : '';
     const name = `${frame.functionName || '(anonymous)'} ${where}`.trim();
     functions.set(name, (functions.get(name) ?? 0) + us);
   }
@@ -107,8 +112,13 @@ function summariseNodeProfile(file, window) {
     process: processOf(profile.nodes),
     file: path.relative(root, file),
     cpuMs: ms(totalUs),
-    byCategory: [...categories].sort((a, b) => b[1] - a[1]).map(([category, us]) => ({ category, ms: ms(us), percent: share(us) })),
-    topFunctions: [...functions].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([fn, us]) => ({ function: fn, ms: ms(us), percent: share(us) })),
+    byCategory: [...categories]
+      .sort((a, b) => b[1] - a[1])
+      .map(([category, us]) => ({ category, ms: ms(us), percent: share(us) })),
+    topFunctions: [...functions]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12)
+      .map(([fn, us]) => ({ function: fn, ms: ms(us), percent: share(us) })),
   };
 }
 
@@ -135,8 +145,14 @@ function summariseGoProfiles(files) {
   return {
     files: files.map((f) => path.relative(root, f)),
     cpuMs: round(total, 0),
-    byPackage: [...packages].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([pkg, ms]) => ({ package: pkg, ms: round(ms, 0), percent: share(ms) })),
-    topFunctions: rows.sort((a, b) => b.ms - a.ms).slice(0, 12).map(({ fn, ms }) => ({ function: fn, ms: round(ms, 0), percent: share(ms) })),
+    byPackage: [...packages]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 15)
+      .map(([pkg, ms]) => ({ package: pkg, ms: round(ms, 0), percent: share(ms) })),
+    topFunctions: rows
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 12)
+      .map(({ fn, ms }) => ({ function: fn, ms: round(ms, 0), percent: share(ms) })),
   };
 }
 
@@ -179,12 +195,22 @@ const ferretdb = summariseGoProfiles(await goFiles);
 for (const p of processes) {
   const perApp = run?.e2e?.completed ? ` (${round(p.cpuMs / run.e2e.completed, 1)} ms per decided application)` : '';
   console.log(`\n${p.process}: ${p.cpuMs} ms profiled${perApp}`);
-  console.log(`  by category: ${p.byCategory.slice(0, 10).map((c) => `${c.category} ${c.percent}%`).join(', ')}`);
+  console.log(
+    `  by category: ${p.byCategory
+      .slice(0, 10)
+      .map((c) => `${c.category} ${c.percent}%`)
+      .join(', ')}`,
+  );
   for (const f of p.topFunctions.slice(0, 8)) console.log(`  ${String(f.percent).padStart(5)}%  ${f.function}`);
 }
 if (ferretdb?.byPackage) {
   console.log(`\nferretdb: ${ferretdb.cpuMs} ms profiled`);
-  console.log(`  by package: ${ferretdb.byPackage.slice(0, 10).map((c) => `${c.package} ${c.percent}%`).join(', ')}`);
+  console.log(
+    `  by package: ${ferretdb.byPackage
+      .slice(0, 10)
+      .map((c) => `${c.package} ${c.percent}%`)
+      .join(', ')}`,
+  );
   for (const f of ferretdb.topFunctions.slice(0, 8)) console.log(`  ${String(f.percent).padStart(5)}%  ${f.function}`);
 }
 

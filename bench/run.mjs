@@ -209,7 +209,13 @@ function report() {
       );
       row('scoring', 'decisions per second (one core)', s.decisionsPerSecond);
       if (s.simulateMs !== null && s.simulateMs !== undefined)
-        row('scoring', 'ms to simulate a credit policy on 5,000 stored audits (database read aside)', s.simulateMs, '< 2000 ms', s.simulateMs < 2000);
+        row(
+          'scoring',
+          'ms to simulate a credit policy on 5,000 stored audits (database read aside)',
+          s.simulateMs,
+          '< 2000 ms',
+          s.simulateMs < 2000,
+        );
     }
   }
   const k = results.kafka;
@@ -292,7 +298,10 @@ function report() {
       );
     }
     for (const [name, p] of Object.entries(e.processes)) {
-      if (['kafka', 'registry', 'ferretdb', 'postgresql', 'bench (load generator)'].includes(name) || name.startsWith('sandbox'))
+      if (
+        ['kafka', 'registry', 'ferretdb', 'postgresql', 'bench (load generator)'].includes(name) ||
+        name.startsWith('sandbox')
+      )
         continue;
       row(bench, `peak RSS MiB ${name}`, p.peakRssMiB, `<= ${E2E_TARGETS.rssMiB}`, p.peakRssMiB <= E2E_TARGETS.rssMiB);
     }
@@ -327,9 +336,24 @@ function report() {
         '<= 1.10x',
         tr.servicesRatio === null ? null : tr.servicesRatio <= 1.1,
       );
-      row('tracing', 'CPU ms per decided application, all processes: off -> on', `${tr.totalOff} -> ${tr.totalOn} (${tr.totalRatio}x)`, 'reported');
-      row('tracing', 'applications per minute: off -> on', `${tr.appsPerMinuteOff} -> ${tr.appsPerMinuteOn}`, 'reported');
-      row('tracing', 'spans exported per decided application (OTLP requests)', `${tr.spansPerApplication} (${tr.exportRequests})`, 'reported');
+      row(
+        'tracing',
+        'CPU ms per decided application, all processes: off -> on',
+        `${tr.totalOff} -> ${tr.totalOn} (${tr.totalRatio}x)`,
+        'reported',
+      );
+      row(
+        'tracing',
+        'applications per minute: off -> on',
+        `${tr.appsPerMinuteOff} -> ${tr.appsPerMinuteOn}`,
+        'reported',
+      );
+      row(
+        'tracing',
+        'spans exported per decided application (OTLP requests)',
+        `${tr.spansPerApplication} (${tr.exportRequests})`,
+        'reported',
+      );
     }
   }
   const sc = results.scaling;
@@ -485,7 +509,9 @@ function report() {
         const total = (to) => e.requests.filter((r) => r.to === to).reduce((t, r) => t + r.perApplication, 0);
         text += `\n\ne2e: requests per application, ${round(total('kafka'))} to Kafka and ${round(total('db'))} to the database (from the services' /metrics)\n`;
         text += formatTable(
-          e.requests.slice(0, 24).map((r) => ({ service: r.service, to: r.to, what: r.what, 'per application': r.perApplication })),
+          e.requests
+            .slice(0, 24)
+            .map((r) => ({ service: r.service, to: r.to, what: r.what, 'per application': r.perApplication })),
           ['service', 'to', 'what', 'per application'],
         );
       }

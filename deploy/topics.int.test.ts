@@ -23,7 +23,11 @@ function kafkaHomeWithTools(): string {
   const home = mkdtempSync(path.join(tmpdir(), 'kafka-tools-'));
   mkdirSync(path.join(home, 'bin'));
   const tool = (name: string, mainClass: string) =>
-    writeFileSync(path.join(home, 'bin', name), `#!/bin/sh\nexec java -Xmx128m -cp '${kafkaLib}/*' ${mainClass} "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      path.join(home, 'bin', name),
+      `#!/bin/sh\nexec java -Xmx128m -cp '${kafkaLib}/*' ${mainClass} "$@"\n`,
+      { mode: 0o755 },
+    );
   tool('kafka-topics.sh', 'org.apache.kafka.tools.TopicCommand');
   tool('kafka-configs.sh', 'kafka.admin.ConfigCommand');
   return home;
@@ -48,7 +52,15 @@ function composeTopics(env: Record<string, string>): string {
 function createTopics(namespace: string, topics: string) {
   const run = spawnSync('sh', [script], {
     encoding: 'utf8',
-    env: { ...process.env, KAFKA_HOME: kafkaHome, KAFKA_BROKERS: brokers, TOPIC_NAMESPACE: namespace, TOPICS: topics, TOPIC_JOBS: '2', WAIT_ATTEMPTS: '3' },
+    env: {
+      ...process.env,
+      KAFKA_HOME: kafkaHome,
+      KAFKA_BROKERS: brokers,
+      TOPIC_NAMESPACE: namespace,
+      TOPICS: topics,
+      TOPIC_JOBS: '2',
+      WAIT_ATTEMPTS: '3',
+    },
     timeout: 5 * 60_000,
   });
   const output = `${run.stdout ?? ''}${run.stderr ?? ''}`;
@@ -62,10 +74,17 @@ async function topicConfigs(names: string[]): Promise<Record<string, Record<stri
   try {
     const { resources } = await admin.describeConfigs({
       includeSynonyms: false,
-      resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['retention.ms', 'cleanup.policy'] })),
+      resources: names.map((name) => ({
+        type: ConfigResourceTypes.TOPIC,
+        name,
+        configNames: ['retention.ms', 'cleanup.policy'],
+      })),
     });
     return Object.fromEntries(
-      resources.map((r) => [r.resourceName, Object.fromEntries(r.configEntries.map((c) => [c.configName, c.configValue]))]),
+      resources.map((r) => [
+        r.resourceName,
+        Object.fromEntries(r.configEntries.map((c) => [c.configName, c.configValue])),
+      ]),
     );
   } finally {
     await admin.disconnect();
@@ -83,7 +102,14 @@ describe('topic creation for compose and the Helm chart', () => {
     const retention = (name: string) => Number(configs[`${ns}${name}`]['retention.ms']);
     expect(Object.keys(configs).sort()).toEqual([...names].sort());
     expect(retention('loan.events.v1')).toBe(7 * day);
-    for (const name of ['loan.applications.commands', 'loan.gateway.provider-callbacks', 'loan.applications.facts', 'loan.enrichment.results', 'loan.scoring.results', 'loan.janitor.deadlines']) {
+    for (const name of [
+      'loan.applications.commands',
+      'loan.gateway.provider-callbacks',
+      'loan.applications.facts',
+      'loan.enrichment.results',
+      'loan.scoring.results',
+      'loan.janitor.deadlines',
+    ]) {
       expect({ name, days: retention(name) / day }).toEqual({ name, days: 3 });
       expect({ name: `${name}.dlq`, days: retention(`${name}.dlq`) / day }).toEqual({ name: `${name}.dlq`, days: 3 });
     }
@@ -103,14 +129,19 @@ describe('topic creation for compose and the Helm chart', () => {
       }));
     const wanted = { commands: 36 * 3_600_000, events: 14 * day };
     let seen = await retentions();
-    await waitFor(async () => {
-      seen = await retentions();
-      return seen.commands === wanted.commands && seen.events === wanted.events;
-    }, { what: 'the new retentions on the broker', timeoutMs: 60_000, intervalMs: 250 }).catch(() => undefined);
+    await waitFor(
+      async () => {
+        seen = await retentions();
+        return seen.commands === wanted.commands && seen.events === wanted.events;
+      },
+      { what: 'the new retentions on the broker', timeoutMs: 60_000, intervalMs: 250 },
+    ).catch(() => undefined);
     expect(seen).toEqual(wanted);
   });
 
   it('when a retention is not a duration, then the Job stops and says which topic', () => {
-    expect(() => createTopics(ns, 'loan.applications.commands 6 - a-week')).toThrow(/invalid retention for loan.applications.commands/);
+    expect(() => createTopics(ns, 'loan.applications.commands 6 - a-week')).toThrow(
+      /invalid retention for loan.applications.commands/,
+    );
   });
 });

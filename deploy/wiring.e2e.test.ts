@@ -68,13 +68,23 @@ function renderCompose(): Container[] {
 type Manifest = { kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
 
 function helm(): string {
-  execFileSync('bash', [path.join(ROOT, 'scripts/deploy-check'), '--install-only'], { stdio: 'ignore', timeout: 25 * 60_000 });
+  execFileSync('bash', [path.join(ROOT, 'scripts/deploy-check'), '--install-only'], {
+    stdio: 'ignore',
+    timeout: 25 * 60_000,
+  });
   const home = path.resolve(process.env.LOAN_INFRA_HOME ?? path.join(process.env.HOME ?? '', '.cache/loan-infra'));
   return path.join(home, 'tools/bin/helm');
 }
 
 function renderChart(helmBin: string, valuesFiles: string[], existingSecret: Record<string, string>): Container[] {
-  const args = ['template', 'wired', CHART, '--namespace', 'lending', ...valuesFiles.flatMap((f) => ['-f', path.join(CHART, f)])];
+  const args = [
+    'template',
+    'wired',
+    CHART,
+    '--namespace',
+    'lending',
+    ...valuesFiles.flatMap((f) => ['-f', path.join(CHART, f)]),
+  ];
   const docs = YAML.parseAllDocuments(execFileSync(helmBin, args, { encoding: 'utf8' }))
     .map((d) => d.toJS() as Manifest | null)
     .filter((d): d is Manifest => !!d);
@@ -99,7 +109,9 @@ function renderChart(helmBin: string, valuesFiles: string[], existingSecret: Rec
       if (from.configMapRef) Object.assign(env, byName('ConfigMap', from.configMapRef.name)?.data ?? {});
       if (from.secretRef) {
         const secret = byName('Secret', from.secretRef.name);
-        if (secret) for (const key of Object.keys({ ...secret.data, ...secret.stringData })) env[key] = secretValue(secret.metadata.name, key, false)!;
+        if (secret)
+          for (const key of Object.keys({ ...secret.data, ...secret.stringData }))
+            env[key] = secretValue(secret.metadata.name, key, false)!;
         else Object.assign(env, existingSecret);
       }
     }
@@ -115,12 +127,20 @@ function renderChart(helmBin: string, valuesFiles: string[], existingSecret: Rec
         if (value !== undefined) env[e.name] = String(value);
       } else if (e.valueFrom?.fieldRef) env[e.name] = `${name}-pod`;
     }
-    const named = new Map<string, number>((c.ports ?? []).map((p: { name: string; containerPort: number }) => [p.name, p.containerPort]));
+    const named = new Map<string, number>(
+      (c.ports ?? []).map((p: { name: string; containerPort: number }) => [p.name, p.containerPort]),
+    );
     const addresses = new Map<string, Map<number, number>>();
     for (const svc of docs.filter((d) => d.kind === 'Service' && component(d) === name)) {
       const ports = new Map<number, number>();
-      for (const p of svc.spec.ports) ports.set(p.port, typeof p.targetPort === 'string' ? named.get(p.targetPort)! : (p.targetPort ?? p.port));
-      for (const host of [svc.metadata.name, `${svc.metadata.name}.lending`, `${svc.metadata.name}.lending.svc`, `${svc.metadata.name}.lending.svc.cluster.local`])
+      for (const p of svc.spec.ports)
+        ports.set(p.port, typeof p.targetPort === 'string' ? named.get(p.targetPort)! : (p.targetPort ?? p.port));
+      for (const host of [
+        svc.metadata.name,
+        `${svc.metadata.name}.lending`,
+        `${svc.metadata.name}.lending.svc`,
+        `${svc.metadata.name}.lending.svc.cluster.local`,
+      ])
         addresses.set(host, ports);
     }
     const labels = dep.spec.template.metadata.labels as Record<string, string>;
@@ -136,16 +156,29 @@ const selects = (selector: { matchLabels?: Record<string, string> } | undefined,
   Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
 
 /** A peer of a rule within the release's namespace: a pod selector, alone or with any namespace. */
-type Peer = { podSelector?: { matchLabels?: Record<string, string> }; namespaceSelector?: { matchLabels?: Record<string, string> }; ipBlock?: unknown };
+type Peer = {
+  podSelector?: { matchLabels?: Record<string, string> };
+  namespaceSelector?: { matchLabels?: Record<string, string> };
+  ipBlock?: unknown;
+};
 const peerMatches = (peer: Peer, labels: Record<string, string>) =>
-  !peer.ipBlock && (!peer.namespaceSelector || Object.keys(peer.namespaceSelector.matchLabels ?? {}).length === 0) && selects(peer.podSelector, labels);
+  !peer.ipBlock &&
+  (!peer.namespaceSelector || Object.keys(peer.namespaceSelector.matchLabels ?? {}).length === 0) &&
+  selects(peer.podSelector, labels);
 
 type Rule = { ports?: Array<{ port?: number | string }>; from?: Peer[]; to?: Peer[] };
 const portMatches = (rule: Rule, port: number, named: Map<string, number>) =>
-  !rule.ports?.length || rule.ports.some((p) => p.port === undefined || p.port === port || named.get(String(p.port)) === port);
+  !rule.ports?.length ||
+  rule.ports.some((p) => p.port === undefined || p.port === port || named.get(String(p.port)) === port);
 
 /** Allowed unless a policy of that direction selects the pod and none of its rules lets the peer through. */
-function allowed(policies: Manifest[], direction: 'Ingress' | 'Egress', peer: Record<string, string>, port: number, named: Map<string, number>) {
+function allowed(
+  policies: Manifest[],
+  direction: 'Ingress' | 'Egress',
+  peer: Record<string, string>,
+  port: number,
+  named: Map<string, number>,
+) {
   const applying = policies.filter((p) => (p.spec.policyTypes ?? ['Ingress']).includes(direction));
   if (applying.length === 0) return true;
   return applying.some((p) =>
@@ -180,13 +213,16 @@ function blockedByPolicy(containers: Container[]): string[] {
 
 /** Settings a service reads that are neither set nor safely defaulted: none may be left. */
 function unmet(service: Service, env: Record<string, string>): string[] {
-  const { configShape } = compiled(path.join(ROOT, 'services', service, 'dist/config.js')) as { configShape: Record<string, z.ZodType> };
+  const { configShape } = compiled(path.join(ROOT, 'services', service, 'dist/config.js')) as {
+    configShape: Record<string, z.ZodType>;
+  };
   const problems: string[] = [];
   for (const [name, schema] of Object.entries(configShape)) {
     if (env[name] !== undefined) continue;
     const fallback = schema.safeParse(undefined);
     if (!fallback.success) problems.push(`${name} (required, no default)`);
-    else if (/127\.0\.0\.1|localhost/.test(JSON.stringify(fallback.data ?? ''))) problems.push(`${name} (its default ${JSON.stringify(fallback.data)} is the container itself)`);
+    else if (/127\.0\.0\.1|localhost/.test(JSON.stringify(fallback.data ?? '')))
+      problems.push(`${name} (its default ${JSON.stringify(fallback.data)} is the container itself)`);
   }
   return problems;
 }
@@ -194,7 +230,8 @@ function unmet(service: Service, env: Record<string, string>): string[] {
 /** The service's own start-up check of its environment (production refusals included); the error names the setting. */
 function loadError(service: Service, env: Record<string, string>): string | undefined {
   const module = compiled(path.join(ROOT, 'services', service, 'dist/config.js')) as Record<string, unknown>;
-  const loader = Object.entries(module).find(([k]) => /^load\w+Config$/.test(k))?.[1] as ((e: Record<string, string>) => unknown) | undefined;
+  const loader = Object.entries(module).find(([k]) => /^load\w+Config$/.test(k))?.[1] as
+    ((e: Record<string, string>) => unknown) | undefined;
   if (!loader) return 'no configuration loader';
   try {
     loader(env);
@@ -230,12 +267,17 @@ async function freePort(): Promise<number> {
   }
 }
 
-async function wire(containers: Container[], ns: string, production: boolean): Promise<Map<string, Record<string, string>>> {
+async function wire(
+  containers: Container[],
+  ns: string,
+  production: boolean,
+): Promise<Map<string, Record<string, string>>> {
   const local = new Map<string, Map<number, number>>();
   for (const c of containers) {
     const ports = new Map<number, number>();
     for (const v of LISTEN_VARS) if (c.env[v]) ports.set(Number(c.env[v]), await freePort());
-    for (const targets of c.addresses.values()) for (const target of targets.values()) if (!ports.has(target)) ports.set(target, await freePort());
+    for (const targets of c.addresses.values())
+      for (const target of targets.values()) if (!ports.has(target)) ports.set(target, await freePort());
     local.set(c.name, ports);
   }
   const resolve = (host: string, port: number): string | undefined => {
@@ -278,7 +320,8 @@ async function wire(containers: Container[], ns: string, production: boolean): P
       delete env.NODE_EXTRA_CA_CERTS;
       env.KAFKA_SSL = 'false';
       for (const k of ['KAFKA_SASL_MECHANISM', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD']) delete env[k];
-      if (c.name === 'gateway' || c.name === 'notifier') Object.assign(env, { NODE_ENV: 'development', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' });
+      if (c.name === 'gateway' || c.name === 'notifier')
+        Object.assign(env, { NODE_ENV: 'development', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' });
     }
     wired.set(c.name, env);
   }
@@ -297,7 +340,8 @@ async function wire(containers: Container[], ns: string, production: boolean): P
   const sandboxUrl = `http://127.0.0.1:${wired.get('sandbox')!.SANDBOX_PORT}`;
   for (const [name, env] of wired) {
     if (name === 'sandbox') continue;
-    for (const k of ['PROVIDER_BASE_URL', 'BUREAU_BASE_URL']) if (env[k] && !env[k].includes('127.0.0.1')) env[k] = sandboxUrl;
+    for (const k of ['PROVIDER_BASE_URL', 'BUREAU_BASE_URL'])
+      if (env[k] && !env[k].includes('127.0.0.1')) env[k] = sandboxUrl;
   }
   return wired;
 }
@@ -312,7 +356,10 @@ function startAll(wired: Map<string, Record<string, string>>): Proc[] {
   return [...wired].map(([name, env]) => {
     const entry = name === 'sandbox' ? 'sandbox/dist/start.js' : `services/${name}/dist/start.js`;
     // Only the rendered environment (and PATH): nothing of this test's own environment leaks in.
-    const child = spawn(process.execPath, [path.join(ROOT, entry)], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, entry)], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const keep = (b: Buffer) => (out = (out + b.toString('utf8')).slice(-20_000));
     child.stdout!.on('data', keep);
@@ -341,10 +388,14 @@ async function stopAll(procs: Proc[]) {
 async function waitReady(procs: Proc[], wired: Map<string, Record<string, string>>) {
   for (const p of procs) {
     const env = wired.get(p.name)!;
-    const url = p.name === 'sandbox' ? `http://127.0.0.1:${env.SANDBOX_PORT}/sandbox/health` : `http://127.0.0.1:${env.HTTP_PORT}/readyz`;
+    const url =
+      p.name === 'sandbox'
+        ? `http://127.0.0.1:${env.SANDBOX_PORT}/sandbox/health`
+        : `http://127.0.0.1:${env.HTTP_PORT}/readyz`;
     await waitFor(
       async () => {
-        if (p.child.exitCode !== null) throw new Error(`${p.name} exited with ${p.child.exitCode}:\n${p.log().slice(-3_000)}`);
+        if (p.child.exitCode !== null)
+          throw new Error(`${p.name} exited with ${p.child.exitCode}:\n${p.log().slice(-3_000)}`);
         return (await fetch(url)).ok;
       },
       { timeoutMs: 90_000, intervalMs: 250, what: `${p.name} ready at ${url}` },
@@ -364,7 +415,11 @@ async function lenderFlow(wired: Map<string, Record<string, string>>) {
     const created = await fetch(`${gatewayUrl}/admin/clients`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-admin-token': gateway.ADMIN_TOKEN ?? '' },
-      body: JSON.stringify({ name: 'Wiring Lender', providerSecretKey: 'test_sk_sandbox', webhookUrl: `${receiver.url}/hooks` }),
+      body: JSON.stringify({
+        name: 'Wiring Lender',
+        providerSecretKey: 'test_sk_sandbox',
+        webhookUrl: `${receiver.url}/hooks`,
+      }),
     });
     expect(created.status).toBe(201);
     const lender = (await created.json()) as { apiKey: string; webhookSecret: string };
@@ -385,14 +440,23 @@ async function lenderFlow(wired: Map<string, Record<string, string>>) {
       body: JSON.stringify({ widgetUrl, persona: 'salaried' }),
     });
     expect(linked.status).toBe(200);
-    await waitFor(() => events(applicationId, 'account.enrichment_ready').length === 1, { timeoutMs: 60_000, what: 'account.enrichment_ready' });
-    expect((await api('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
-    await waitFor(() => events(applicationId, 'application.ready_for_analysis').length === 1, { timeoutMs: 30_000, what: 'ready_for_analysis' });
-    expect((await api('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
-    const [decision] = await waitFor(() => events(applicationId, 'application.decision').length > 0 && events(applicationId, 'application.decision'), {
+    await waitFor(() => events(applicationId, 'account.enrichment_ready').length === 1, {
       timeoutMs: 60_000,
-      what: 'application.decision',
+      what: 'account.enrichment_ready',
     });
+    expect((await api('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
+    await waitFor(() => events(applicationId, 'application.ready_for_analysis').length === 1, {
+      timeoutMs: 30_000,
+      what: 'ready_for_analysis',
+    });
+    expect((await api('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
+    const [decision] = await waitFor(
+      () => events(applicationId, 'application.decision').length > 0 && events(applicationId, 'application.decision'),
+      {
+        timeoutMs: 60_000,
+        what: 'application.decision',
+      },
+    );
     expect(decision.body.data).toMatchObject({ applicationId, status: 'COMPLETED', score: expect.any(Number) });
     const expected = createHmac('sha256', lender.webhookSecret).update(decision.raw).digest();
     const given = Buffer.from(String(decision.headers['x-signature']), 'hex');
@@ -412,7 +476,16 @@ async function lenderFlow(wired: Map<string, Record<string, string>>) {
 /** The keys of the Secret that the production values name, as an SRE would create it. */
 const existingSecret = () =>
   Object.fromEntries(
-    ['DATA_KEY', 'ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET', 'INTERNAL_TOKEN', 'ANALYTICS_KEY', 'BUREAU_API_KEY', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD']
+    [
+      'DATA_KEY',
+      'ADMIN_TOKEN',
+      'PROVIDER_WEBHOOK_SECRET',
+      'INTERNAL_TOKEN',
+      'ANALYTICS_KEY',
+      'BUREAU_API_KEY',
+      'KAFKA_SASL_USERNAME',
+      'KAFKA_SASL_PASSWORD',
+    ]
       .map((k) => [k, randomBytes(24).toString('base64url')])
       .concat([['MONGO_URL', 'mongodb://mongo.example.internal:27017/?tls=true']]),
   );
@@ -425,14 +498,20 @@ beforeAll(() => {
 const releases: Array<[string, () => Container[], boolean]> = [
   ['docker-compose.yml', renderCompose, false],
   ['the Helm chart with its default values', () => renderChart(helmBin, [], {}), false],
-  ['the Helm chart with the production values', () => renderChart(helmBin, ['values-production.yaml'], existingSecret()), true],
+  [
+    'the Helm chart with the production values',
+    () => renderChart(helmBin, ['values-production.yaml'], existingSecret()),
+    true,
+  ],
 ];
 
 describe('the wiring check', () => {
   it('names a setting that a release leaves out, and one that a release sets wrong', () => {
     const gateway = renderCompose().find((c) => c.name === 'gateway')!;
     const { NOTIFIER_URL: _left, ...withoutNotifier } = gateway.env;
-    expect(unmet('gateway', withoutNotifier)).toEqual([expect.stringMatching(/^NOTIFIER_URL \(its default .*127\.0\.0\.1.* is the container itself\)$/)]);
+    expect(unmet('gateway', withoutNotifier)).toEqual([
+      expect.stringMatching(/^NOTIFIER_URL \(its default .*127\.0\.0\.1.* is the container itself\)$/),
+    ]);
     expect(loadError('gateway', { ...gateway.env, GATEWAY_PORT: 'eighty' })).toMatch(/GATEWAY_PORT/);
   });
 
@@ -441,8 +520,13 @@ describe('the wiring check', () => {
     expect(blockedByPolicy(containers)).toEqual([]);
     const notifier = containers.find((c) => c.name === 'notifier')!;
     for (const policy of notifier.pod!.policies)
-      policy.spec.ingress = policy.spec.ingress.filter((rule: Rule) => !rule.from?.some((peer) => peer.podSelector?.matchLabels?.['app.kubernetes.io/component'] === 'gateway'));
-    expect(blockedByPolicy(containers)).toEqual([expect.stringMatching(/^gateway → notifier:8080 \(NOTIFIER_URL\): notifier's ingress policy refuses it$/)]);
+      policy.spec.ingress = policy.spec.ingress.filter(
+        (rule: Rule) =>
+          !rule.from?.some((peer) => peer.podSelector?.matchLabels?.['app.kubernetes.io/component'] === 'gateway'),
+      );
+    expect(blockedByPolicy(containers)).toEqual([
+      expect.stringMatching(/^gateway → notifier:8080 \(NOTIFIER_URL\): notifier's ingress policy refuses it$/),
+    ]);
   });
 });
 
@@ -469,7 +553,7 @@ describe.each(releases)('%s', (_label, render, production) => {
     expect(refused).toEqual([]);
   });
 
-  it("lets each service reach every address of the release it is given (the NetworkPolicies)", () => {
+  it('lets each service reach every address of the release it is given (the NetworkPolicies)', () => {
     expect(blockedByPolicy(render())).toEqual([]);
   });
 

@@ -1,13 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Decision } from '@loan/contracts';
 import { waitFor } from '../testing/helpers';
-import {
-  applicant,
-  call,
-  startWholeStack,
-  suiteNamespace,
-  type Running,
-} from '../testing/stack';
+import { applicant, call, startWholeStack, suiteNamespace, type Running } from '../testing/stack';
 import { launchBrowser } from '../testing/browser';
 
 /**
@@ -55,7 +49,10 @@ async function link(widgetUrl: string, persona: string, institution?: string) {
 const eventsOf = (applicationId: string, name?: string) =>
   receiver.received
     .map((r) => r.body)
-    .filter((b) => (b.data?.applicationId === applicationId || b.applicationId === applicationId) && (!name || b.event === name));
+    .filter(
+      (b) =>
+        (b.data?.applicationId === applicationId || b.applicationId === applicationId) && (!name || b.event === name),
+    );
 
 function signatureValid(raw: Buffer, signature: string | string[] | undefined): boolean {
   if (typeof signature !== 'string') return false;
@@ -66,41 +63,74 @@ function signatureValid(raw: Buffer, signature: string | string[] | undefined): 
 
 describe('a loan application from initiate to a signed decision', () => {
   it('when an applicant links two accounts and the lender analyses, then every event arrives signed and in order, ending in a complete decision', async () => {
-    const start = await api('POST', '/api/applications/initiate', applicant({ bvn: '22200000001', amount: 250_000, tenor: 6 }));
+    const start = await api(
+      'POST',
+      '/api/applications/initiate',
+      applicant({ bvn: '22200000001', amount: 250_000, tenor: 6 }),
+    );
     expect(start.status).toBe(201);
     const { applicationId, applicantId, widgetUrl } = start.body;
 
     await link(widgetUrl, 'salaried', 'GTBank');
     await link(widgetUrl, 'salaried', 'Access Bank');
-    const ready = await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready').length === 2 && eventsOf(applicationId, 'account.enrichment_ready'), {
-      timeoutMs: 60_000,
-      what: 'two account.enrichment_ready events',
-    });
+    const ready = await waitFor(
+      () =>
+        eventsOf(applicationId, 'account.enrichment_ready').length === 2 &&
+        eventsOf(applicationId, 'account.enrichment_ready'),
+      {
+        timeoutMs: 60_000,
+        what: 'two account.enrichment_ready events',
+      },
+    );
     const linked = eventsOf(applicationId, 'account.linked');
     expect(linked).toHaveLength(2);
     for (const e of linked) {
-      expect(e.data).toEqual({ applicationId, applicantId, accountId: expect.any(String), institution: expect.any(String), accountNumber: expect.stringMatching(/^\d{10}$/) });
+      expect(e.data).toEqual({
+        applicationId,
+        applicantId,
+        accountId: expect.any(String),
+        institution: expect.any(String),
+        accountNumber: expect.stringMatching(/^\d{10}$/),
+      });
     }
     // account.linked precedes account.enrichment_ready for the same account
     const order = receiver.received.map((r) => r.body).filter((b) => b.data?.applicationId === applicationId);
     for (const r of ready) {
       const linkedAt = order.findIndex((b) => b.event === 'account.linked' && b.data.accountId === r.data.accountId);
-      const readyAt = order.findIndex((b) => b.event === 'account.enrichment_ready' && b.data.accountId === r.data.accountId);
+      const readyAt = order.findIndex(
+        (b) => b.event === 'account.enrichment_ready' && b.data.accountId === r.data.accountId,
+      );
       expect(linkedAt).toBeGreaterThanOrEqual(0);
       expect(linkedAt).toBeLessThan(readyAt);
-      expect(r.data).toMatchObject({ applicantId, applicationId, providerAccountId: expect.any(String), message: expect.any(String) });
+      expect(r.data).toMatchObject({
+        applicantId,
+        applicationId,
+        providerAccountId: expect.any(String),
+        message: expect.any(String),
+      });
     }
 
     const fin = await api('POST', `/api/applications/${applicationId}/finalize-linking`);
     expect(fin.status).toBe(200);
-    const readyEvent = await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], { timeoutMs: 30_000, what: 'ready_for_analysis' });
+    const readyEvent = await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], {
+      timeoutMs: 30_000,
+      what: 'ready_for_analysis',
+    });
     expect(readyEvent.data).toMatchObject({ applicationId, applicantId, accountCount: 2 });
 
     const analyze = await api('POST', `/api/applications/${applicationId}/analyze`);
     expect(analyze.status).toBe(200);
     expect(analyze.body.status).toBe('PROCESSING');
-    const decisionEvent = await waitFor(() => eventsOf(applicationId, 'application.decision')[0], { timeoutMs: 60_000, what: 'application.decision' });
-    expect(decisionEvent.data).toMatchObject({ applicationId, applicantId, status: 'COMPLETED', score: expect.any(Number) });
+    const decisionEvent = await waitFor(() => eventsOf(applicationId, 'application.decision')[0], {
+      timeoutMs: 60_000,
+      what: 'application.decision',
+    });
+    expect(decisionEvent.data).toMatchObject({
+      applicationId,
+      applicantId,
+      status: 'COMPLETED',
+      score: expect.any(Number),
+    });
     const decision = Decision.parse(decisionEvent.data.decision);
     expect(decision.applicant_id).toBe(applicantId);
     expect(decision.score).toBe(decisionEvent.data.score);
@@ -113,7 +143,12 @@ describe('a loan application from initiate to a signed decision', () => {
     expect(mine.length).toBeGreaterThanOrEqual(6);
     for (const r of mine) {
       expect(signatureValid(r.raw, r.headers['x-signature'])).toBe(true);
-      expect(r.body).toEqual({ id: expect.any(String), event: expect.any(String), data: expect.any(Object), timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) });
+      expect(r.body).toEqual({
+        id: expect.any(String),
+        event: expect.any(String),
+        data: expect.any(Object),
+        timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      });
     }
     expect(new Set(mine.map((r) => r.body.id)).size).toBe(mine.length);
 
@@ -126,7 +161,9 @@ describe('a loan application from initiate to a signed decision', () => {
     expect(view.body).toMatchObject({ status: 'COMPLETED', decision: { score: decision.score } });
     expect(view.body.accounts.every((a: { enrichmentStatus: string }) => a.enrichmentStatus === 'READY')).toBe(true);
     // Each account's statement month by month, as the provider's transactions gave it.
-    for (const account of view.body.accounts as { monthlyFlows: { month: string; inflow: number; outflow: number }[] }[]) {
+    for (const account of view.body.accounts as {
+      monthlyFlows: { month: string; inflow: number; outflow: number }[];
+    }[]) {
       const months = account.monthlyFlows.map((f) => f.month);
       expect(months.length).toBeGreaterThan(0);
       expect(months).toEqual([...months].sort());
@@ -135,14 +172,23 @@ describe('a loan application from initiate to a signed decision', () => {
     // And its row in the lender's list.
     const listed = await api('GET', `/api/applications?q=${applicationId}`);
     expect(listed.body).toEqual({
-      items: [expect.objectContaining({ applicationId, status: 'COMPLETED', accountCount: 2, score: decision.score, decision: decision.decision })],
+      items: [
+        expect.objectContaining({
+          applicationId,
+          status: 'COMPLETED',
+          accountCount: 2,
+          score: decision.score,
+          decision: decision.decision,
+        }),
+      ],
       nextCursor: null,
     });
     const relink = await api('POST', `/api/applications/${applicationId}/link-account`);
     expect(relink.status).toBe(400);
 
     // What an operator scrapes after a full flow.
-    const scrape = async (name: string) => (await fetch(`${services.find((x) => x.name === name)!.opsUrl}/metrics`)).text();
+    const scrape = async (name: string) =>
+      (await fetch(`${services.find((x) => x.name === name)!.opsUrl}/metrics`)).text();
     const gatewayMetrics = await scrape('gateway');
     expect(gatewayMetrics).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/applications\/initiate"/);
     expect(gatewayMetrics).toMatch(/gateway_provider_webhooks_total\{[^}]*outcome="accepted"/);
@@ -151,11 +197,16 @@ describe('a loan application from initiate to a signed decision', () => {
       expect(text).toMatch(/kafka_handler_duration_seconds_count\{[^}]*outcome="ok"/);
       expect(text).toContain('process_resident_memory_bytes');
     }
-    expect(await scrape('scoring')).toMatch(new RegExp(`scoring_decisions_total\\{[^}]*decision="${decision.decision}"`));
+    expect(await scrape('scoring')).toMatch(
+      new RegExp(`scoring_decisions_total\\{[^}]*decision="${decision.decision}"`),
+    );
     expect(await scrape('notifier')).toMatch(/webhook_attempts_total\{[^}]*outcome="delivered"/);
     for (const name of ['enrichment', 'scoring']) expect(await scrape(name)).toMatch(/circuit_breaker_open\{[^}]*\} 0/);
 
-    const again = await api('POST', '/api/applications/initiate', { ...applicant(), idempotencyKey: (await keyOf(applicationId)) });
+    const again = await api('POST', '/api/applications/initiate', {
+      ...applicant(),
+      idempotencyKey: await keyOf(applicationId),
+    });
     expect(again.status).toBe(409);
   });
 
@@ -171,7 +222,9 @@ describe('a loan application from initiate to a signed decision', () => {
       // Should a page not come, the failure says which page the browser was on.
       const shown = (selector: string) =>
         page.waitForSelector(selector).catch(async (error: unknown) => {
-          throw new Error(`${String(error)}\nthe browser was at ${page.url()}: ${((await page.textContent('body').catch(() => '')) ?? '').trim().slice(0, 500)}`);
+          throw new Error(
+            `${String(error)}\nthe browser was at ${page.url()}: ${((await page.textContent('body').catch(() => '')) ?? '').trim().slice(0, 500)}`,
+          );
         });
       const start = await api('POST', '/api/applications/initiate', applicant());
       applicationId = start.body.applicationId;
@@ -195,22 +248,39 @@ describe('a loan application from initiate to a signed decision', () => {
     } finally {
       await browser.close();
     }
-    await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready').length === 1, { timeoutMs: 60_000, what: 'account.enrichment_ready' });
+    await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready').length === 1, {
+      timeoutMs: 60_000,
+      what: 'account.enrichment_ready',
+    });
     expect(eventsOf(applicationId).map((e) => e.event)).toEqual(['account.linked', 'account.enrichment_ready']);
   }, 240_000);
 
-  it('when an account\'s enrichment never completes, then account.enrichment_failed arrives, and a re-link restarts it', async () => {
+  it("when an account's enrichment never completes, then account.enrichment_failed arrives, and a re-link restarts it", async () => {
     const start = await api('POST', '/api/applications/initiate', applicant());
     const { applicationId, widgetUrl } = start.body;
     await link(widgetUrl, 'never_completes');
-    const failed = await waitFor(() => receiver.events('account.enrichment_failed').find((e) => eventsOf(applicationId, 'account.linked').some((l) => l.data.accountId === e.data.accountId)), {
-      timeoutMs: 60_000,
-      what: 'account.enrichment_failed',
+    const failed = await waitFor(
+      () =>
+        receiver
+          .events('account.enrichment_failed')
+          .find((e) => eventsOf(applicationId, 'account.linked').some((l) => l.data.accountId === e.data.accountId)),
+      {
+        timeoutMs: 60_000,
+        what: 'account.enrichment_failed',
+      },
+    );
+    expect(failed.data).toMatchObject({
+      accountId: expect.any(String),
+      providerAccountId: expect.any(String),
+      applicantId: start.body.applicantId,
+      reason: 'enrichment_timeout',
+      message: expect.any(String),
     });
-    expect(failed.data).toMatchObject({ accountId: expect.any(String), providerAccountId: expect.any(String), applicantId: start.body.applicantId, reason: 'enrichment_timeout', message: expect.any(String) });
     const view = await api('GET', `/api/applications/${applicationId}`);
     expect(view.body.accounts[0].enrichmentStatus).toBe('FAILED');
-    const relink = await api('POST', `/api/applications/${applicationId}/link-account`, { accountId: failed.data.accountId });
+    const relink = await api('POST', `/api/applications/${applicationId}/link-account`, {
+      accountId: failed.data.accountId,
+    });
     expect(relink.status).toBe(200);
     expect(relink.body.widgetUrl).toEqual(expect.any(String));
     expect((await api('GET', `/api/applications/${applicationId}`)).body.accounts[0].enrichmentStatus).toBe('PENDING');
@@ -219,8 +289,16 @@ describe('a loan application from initiate to a signed decision', () => {
   it('when nobody links an account in time, then application.abandoned arrives with reason no_link, and the same key resumes it with what the lender sends then', async () => {
     const body = applicant({ bvn: '22200000001' });
     const start = await api('POST', '/api/applications/initiate', body);
-    const abandoned = await waitFor(() => eventsOf(start.body.applicationId, 'application.abandoned')[0], { timeoutMs: 60_000, what: 'application.abandoned' });
-    expect(abandoned.data).toMatchObject({ applicationId: start.body.applicationId, applicantId: start.body.applicantId, reason: 'no_link', message: expect.any(String) });
+    const abandoned = await waitFor(() => eventsOf(start.body.applicationId, 'application.abandoned')[0], {
+      timeoutMs: 60_000,
+      what: 'application.abandoned',
+    });
+    expect(abandoned.data).toMatchObject({
+      applicationId: start.body.applicationId,
+      applicantId: start.body.applicantId,
+      reason: 'no_link',
+      message: expect.any(String),
+    });
     expect((await api('GET', `/api/applications/${start.body.applicationId}`)).body.status).toBe('ABANDONED');
     // The expired widget address no longer links anything.
     const late = await fetch(`${new URL(start.body.widgetUrl).origin}/sandbox/link`, {
@@ -231,16 +309,32 @@ describe('a loan application from initiate to a signed decision', () => {
     expect(late.status).toBe(410);
     // Abandonment cleared the stored BVN; the resending request carries it again, and new terms.
     const resumed = await api('POST', '/api/applications/initiate', { ...body, amount: 180_000, tenor: 4 });
-    expect(resumed.body).toMatchObject({ applicationId: start.body.applicationId, resumed: true, status: 'PENDING_LINKING' });
+    expect(resumed.body).toMatchObject({
+      applicationId: start.body.applicationId,
+      resumed: true,
+      status: 'PENDING_LINKING',
+    });
     expect(resumed.body.widgetUrl).not.toBe(start.body.widgetUrl);
     const { applicationId } = resumed.body;
-    expect((await api('GET', `/api/applications/${applicationId}`)).body.loan).toMatchObject({ amount: 180_000, tenor: 4 });
+    expect((await api('GET', `/api/applications/${applicationId}`)).body.loan).toMatchObject({
+      amount: 180_000,
+      tenor: 4,
+    });
     await link(resumed.body.widgetUrl, 'salaried', 'GTBank');
-    await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], { timeoutMs: 60_000, what: 'account.enrichment_ready' });
+    await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], {
+      timeoutMs: 60_000,
+      what: 'account.enrichment_ready',
+    });
     expect((await api('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
-    await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], { timeoutMs: 30_000, what: 'ready_for_analysis' });
+    await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], {
+      timeoutMs: 30_000,
+      what: 'ready_for_analysis',
+    });
     expect((await api('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
-    const decided = await waitFor(() => eventsOf(applicationId, 'application.decision')[0], { timeoutMs: 60_000, what: 'application.decision' });
+    const decided = await waitFor(() => eventsOf(applicationId, 'application.decision')[0], {
+      timeoutMs: 60_000,
+      what: 'application.decision',
+    });
     expect(decided.data.decision.regulatory_compliance.credit_bureau_checked).toBe(true);
   }, 120_000);
 
@@ -249,11 +343,20 @@ describe('a loan application from initiate to a signed decision', () => {
       const start = await api('POST', '/api/applications/initiate', applicant(patch));
       const { applicationId } = start.body;
       await link(start.body.widgetUrl, 'salaried');
-      await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], { timeoutMs: 60_000, what: 'enrichment_ready' });
+      await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], {
+        timeoutMs: 60_000,
+        what: 'enrichment_ready',
+      });
       await api('POST', `/api/applications/${applicationId}/finalize-linking`);
-      await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], { timeoutMs: 30_000, what: 'ready' });
+      await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], {
+        timeoutMs: 30_000,
+        what: 'ready',
+      });
       await api('POST', `/api/applications/${applicationId}/analyze`);
-      const event = await waitFor(() => eventsOf(applicationId, 'application.decision')[0], { timeoutMs: 60_000, what: 'decision' });
+      const event = await waitFor(() => eventsOf(applicationId, 'application.decision')[0], {
+        timeoutMs: 60_000,
+        what: 'decision',
+      });
       return Decision.parse(event.data.decision);
     };
     const [bureauDown, noBvn] = await Promise.all([decide({ bvn: '22200000005' }), decide({})]);
@@ -269,18 +372,32 @@ describe('a loan application from initiate to a signed decision', () => {
     const { applicationId, applicantId } = start.body;
     await link(start.body.widgetUrl, 'salaried');
     // As the spec asks of lenders: finalize once every account is enriched.
-    await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], { timeoutMs: 60_000, what: 'enrichment ready' });
+    await waitFor(() => eventsOf(applicationId, 'account.enrichment_ready')[0], {
+      timeoutMs: 60_000,
+      what: 'enrichment ready',
+    });
     const finalized = await api('POST', `/api/applications/${applicationId}/finalize-linking`);
     expect(finalized.status).toBe(200);
-    await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], { timeoutMs: 60_000, what: 'ready' });
+    await waitFor(() => eventsOf(applicationId, 'application.ready_for_analysis')[0], {
+      timeoutMs: 60_000,
+      what: 'ready',
+    });
     // Scoring's copy of the bank data is lost (its database restored from an older backup, say).
     const profiles = services.find((s) => s.name === 'scoring')!.runtime.db.model('Profile');
-    await waitFor(() => profiles.exists({ applicationId }), { what: 'scoring\'s profile' });
+    await waitFor(() => profiles.exists({ applicationId }), { what: "scoring's profile" });
     await profiles.deleteMany({ applicationId });
     const analyze = await api('POST', `/api/applications/${applicationId}/analyze`);
     expect(analyze.body).toMatchObject({ applicationId, status: 'PROCESSING' });
-    const failed = await waitFor(() => eventsOf(applicationId, 'application.failed')[0], { timeoutMs: 60_000, what: 'application.failed' });
-    expect(failed.data).toEqual({ applicationId, applicantId, status: 'FAILED', reason: expect.stringMatching(/enrich/) });
+    const failed = await waitFor(() => eventsOf(applicationId, 'application.failed')[0], {
+      timeoutMs: 60_000,
+      what: 'application.failed',
+    });
+    expect(failed.data).toEqual({
+      applicationId,
+      applicantId,
+      status: 'FAILED',
+      reason: expect.stringMatching(/enrich/),
+    });
     expect(eventsOf(applicationId, 'application.decision')).toHaveLength(0);
     const view = await api('GET', `/api/applications/${applicationId}`);
     expect(view.body.status).toBe('FAILED');
@@ -289,6 +406,9 @@ describe('a loan application from initiate to a signed decision', () => {
 
 async function keyOf(applicationId: string): Promise<string> {
   const applications = services.find((s) => s.name === 'applications')!;
-  const doc = await applications.runtime.db.model('Application').findById(applicationId).lean<{ idempotencyKey: string }>();
+  const doc = await applications.runtime.db
+    .model('Application')
+    .findById(applicationId)
+    .lean<{ idempotencyKey: string }>();
   return doc!.idempotencyKey;
 }

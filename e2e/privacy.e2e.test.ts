@@ -75,14 +75,22 @@ interface Found {
  * value also decoded through the schema registry, and lists identity found. `undecoded` counts
  * the values per topic that are not in the registry's wire format.
  */
-async function scanTopics(): Promise<{ found: Found[]; counts: Record<string, number>; undecoded: Record<string, number> }> {
+async function scanTopics(): Promise<{
+  found: Found[];
+  counts: Record<string, number>;
+  undecoded: Record<string, number>;
+}> {
   // The registry's JSON schemas use formats and keywords a strict validator refuses; the services read them the same way.
   const registry = new SchemaRegistry(
     { host: process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:8081/apis/ccompat/v7' },
     { [SchemaType.JSON]: { strict: false, validateFormats: false } },
   );
   const undecoded: Record<string, number> = {};
-  const kafka = new Kafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), clientId: `${ns}scan`, logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    clientId: `${ns}scan`,
+    logLevel: logLevel.NOTHING,
+  });
   const admin = kafka.admin();
   await admin.connect();
   const topics = (await admin.listTopics()).filter((t) => t.startsWith(ns));
@@ -105,7 +113,8 @@ async function scanTopics(): Promise<{ found: Found[]; counts: Record<string, nu
     if (bytes === null || bytes === undefined) return;
     const text = Buffer.isBuffer(bytes) ? bytes.toString('latin1') : bytes;
     for (const n of needles) {
-      const hit = text.includes(n.text) && !found.some((f) => f.topic === topic && f.where === where && f.field === n.field);
+      const hit =
+        text.includes(n.text) && !found.some((f) => f.topic === topic && f.where === where && f.field === n.field);
       if (hit) found.push({ topic, where, field: n.field });
     }
   };
@@ -123,11 +132,15 @@ async function scanTopics(): Promise<{ found: Found[]; counts: Record<string, nu
       else if (message.value) undecoded[short] = (undecoded[short] ?? 0) + 1;
       for (const [name, value] of Object.entries(message.headers ?? {})) {
         look(short, `header ${name}`, name);
-        for (const v of Array.isArray(value) ? value : [value]) look(short, `header ${name}`, v as Buffer | string | undefined);
+        for (const v of Array.isArray(value) ? value : [value])
+          look(short, `header ${name}`, v as Buffer | string | undefined);
       }
     },
   });
-  await waitFor(() => pending.size === 0, { timeoutMs: 60_000, what: `every record of ${partitions} partitions of ${topics.length} topics` });
+  await waitFor(() => pending.size === 0, {
+    timeoutMs: 60_000,
+    what: `every record of ${partitions} partitions of ${topics.length} topics`,
+  });
   await consumer.disconnect();
   return { found, counts, undecoded };
 }
@@ -145,10 +158,15 @@ function identityIn(value: unknown, at: string[] = []): { path: string; field: s
     return needles.filter((n) => value.includes(n.text)).map((n) => ({ path: at.join('.'), field: n.field }));
   }
   if (value === null || typeof value !== 'object') return [];
-  if (Buffer.isBuffer(value) || value instanceof Uint8Array) return identityIn(Buffer.from(value).toString('latin1'), at);
+  if (Buffer.isBuffer(value) || value instanceof Uint8Array)
+    return identityIn(Buffer.from(value).toString('latin1'), at);
   if (value instanceof Date || typeof (value as { toHexString?: unknown }).toHexString === 'function') return [];
-  if ((value as { _bsontype?: string })._bsontype === 'Binary') return identityIn(Buffer.from((value as { buffer: Uint8Array }).buffer).toString('latin1'), at);
-  return Object.entries(value).flatMap(([key, item]) => [...identityIn(key, [...at, '(key)']), ...identityIn(item, [...at, key])]);
+  if ((value as { _bsontype?: string })._bsontype === 'Binary')
+    return identityIn(Buffer.from((value as { buffer: Uint8Array }).buffer).toString('latin1'), at);
+  return Object.entries(value).flatMap(([key, item]) => [
+    ...identityIn(key, [...at, '(key)']),
+    ...identityIn(item, [...at, key]),
+  ]);
 }
 
 /** Every document of every collection of every service's database, read through the driver. */
@@ -161,7 +179,12 @@ async function scanCollections(): Promise<{ found: FoundAtRest[]; documents: Rec
       for await (const doc of db.collection(collection).find({})) {
         documents[service] = (documents[service] ?? 0) + 1;
         for (const hit of identityIn(doc)) {
-          if (!found.some((f) => f.service === service && f.collection === collection && f.path === hit.path && f.field === hit.field)) {
+          if (
+            !found.some(
+              (f) =>
+                f.service === service && f.collection === collection && f.path === hit.path && f.field === hit.field,
+            )
+          ) {
             found.push({ service, collection, ...hit });
           }
         }
@@ -180,12 +203,16 @@ function databaseFiles(): string[] | null {
   const home = process.env.LOAN_INFRA_HOME ?? path.join(homedir(), '.cache', 'loan-infra');
   const run = process.env.LOAN_INFRA_RUN ?? path.join(home, 'run');
   const recorded = path.join(run, 'data-dir');
-  const data = process.env.LOAN_INFRA_DATA ?? (existsSync(recorded) ? readFileSync(recorded, 'utf8').trim() : path.join(home, 'data'));
+  const data =
+    process.env.LOAN_INFRA_DATA ??
+    (existsSync(recorded) ? readFileSync(recorded, 'utf8').trim() : path.join(home, 'data'));
   const kind = existsSync(path.join(run, 'db')) ? readFileSync(path.join(run, 'db'), 'utf8').trim() : 'sqlite';
   const mongo = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/');
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(mongo.hostname)) return null;
   const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)],
+    );
   if (kind === 'postgresql') {
     const dir = path.join(data, 'postgresql');
     return existsSync(dir) ? [...walk(path.join(dir, 'base')), ...walk(path.join(dir, 'pg_wal'))] : null;
@@ -193,7 +220,9 @@ function databaseFiles(): string[] | null {
   const dir = path.join(data, 'ferretdb', 'db');
   if (!existsSync(dir)) return null;
   const prefix = `${ns.replace(/\W/g, '')}_`;
-  return readdirSync(dir).filter((f) => f.startsWith(prefix)).map((f) => path.join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => f.startsWith(prefix))
+    .map((f) => path.join(dir, f));
 }
 
 /** The files that hold any of the identity as bytes, and what they hold. */
@@ -209,7 +238,8 @@ function scanFiles(files: string[]): { file: string; field: string }[] {
     }
     const name = path.basename(file);
     for (const n of needles) {
-      if (bytes.includes(n.text) && !found.some((f) => f.file === name && f.field === n.field)) found.push({ file: name, field: n.field });
+      if (bytes.includes(n.text) && !found.some((f) => f.file === name && f.field === n.field))
+        found.push({ file: name, field: n.field });
     }
   }
   return found;
@@ -227,7 +257,11 @@ async function readAnalytics(): Promise<AnalyticsRecord[]> {
     const offsets = await admin.fetchTopicOffsets(`${ns}loan.analytics.v1`);
     await admin.disconnect();
     const total = offsets.reduce((sum, o) => sum + Number(o.high) - Number(o.low), 0);
-    await bus.consume({ groupId: `analyst-${Date.now()}`, topics: ['loan.analytics.v1'], handle: async (m) => void records.push(m.value as AnalyticsRecord) });
+    await bus.consume({
+      groupId: `analyst-${Date.now()}`,
+      topics: ['loan.analytics.v1'],
+      handle: async (m) => void records.push(m.value as AnalyticsRecord),
+    });
     await waitFor(() => records.length >= total, { what: `${total} analytics records` });
     return records;
   } finally {
@@ -247,10 +281,13 @@ describe('personal data of an applicant', () => {
       body: JSON.stringify({ widgetUrl, persona: 'salaried', institution: 'GTBank' }),
     });
     expect(linked.status).toBe(200);
-    await waitFor(() => receiver.events('account.enrichment_ready').some((e) => e.data.applicationId === applicationId), {
-      timeoutMs: 60_000,
-      what: 'account.enrichment_ready',
-    });
+    await waitFor(
+      () => receiver.events('account.enrichment_ready').some((e) => e.data.applicationId === applicationId),
+      {
+        timeoutMs: 60_000,
+        what: 'account.enrichment_ready',
+      },
+    );
     expect((await api('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
     expect((await api('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
     await waitFor(() => receiver.events('application.decision').some((e) => e.data.applicationId === applicationId), {
@@ -260,36 +297,69 @@ describe('personal data of an applicant', () => {
     // The status read is answered on the gateway's reply topic; the lender still sees the names.
     const view = await api('GET', `/api/applications/${applicationId}`);
     expect(view.status).toBe(200);
-    expect(view.body.applicant).toMatchObject({ firstName: person.firstName, lastName: person.lastName, email: person.email });
+    expect(view.body.applicant).toMatchObject({
+      firstName: person.firstName,
+      lastName: person.lastName,
+      email: person.email,
+    });
     expect(view.body.accounts[0].monthlyFlows.length).toBeGreaterThan(0);
     // So is the list, whose rows name the applicant.
     const listed = await api('GET', `/api/applications?q=${applicationId}`);
-    expect(listed.body.items).toEqual([expect.objectContaining({ applicantName: `${person.firstName} ${person.lastName}` })]);
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ applicantName: `${person.firstName} ${person.lastName}` }),
+    ]);
     // And searching by who applied finds it; the scans below prove the words searched for never left the gateway.
     for (const q of [`${person.lastName} ${person.firstName}`, person.email, person.phone, person.bvn]) {
       const found = await api('GET', `/api/applications?q=${encodeURIComponent(q)}`);
-      expect({ q, found: found.body.items?.map((i: { applicationId: string }) => i.applicationId) }).toEqual({ q, found: [applicationId] });
+      expect({ q, found: found.body.items?.map((i: { applicationId: string }) => i.applicationId) }).toEqual({
+        q,
+        found: [applicationId],
+      });
     }
 
     // At rest, while the application and its bank data are all there: no document holds the
     // identity readable (sealed values only), in any collection of any service.
     const atRest = await scanCollections();
-    expect(Object.keys(atRest.documents).sort()).toEqual(['applications', 'enrichment', 'gateway', 'janitor', 'notifier', 'scoring']);
+    expect(Object.keys(atRest.documents).sort()).toEqual([
+      'applications',
+      'enrichment',
+      'gateway',
+      'janitor',
+      'notifier',
+      'scoring',
+    ]);
     expect(atRest.found).toEqual([]);
 
     // A poison message on the provider callbacks topic is dead-lettered.
-    const producer = new Kafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), logLevel: logLevel.NOTHING }).producer();
+    const producer = new Kafka({
+      brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+      logLevel: logLevel.NOTHING,
+    }).producer();
     await producer.connect();
-    await producer.send({ topic: `${ns}loan.gateway.provider-callbacks`, messages: [{ key: 'poison', value: Buffer.from('not a registry-encoded record') }] });
+    await producer.send({
+      topic: `${ns}loan.gateway.provider-callbacks`,
+      messages: [{ key: 'poison', value: Buffer.from('not a registry-encoded record') }],
+    });
     await producer.disconnect();
     const dlq = 'loan.gateway.provider-callbacks.dlq';
 
     let scan = await scanTopics();
-    await waitFor(async () => (scan = await scanTopics()).counts[dlq] > 0, { timeoutMs: 60_000, what: 'the poison message in its dead-letter topic' });
+    await waitFor(async () => (scan = await scanTopics()).counts[dlq] > 0, {
+      timeoutMs: 60_000,
+      what: 'the poison message in its dead-letter topic',
+    });
     const replies = Object.keys(scan.counts).filter((t) => t.startsWith('loan.gateway.replies.'));
     expect(replies.length).toBeGreaterThan(0);
     expect(replies.reduce((n, t) => n + scan.counts[t], 0)).toBeGreaterThan(0);
-    for (const topic of ['loan.applications.commands', 'loan.gateway.provider-callbacks', 'loan.applications.facts', 'loan.enrichment.results', 'loan.scoring.results', 'loan.events.v1', 'loan.analytics.v1']) {
+    for (const topic of [
+      'loan.applications.commands',
+      'loan.gateway.provider-callbacks',
+      'loan.applications.facts',
+      'loan.enrichment.results',
+      'loan.scoring.results',
+      'loan.events.v1',
+      'loan.analytics.v1',
+    ]) {
       expect({ topic, records: scan.counts[topic] ?? 0 }).toEqual({ topic, records: expect.any(Number) });
       expect(scan.counts[topic]).toBeGreaterThan(0);
     }
@@ -299,11 +369,18 @@ describe('personal data of an applicant', () => {
 
     // Whatever a service created (reply and dead-letter topics included) keeps records a week
     // at most; the clients topic is compacted instead.
-    const admin = new Kafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), logLevel: logLevel.NOTHING }).admin();
+    const admin = new Kafka({
+      brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+      logLevel: logLevel.NOTHING,
+    }).admin();
     await admin.connect();
     const { resources } = await admin.describeConfigs({
       includeSynonyms: false,
-      resources: Object.keys(scan.counts).map((t) => ({ type: ConfigResourceTypes.TOPIC, name: `${ns}${t}`, configNames: ['retention.ms', 'cleanup.policy'] })),
+      resources: Object.keys(scan.counts).map((t) => ({
+        type: ConfigResourceTypes.TOPIC,
+        name: `${ns}${t}`,
+        configNames: ['retention.ms', 'cleanup.policy'],
+      })),
     });
     await admin.disconnect();
     const kept = resources.map((r) => {
@@ -312,7 +389,10 @@ describe('personal data of an applicant', () => {
       const retention = config['retention.ms'];
       // Set on the topic itself, not left to whatever the broker's default happens to be.
       const own = retention !== undefined && !retention.isDefault && Number(retention.configValue) <= 7 * 86_400_000;
-      return { topic, ok: config['cleanup.policy']?.configValue === 'compact' ? topic === 'loan.gateway.clients' : own };
+      return {
+        topic,
+        ok: config['cleanup.policy']?.configValue === 'compact' ? topic === 'loan.gateway.clients' : own,
+      };
     });
     expect(kept.filter((k) => !k.ok)).toEqual([]);
     expect(kept.length).toBe(Object.keys(scan.counts).length);
@@ -324,10 +404,20 @@ describe('personal data of an applicant', () => {
     expect(mine.map((a) => a.event).sort()).toEqual(events.map((e) => e.event).sort());
     expect(new Set(mine.map((a) => a.application)).size).toBe(1);
     const decided = mine.find((a) => a.event === 'application.decision')!;
-    expect(decided.decision).toMatchObject({ outcome: expect.any(String), score: expect.any(Number), band: expect.any(String) });
+    expect(decided.decision).toMatchObject({
+      outcome: expect.any(String),
+      score: expect.any(Number),
+      band: expect.any(String),
+    });
     const linkedEvent = events.find((e) => e.event === 'account.linked');
     const raw = JSON.stringify(mine);
-    for (const id of [applicationId, start.body.applicantId, lender.clientId, linkedEvent.data.accountId, linkedEvent.data.accountNumber]) {
+    for (const id of [
+      applicationId,
+      start.body.applicantId,
+      lender.clientId,
+      linkedEvent.data.accountId,
+      linkedEvent.data.accountNumber,
+    ]) {
       expect(raw).not.toContain(id);
     }
 
@@ -338,7 +428,9 @@ describe('personal data of an applicant', () => {
       async () =>
         (await db('enrichment').collection('bank_data').countDocuments({ applicationId })) === 0 &&
         (await db('scoring').collection('profiles').countDocuments({ applicationId })) === 0 &&
-        (await db('notifier').collection('deliveries').countDocuments({ applicationId, body: { $regex: accountNumber } })) === 0,
+        (await db('notifier')
+          .collection('deliveries')
+          .countDocuments({ applicationId, body: { $regex: accountNumber } })) === 0,
       { timeoutMs: 60_000, what: 'bank data gone from enrichment, scoring and the delivery log' },
     );
     // The decision and its audit record (derived features, no statements) stay.
@@ -346,15 +438,27 @@ describe('personal data of an applicant', () => {
     expect(audits.map((a) => [a.status, a.audit === null])).toEqual([['DECIDED', false]]);
     const jobs = await db('enrichment').collection('enrichment_jobs').find({ applicationId }).toArray();
     expect(jobs.map((j) => j.accountNumber)).toEqual([null]);
-    const bodies = await db('notifier').collection('deliveries').find({ applicationId, event: 'account.linked' }).toArray();
-    expect(bodies.map((b) => JSON.parse(b.body as string).data.accountNumber)).toEqual([`******${accountNumber.slice(-4)}`]);
-    await waitFor(async () => {
-      const stored = await db('applications').collection('applications').findOne({ _id: applicationId as never });
-      return stored?.accounts.every(
-        (a: { accountNumber: string; holderName: string; monthlyFlows: unknown[] }) =>
-          a.accountNumber === `******${accountNumber.slice(-4)}` && a.holderName === '' && a.monthlyFlows.length === 0,
-      );
-    }, { what: 'the applications service to forget account numbers, holder names and monthly flows' });
+    const bodies = await db('notifier')
+      .collection('deliveries')
+      .find({ applicationId, event: 'account.linked' })
+      .toArray();
+    expect(bodies.map((b) => JSON.parse(b.body as string).data.accountNumber)).toEqual([
+      `******${accountNumber.slice(-4)}`,
+    ]);
+    await waitFor(
+      async () => {
+        const stored = await db('applications')
+          .collection('applications')
+          .findOne({ _id: applicationId as never });
+        return stored?.accounts.every(
+          (a: { accountNumber: string; holderName: string; monthlyFlows: unknown[] }) =>
+            a.accountNumber === `******${accountNumber.slice(-4)}` &&
+            a.holderName === '' &&
+            a.monthlyFlows.length === 0,
+        );
+      },
+      { what: 'the applications service to forget account numbers, holder names and monthly flows' },
+    );
     // The lender's view keeps the decision and status.
     const after = (await api('GET', `/api/applications/${applicationId}`)).body;
     expect(after).toMatchObject({ status: 'COMPLETED', decision: { score: expect.any(Number) } });
@@ -387,26 +491,41 @@ describe('personal data of an applicant', () => {
     const { holderName } = (await linked.json()) as { holderName: string };
     expect(holderName.length).toBeGreaterThan(3);
     // From here on every scan looks for the holder's name too.
-    needles.push(...[holderName, holderName.toLowerCase(), holderName.toUpperCase()].map((text) => ({ field: 'holderName', text })));
+    needles.push(
+      ...[holderName, holderName.toLowerCase(), holderName.toUpperCase()].map((text) => ({
+        field: 'holderName',
+        text,
+      })),
+    );
 
-    await waitFor(() => receiver.events('account.enrichment_ready').some((e) => e.data.applicationId === applicationId), {
-      timeoutMs: 60_000,
-      what: 'account.enrichment_ready',
-    });
+    await waitFor(
+      () => receiver.events('account.enrichment_ready').some((e) => e.data.applicationId === applicationId),
+      {
+        timeoutMs: 60_000,
+        what: 'account.enrichment_ready',
+      },
+    );
     expect((await api('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
     expect((await api('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
-    const decision = await waitFor(() => receiver.events('application.decision').find((e) => e.data.applicationId === applicationId), {
-      timeoutMs: 60_000,
-      what: 'application.decision',
-    });
+    const decision = await waitFor(
+      () => receiver.events('application.decision').find((e) => e.data.applicationId === applicationId),
+      {
+        timeoutMs: 60_000,
+        what: 'application.decision',
+      },
+    );
     const reasons = JSON.stringify(decision.data);
     expect(reasons).toContain('IDENTITY_MISMATCH');
     expect(reasons).toContain('Access Bank');
     expect(reasons).not.toContain(holderName);
-    expect((await api('GET', `/api/applications/${applicationId}`)).body.decision.regulatory_compliance.identity_verified).toBe(false);
+    expect(
+      (await api('GET', `/api/applications/${applicationId}`)).body.decision.regulatory_compliance.identity_verified,
+    ).toBe(false);
 
     expect((await scanTopics()).found).toEqual([]);
     expect((await scanCollections()).found).toEqual([]);
-    expect(logs.lines().filter((line) => line.includes(holderName) || line.toUpperCase().includes(holderName.toUpperCase()))).toEqual([]);
+    expect(
+      logs.lines().filter((line) => line.includes(holderName) || line.toUpperCase().includes(holderName.toUpperCase())),
+    ).toEqual([]);
   });
 });

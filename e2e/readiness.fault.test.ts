@@ -50,7 +50,14 @@ const everyService = (predicate: (r: Readiness) => boolean, what: string) =>
 
 it('when every dependency is up, then every service is ready', async () => {
   const all = await everyService((r) => r.status === 200, 'all ready');
-  expect(all.map((r) => r.name).sort()).toEqual(['applications', 'enrichment', 'gateway', 'janitor', 'notifier', 'scoring']);
+  expect(all.map((r) => r.name).sort()).toEqual([
+    'applications',
+    'enrichment',
+    'gateway',
+    'janitor',
+    'notifier',
+    'scoring',
+  ]);
   for (const r of all) expect(r.checks).toMatchObject({ kafka: true, database: true });
 });
 

@@ -12,14 +12,19 @@ const ns = suiteNamespace();
 let stack: Awaited<ReturnType<typeof startWholeStack>>;
 
 beforeAll(async () => {
-  stack = await startWholeStack(ns, { ENRICHMENT_TIMEOUT: '2m', WEBHOOK_RETRY_BASE: '300ms', RATE_LIMITS_ENABLED: 'false' });
+  stack = await startWholeStack(ns, {
+    ENRICHMENT_TIMEOUT: '2m',
+    WEBHOOK_RETRY_BASE: '300ms',
+    RATE_LIMITS_ENABLED: 'false',
+  });
 });
 
 afterAll(async () => {
   await stack?.stop();
 });
 
-const api = (method: string, path: string, body?: unknown) => call(stack.gatewayUrl, stack.lender.apiKey, method, path, body);
+const api = (method: string, path: string, body?: unknown) =>
+  call(stack.gatewayUrl, stack.lender.apiKey, method, path, body);
 
 /** The webhooks of one application as received, in order, each verified as the lender's receiver would. */
 const received = (applicationId: string) =>
@@ -31,9 +36,17 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
   it('when an officer approves above the threshold and a manager confirms, then the receiver gets a signed application.review_completed after application.decision', async () => {
     expect((await api('PATCH', '/api/client', { reviewConfirmationAbove: 250_000 })).status).toBe(200);
     // The bureau answers 503 for this BVN: the decision is referred for review.
-    const start = await api('POST', '/api/applications/initiate', applicant({ bvn: '22200000005', amount: 500_000, tenor: 12, interestRate: 5 }));
+    const start = await api(
+      'POST',
+      '/api/applications/initiate',
+      applicant({ bvn: '22200000005', amount: 500_000, tenor: 12, interestRate: 5 }),
+    );
     expect(start.status).toBe(201);
-    const { applicationId, applicantId, widgetUrl } = start.body as { applicationId: string; applicantId: string; widgetUrl: string };
+    const { applicationId, applicantId, widgetUrl } = start.body as {
+      applicationId: string;
+      applicantId: string;
+      widgetUrl: string;
+    };
     const linked = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -71,20 +84,30 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
       reviewer: 'officer-1042',
     });
     expect(made.review).toMatchObject({ status: 'PENDING_CONFIRMATION', confirmationRequired: true });
-    await expect(client.confirmReview(applicationId, { reviewer: 'officer-1042' })).rejects.toBeInstanceOf(ConflictError);
+    await expect(client.confirmReview(applicationId, { reviewer: 'officer-1042' })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
 
     const confirmed = await client.confirmReview(applicationId, { reviewer: 'manager-0007' });
     expect(confirmed.review).toMatchObject({ status: 'FINAL', confirmedBy: 'manager-0007' });
 
-    const completed = await waitFor(() => received(applicationId).find((e) => e.event === 'application.review_completed'), {
-      timeoutMs: 30_000,
-      what: 'application.review_completed',
-    });
+    const completed = await waitFor(
+      () => received(applicationId).find((e) => e.event === 'application.review_completed'),
+      {
+        timeoutMs: 30_000,
+        what: 'application.review_completed',
+      },
+    );
     expect(completed.data).toEqual({
       applicationId,
       applicantId,
       outcome: 'APPROVED',
-      approval_details: { approved_amount: 500_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 56_412.71 },
+      approval_details: {
+        approved_amount: 500_000,
+        approved_tenor: 12,
+        approved_interest: 5,
+        monthly_payment: 56_412.71,
+      },
       reviewer: 'officer-1042',
       reasonCode: 'INCOME_VERIFIED',
       note: 'Salary and employer confirmed by phone; the bureau was down',
@@ -95,7 +118,10 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
     expect(order.filter((e) => e === 'application.review_completed')).toHaveLength(1);
 
     const detail = await api('GET', `/api/applications/${applicationId}`);
-    expect(detail.body).toMatchObject({ status: 'COMPLETED', review: { status: 'FINAL', reviewer: 'officer-1042', confirmedBy: 'manager-0007' } });
+    expect(detail.body).toMatchObject({
+      status: 'COMPLETED',
+      review: { status: 'FINAL', reviewer: 'officer-1042', confirmedBy: 'manager-0007' },
+    });
     const done = await client.listReviews({ status: 'DONE', limit: 100 });
     expect(done.items.map((i) => i.applicationId)).toContain(applicationId);
   });

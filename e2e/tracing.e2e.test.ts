@@ -611,13 +611,18 @@ it("when a lender searches its applications by the applicant's name, e-mail, pho
   }
   const searches = await waitFor(
     () => {
-      const spans = otlp.spans.filter((s) => s.service === 'gateway' && s.kind === SERVER && pathOf(s) === '/api/applications');
+      const spans = otlp.spans.filter(
+        (s) => s.service === 'gateway' && s.kind === SERVER && pathOf(s) === '/api/applications',
+      );
       return spans.length >= 4 && spans;
     },
     { what: 'the four list request spans' },
   );
   expect(new Set(searches.map((s) => s.attributes['url.query']))).toEqual(new Set(['q=REDACTED&limit=5']));
-  const identity = [person.firstName, person.lastName, person.email, person.phone, person.bvn].flatMap((v) => [String(v), String(v).toLowerCase()]);
+  const identity = [person.firstName, person.lastName, person.email, person.phone, person.bvn].flatMap((v) => [
+    String(v),
+    String(v).toLowerCase(),
+  ]);
   const holding = otlp.spans.filter((s) => identity.some((v) => JSON.stringify(s.attributes).includes(v)));
   expect(holding.map((s) => `${s.service} ${s.name}`)).toEqual([]);
 });

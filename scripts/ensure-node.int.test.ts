@@ -24,11 +24,15 @@ function oldNodeOnPath(dir: string): string {
 
 /** Runs `eval "$(bash scripts/ensure-node)"` as the project's scripts do, then `node --version`. */
 function asCaller(env: Record<string, string>) {
-  const run = spawnSync('bash', ['-c', `set -euo pipefail; eval "$(bash '${script}')"; echo "reached with $(node --version)"`], {
-    encoding: 'utf8',
-    env: { ...process.env, LOAN_INFRA_HOME: '', LOAN_NODE: '', ...env },
-    timeout: 5 * 60_000,
-  });
+  const run = spawnSync(
+    'bash',
+    ['-c', `set -euo pipefail; eval "$(bash '${script}')"; echo "reached with $(node --version)"`],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, LOAN_INFRA_HOME: '', LOAN_NODE: '', ...env },
+      timeout: 5 * 60_000,
+    },
+  );
   return { status: run.status, stdout: run.stdout ?? '', stderr: run.stderr ?? '' };
 }
 

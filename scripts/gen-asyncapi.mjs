@@ -34,7 +34,8 @@ const flows = {
     key: "the application's pseudonym (the lender's for events without an application)",
     producers: ['notifier'],
     consumers: ['analysts'],
-    readers: 'For analysts: every public event without personal data, ids pseudonymised (docs/privacy.md, examples/analytics).',
+    readers:
+      'For analysts: every public event without personal data, ids pseudonymised (docs/privacy.md, examples/analytics).',
   },
   [Topics.applicationCommands]: {
     key: '`key:<SHA-256 of the idempotencyKey>` for InitiateApplication, the applicationId for every other command',

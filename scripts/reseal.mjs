@@ -16,7 +16,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const { createSealer, plainPersonalFields, resealDatabase, sealPlainFields } = require(path.join(root, 'libs/runtime/dist/index.js'));
+const { createSealer, plainPersonalFields, resealDatabase, sealPlainFields } = require(
+  path.join(root, 'libs/runtime/dist/index.js'),
+);
 const mongoose = require('mongoose');
 
 const dataKey = process.env.DATA_KEY;
@@ -24,9 +26,15 @@ if (!dataKey) {
   console.error('DATA_KEY (the new key) is required; the old ones go in DATA_KEY_PREVIOUS');
   process.exit(2);
 }
-const previous = (process.env.DATA_KEY_PREVIOUS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const previous = (process.env.DATA_KEY_PREVIOUS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const sealer = createSealer(dataKey, previous);
-const databases = (process.env.RESEAL_DATABASES ?? 'loan_gateway,loan_applications,loan_enrichment,loan_scoring,loan_notifier,loan_janitor')
+const databases = (
+  process.env.RESEAL_DATABASES ??
+  'loan_gateway,loan_applications,loan_enrichment,loan_scoring,loan_notifier,loan_janitor'
+)
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
@@ -38,7 +46,9 @@ try {
     const db = connection.useDb(name).db;
     const count = await resealDatabase(db, sealer);
     unknown += count.unknownKey;
-    console.log(`${name}: ${count.resealed} re-sealed, ${count.changed} changed meanwhile, ${count.unknownKey} under an unknown key`);
+    console.log(
+      `${name}: ${count.resealed} re-sealed, ${count.changed} changed meanwhile, ${count.unknownKey} under an unknown key`,
+    );
     const service = Object.keys(plainPersonalFields).find((s) => name.endsWith(`_${s}`));
     if (service) {
       const plain = await sealPlainFields(db, sealer, plainPersonalFields[service]);

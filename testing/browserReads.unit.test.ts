@@ -35,7 +35,12 @@ function unguardedReads(file: string, source: string): string[] {
     return false;
   };
   const visit = (node: ts.Node) => {
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && SNAPSHOT_READS.has(node.expression.name.text) && !enclosedByRetry(node)) {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      SNAPSHOT_READS.has(node.expression.name.text) &&
+      !enclosedByRetry(node)
+    ) {
       const { line } = tree.getLineAndCharacterOfPosition(node.getStart());
       found.push(`${relative(ROOT, file)}:${line + 1} ${node.expression.name.text}()`);
     }
@@ -47,7 +52,9 @@ function unguardedReads(file: string, source: string): string[] {
 
 describe('reads of a page in browser tests', () => {
   it('finds the browser tests', () => {
-    expect(browserTests.map((file) => relative(ROOT, file))).toEqual(expect.arrayContaining(['services/gateway/src/entry-points/http/consoleRoutes.e2e.test.ts']));
+    expect(browserTests.map((file) => relative(ROOT, file))).toEqual(
+      expect.arrayContaining(['services/gateway/src/entry-points/http/consoleRoutes.e2e.test.ts']),
+    );
   });
 
   it('when a test counts, reads or checks the visibility of elements, then it retries until the page shows it', () => {
@@ -55,7 +62,8 @@ describe('reads of a page in browser tests', () => {
   });
 
   it('when a read is not retried, then the check names it', () => {
-    const source = "import { chromium } from 'playwright-core';\nawait expect(page.locator('tr').count()).resolves.toBe(3);\nawait eventually(async () => expect(await page.locator('tr').count()).toBe(3));\n";
+    const source =
+      "import { chromium } from 'playwright-core';\nawait expect(page.locator('tr').count()).resolves.toBe(3);\nawait eventually(async () => expect(await page.locator('tr').count()).toBe(3));\n";
     expect(unguardedReads(join(ROOT, 'example.e2e.test.ts'), source)).toEqual(['example.e2e.test.ts:2 count()']);
   });
 });

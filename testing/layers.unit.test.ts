@@ -60,16 +60,24 @@ function domainFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === '__fixtures__' || entry.name === '__tests__' ? [] : domainFiles(path);
-    return /\.(ts|js|mjs|cjs)$/.test(entry.name) && !/\.test\.ts$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+    if (entry.isDirectory())
+      return entry.name === '__fixtures__' || entry.name === '__tests__' ? [] : domainFiles(path);
+    return /\.(ts|js|mjs|cjs)$/.test(entry.name) && !/\.test\.ts$/.test(entry.name) && !entry.name.endsWith('.d.ts')
+      ? [path]
+      : [];
   });
 }
 
 describe('the layers every service is built of', () => {
   it('when the services are listed, then each has a domain folder with code in it (the checks below are not vacuous)', () => {
-    expect(services).toEqual(expect.arrayContaining(['applications', 'enrichment', 'gateway', 'janitor', 'notifier', 'scoring']));
+    expect(services).toEqual(
+      expect.arrayContaining(['applications', 'enrichment', 'gateway', 'janitor', 'notifier', 'scoring']),
+    );
     for (const service of services) {
-      expect({ service, files: domainFiles(join(SERVICES, service, 'src', 'domain')).length > 0 }).toEqual({ service, files: true });
+      expect({ service, files: domainFiles(join(SERVICES, service, 'src', 'domain')).length > 0 }).toEqual({
+        service,
+        files: true,
+      });
     }
   });
 

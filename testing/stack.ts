@@ -47,7 +47,11 @@ export function suiteNamespace(): string {
   return `${testStamp()}.`;
 }
 
-export function baseEnv(ns: string, service: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
+export function baseEnv(
+  ns: string,
+  service: string,
+  extra: Record<string, string> = {},
+): Record<string, string | undefined> {
   return {
     ...process.env,
     SERVICE_NAME: service,
@@ -72,7 +76,11 @@ export interface Running {
 }
 
 /** The gateway, with its express app (`app`), whose route table tests can read. */
-export async function startGateway(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running & { app: unknown }> {
+export async function startGateway(
+  ns: string,
+  extra: Record<string, string> = {},
+  clock: Clock = systemClock,
+): Promise<Running & { app: unknown }> {
   const { loadGatewayConfig, createGatewayService } = await import('@loan/gateway');
   const config = loadGatewayConfig(baseEnv(ns, 'gateway', { ALLOW_PRIVATE_WEBHOOK_URLS: 'true', ...extra }));
   const runtime = await runtimeOf(config);
@@ -81,11 +89,20 @@ export async function startGateway(ns: string, extra: Record<string, string> = {
   return { name: 'gateway', url, opsUrl: internalUrl, runtime, app: service.app, stop: () => service.stop() };
 }
 
-export async function startApplications(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+export async function startApplications(
+  ns: string,
+  extra: Record<string, string> = {},
+  clock: Clock = systemClock,
+): Promise<Running> {
   const { loadApplicationsConfig, createApplicationsService } = await import('@loan/applications');
   const config = loadApplicationsConfig(baseEnv(ns, 'applications', extra));
   const runtime = await runtimeOf(config);
-  const provider = createMonoClient({ baseUrl: config.PROVIDER_BASE_URL, logger: runtime.logger, retries: 1, retryBaseMs: 50 });
+  const provider = createMonoClient({
+    baseUrl: config.PROVIDER_BASE_URL,
+    logger: runtime.logger,
+    retries: 1,
+    retryBaseMs: 50,
+  });
   const service = createApplicationsService({ runtime, config, provider, clock });
   const { url } = await service.start();
   return { name: 'applications', url, opsUrl: url, runtime, stop: () => service.stop() };
@@ -154,7 +171,10 @@ export const applicant = (overrides: Record<string, unknown> = {}) => ({
 });
 
 /** A webhook receiver that keeps every request, raw body included (on loopback unless `host` says otherwise). */
-export async function startReceiver(answer: (req: IncomingMessage, body: Buffer) => number = () => 200, host = '127.0.0.1') {
+export async function startReceiver(
+  answer: (req: IncomingMessage, body: Buffer) => number = () => 200,
+  host = '127.0.0.1',
+) {
   const received: { headers: IncomingMessage['headers']; raw: Buffer; body: any; at: number }[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -184,7 +204,11 @@ export async function startReceiver(answer: (req: IncomingMessage, body: Buffer)
 
 export const testSealer = () => createSealer(process.env.DATA_KEY ?? 'local-development-data-key-change-me');
 
-export async function startEnrichment(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+export async function startEnrichment(
+  ns: string,
+  extra: Record<string, string> = {},
+  clock: Clock = systemClock,
+): Promise<Running> {
   const { loadEnrichmentConfig, createEnrichmentService } = await import('@loan/enrichment');
   const config = loadEnrichmentConfig(baseEnv(ns, 'enrichment', extra));
   const runtime = await runtimeOf(config);
@@ -193,17 +217,30 @@ export async function startEnrichment(ns: string, extra: Record<string, string> 
   return { name: 'enrichment', url, opsUrl: url, runtime, stop: () => service.stop() };
 }
 
-export async function startScoring(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+export async function startScoring(
+  ns: string,
+  extra: Record<string, string> = {},
+  clock: Clock = systemClock,
+): Promise<Running> {
   const { loadScoringConfig, createScoringService, createHttpBureau } = await import('@loan/scoring');
   const config = loadScoringConfig(baseEnv(ns, 'scoring', extra));
   const runtime = await runtimeOf(config);
-  const bureau = createHttpBureau({ baseUrl: config.BUREAU_BASE_URL, apiKey: config.BUREAU_API_KEY, timeoutMs: config.BUREAU_TIMEOUT, logger: runtime.logger });
+  const bureau = createHttpBureau({
+    baseUrl: config.BUREAU_BASE_URL,
+    apiKey: config.BUREAU_API_KEY,
+    timeoutMs: config.BUREAU_TIMEOUT,
+    logger: runtime.logger,
+  });
   const service = createScoringService({ runtime, config, bureau, clock });
   const { url } = await service.start();
   return { name: 'scoring', url, opsUrl: url, runtime, stop: () => service.stop() };
 }
 
-export async function startJanitor(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+export async function startJanitor(
+  ns: string,
+  extra: Record<string, string> = {},
+  clock: Clock = systemClock,
+): Promise<Running> {
   const { loadJanitorConfig, createJanitorService } = await import('@loan/janitor');
   const config = loadJanitorConfig(baseEnv(ns, 'janitor', extra));
   const runtime = await runtimeOf(config);
@@ -212,7 +249,11 @@ export async function startJanitor(ns: string, extra: Record<string, string> = {
   return { name: 'janitor', url, opsUrl: url, runtime, stop: () => service.stop() };
 }
 
-export async function startNotifier(ns: string, extra: Record<string, string> = {}, clock: Clock = systemClock): Promise<Running> {
+export async function startNotifier(
+  ns: string,
+  extra: Record<string, string> = {},
+  clock: Clock = systemClock,
+): Promise<Running> {
   const { loadNotifierConfig, createNotifierService } = await import('@loan/notifier');
   const config = loadNotifierConfig(baseEnv(ns, 'notifier', { ALLOW_PRIVATE_WEBHOOK_URLS: 'true', ...extra }));
   const runtime = await runtimeOf(config);
@@ -246,7 +287,9 @@ export function testBus(ns: string, clientId: string) {
 export async function decidedApplication(
   stack: { gatewayUrl: string; bus: ReturnType<typeof testBus>; applications: Running },
   lender: { apiKey: string; clientId: string },
-  scored: (applicantId: string) => Pick<Extract<ScoringResult, { type: 'ApplicationScored' }>, 'decision' | 'repaymentCapacity'>,
+  scored: (
+    applicantId: string,
+  ) => Pick<Extract<ScoringResult, { type: 'ApplicationScored' }>, 'decision' | 'repaymentCapacity'>,
 ) {
   const api = (method: string, path: string) => call(stack.gatewayUrl, lender.apiKey, method, path);
   const started = await call(stack.gatewayUrl, lender.apiKey, 'POST', '/api/applications/initiate', applicant());
@@ -269,7 +312,9 @@ export async function decidedApplication(
   if (finalized.status !== 200) throw new Error(`finalize-linking answered ${finalized.status}`);
   const ids = { clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId };
   const accountId = view.accounts[0].accountId as string;
-  await stack.bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: accountEnriched({ ...ids, accountId }) }]);
+  await stack.bus.publish(Topics.enrichmentResults, [
+    { key: app.applicationId, value: accountEnriched({ ...ids, accountId }) },
+  ]);
   await waitFor(async () => (await api('POST', `/api/applications/${app.applicationId}/analyze`)).status === 200, {
     what: 'analyze to be accepted',
   });
@@ -293,7 +338,12 @@ export async function decidedApplication(
 }
 
 /** An AccountEnriched result as the enrichment service reports it, with a small profile. */
-export function accountEnriched(ids: { clientId: string; applicationId: string; applicantId: string; accountId: string }): EnrichmentResult {
+export function accountEnriched(ids: {
+  clientId: string;
+  applicationId: string;
+  applicantId: string;
+  accountId: string;
+}): EnrichmentResult {
   const { accountId } = ids;
   return {
     type: 'AccountEnriched',
@@ -312,11 +362,34 @@ export function accountEnriched(ids: { clientId: string; applicationId: string; 
       bvnLast4: null,
       currency: 'NGN',
       balance: 1000,
-      income: { employer: null, monthlyIncome: 0, annualIncome: 0, totalIncome: 0, regularMonthlyAverage: 0, irregularMonthlyAverage: 0, streams: [], periodMonths: 6 },
+      income: {
+        employer: null,
+        monthlyIncome: 0,
+        annualIncome: 0,
+        totalIncome: 0,
+        regularMonthlyAverage: 0,
+        irregularMonthlyAverage: 0,
+        streams: [],
+        periodMonths: 6,
+      },
       insights: {
-        startDate: '2026-01-01', endDate: '2026-06-30', transactionDays: 180, transactionCount: 10, openingBalance: 0, closingBalance: 0, averageBalance: 0,
-        debitToCreditRatio: 1, overallCredits: 0, overallDebits: 0, totalRecurringCredits: 0, totalRecurringDebits: 0,
-        redFlags: { immediateLargeWithdrawalPostPayday: false, identicalDebitVsCredit: false, cashDepositsLargerThanSalary: false },
+        startDate: '2026-01-01',
+        endDate: '2026-06-30',
+        transactionDays: 180,
+        transactionCount: 10,
+        openingBalance: 0,
+        closingBalance: 0,
+        averageBalance: 0,
+        debitToCreditRatio: 1,
+        overallCredits: 0,
+        overallDebits: 0,
+        totalRecurringCredits: 0,
+        totalRecurringDebits: 0,
+        redFlags: {
+          immediateLargeWithdrawalPostPayday: false,
+          identicalDebitVsCredit: false,
+          cashDepositsLargerThanSalary: false,
+        },
       },
       months: [],
       enrichedAt: new Date().toISOString(),
@@ -338,16 +411,27 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startWholeStack(ns: string, timings: Record<string, string>, sandboxEnv: Record<string, string> = {}) {
+export async function startWholeStack(
+  ns: string,
+  timings: Record<string, string>,
+  sandboxEnv: Record<string, string> = {},
+) {
   const receiver = await startReceiver();
   const services: Running[] = [];
   const notifier = await startNotifier(ns, timings);
   services.push(notifier);
   // Scoring needs the sandbox, which needs the gateway: the gateway is told scoring's port ahead.
   const scoringPort = await freePort();
-  const gateway = await startGateway(ns, { ...timings, NOTIFIER_URL: notifier.url, SCORING_URL: `http://127.0.0.1:${scoringPort}` });
+  const gateway = await startGateway(ns, {
+    ...timings,
+    NOTIFIER_URL: notifier.url,
+    SCORING_URL: `http://127.0.0.1:${scoringPort}`,
+  });
   services.push(gateway);
-  const sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`, { SANDBOX_JOB_DELAY: '200ms', ...sandboxEnv });
+  const sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`, {
+    SANDBOX_JOB_DELAY: '200ms',
+    ...sandboxEnv,
+  });
   const shared = { ...timings, PROVIDER_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, BUREAU_TIMEOUT: '2s' };
   services.push(
     ...(await Promise.all([

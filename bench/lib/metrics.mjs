@@ -68,7 +68,13 @@ export function requests(before, after, per) {
       const count = a.count - (before[service]?.[detail]?.count ?? 0);
       if (count <= 0) continue;
       const [, to, ...what] = detail.split(' ');
-      rows.push({ service: service.split(':')[0], to, what: what.join(' '), count, perApplication: Number((count / per).toFixed(2)) });
+      rows.push({
+        service: service.split(':')[0],
+        to,
+        what: what.join(' '),
+        count,
+        perApplication: Number((count / per).toFixed(2)),
+      });
     }
   }
   return rows.sort((x, y) => y.count - x.count);

@@ -213,10 +213,14 @@ function checkRelease(file, { production }) {
         // Health and /metrics on their own port, never the public one.
         const internal = c.ports?.find((p) => p.name === 'internal')?.containerPort;
         if (!internal || Number(cm.HTTP_PORT) !== internal || internal === port)
-          fail(`${where}: HTTP_PORT ${cm.HTTP_PORT} must be the container port "internal" (${internal}), apart from the API port ${port}`);
+          fail(
+            `${where}: HTTP_PORT ${cm.HTTP_PORT} must be the container port "internal" (${internal}), apart from the API port ${port}`,
+          );
         for (const p of ['livenessProbe', 'readinessProbe', 'startupProbe'])
           if (c[p]?.httpGet?.port !== 'internal') fail(`${where}: ${p} must ask the internal port`);
-        const monitored = services.filter((s) => s.metadata.labels?.['loan-analysis/metrics'] === 'true' && component(s) === name);
+        const monitored = services.filter(
+          (s) => s.metadata.labels?.['loan-analysis/metrics'] === 'true' && component(s) === name,
+        );
         if (monitored.length !== 1 || monitored[0].spec.ports.some((p) => p.targetPort !== 'internal'))
           fail(`${where}: metrics must be scraped from one Service on the internal port`);
       }
@@ -444,7 +448,13 @@ const baseName = (n) => n.replace(/_(bucket|count|sum)$/, '');
  * libs and services, prom-client's default metrics the rules use, and Prometheus' own `up`.
  */
 function exportedMetrics() {
-  const names = new Set(['up', 'process_start_time_seconds', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_heap_size_used_bytes']);
+  const names = new Set([
+    'up',
+    'process_start_time_seconds',
+    'process_resident_memory_bytes',
+    'nodejs_eventloop_lag_p99_seconds',
+    'nodejs_heap_size_used_bytes',
+  ]);
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, entry.name);
@@ -496,19 +506,32 @@ function observability() {
     'gateway latency objective': /^LoanGatewayLatencyBudgetBurn/,
   };
   for (const service of SERVICES)
-    if (!alerts.some((a) => a.alert === 'LoanServiceAbsent' && a.labels?.service === service && a.expr.includes(`service="${service}"`)))
+    if (
+      !alerts.some(
+        (a) =>
+          a.alert === 'LoanServiceAbsent' && a.labels?.service === service && a.expr.includes(`service="${service}"`),
+      )
+    )
       fail(`alerts: no LoanServiceAbsent rule for ${service}`);
   // Every alert links its section of docs/runbooks.md (a heading whose anchor is the link's).
   const anchors = new Set(
     read('docs/runbooks.md')
       .split('\n')
       .filter((l) => /^#{2,3} /.test(l))
-      .map((l) => l.replace(/^#+ /, '').trim().toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')),
+      .map((l) =>
+        l
+          .replace(/^#+ /, '')
+          .trim()
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, '')
+          .replace(/ /g, '-'),
+      ),
   );
   for (const a of alerts) {
     const link = /^docs\/runbooks\.md#([a-z0-9-]+)$/.exec(a.annotations?.runbook_url ?? '');
     if (!link) fail(`alerts: ${a.alert} has no runbook_url docs/runbooks.md#<section>`);
-    else if (!anchors.has(link[1])) fail(`alerts: ${a.alert} links docs/runbooks.md#${link[1]}, which has no such section`);
+    else if (!anchors.has(link[1]))
+      fail(`alerts: ${a.alert} links docs/runbooks.md#${link[1]}, which has no such section`);
   }
   for (const [what, re] of Object.entries(want))
     if (!alerts.some((a) => re.test(a.alert))) fail(`alerts: no alert for ${what}`);
@@ -569,17 +592,27 @@ async function rollout() {
   const chartDir = path.join(root, 'deploy/helm/loan-analysis');
   const render = (...sets) =>
     YAML.parseAllDocuments(
-      execFileSync(helm, ['template', 'loans', chartDir, '--namespace', 'loans', ...sets.flatMap((s) => ['--set', s])], {
-        encoding: 'utf8',
-      }),
+      execFileSync(
+        helm,
+        ['template', 'loans', chartDir, '--namespace', 'loans', ...sets.flatMap((s) => ['--set', s])],
+        {
+          encoding: 'utf8',
+        },
+      ),
     )
       .map((d) => d.toJS())
       .filter(Boolean);
   const component = (d) => d.metadata?.labels?.['app.kubernetes.io/component'];
-  const deployments = (docs) => Object.fromEntries(docs.filter((d) => d.kind === 'Deployment').map((d) => [component(d), d]));
+  const deployments = (docs) =>
+    Object.fromEntries(docs.filter((d) => d.kind === 'Deployment').map((d) => [component(d), d]));
   const checksums = (docs) =>
-    Object.fromEntries(Object.entries(deployments(docs)).map(([n, d]) => [n, d.spec.template.metadata.annotations?.['checksum/config']]));
-  const changed = (a, b) => Object.keys(a).filter((n) => a[n] !== b[n]).sort();
+    Object.fromEntries(
+      Object.entries(deployments(docs)).map(([n, d]) => [n, d.spec.template.metadata.annotations?.['checksum/config']]),
+    );
+  const changed = (a, b) =>
+    Object.keys(a)
+      .filter((n) => a[n] !== b[n])
+      .sort();
 
   // 1. A setting of one service restarts that service only; a release-wide one restarts all.
   const base = checksums(render());
@@ -588,8 +621,11 @@ async function rollout() {
     if (moved.join() !== name) fail(`rollout: a setting of ${name} changes the checksum of [${moved.join(', ')}]`);
   }
   const global = changed(base, checksums(render('logLevel=debug')));
-  if (global.join() !== [...SERVICES].sort().join()) fail(`rollout: logLevel changes the checksum of [${global.join(', ')}], want every service`);
-  console.log(`checksum/config: a setting of one service restarts only it (${COMPONENTS.length} services); logLevel restarts ${global.length}`);
+  if (global.join() !== [...SERVICES].sort().join())
+    fail(`rollout: logLevel changes the checksum of [${global.join(', ')}], want every service`);
+  console.log(
+    `checksum/config: a setting of one service restarts only it (${COMPONENTS.length} services); logLevel restarts ${global.length}`,
+  );
 
   // 2. Per-service overrides reach that service and no other.
   const over = deployments(
@@ -610,27 +646,35 @@ async function rollout() {
   const pod = (name) => over[name].spec.template.spec;
   const main = (name) => pod(name).containers[0];
   const scoring = main('scoring');
-  if (!scoring.image.endsWith('/scoring:2.0.0-rc1') && !scoring.image.endsWith('scoring:2.0.0-rc1')) fail(`rollout: scoring image is ${scoring.image}`);
+  if (!scoring.image.endsWith('/scoring:2.0.0-rc1') && !scoring.image.endsWith('scoring:2.0.0-rc1'))
+    fail(`rollout: scoring image is ${scoring.image}`);
   if (scoring.readinessProbe.periodSeconds !== 7 || scoring.readinessProbe.failureThreshold === undefined)
     fail('rollout: scoring readiness probe override is not merged over the global probe');
   if (pod('scoring').nodeSelector?.pool !== 'scoring' || pod('scoring').nodeSelector?.zone !== undefined)
     fail('rollout: scoring nodeSelector does not replace the global one');
   if (pod('scoring').tolerations?.[0]?.key !== 'dedicated') fail('rollout: scoring tolerations missing');
   if (!pod('scoring').affinity?.nodeAffinity) fail('rollout: scoring affinity missing');
-  if (scoring.resources.limits.memory !== '1Gi' || !scoring.env.some((e) => e.name === 'NODE_OPTIONS' && e.value === '--max-old-space-size=768'))
+  if (
+    scoring.resources.limits.memory !== '1Gi' ||
+    !scoring.env.some((e) => e.name === 'NODE_OPTIONS' && e.value === '--max-old-space-size=768')
+  )
     fail('rollout: scoring memory limit and heap cap do not follow its resources');
   for (const other of SERVICES.filter((n) => n !== 'scoring')) {
     const c = main(other);
     if (c.image.includes('2.0.0-rc1')) fail(`rollout: ${other} took scoring's image tag`);
     if (c.readinessProbe.periodSeconds === 7) fail(`rollout: ${other} took scoring's probe`);
-    if (pod(other).nodeSelector?.zone !== 'a' || pod(other).tolerations || pod(other).affinity) fail(`rollout: ${other} took scoring's scheduling`);
+    if (pod(other).nodeSelector?.zone !== 'a' || pod(other).tolerations || pod(other).affinity)
+      fail(`rollout: ${other} took scoring's scheduling`);
   }
   console.log('overrides: image tag, probes, nodeSelector, tolerations, affinity and resources reach scoring only');
 
   // 3. KEDA: a valid ScaledObject per consumer service, replacing its HPA.
-  const { ScaledObject } = await import(pathToFileURL(path.join(tools, 'node_modules/@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject.js')).href);
+  const { ScaledObject } = await import(
+    pathToFileURL(path.join(tools, 'node_modules/@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject.js')).href
+  );
   const { TriggerAuthentication } = await import(
-    pathToFileURL(path.join(tools, 'node_modules/@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication.js')).href
+    pathToFileURL(path.join(tools, 'node_modules/@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication.js'))
+      .href
   );
   const values = YAML.parse(read('deploy/helm/loan-analysis/values.yaml'));
   const consumers = SERVICES.filter((n) => values.kafka.topics.list.some((t) => (t.consumers ?? []).includes(n)));
@@ -680,22 +724,37 @@ async function rollout() {
       }
       if (hpas.includes(name)) fail(`keda (${label}): ${name} has both an HPA and a ScaledObject`);
       if (deps[name].spec.replicas !== undefined) fail(`keda (${label}): ${name}'s Deployment sets replicas`);
-      if (so.spec.scaleTargetRef.name !== deps[name].metadata.name) fail(`keda (${label}): ${name}'s ScaledObject targets ${so.spec.scaleTargetRef.name}`);
-      const topics = values.kafka.topics.list.filter((t) => (t.consumers ?? []).includes(name)).map((t) => `${ns}${t.name}`);
+      if (so.spec.scaleTargetRef.name !== deps[name].metadata.name)
+        fail(`keda (${label}): ${name}'s ScaledObject targets ${so.spec.scaleTargetRef.name}`);
+      const topics = values.kafka.topics.list
+        .filter((t) => (t.consumers ?? []).includes(name))
+        .map((t) => `${ns}${t.name}`);
       const kafka = so.spec.triggers.filter((t) => t.type === 'kafka');
-      if (kafka.map((t) => t.metadata.topic).sort().join() !== topics.sort().join())
-        fail(`keda (${label}): ${name} scales on [${kafka.map((t) => t.metadata.topic).join(', ')}], want [${topics.join(', ')}]`);
+      if (
+        kafka
+          .map((t) => t.metadata.topic)
+          .sort()
+          .join() !== topics.sort().join()
+      )
+        fail(
+          `keda (${label}): ${name} scales on [${kafka.map((t) => t.metadata.topic).join(', ')}], want [${topics.join(', ')}]`,
+        );
       for (const t of kafka) {
-        if (t.metadata.consumerGroup !== `${ns}${name}`) fail(`keda (${label}): ${name} trigger group ${t.metadata.consumerGroup}`);
+        if (t.metadata.consumerGroup !== `${ns}${name}`)
+          fail(`keda (${label}): ${name} trigger group ${t.metadata.consumerGroup}`);
         if (ns && t.metadata.sasl !== 'scram_sha512') fail(`keda (${label}): ${name} trigger sasl ${t.metadata.sasl}`);
         if (ns && t.metadata.tls !== 'enable') fail(`keda (${label}): ${name} trigger tls ${t.metadata.tls}`);
-        if (ns && t.authenticationRef?.name !== auths[0]?.metadata.name) fail(`keda (${label}): ${name} trigger has no authenticationRef`);
-        if (name === 'notifier' && ns && t.metadata.lagThreshold !== '500') fail(`keda (${label}): notifier lagThreshold ${t.metadata.lagThreshold}`);
+        if (ns && t.authenticationRef?.name !== auths[0]?.metadata.name)
+          fail(`keda (${label}): ${name} trigger has no authenticationRef`);
+        if (name === 'notifier' && ns && t.metadata.lagThreshold !== '500')
+          fail(`keda (${label}): notifier lagThreshold ${t.metadata.lagThreshold}`);
       }
     }
     if (ns && auths.length !== 1) fail(`keda (${label}): ${auths.length} TriggerAuthentications, want 1`);
     if (!ns && auths.length !== 0) fail(`keda (${label}): a TriggerAuthentication without SASL or a CA`);
-    console.log(`keda (${label}): ${scaled.length} ScaledObjects (${scaled.map(component).join(', ')}), ${auths.length} TriggerAuthentication valid`);
+    console.log(
+      `keda (${label}): ${scaled.length} ScaledObjects (${scaled.map(component).join(', ')}), ${auths.length} TriggerAuthentication valid`,
+    );
   }
   finish('rollout');
 }

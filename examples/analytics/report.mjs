@@ -23,7 +23,9 @@ async function readAll() {
   await admin.connect();
   const ends = await admin.fetchTopicOffsets(topic);
   await admin.disconnect();
-  const remaining = new Map(ends.filter((o) => Number(o.high) > Number(o.low)).map((o) => [o.partition, Number(o.high)]));
+  const remaining = new Map(
+    ends.filter((o) => Number(o.high) > Number(o.low)).map((o) => [o.partition, Number(o.high)]),
+  );
   const records = new Map();
   if (remaining.size === 0) return records;
   // A group of its own each run, that never commits: the report always starts from the beginning.
@@ -47,7 +49,8 @@ async function readAll() {
   return records;
 }
 
-const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null);
+const percentile = (sorted, p) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null;
 const count = (items, key) => items.reduce((acc, item) => ({ ...acc, [key(item)]: (acc[key(item)] ?? 0) + 1 }), {});
 
 function report(records) {
@@ -56,7 +59,9 @@ function report(records) {
   const outcomes = count(decisions, (r) => r.decision.outcome);
   const bucketOf = (score) => Math.floor(score / 10) * 10;
   const buckets = count(decisions, (r) => `${bucketOf(r.decision.score)}-${bucketOf(r.decision.score) + 9}`);
-  const readyAt = new Map(all.filter((r) => r.event === 'application.ready_for_analysis').map((r) => [r.application, Date.parse(r.at)]));
+  const readyAt = new Map(
+    all.filter((r) => r.event === 'application.ready_for_analysis').map((r) => [r.application, Date.parse(r.at)]),
+  );
   const firstLinkAt = new Map();
   for (const r of all.filter((x) => x.event === 'account.linked')) {
     const at = Date.parse(r.at);
@@ -83,8 +88,14 @@ function report(records) {
       fromReadyForAnalysis: { median: percentile(fromReady, 0.5), p90: percentile(fromReady, 0.9) },
       fromFirstLinkedAccount: { median: percentile(fromLink, 0.5), p90: percentile(fromLink, 0.9) },
     },
-    failed: count(all.filter((r) => r.event === 'application.failed'), (r) => r.reason),
-    abandoned: count(all.filter((r) => r.event === 'application.abandoned'), (r) => r.reason),
+    failed: count(
+      all.filter((r) => r.event === 'application.failed'),
+      (r) => r.reason,
+    ),
+    abandoned: count(
+      all.filter((r) => r.event === 'application.abandoned'),
+      (r) => r.reason,
+    ),
   };
 }
 
@@ -94,15 +105,55 @@ if (process.env.JSON) {
 } else {
   const pct = (x) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
   const s = (x) => (x === null ? '-' : `${x.toFixed(1)} s`);
-  console.log(`${topic}: ${result.records} records, ${result.lenders} lender(s), ${result.applications} application(s)`);
-  console.log(`events:          ${Object.entries(result.events).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log(
+    `${topic}: ${result.records} records, ${result.lenders} lender(s), ${result.applications} application(s)`,
+  );
+  console.log(
+    `events:          ${Object.entries(result.events)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
   console.log(`decisions:       ${result.decisions}, approval rate ${pct(result.approvalRate)}`);
-  console.log(`outcomes:        ${Object.entries(result.outcomes).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
-  console.log(`score bands:     ${Object.entries(result.scoreBands).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
-  console.log(`scores:          ${Object.entries(result.scores).map(([k, v]) => `${k}: ${v}`).join(', ') || '-'}`);
+  console.log(
+    `outcomes:        ${
+      Object.entries(result.outcomes)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || '-'
+    }`,
+  );
+  console.log(
+    `score bands:     ${
+      Object.entries(result.scoreBands)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || '-'
+    }`,
+  );
+  console.log(
+    `scores:          ${
+      Object.entries(result.scores)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ') || '-'
+    }`,
+  );
   const t = result.secondsToDecision;
-  console.log(`time to decision from ready_for_analysis: median ${s(t.fromReadyForAnalysis.median)}, p90 ${s(t.fromReadyForAnalysis.p90)}`);
-  console.log(`time to decision from first linked account: median ${s(t.fromFirstLinkedAccount.median)}, p90 ${s(t.fromFirstLinkedAccount.p90)}`);
-  console.log(`failed:          ${Object.entries(result.failed).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
-  console.log(`abandoned:       ${Object.entries(result.abandoned).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
+  console.log(
+    `time to decision from ready_for_analysis: median ${s(t.fromReadyForAnalysis.median)}, p90 ${s(t.fromReadyForAnalysis.p90)}`,
+  );
+  console.log(
+    `time to decision from first linked account: median ${s(t.fromFirstLinkedAccount.median)}, p90 ${s(t.fromFirstLinkedAccount.p90)}`,
+  );
+  console.log(
+    `failed:          ${
+      Object.entries(result.failed)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || '-'
+    }`,
+  );
+  console.log(
+    `abandoned:       ${
+      Object.entries(result.abandoned)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || '-'
+    }`,
+  );
 }

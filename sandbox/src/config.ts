@@ -53,7 +53,7 @@ const EnvSchema = z.object({
     .min(1)
     .max(100_000)
     .default(100)
-    .describe("Linked accounts whose generated statements stay in memory; others are generated again when read"),
+    .describe('Linked accounts whose generated statements stay in memory; others are generated again when read'),
   SANDBOX_JOB_RETENTION: duration('1h', 'How long a finished income or statement-insights job can be read'),
   SANDBOX_RETENTION: duration(
     '8d',

@@ -26,7 +26,8 @@ describe('the application list and the account methods', () => {
     };
     const { client, sent } = fakeClient((url) => ({ status: 200, body: pages[url.searchParams.get('cursor') ?? ''] }));
     const seen: string[] = [];
-    for await (const row of client.applications({ status: ['LINKED', 'PROCESSING'], limit: 1 })) seen.push(row.applicationId);
+    for await (const row of client.applications({ status: ['LINKED', 'PROCESSING'], limit: 1 }))
+      seen.push(row.applicationId);
     expect(seen).toEqual(['a', 'b']);
     expect(sent.map((s) => s.url.searchParams.getAll('status'))).toEqual([
       ['LINKED', 'PROCESSING'],
@@ -50,7 +51,10 @@ describe('the application list and the account methods', () => {
   });
 
   it('when a rotation fails, then it is not retried (a retry would rotate again), unlike a read', async () => {
-    const { client, sent } = fakeClient(() => ({ status: 500, body: { statusCode: 500, message: 'down', error: 'Internal Server Error' } }));
+    const { client, sent } = fakeClient(() => ({
+      status: 500,
+      body: { statusCode: 500, message: 'down', error: 'Internal Server Error' },
+    }));
     await expect(client.rotateApiKey()).rejects.toThrow(LoanServerError);
     await expect(client.rotateWebhookSecret({ overlapSeconds: 60 })).rejects.toThrow(LoanServerError);
     expect(sent).toHaveLength(2);

@@ -147,7 +147,10 @@ export interface LoanClient {
    */
   exportApplications(query?: Omit<ApplicationListQuery, 'cursor' | 'limit'>, options?: RequestOptions): Promise<string>;
   /** Every application matching `query`, newest first, fetching page after page as you iterate. */
-  applications(query?: Omit<ApplicationListQuery, 'cursor'>, options?: RequestOptions): AsyncIterable<ApplicationSummary>;
+  applications(
+    query?: Omit<ApplicationListQuery, 'cursor'>,
+    options?: RequestOptions,
+  ): AsyncIterable<ApplicationSummary>;
   /**
    * Reviews a MANUAL_REVIEW decision (approve, counter-offer, decline) as `request.reviewer`.
    * Above your `reviewConfirmationAbove` it awaits `confirmReview` by another reviewer. Safe to
@@ -174,7 +177,10 @@ export interface LoanClient {
    * A new webhook secret, shown once; the previous one keeps signing `x-signature-previous` for
    * the overlap. Never retried: every attempt would rotate again.
    */
-  rotateWebhookSecret(request?: RotateWebhookSecretRequest, options?: RequestOptions): Promise<RotateWebhookSecretResponse>;
+  rotateWebhookSecret(
+    request?: RotateWebhookSecretRequest,
+    options?: RequestOptions,
+  ): Promise<RotateWebhookSecretResponse>;
   /** Your staff's console accounts, oldest first. */
   listUsers(options?: RequestOptions): Promise<{ items: StaffUser[] }>;
   /** Invites a member of staff by e-mail and role (a one-time link). Never retried: a second attempt would be refused as a duplicate. */
@@ -369,7 +375,8 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
   const application = (id: string) => `/api/applications/${idPath(id)}`;
   const delivery = (id: string) => `/api/webhooks/deliveries/${idPath(id)}`;
   const policyPath = (version: number) => {
-    if (!Number.isInteger(version) || version < 0) throw new TypeError(`A policy version is a whole number, got ${version}`);
+    if (!Number.isInteger(version) || version < 0)
+      throw new TypeError(`A policy version is a whole number, got ${version}`);
     return `/api/policies/${version}`;
   };
 
@@ -420,7 +427,8 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
     createPolicy: async (body, requestOptions) =>
       // Not repeated: a lost answer would leave a second draft.
       request({ method: 'POST', path: '/api/policies', body, options: requestOptions, once: true }),
-    getPolicy: async (version, requestOptions) => request({ method: 'GET', path: policyPath(version), options: requestOptions }),
+    getPolicy: async (version, requestOptions) =>
+      request({ method: 'GET', path: policyPath(version), options: requestOptions }),
     simulatePolicy: async (version, body = {}, requestOptions) =>
       request({ method: 'POST', path: `${policyPath(version)}/simulate`, body, options: requestOptions }),
     activatePolicy: async (version, requestOptions) =>
@@ -434,7 +442,13 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
     listApplications: async (query = {}, requestOptions) =>
       request({ method: 'GET', path: '/api/applications', query: { ...query }, options: requestOptions }),
     exportApplications: async (query = {}, requestOptions) =>
-      request({ method: 'GET', path: '/api/applications/export.csv', query: { ...query }, options: requestOptions, csv: true }),
+      request({
+        method: 'GET',
+        path: '/api/applications/export.csv',
+        query: { ...query },
+        options: requestOptions,
+        csv: true,
+      }),
     applications(query = {}, requestOptions) {
       return {
         async *[Symbol.asyncIterator]() {
@@ -465,7 +479,8 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
         },
       };
     },
-    getClientSettings: async (requestOptions) => request({ method: 'GET', path: '/api/client', options: requestOptions }),
+    getClientSettings: async (requestOptions) =>
+      request({ method: 'GET', path: '/api/client', options: requestOptions }),
     updateClientSettings: async (body, requestOptions) =>
       request({ method: 'PATCH', path: '/api/client', body, options: requestOptions }),
     async rotateApiKey(requestOptions) {
@@ -487,13 +502,15 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
         once: true,
       }),
     listUsers: async (requestOptions) => request({ method: 'GET', path: '/api/users', options: requestOptions }),
-    inviteUser: async (body, requestOptions) => request({ method: 'POST', path: '/api/users', body, options: requestOptions, once: true }),
+    inviteUser: async (body, requestOptions) =>
+      request({ method: 'POST', path: '/api/users', body, options: requestOptions, once: true }),
     changeUserRole: async (userId, role, requestOptions) =>
       request({ method: 'PATCH', path: `/api/users/${idPath(userId)}`, body: { role }, options: requestOptions }),
     removeUser: async (userId, requestOptions) => {
       await request({ method: 'DELETE', path: `/api/users/${idPath(userId)}`, options: requestOptions });
     },
-    getStaffSettings: async (requestOptions) => request({ method: 'GET', path: '/api/users/settings', options: requestOptions }),
+    getStaffSettings: async (requestOptions) =>
+      request({ method: 'GET', path: '/api/users/settings', options: requestOptions }),
     updateStaffSettings: async (body, requestOptions) =>
       request({ method: 'PATCH', path: '/api/users/settings', body, options: requestOptions }),
   };

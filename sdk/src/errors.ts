@@ -86,11 +86,7 @@ export class LoanConnectionError extends LoanError {
 
 /** Why a webhook was refused by `verifyWebhook`. */
 export type WebhookVerificationFailure =
-  | 'missing_signature'
-  | 'signature_mismatch'
-  | 'timestamp_out_of_tolerance'
-  | 'invalid_payload'
-  | 'unknown_event';
+  'missing_signature' | 'signature_mismatch' | 'timestamp_out_of_tolerance' | 'invalid_payload' | 'unknown_event';
 
 /**
  * A webhook request that must not be trusted (`missing_signature`, `signature_mismatch`,

@@ -1,5 +1,13 @@
 export { createLoanClient } from './client';
-export type { InitiateInput, InitiateResult, LoanClient, LoanClientOptions, RequestOptions, RetryInfo, ReviewResult } from './client';
+export type {
+  InitiateInput,
+  InitiateResult,
+  LoanClient,
+  LoanClientOptions,
+  RequestOptions,
+  RetryInfo,
+  ReviewResult,
+} from './client';
 export { backoffDelay, DEFAULT_RETRY_POLICY, retryAfterMs, retryDelay } from './backoff';
 export type { AttemptFailure, RetryPolicy } from './backoff';
 export {

@@ -70,7 +70,8 @@ const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>>
   applications: async (c) => {
     for await (const _ of c.applications()) void _;
   },
-  reviewApplication: (c) => c.reviewApplication(ID, { outcome: 'DECLINED', reasonCode: 'FRAUD_SUSPECTED', reviewer: 'officer-1' }),
+  reviewApplication: (c) =>
+    c.reviewApplication(ID, { outcome: 'DECLINED', reasonCode: 'FRAUD_SUSPECTED', reviewer: 'officer-1' }),
   confirmReview: (c) => c.confirmReview(ID, { reviewer: 'manager-1' }),
   listReviews: (c) => c.listReviews({ status: 'DONE' }),
   reviews: async (c) => {

@@ -8,7 +8,11 @@ export const SIGNATURE_HEADER = 'x-signature';
 export const PREVIOUS_SIGNATURE_HEADER = 'x-signature-previous';
 
 /** Standard Webhooks (standardwebhooks.com): the delivery's id, its time in Unix seconds, and `v1,<base64>` signatures. */
-export const STANDARD_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
+export const STANDARD_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
 /** How far a `webhook-timestamp` may be from now, in seconds: a captured delivery is worth no more. */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
@@ -34,7 +38,10 @@ function matches(rawBody: string | Uint8Array, signature: string, secret: string
 export type WebhookHeaders = Record<string, string | string[] | undefined> | { get(name: string): string | null };
 
 function header(headers: WebhookHeaders, name: string): string | undefined {
-  const value = typeof headers.get === 'function' ? (headers as { get(n: string): string | null }).get(name) : (headers as Record<string, unknown>)[name];
+  const value =
+    typeof headers.get === 'function'
+      ? (headers as { get(n: string): string | null }).get(name)
+      : (headers as Record<string, unknown>)[name];
   const one = Array.isArray(value) ? value[0] : value;
   return typeof one === 'string' && one.length > 0 ? one : undefined;
 }
@@ -43,7 +50,12 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
  * The Standard Webhooks signature: HMAC-SHA256 of `<id>.<timestamp>.<body>`, keyed with the
  * bytes of the webhook secret as issued (`whsec_...` whole), the key of `x-signature` too.
  */
-export function signStandardWebhook(id: string, timestamp: number, rawBody: string | Uint8Array, secret: string): string {
+export function signStandardWebhook(
+  id: string,
+  timestamp: number,
+  rawBody: string | Uint8Array,
+  secret: string,
+): string {
   const body = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
   return `v1,${createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
@@ -53,18 +65,31 @@ function standardMatches(rawBody: string | Uint8Array, headers: WebhookHeaders, 
   const stamp = header(headers, STANDARD_HEADERS.timestamp);
   const given = header(headers, STANDARD_HEADERS.signature);
   if (!id || !stamp || !given) {
-    throw new WebhookVerificationError('missing_signature', 'The webhook-id, webhook-timestamp or webhook-signature header is missing');
+    throw new WebhookVerificationError(
+      'missing_signature',
+      'The webhook-id, webhook-timestamp or webhook-signature header is missing',
+    );
   }
   const timestamp = /^\d{1,12}$/.test(stamp) ? Number(stamp) : NaN;
   if (!Number.isFinite(timestamp) || Math.abs(now.getTime() / 1000 - timestamp) > TIMESTAMP_TOLERANCE_SECONDS) {
-    throw new WebhookVerificationError('timestamp_out_of_tolerance', 'The webhook-timestamp is more than 5 minutes off');
+    throw new WebhookVerificationError(
+      'timestamp_out_of_tolerance',
+      'The webhook-timestamp is more than 5 minutes off',
+    );
   }
-  const candidates = given.split(' ').filter((s) => s.startsWith('v1,')).map((s) => Buffer.from(s.slice(3), 'base64'));
+  const candidates = given
+    .split(' ')
+    .filter((s) => s.startsWith('v1,'))
+    .map((s) => Buffer.from(s.slice(3), 'base64'));
   const ok = keys.some((key) => {
     const expected = Buffer.from(signStandardWebhook(id, timestamp, rawBody, key).slice(3), 'base64');
     return candidates.some((c) => c.length === expected.length && timingSafeEqual(c, expected));
   });
-  if (!ok) throw new WebhookVerificationError('signature_mismatch', 'The signature does not match the body with any of the secrets');
+  if (!ok)
+    throw new WebhookVerificationError(
+      'signature_mismatch',
+      'The signature does not match the body with any of the secrets',
+    );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -105,8 +130,13 @@ export function verifyWebhook(
     (s) => typeof s === 'string' && s.length > 0,
   );
   if (keys.length === 0) throw new TypeError('verifyWebhook needs at least one non-empty webhook secret');
-  const headers = typeof signature === 'object' && signature !== null && !Array.isArray(signature) ? (signature as WebhookHeaders) : null;
-  const standard = headers !== null && (options.requireTimestamp === true || header(headers, STANDARD_HEADERS.signature) !== undefined);
+  const headers =
+    typeof signature === 'object' && signature !== null && !Array.isArray(signature)
+      ? (signature as WebhookHeaders)
+      : null;
+  const standard =
+    headers !== null &&
+    (options.requireTimestamp === true || header(headers, STANDARD_HEADERS.signature) !== undefined);
   if (standard) standardMatches(rawBody, headers!, keys, options.now ?? new Date());
   const list: readonly unknown[] = headers
     ? [header(headers, SIGNATURE_HEADER), header(headers, PREVIOUS_SIGNATURE_HEADER)]
@@ -114,7 +144,8 @@ export function verifyWebhook(
       ? [signature]
       : ((signature ?? []) as readonly unknown[]);
   const given = list.filter((s): s is string => typeof s === 'string' && s.length > 0);
-  if (!standard && given.length === 0) throw new WebhookVerificationError('missing_signature', 'The x-signature header is missing');
+  if (!standard && given.length === 0)
+    throw new WebhookVerificationError('missing_signature', 'The x-signature header is missing');
   if (!standard && !keys.some((key) => given.some((s) => matches(rawBody, s, key)))) {
     throw new WebhookVerificationError(
       'signature_mismatch',

@@ -209,7 +209,8 @@ const DECISION_MESSAGE = `decision must be one of: ${DecisionOutcome.options.joi
 /** A query parameter of values from `allowed`: repeated, comma-separated, or both. */
 function repeatedParam<E extends z.ZodEnum>(allowed: E, message: string) {
   return z.preprocess(
-    (v) => (Array.isArray(v) ? v : [v]).flatMap((s) => (typeof s === 'string' ? s.split(',').map((x) => x.trim()) : [s])),
+    (v) =>
+      (Array.isArray(v) ? v : [v]).flatMap((s) => (typeof s === 'string' ? s.split(',').map((x) => x.trim()) : [s])),
     z
       .array(z.string({ error: message }))
       .refine((list) => list.every((s) => allowed.safeParse(s).success), message)
@@ -246,7 +247,10 @@ export const ApplicationListQuery = z.strictObject(
 );
 
 /** The instants a Lagos day range covers: from the start of `from` (included) to the start of the day after `to` (excluded). */
-export function lagosDayRange(from: string | undefined, to: string | undefined): { createdFrom?: string; createdBefore?: string } {
+export function lagosDayRange(
+  from: string | undefined,
+  to: string | undefined,
+): { createdFrom?: string; createdBefore?: string } {
   const startOf = (day: string) => new Date(`${day}T00:00:00+01:00`);
   return {
     ...(from ? { createdFrom: startOf(from).toISOString() } : {}),
@@ -327,7 +331,11 @@ export const CreateClientRequest = z.object({
   name: z.string().trim().min(1, 'name is required').max(200, 'name must be at most 200 characters'),
   webhookUrl: z.url({ error: 'webhookUrl must be a URL' }).optional(),
   providerSecretKey: z.string().min(1, 'providerSecretKey must not be empty').max(500).optional(),
-  providerWebhookSecret: z.string().min(16, 'providerWebhookSecret must have at least 16 characters').max(500).optional(),
+  providerWebhookSecret: z
+    .string()
+    .min(16, 'providerWebhookSecret must have at least 16 characters')
+    .max(500)
+    .optional(),
 });
 export const UpdateClientRequest = z.object({
   webhookUrl: z.url({ error: 'webhookUrl must be a URL' }).nullable().optional(),
@@ -406,7 +414,14 @@ export type UpdateClientSettingsRequest = z.infer<typeof UpdateClientSettingsReq
 export const RotateKeyResponse = z.object({ clientId: z.string(), apiKey: z.string() });
 
 /** Body of `POST /admin/clients/:id/rotate-webhook-secret`; the overlap defaults to WEBHOOK_SECRET_OVERLAP. */
-export const RotateWebhookSecretBody = z.object({ overlapSeconds: z.number().int().min(0).max(7 * 86_400).optional() });
+export const RotateWebhookSecretBody = z.object({
+  overlapSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .optional(),
+});
 export const RotateWebhookSecretRequest = RotateWebhookSecretBody.optional().transform((v) => v ?? {});
 
 export const RotateWebhookSecretResponse = z.object({

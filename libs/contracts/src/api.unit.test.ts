@@ -1,7 +1,15 @@
 import { ApplicationListQuery, InitiateRequest, lagosDayRange } from './api';
 import { InitiateTerms } from './commands';
 
-const ask = { firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com', amount: 100_000, tenor: 6, interestRate: 5, idempotencyKey: 'k-1' };
+const ask = {
+  firstName: 'Ada',
+  lastName: 'Obi',
+  email: 'ada@example.com',
+  amount: 100_000,
+  tenor: 6,
+  interestRate: 5,
+  idempotencyKey: 'k-1',
+};
 
 describe('an applicant name at initiate', () => {
   it.each([' a', '\u009e ', 'a\u00a0', '\ufeffa', 'O'.repeat(99) + '  '])(
@@ -25,13 +33,18 @@ describe('an applicant name at initiate', () => {
 
 describe('days in Lagos as a range of instants', () => {
   it('when a day range is given, then it runs from the start of the first day in Lagos (UTC+1) to the start of the day after the last', () => {
-    expect(lagosDayRange('2026-11-27', '2026-11-27')).toEqual({ createdFrom: '2026-11-26T23:00:00.000Z', createdBefore: '2026-11-27T23:00:00.000Z' });
+    expect(lagosDayRange('2026-11-27', '2026-11-27')).toEqual({
+      createdFrom: '2026-11-26T23:00:00.000Z',
+      createdBefore: '2026-11-27T23:00:00.000Z',
+    });
     expect(lagosDayRange(undefined, '2026-12-31')).toEqual({ createdBefore: '2026-12-31T23:00:00.000Z' });
     expect(lagosDayRange(undefined, undefined)).toEqual({});
   });
 
   it('when the list is asked for by decision and days, then the query is read as lists and days, and a day that is not one is refused', () => {
-    expect(ApplicationListQuery.parse({ decision: 'APPROVED,DECLINED', from: '2026-11-01', to: '2026-11-30' })).toMatchObject({
+    expect(
+      ApplicationListQuery.parse({ decision: 'APPROVED,DECLINED', from: '2026-11-01', to: '2026-11-30' }),
+    ).toMatchObject({
       decision: ['APPROVED', 'DECLINED'],
       from: '2026-11-01',
       to: '2026-11-30',

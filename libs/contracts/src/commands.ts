@@ -21,7 +21,13 @@ const commandBase = {
 };
 
 /** Who applies: the personal part of an initiate request, which travels only sealed. */
-export const ApplicantDetails = InitiateRequest.pick({ firstName: true, lastName: true, email: true, phone: true, bvn: true });
+export const ApplicantDetails = InitiateRequest.pick({
+  firstName: true,
+  lastName: true,
+  email: true,
+  phone: true,
+  bvn: true,
+});
 export type ApplicantDetails = z.infer<typeof ApplicantDetails>;
 
 /**
@@ -66,7 +72,10 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
      * Who applied, as blind indexes only (see `searchTextTerms`): the application must have,
      * for every inner list, one of its indexes. Absent or empty for no such search.
      */
-    search: z.array(z.array(z.string().max(64)).min(1).max(8)).max(8).optional(),
+    search: z
+      .array(z.array(z.string().max(64)).min(1).max(8))
+      .max(8)
+      .optional(),
     /** Only applications decided with one of these outcomes; absent or empty for any. */
     decisions: z.array(DecisionOutcome).optional(),
     /** Only applications created at or after this instant. */

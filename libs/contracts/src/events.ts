@@ -102,9 +102,10 @@ export type WebhookEnvelope = {
  */
 export const PublicEventRecord = z.discriminatedUnion(
   'event',
-  EventNames.map((e) =>
-    envelopeOf(e).extend({ clientId: z.string(), applicationId: Uuid }),
-  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  EventNames.map((e) => envelopeOf(e).extend({ clientId: z.string(), applicationId: Uuid })) as unknown as [
+    z.ZodObject,
+    ...z.ZodObject[],
+  ],
 );
 export type PublicEventRecord = WebhookEnvelope & { clientId: string; applicationId: string };
 

@@ -162,7 +162,13 @@ export const ScoringResult = z.discriminatedUnion('type', [
 export type ScoringResult = z.infer<typeof ScoringResult>;
 
 /** The kinds of deadline the janitor watches (spec section 8). */
-export const DeadlineKind = z.enum(['no_link', 'no_analyze', 'enrichment_timeout', 'analysis_timeout', 'bank_data_retention']);
+export const DeadlineKind = z.enum([
+  'no_link',
+  'no_analyze',
+  'enrichment_timeout',
+  'analysis_timeout',
+  'bank_data_retention',
+]);
 export type DeadlineKind = z.infer<typeof DeadlineKind>;
 
 /** A deadline passed: the owner checks its own state and acts (or ignores a stale one). */

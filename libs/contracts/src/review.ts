@@ -46,7 +46,10 @@ export const ReviewTerms = z.strictObject(
       .min(0, 'terms.interestRate must be a monthly percentage of 0 or more')
       .max(Limits.maxInterestRate, `terms.interestRate must not exceed ${Limits.maxInterestRate}`),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field terms.${issue.keys.join(', terms.')}` : undefined) },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? `Unknown field terms.${issue.keys.join(', terms.')}` : undefined,
+  },
 );
 export type ReviewTerms = z.infer<typeof ReviewTerms>;
 
@@ -55,7 +58,9 @@ export const ReviewRequest = z.strictObject(
   {
     outcome: z.enum(ReviewOutcome.options, {
       error: (issue) =>
-        issue.input === undefined ? 'outcome is required' : `outcome must be one of: ${ReviewOutcome.options.join(', ')}`,
+        issue.input === undefined
+          ? 'outcome is required'
+          : `outcome must be one of: ${ReviewOutcome.options.join(', ')}`,
     }),
     /** Required for COUNTER_OFFER; for APPROVED the ask when absent; refused for DECLINED. */
     terms: ReviewTerms.optional(),
@@ -87,7 +92,9 @@ export const ConfirmReviewRequest = z.strictObject(
   { reviewer: Reviewer },
   {
     error: (issue) =>
-      issue.code === 'unrecognized_keys' ? `Unknown field ${issue.keys.join(', ')}; only reviewer is allowed` : undefined,
+      issue.code === 'unrecognized_keys'
+        ? `Unknown field ${issue.keys.join(', ')}; only reviewer is allowed`
+        : undefined,
   },
 );
 export type ConfirmReviewRequest = z.infer<typeof ConfirmReviewRequest>;

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { AnalyticsRecord } from './analytics';
 import { ApplicationCommand, CommandReply } from './commands';
 import { PublicEventRecord } from './events';
-import { ApplicationFact, ClientChanged, DeadlinePassed, EnrichmentResult, ProviderCallback, ScoringResult } from './facts';
+import {
+  ApplicationFact,
+  ClientChanged,
+  DeadlinePassed,
+  EnrichmentResult,
+  ProviderCallback,
+  ScoringResult,
+} from './facts';
 import { Topics, replyTopicPrefix } from './topics';
 
 /** The value schema of every topic: the single source the registry schemas derive from. */
@@ -34,5 +41,8 @@ export function schemaForTopic(topic: string): z.ZodType {
  * Derived from the zod schema so there is one source of truth.
  */
 export function jsonSchemaForTopic(topic: string): Record<string, unknown> {
-  return z.toJSONSchema(schemaForTopic(topic), { target: 'draft-7', unrepresentable: 'any' }) as Record<string, unknown>;
+  return z.toJSONSchema(schemaForTopic(topic), { target: 'draft-7', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
 }

@@ -30,9 +30,16 @@ export function localPhone(text: string): string | null {
 }
 
 /** The terms an applicant can be found by: each word of either name, the e-mail address, the phone number and the BVN. */
-export function applicantSearchTerms(applicant: { firstName: string; lastName: string; email: string; phone: string | null; bvn: string | null }): string[] {
+export function applicantSearchTerms(applicant: {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string | null;
+  bvn: string | null;
+}): string[] {
   const terms = new Set<string>();
-  for (const word of [...nameWords(applicant.firstName), ...nameWords(applicant.lastName)]) terms.add(term('name', word));
+  for (const word of [...nameWords(applicant.firstName), ...nameWords(applicant.lastName)])
+    terms.add(term('name', word));
   const email = applicant.email.trim().toLowerCase();
   if (email) terms.add(term('email', email));
   const phone = applicant.phone ? localPhone(applicant.phone) : null;
@@ -53,7 +60,10 @@ export function searchTextTerms(text: string): string[][] | null {
   const digits = trimmed.replace(/[\s().+-]/g, '');
   if (/^\d+$/.test(digits)) {
     const phone = localPhone(trimmed);
-    const alternatives = [...(/^\d{11}$/.test(digits) ? [term('bvn', digits)] : []), ...(phone ? [term('phone', phone)] : [])];
+    const alternatives = [
+      ...(/^\d{11}$/.test(digits) ? [term('bvn', digits)] : []),
+      ...(phone ? [term('phone', phone)] : []),
+    ];
     return alternatives.length > 0 ? [alternatives] : null;
   }
   const words = nameWords(trimmed);

@@ -20,14 +20,19 @@ const StaffEmail = z
 /** Body of `POST /api/users`: whom to invite, with which role. */
 export const InviteUserRequest = z.strictObject(
   { email: StaffEmail, role: StaffRole },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Unknown field name; only email and role are taken' : undefined) },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? 'Unknown field name; only email and role are taken' : undefined,
+  },
 );
 export type InviteUserRequest = z.infer<typeof InviteUserRequest>;
 
 /** Body of `PATCH /api/users/:id`: the user's new role. */
 export const UpdateUserRequest = z.strictObject(
   { role: StaffRole },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Unknown field name; only role can be changed' : undefined) },
+  {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? 'Unknown field name; only role can be changed' : undefined),
+  },
 );
 
 /** Body of `POST /admin/clients/:id/owner`: the first owner of a lender. */

@@ -36,3 +36,10 @@ export const deadLetterTopicFor = (topic: string): string => `${topic}.dlq`;
  */
 export const subjectFor = (topic: string): string =>
   topic.startsWith(replyTopicPrefix) ? 'loan.gateway.replies-value' : `${topic}-value`;
+
+/**
+ * The header that names a fact's type (`AccountLinked`, `AccountEnriched`...) on the internal
+ * fact topics, so that a consumer can pass over the kinds it does not act on without decoding
+ * them (the runtime's `consume` with `types`).
+ */
+export const FACT_TYPE_HEADER = 'x-fact-type';

@@ -26,7 +26,15 @@ async function monoServer(handler: Handler) {
   return { url, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-const ok = (data: unknown) => ({ status: 200, json: { status: 'successful', message: 'Request was succesfully completed', timestamp: '2026-11-21T10:00:00.000Z', data } });
+const ok = (data: unknown) => ({
+  status: 200,
+  json: {
+    status: 'successful',
+    message: 'Request was succesfully completed',
+    timestamp: '2026-11-21T10:00:00.000Z',
+    data,
+  },
+});
 const logger = createLogger('mono-contract', 'silent');
 
 const ACCOUNT = {
@@ -46,10 +54,25 @@ const ACCOUNT = {
 
 describe('Mono client contract', () => {
   it('when a hosted link is initiated, then the documented body is sent with the key and mono_url is the widget address', async () => {
-    const server = await monoServer(() => ok({ mono_url: 'https://link.mono.co/ABC', customer: 'c1', meta: { ref: 'app-1' }, scope: 'auth', redirect_url: 'https://x', created_at: '2026-11-21' }));
+    const server = await monoServer(() =>
+      ok({
+        mono_url: 'https://link.mono.co/ABC',
+        customer: 'c1',
+        meta: { ref: 'app-1' },
+        scope: 'auth',
+        redirect_url: 'https://x',
+        created_at: '2026-11-21',
+      }),
+    );
     try {
       const client = createMonoClient({ baseUrl: server.url, logger });
-      const link = await client.initiateLink('test_sk_abc', { ref: 'app-1', customerName: 'Chinedu Okonkwo', customerEmail: 'c@example.com', customerBvn: '22200000001', redirectUrl: 'https://lender.example/done' });
+      const link = await client.initiateLink('test_sk_abc', {
+        ref: 'app-1',
+        customerName: 'Chinedu Okonkwo',
+        customerEmail: 'c@example.com',
+        customerBvn: '22200000001',
+        redirectUrl: 'https://lender.example/done',
+      });
       expect(link.widgetUrl).toBe('https://link.mono.co/ABC');
       expect(server.seen[0]).toMatchObject({ method: 'POST', url: '/v2/accounts/initiate', key: 'test_sk_abc' });
       expect(JSON.parse(server.seen[0]!.body)).toEqual({
@@ -58,7 +81,13 @@ describe('Mono client contract', () => {
         scope: 'auth',
         redirect_url: 'https://lender.example/done',
       });
-      await client.initiateLink('test_sk_abc', { ref: 'app-1', customerName: 'A B', customerEmail: 'c@example.com', redirectUrl: 'https://x', reauthAccountId: 'acc-9' });
+      await client.initiateLink('test_sk_abc', {
+        ref: 'app-1',
+        customerName: 'A B',
+        customerEmail: 'c@example.com',
+        redirectUrl: 'https://x',
+        reauthAccountId: 'acc-9',
+      });
       expect(JSON.parse(server.seen[1]!.body)).toMatchObject({ scope: 'reauth', account: 'acc-9' });
     } finally {
       await server.close();
@@ -86,30 +115,55 @@ describe('Mono client contract', () => {
 
   it.each([
     ['a widget address that is not a URL', () => ok({ mono_url: 42 }), 'initiate', /data\.mono_url/],
-    ['statement lines of the wrong shape', () => ok([{ id: 't1', narration: 'POS', amount: '500', type: 'debit', date: '2026-01-01' }]), 'transactions', /data\.0\.amount/],
+    [
+      'statement lines of the wrong shape',
+      () => ok([{ id: 't1', narration: 'POS', amount: '500', type: 'debit', date: '2026-01-01' }]),
+      'transactions',
+      /data\.0\.amount/,
+    ],
     ['an account without its envelope', () => ({ status: 200, json: ACCOUNT.account }), 'account', /data/],
-    ['an answer larger than allowed', () => ok([{ id: 't1', narration: 'x'.repeat(5_000), amount: 1, type: 'credit', date: '2026-01-01' }]), 'transactions', /maxContentLength|exceeded|unexpected body/],
-  ])('when the provider answers with %s, then the call fails as a provider error naming what was wrong, never a crash further on', async (_what, answer, call, why) => {
-    const server = await monoServer(answer);
-    try {
-      const client = createMonoClient({ baseUrl: server.url, logger, retries: 0, maxResponseBytes: 4_000 });
-      const run = {
-        initiate: () => client.initiateLink('k', { ref: 'r', customerName: 'A B', customerEmail: 'a@b.ng', redirectUrl: 'http://x/linked' }),
-        transactions: () => client.getTransactions('k', 'acc-1'),
-        account: () => client.getAccount('k', 'acc-1'),
-      }[call as 'initiate' | 'transactions' | 'account'];
-      const error = await run().then(() => null, (e: unknown) => e);
-      expect(error).toBeInstanceOf(ProviderError);
-      expect((error as Error).message).toMatch(why);
-    } finally {
-      await server.close();
-    }
-  });
+    [
+      'an answer larger than allowed',
+      () => ok([{ id: 't1', narration: 'x'.repeat(5_000), amount: 1, type: 'credit', date: '2026-01-01' }]),
+      'transactions',
+      /maxContentLength|exceeded|unexpected body/,
+    ],
+  ])(
+    'when the provider answers with %s, then the call fails as a provider error naming what was wrong, never a crash further on',
+    async (_what, answer, call, why) => {
+      const server = await monoServer(answer);
+      try {
+        const client = createMonoClient({ baseUrl: server.url, logger, retries: 0, maxResponseBytes: 4_000 });
+        const run = {
+          initiate: () =>
+            client.initiateLink('k', {
+              ref: 'r',
+              customerName: 'A B',
+              customerEmail: 'a@b.ng',
+              redirectUrl: 'http://x/linked',
+            }),
+          transactions: () => client.getTransactions('k', 'acc-1'),
+          account: () => client.getAccount('k', 'acc-1'),
+        }[call as 'initiate' | 'transactions' | 'account'];
+        const error = await run().then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(ProviderError);
+        expect((error as Error).message).toMatch(why);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   it('when the statement insights job starts and finishes, then the job id and the record are read', async () => {
     const server = await monoServer((req) =>
       req.url!.includes('/statement/insights')
-        ? { status: 200, json: { status: 'processing', message: 'Job started', data: { jobId: 'job-1', jobStatus: 'processing' } } }
+        ? {
+            status: 200,
+            json: { status: 'processing', message: 'Job started', data: { jobId: 'job-1', jobStatus: 'processing' } },
+          }
         : req.url!.includes('/income-records')
           ? ok([{ total_income: 1 }, { total_income: 2 }])
           : ok({ transaction_count: 12, average_balance: 100 }),
@@ -117,7 +171,10 @@ describe('Mono client contract', () => {
     try {
       const client = createMonoClient({ baseUrl: server.url, logger });
       expect(await client.startStatementInsights('k', 'acc')).toEqual({ jobId: 'job-1' });
-      expect(await client.getInsightsRecord('k', 'job-1')).toEqual({ status: 'finished', result: { transaction_count: 12, average_balance: 100 } });
+      expect(await client.getInsightsRecord('k', 'job-1')).toEqual({
+        status: 'finished',
+        result: { transaction_count: 12, average_balance: 100 },
+      });
       expect(await client.getLatestIncome('k', 'acc')).toEqual({ total_income: 2 });
     } finally {
       await server.close();
@@ -128,7 +185,8 @@ describe('Mono client contract', () => {
     let calls = 0;
     const server = await monoServer((req) => {
       calls++;
-      if (req.url!.startsWith('/v2/accounts/missing')) return { status: 404, json: { status: 'failed', message: 'Account not found' } };
+      if (req.url!.startsWith('/v2/accounts/missing'))
+        return { status: 404, json: { status: 'failed', message: 'Account not found' } };
       return calls < 3 ? { status: 503, json: { status: 'failed', message: 'busy' } } : ok(ACCOUNT);
     });
     try {
@@ -149,7 +207,9 @@ describe('Mono client contract', () => {
   it('when the provider keeps failing, then the breaker opens and calls fail fast as retriable, and it closes once the provider recovers', async () => {
     let healthy = false;
     const states: string[] = [];
-    const server = await monoServer(() => (healthy ? ok(ACCOUNT) : { status: 500, json: { status: 'failed', message: 'down' } }));
+    const server = await monoServer(() =>
+      healthy ? ok(ACCOUNT) : { status: 500, json: { status: 'failed', message: 'down' } },
+    );
     try {
       const client = createMonoClient({
         baseUrl: server.url,

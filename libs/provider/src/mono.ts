@@ -40,7 +40,8 @@ export interface MonoClientOptions {
  * What each answer must look like before anything of it is used: Mono's envelope and the
  * fields the services read, with their types. Fields we do not read pass through unchecked.
  */
-const envelope = <T extends z.ZodType>(data: T) => z.object({ status: z.string().optional(), message: z.string().optional(), data });
+const envelope = <T extends z.ZodType>(data: T) =>
+  z.object({ status: z.string().optional(), message: z.string().optional(), data });
 const text = z.string().max(2_000);
 const Answers = {
   initiate: envelope(z.object({ mono_url: z.url().max(2_000) })),
@@ -55,7 +56,9 @@ const Answers = {
         type: text.nullish(),
         balance: z.number().nullish(),
         bvn: z.union([text, z.number()]).nullish(),
-        institution: z.looseObject({ name: text.nullish(), bank_code: z.union([text, z.number()]).nullish(), type: text.nullish() }).nullish(),
+        institution: z
+          .looseObject({ name: text.nullish(), bank_code: z.union([text, z.number()]).nullish(), type: text.nullish() })
+          .nullish(),
       }),
     }),
   ),
@@ -88,11 +91,14 @@ function toProviderError(error: unknown): ProviderError {
     const status = error.response?.status ?? null;
     const body = error.response?.data as { message?: string } | undefined;
     const retriable = status === null || status >= 500 || status === 429;
-    return new ProviderError(`Provider call failed${status ? ` with ${status}` : ''}: ${body?.message ?? error.message}`, {
-      status,
-      retriable,
-      cause: error,
-    });
+    return new ProviderError(
+      `Provider call failed${status ? ` with ${status}` : ''}: ${body?.message ?? error.message}`,
+      {
+        status,
+        retriable,
+        cause: error,
+      },
+    );
   }
   if (error instanceof Error && /breaker is open/i.test(error.message)) {
     return new ProviderError('Provider circuit breaker is open', { status: null, retriable: true, cause: error });
@@ -174,7 +180,11 @@ export function createMonoClient(options: MonoClientOptions): AccountLinkingProv
   });
 
   /** A call whose answer is checked against `schema`; an answer of another shape is refused. */
-  async function call<S extends z.ZodType>(secretKey: string, config: AxiosRequestConfig, schema: S): Promise<z.infer<S>> {
+  async function call<S extends z.ZodType>(
+    secretKey: string,
+    config: AxiosRequestConfig,
+    schema: S,
+  ): Promise<z.infer<S>> {
     const request = { ...config, headers: { ...(config.headers ?? {}), 'mono-sec-key': secretKey } };
     for (let attempt = 0; ; attempt++) {
       try {
@@ -214,14 +224,22 @@ export function createMonoClient(options: MonoClientOptions): AccountLinkingProv
     },
 
     async getAccount(secretKey: string, accountId: string): Promise<ProviderAccount> {
-      const res = await call(secretKey, { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}` }, Answers.account);
+      const res = await call(
+        secretKey,
+        { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}` },
+        Answers.account,
+      );
       return toProviderAccount(res.data.account as Parameters<typeof toProviderAccount>[0], accountId);
     },
 
     async getTransactions(secretKey: string, accountId: string): Promise<ProviderTransaction[]> {
       const res = await call(
         secretKey,
-        { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}/transactions`, params: { paginate: false } },
+        {
+          method: 'GET',
+          url: `/v2/accounts/${encodeURIComponent(accountId)}/transactions`,
+          params: { paginate: false },
+        },
         Answers.transactions,
       );
       return (res.data ?? []) as ProviderTransaction[];
@@ -230,27 +248,47 @@ export function createMonoClient(options: MonoClientOptions): AccountLinkingProv
     async startIncomeAnalysis(secretKey: string, accountId: string, periodMonths: number) {
       await call(
         secretKey,
-        { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}/income`, params: { period: periodMonths } },
+        {
+          method: 'GET',
+          url: `/v2/accounts/${encodeURIComponent(accountId)}/income`,
+          params: { period: periodMonths },
+        },
         Answers.started,
       );
     },
 
     async getLatestIncome(secretKey: string, accountId: string): Promise<ProviderIncome | null> {
-      const res = await call(secretKey, { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}/income-records` }, Answers.income);
+      const res = await call(
+        secretKey,
+        { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}/income-records` },
+        Answers.income,
+      );
       const data: ProviderIncome[] | ProviderIncome | null | undefined = res.data;
       if (Array.isArray(data)) return data[data.length - 1] ?? null;
       return data ?? null;
     },
 
     async startStatementInsights(secretKey: string, accountId: string) {
-      const res = await call(secretKey, { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}/statement/insights` }, Answers.insightsJob);
+      const res = await call(
+        secretKey,
+        { method: 'GET', url: `/v2/accounts/${encodeURIComponent(accountId)}/statement/insights` },
+        Answers.insightsJob,
+      );
       return { jobId: res.data.jobId };
     },
 
     async getInsightsRecord(secretKey: string, jobId: string): Promise<InsightsRecord> {
-      const res = await call(secretKey, { method: 'GET', url: `/v2/enrichments/record/${encodeURIComponent(jobId)}` }, Answers.record);
+      const res = await call(
+        secretKey,
+        { method: 'GET', url: `/v2/enrichments/record/${encodeURIComponent(jobId)}` },
+        Answers.record,
+      );
       if (res.status === 'processing') return { status: 'processing' };
-      if (!res.data) throw new ProviderError('Provider answered a finished insights record without data', { status: null, retriable: true });
+      if (!res.data)
+        throw new ProviderError('Provider answered a finished insights record without data', {
+          status: null,
+          retriable: true,
+        });
       return { status: 'finished', result: res.data };
     },
   };

@@ -27,7 +27,9 @@ afterAll(async () => {
 
 it('when the registry never answers, then encoding fails after the registry timeout instead of waiting forever', async () => {
   const codec = createCodec(url, () => Greeting, { registryTimeoutMs: 300 });
-  await expect(codec.encode('greetings', { text: 'hello' })).rejects.toMatchObject({ message: expect.stringMatching(/timeout/i) });
+  await expect(codec.encode('greetings', { text: 'hello' })).rejects.toMatchObject({
+    message: expect.stringMatching(/timeout/i),
+  });
 });
 
 it('when the registry never answers, then decoding a value fails after the registry timeout instead of waiting forever', async () => {

@@ -27,14 +27,29 @@ export const baseConfigShape = {
   KAFKA_BROKERS: z
     .string()
     .default('127.0.0.1:9092')
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .describe('Comma-separated Kafka bootstrap servers'),
   KAFKA_SSL: bool(false).describe('Use TLS to reach the brokers'),
   KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional().describe('SASL mechanism'),
   KAFKA_SASL_USERNAME: z.string().optional().describe('SASL user name'),
   KAFKA_SASL_PASSWORD: z.string().optional().describe('SASL password'),
-  KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().positive().default(6).describe('Partitions of topics the service creates'),
-  KAFKA_REPLICATION_FACTOR: z.coerce.number().int().positive().default(1).describe('Replication factor of created topics'),
+  KAFKA_TOPIC_PARTITIONS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(6)
+    .describe('Partitions of topics the service creates'),
+  KAFKA_REPLICATION_FACTOR: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1)
+    .describe('Replication factor of created topics'),
   KAFKA_COMMIT_INTERVAL: durationMs('1s').describe(
     'How often consumers commit the offsets of handled messages (a crash handles at most that much again)',
   ),
@@ -65,8 +80,17 @@ export const baseConfigShape = {
   MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/').describe('MongoDB connection string'),
   MONGO_DB: z.string().optional().describe('Database name; defaults to loan_<service>'),
   HTTP_HOST: z.string().default('127.0.0.1').describe('Address the HTTP server binds'),
-  HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(0).describe('Port of the health/metrics (or API) server'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level'),
+  HTTP_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(0)
+    .describe('Port of the health/metrics (or API) server'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('Log level'),
   DATA_KEY: z
     .string()
     .default('local-development-data-key-change-me')
@@ -74,7 +98,12 @@ export const baseConfigShape = {
   DATA_KEY_PREVIOUS: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .describe('Earlier data keys, comma-separated: they only open values sealed before DATA_KEY was rotated'),
   SHUTDOWN_TIMEOUT: durationMs('15s').describe('How long in-flight work may take to finish on SIGTERM'),
 };
@@ -86,7 +115,9 @@ export const internalTokenSetting = z
   .string()
   .min(16)
   .default('local-internal-token-change-me')
-  .describe('Shared token of internal calls (gateway to notifier and to scoring, x-internal-token); refused at its built-in value in production');
+  .describe(
+    'Shared token of internal calls (gateway to notifier and to scoring, x-internal-token); refused at its built-in value in production',
+  );
 
 /** A setting that stops a service from starting; its message names the variable. */
 export class ConfigError extends Error {
@@ -113,7 +144,12 @@ const DEVELOPMENT_ONLY: Record<string, { refused: (value: unknown) => boolean; w
   },
 };
 
-function productionRefusals(shape: z.ZodRawShape, env: Record<string, string | undefined>, config: Record<string, unknown>, rules: ProductionRules): string[] {
+function productionRefusals(
+  shape: z.ZodRawShape,
+  env: Record<string, string | undefined>,
+  config: Record<string, unknown>,
+  rules: ProductionRules,
+): string[] {
   const refusals: string[] = [];
   for (const name of ['DATA_KEY', ...(rules.secrets ?? [])]) {
     const given = env[name];

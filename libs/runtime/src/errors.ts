@@ -11,5 +11,4 @@ export class ServiceError extends Error {
   }
 }
 
-export const isRetriable = (error: unknown): boolean =>
-  error instanceof ServiceError ? error.retriable : true;
+export const isRetriable = (error: unknown): boolean => (error instanceof ServiceError ? error.retriable : true);

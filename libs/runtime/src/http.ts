@@ -97,7 +97,12 @@ export function createInternalApp(deps: {
   app.disable('x-powered-by');
   app.use(httpMetrics(deps.metrics));
   mountOps(app, { metrics: deps.metrics, checks: deps.checks });
-  app.use('/internal', internalOnly(deps.internalToken), express.json({ limit: deps.bodyLimit, strict: true }), deps.api);
+  app.use(
+    '/internal',
+    internalOnly(deps.internalToken),
+    express.json({ limit: deps.bodyLimit, strict: true }),
+    deps.api,
+  );
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody(404, `Cannot ${req.method} ${req.path}`));
   });

@@ -1,6 +1,6 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import type { JsonOptions } from '@kafkajs/confluent-schema-registry/dist/@types';
-import { Topics, deadLetterTopicFor, schemaForTopic, subjectFor } from '@loan/contracts';
+import { FACT_TYPE_HEADER, Topics, deadLetterTopicFor, schemaForTopic, subjectFor } from '@loan/contracts';
 import { z } from 'zod';
 import {
   Kafka,
@@ -17,7 +17,6 @@ import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import { ServiceError, isRetriable } from './errors';
 import { fixKafkajsIdleTimers } from './kafkajsRequestQueue';
-import { FACT_TYPE_HEADER } from './outbox';
 import { SpanKind, contextOf, endSpan, loanAttributes, startProducerSpan, traceIdsOf, tracer } from './tracing';
 import { context as otelContext, trace, type Span } from '@opentelemetry/api';
 
@@ -92,7 +91,10 @@ export interface InboundMessage<T = unknown> {
  * (`commitAfter`); a message that cannot hold its offset (a handler called directly, outside a
  * consumer) waits for the work instead.
  */
-export async function continueAfter(message: Pick<InboundMessage, 'commitAfter'>, work: Promise<unknown>): Promise<void> {
+export async function continueAfter(
+  message: Pick<InboundMessage, 'commitAfter'>,
+  work: Promise<unknown>,
+): Promise<void> {
   if (message.commitAfter) message.commitAfter(work);
   else await work;
 }
@@ -648,95 +650,103 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
         partitionsConsumedConcurrently: args.partitionsConsumedConcurrently ?? 3,
         autoCommit: false,
         eachMessage: ({ topic: realTopic, partition, message, heartbeat }) =>
-          offsets.handling(realTopic, partition, message.offset, async (): Promise<{ work: Promise<unknown> } | undefined> => {
-            const topic = logical(realTopic);
-            const started = process.hrtime.bigint();
-            const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-            const wanted = args.types?.[topic];
-            if (wanted) {
-              const named = message.headers?.[FACT_TYPE_HEADER];
-              const type = (Array.isArray(named) ? named[0] : named)?.toString();
-              if (type !== undefined && !wanted.includes(type)) {
-                metrics.handlerDuration.observe({ topic, outcome: 'skipped' }, seconds());
+          offsets.handling(
+            realTopic,
+            partition,
+            message.offset,
+            async (): Promise<{ work: Promise<unknown> } | undefined> => {
+              const topic = logical(realTopic);
+              const started = process.hrtime.bigint();
+              const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+              const wanted = args.types?.[topic];
+              if (wanted) {
+                const named = message.headers?.[FACT_TYPE_HEADER];
+                const type = (Array.isArray(named) ? named[0] : named)?.toString();
+                if (type !== undefined && !wanted.includes(type)) {
+                  metrics.handlerDuration.observe({ topic, outcome: 'skipped' }, seconds());
+                  return;
+                }
+              }
+              let value: unknown;
+              try {
+                if (!message.value) throw new Error('Message has no value');
+                value = await codec.decode(topic, message.value);
+              } catch (error) {
+                if (error instanceof ServiceError && error.retriable) {
+                  // The registry is unreachable, not the message bad: fetched again after a backoff.
+                  metrics.handlerFailures.inc({ topic, kind: 'retried' });
+                  logger.warn(
+                    { err: error, topic, partition, offset: message.offset },
+                    'message not decoded yet; will retry',
+                  );
+                  await heartbeat().catch(() => undefined);
+                  throw error;
+                }
+                logger.error({ err: error, topic, partition, offset: message.offset }, 'poison message dead-lettered');
+                await deadLetter(topic, message, partition, error);
+                metrics.handlerDuration.observe({ topic, outcome: 'poison' }, seconds());
                 return;
               }
-            }
-            let value: unknown;
-            try {
-              if (!message.value) throw new Error('Message has no value');
-              value = await codec.decode(topic, message.value);
-            } catch (error) {
-              if (error instanceof ServiceError && error.retriable) {
-                // The registry is unreachable, not the message bad: fetched again after a backoff.
-                metrics.handlerFailures.inc({ topic, kind: 'retried' });
-                logger.warn(
-                  { err: error, topic, partition, offset: message.offset },
-                  'message not decoded yet; will retry',
-                );
-                await heartbeat().catch(() => undefined);
-                throw error;
-              }
-              logger.error({ err: error, topic, partition, offset: message.offset }, 'poison message dead-lettered');
-              await deadLetter(topic, message, partition, error);
-              metrics.handlerDuration.observe({ topic, outcome: 'poison' }, seconds());
-              return;
-            }
-            const held: Promise<unknown>[] = [];
-            const headers = headersToRecord(message.headers);
-            // A CONSUMER span, child of the producer's: the handler's work (its database
-            // commands, its publishes, its log lines) is in the trace of the record.
-            const parent = contextOf(headers);
-            const span = tracer().startSpan(
-              `process ${topic}`,
-              {
-                kind: SpanKind.CONSUMER,
-                attributes: {
-                  'messaging.system': 'kafka',
-                  'messaging.operation.type': 'process',
-                  'messaging.destination.name': topic,
-                  'messaging.consumer.group.name': args.groupId,
-                  'messaging.destination.partition.id': String(partition),
-                  'messaging.kafka.offset': Number(message.offset),
-                  ...loanAttributes(value),
+              const held: Promise<unknown>[] = [];
+              const headers = headersToRecord(message.headers);
+              // A CONSUMER span, child of the producer's: the handler's work (its database
+              // commands, its publishes, its log lines) is in the trace of the record.
+              const parent = contextOf(headers);
+              const span = tracer().startSpan(
+                `process ${topic}`,
+                {
+                  kind: SpanKind.CONSUMER,
+                  attributes: {
+                    'messaging.system': 'kafka',
+                    'messaging.operation.type': 'process',
+                    'messaging.destination.name': topic,
+                    'messaging.consumer.group.name': args.groupId,
+                    'messaging.destination.partition.id': String(partition),
+                    'messaging.kafka.offset': Number(message.offset),
+                    ...loanAttributes(value),
+                  },
                 },
-              },
-              parent,
-            );
-            try {
-              await otelContext.with(trace.setSpan(parent, span), () =>
-                args.handle({
-                  topic,
-                  partition,
-                  offset: message.offset,
-                  key: message.key?.toString() ?? null,
-                  value,
-                  headers,
-                  timestamp: message.timestamp,
-                  commitAfter: (done) => void held.push(done),
-                }),
+                parent,
               );
-              endSpan(span);
-              metrics.handlerDuration.observe({ topic, outcome: 'ok' }, seconds());
-              // Wrapped: an async function returning a promise would wait for it.
-              if (held.length > 0) return { work: Promise.allSettled(held) };
-            } catch (error) {
-              endSpan(span, error);
-              metrics.handlerDuration.observe({ topic, outcome: 'error' }, seconds());
-              // The failure's line names the span it failed in.
-              const ids = traceIdsOf(span);
-              if (isRetriable(error)) {
-                metrics.handlerFailures.inc({ topic, kind: 'retried' });
-                logger.warn({ err: error, topic, partition, offset: message.offset, ...ids }, 'handler failed; will retry');
-                await heartbeat().catch(() => undefined);
-                throw error;
+              try {
+                await otelContext.with(trace.setSpan(parent, span), () =>
+                  args.handle({
+                    topic,
+                    partition,
+                    offset: message.offset,
+                    key: message.key?.toString() ?? null,
+                    value,
+                    headers,
+                    timestamp: message.timestamp,
+                    commitAfter: (done) => void held.push(done),
+                  }),
+                );
+                endSpan(span);
+                metrics.handlerDuration.observe({ topic, outcome: 'ok' }, seconds());
+                // Wrapped: an async function returning a promise would wait for it.
+                if (held.length > 0) return { work: Promise.allSettled(held) };
+              } catch (error) {
+                endSpan(span, error);
+                metrics.handlerDuration.observe({ topic, outcome: 'error' }, seconds());
+                // The failure's line names the span it failed in.
+                const ids = traceIdsOf(span);
+                if (isRetriable(error)) {
+                  metrics.handlerFailures.inc({ topic, kind: 'retried' });
+                  logger.warn(
+                    { err: error, topic, partition, offset: message.offset, ...ids },
+                    'handler failed; will retry',
+                  );
+                  await heartbeat().catch(() => undefined);
+                  throw error;
+                }
+                logger.error(
+                  { err: error, topic, partition, offset: message.offset, ...ids },
+                  'handler failed for good; dead-lettered',
+                );
+                await deadLetter(topic, message, partition, error);
               }
-              logger.error(
-                { err: error, topic, partition, offset: message.offset, ...ids },
-                'handler failed for good; dead-lettered',
-              );
-              await deadLetter(topic, message, partition, error);
-            }
-          }),
+            },
+          ),
       });
     } catch (error) {
       await withTimeout(offsets.stop(), 5_000).catch(() => undefined);
@@ -810,7 +820,12 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     });
 
     return {
-      async handling(topic: string, partition: number, offset: string, handle: () => Promise<{ work: Promise<unknown> } | undefined>) {
+      async handling(
+        topic: string,
+        partition: number,
+        offset: string,
+        handle: () => Promise<{ work: Promise<unknown> } | undefined>,
+      ) {
         inFlight += 1;
         const since = { at: Date.now() };
         handlerStarts.add(since);

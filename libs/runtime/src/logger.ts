@@ -75,7 +75,8 @@ function redactDeep(value: unknown, depth = 0, seen = new WeakSet<object>()): un
   if (typeof value !== 'object' || value === null || depth > 20) return value;
   if (seen.has(value)) return value;
   const isArray = Array.isArray(value);
-  if (!isArray && Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
+  if (!isArray && Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+    return value;
   seen.add(value);
   if (isArray) return value.map((item) => redactDeep(item, depth + 1, seen));
   const out: Record<string, unknown> = {};
@@ -97,7 +98,10 @@ export function createLogger(service: string, level = 'info', destination?: pino
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin: activeTraceIds,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    formatters: { level: (label) => ({ level: label }), log: (object) => redactDeep(object) as Record<string, unknown> },
+    formatters: {
+      level: (label) => ({ level: label }),
+      log: (object) => redactDeep(object) as Record<string, unknown>,
+    },
   };
   return destination ? pino(options, destination) : pino(options);
 }

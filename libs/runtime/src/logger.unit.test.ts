@@ -25,10 +25,14 @@ describe('log redaction', () => {
       phone: '08099990000',
     };
     logger.info({ req: { headers: { ...probes, 'Set-Cookie': ['probe-set-cookie'] } } }, 'request');
-    logger.info({ deep: { a: { b: { c: { d: { applicant: probes, list: [{ Email: 'probe.list@example.com' }] } } } } } }, 'nested');
+    logger.info(
+      { deep: { a: { b: { c: { d: { applicant: probes, list: [{ Email: 'probe.list@example.com' }] } } } } } },
+      'nested',
+    );
     logger.info({ err: new Error('kept as it is'), count: 3, event: 'application.failed' }, 'kept');
     const out = text();
-    for (const value of [...Object.values(probes), 'probe-set-cookie', 'probe.list@example.com']) expect(out).not.toContain(value);
+    for (const value of [...Object.values(probes), 'probe-set-cookie', 'probe.list@example.com'])
+      expect(out).not.toContain(value);
     expect(out).toContain('[redacted]');
     expect(out).toContain('kept as it is');
     expect(out).toContain('"count":3');

@@ -33,12 +33,16 @@ export async function connectMongo(options: {
   const { durations } = options;
   if (durations) {
     // The driver measures `duration` (ms) from sending the command to reading its answer.
-    connection.getClient().on('commandSucceeded', (event) =>
-      durations.observe({ command: event.commandName, outcome: 'ok' }, event.duration / 1000),
-    );
-    connection.getClient().on('commandFailed', (event) =>
-      durations.observe({ command: event.commandName, outcome: 'error' }, event.duration / 1000),
-    );
+    connection
+      .getClient()
+      .on('commandSucceeded', (event) =>
+        durations.observe({ command: event.commandName, outcome: 'ok' }, event.duration / 1000),
+      );
+    connection
+      .getClient()
+      .on('commandFailed', (event) =>
+        durations.observe({ command: event.commandName, outcome: 'error' }, event.duration / 1000),
+      );
   }
   connection.on('disconnected', () => options.logger.warn({ component: 'mongo' }, 'database disconnected'));
   connection.on('reconnected', () => options.logger.info({ component: 'mongo' }, 'database reconnected'));

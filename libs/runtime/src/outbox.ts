@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Topics, buildEvent, type EventName } from '@loan/contracts';
+import { FACT_TYPE_HEADER, Topics, buildEvent, type EventName } from '@loan/contracts';
 import { Schema, type Model } from 'mongoose';
 import type { KafkaBus } from './kafka';
 import { createKeyedLock, type KeyedLock } from './keyedLock';
@@ -22,7 +22,12 @@ export interface OutboxEntry {
 /** Fields to add to a schema that carries an outbox. */
 export const outboxFields = {
   outbox: {
-    type: [new Schema({ id: String, topic: String, key: String, value: Schema.Types.Mixed, headers: Schema.Types.Mixed }, { _id: false })],
+    type: [
+      new Schema(
+        { id: String, topic: String, key: String, value: Schema.Types.Mixed, headers: Schema.Types.Mixed },
+        { _id: false },
+      ),
+    ],
     default: [],
   },
   outboxPending: { type: Boolean, default: false, index: true },
@@ -155,7 +160,10 @@ export function createOutboxRelay(options: {
         ),
       );
       if (failures.length > 0) {
-        logger.warn({ err: failures[0], documents: failures.length }, 'removing published outbox entries failed; retried shortly');
+        logger.warn(
+          { err: failures[0], documents: failures.length },
+          'removing published outbox entries failed; retried shortly',
+        );
       }
     })().finally(() => {
       clearing = null;
@@ -179,7 +187,9 @@ export function createOutboxRelay(options: {
         if (written && !failed.has(key)) {
           await publishEntries(docId, [...written]);
         } else {
-          const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, { projection: { outbox: 1 } });
+          const doc = await model.collection.findOne<OutboxDocument>({ _id: docId } as never, {
+            projection: { outbox: 1 },
+          });
           if (doc) await publishEntries(doc._id, doc.outbox ?? []);
         }
         failed.delete(key);
@@ -274,7 +284,9 @@ function createClearBatcher(model: Model<unknown>) {
 
   async function settle(batch: Waiting[]) {
     const result = await model.collection.bulkWrite(
-      batch.map((w) => ({ updateOne: { filter: w.filter as never, update: { $set: { outbox: [], outboxPending: false } } } })),
+      batch.map((w) => ({
+        updateOne: { filter: w.filter as never, update: { $set: { outbox: [], outboxPending: false } } },
+      })),
       { ordered: false },
     );
     if (result.matchedCount === batch.length) return batch.map(() => true);
@@ -315,15 +327,7 @@ function createClearBatcher(model: Model<unknown>) {
  * an internal fact on the owner's topic. Both are keyed by the application.
  */
 export type OutboxEffect =
-  | { kind: 'event'; event: EventName; data: unknown }
-  | { kind: 'fact'; topic: string; fact: Record<string, unknown> };
-
-/**
- * The header that names a fact's type (`AccountLinked`, `AccountEnriched`...) on the internal
- * fact topics, so that a consumer can pass over the kinds it does not act on without decoding
- * them (see `consume`'s `types`).
- */
-export const FACT_TYPE_HEADER = 'x-fact-type';
+  { kind: 'event'; event: EventName; data: unknown } | { kind: 'fact'; topic: string; fact: Record<string, unknown> };
 
 /**
  * Turns effects into outbox entries with fresh ids: the event id of a public event, the
@@ -363,7 +367,13 @@ export function toOutboxEntries(
       topic: effect.topic,
       key: owner.applicationId,
       headers: typeof type === 'string' ? { ...headers, [FACT_TYPE_HEADER]: type } : headers,
-      value: { ...effect.fact, factId: id, clientId: owner.clientId, applicationId: owner.applicationId, at: now.toISOString() },
+      value: {
+        ...effect.fact,
+        factId: id,
+        clientId: owner.clientId,
+        applicationId: owner.applicationId,
+        at: now.toISOString(),
+      },
     };
   });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Topics } from '@loan/contracts';
-import { FACT_TYPE_HEADER, toOutboxEntries } from './outbox';
+import { FACT_TYPE_HEADER } from '@loan/contracts';
+import { toOutboxEntries } from './outbox';
 
 describe('outbox entries', () => {
   const owner = { clientId: 'client-1', applicationId: randomUUID() };

@@ -3,9 +3,12 @@ import { roundTripCheck } from './probe';
 describe('roundTripCheck', () => {
   it('when the dependency answers, then ready; when it refuses, then not ready', async () => {
     let answer = true;
-    const check = roundTripCheck(async () => {
-      if (!answer) throw new Error('refused');
-    }, { reuseMs: 0 });
+    const check = roundTripCheck(
+      async () => {
+        if (!answer) throw new Error('refused');
+      },
+      { reuseMs: 0 },
+    );
     expect(await check()).toBe(true);
     answer = false;
     expect(await check()).toBe(false);

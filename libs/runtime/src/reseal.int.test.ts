@@ -30,7 +30,13 @@ describe('re-sealing stored values after a key rotation', () => {
   const run = () =>
     spawnSync(process.execPath, [path.join(root, 'scripts/reseal.mjs')], {
       encoding: 'utf8',
-      env: { ...process.env, MONGO_URL: mongoUrl, DATA_KEY: newKey, DATA_KEY_PREVIOUS: oldKey, RESEAL_DATABASES: dbName },
+      env: {
+        ...process.env,
+        MONGO_URL: mongoUrl,
+        DATA_KEY: newKey,
+        DATA_KEY_PREVIOUS: oldKey,
+        RESEAL_DATABASES: dbName,
+      },
     });
 
   it('when values sealed under the old key sit in nested fields and arrays, then each is re-sealed under the new key for its purpose and still opens to the same text', async () => {
@@ -42,7 +48,9 @@ describe('re-sealing stored values after a key rotation', () => {
       webhookSecrets: [{ secret: old.for('client-secrets').seal('whsec_1'), validUntil: null }],
       name: 'Lender',
     });
-    await db.collection('applications').insertOne({ _id: 'a1' as never, applicant: { bvnSealed: old.seal('22291827364'), firstName: 'plain' } });
+    await db
+      .collection('applications')
+      .insertOne({ _id: 'a1' as never, applicant: { bvnSealed: old.seal('22291827364'), firstName: 'plain' } });
 
     const first = run();
     expect(first.status).toBe(0);
@@ -70,12 +78,22 @@ describe('re-sealing stored values after a key rotation', () => {
         providerSecretKey: sealedBeforePurposes(oldKey, 'sk_live_123'),
         webhookSecrets: [{ secret: sealedBeforePurposes(oldKey, 'whsec_1', { keyId: false }), validUntil: null }],
       });
-      await db.collection('staff_users').insertOne({ _id: 'u1' as never, totpSecret: sealedBeforePurposes(newKey, 'JBSWY3DPEHPK3PXP') });
-      await db.collection('applications').insertOne({ _id: 'a1' as never, applicant: { bvnSealed: sealedBeforePurposes(oldKey, '22291827364') } });
+      await db
+        .collection('staff_users')
+        .insertOne({ _id: 'u1' as never, totpSecret: sealedBeforePurposes(newKey, 'JBSWY3DPEHPK3PXP') });
+      await db
+        .collection('applications')
+        .insertOne({ _id: 'a1' as never, applicant: { bvnSealed: sealedBeforePurposes(oldKey, '22291827364') } });
 
       const result = spawnSync(process.execPath, [path.join(root, 'scripts/reseal.mjs')], {
         encoding: 'utf8',
-        env: { ...process.env, MONGO_URL: mongoUrl, DATA_KEY: newKey, DATA_KEY_PREVIOUS: oldKey, RESEAL_DATABASES: `${dbName}_legacy` },
+        env: {
+          ...process.env,
+          MONGO_URL: mongoUrl,
+          DATA_KEY: newKey,
+          DATA_KEY_PREVIOUS: oldKey,
+          RESEAL_DATABASES: `${dbName}_legacy`,
+        },
       });
       expect(result.stdout).toContain(`${dbName}_legacy: 4 re-sealed, 0 changed meanwhile, 0 under an unknown key`);
       const fresh = createSealer(newKey);
@@ -92,7 +110,8 @@ describe('re-sealing stored values after a key rotation', () => {
         expect(isLegacySealed(value)).toBe(false);
         expect(fresh.for(purpose).isCurrent(value)).toBe(true);
         expect(fresh.for(purpose).open(value)).toBe(plain);
-        for (const other of SealPurposes.filter((p) => p !== purpose)) expect(() => fresh.for(other).open(value)).toThrow();
+        for (const other of SealPurposes.filter((p) => p !== purpose))
+          expect(() => fresh.for(other).open(value)).toThrow();
       }
     } finally {
       await db.dropDatabase();
@@ -101,7 +120,9 @@ describe('re-sealing stored values after a key rotation', () => {
 
   it('when a value was sealed under a key the command was not given, then it is left as it is and the command fails', async () => {
     const db = connection.useDb(dbName).db!;
-    await db.collection('stray').insertOne({ _id: 's1' as never, secret: createSealer('a-third-key-nobody-kept').seal('x') });
+    await db
+      .collection('stray')
+      .insertOne({ _id: 's1' as never, secret: createSealer('a-third-key-nobody-kept').seal('x') });
     const result = run();
     expect(result.status).toBe(1);
     expect(result.stdout).toContain('1 under an unknown key');

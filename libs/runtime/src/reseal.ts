@@ -12,14 +12,24 @@ function sealedValues(value: unknown, path: string[] = []): { path: string; valu
 }
 
 /** Fields that hold a client's secrets, wherever they sit (`webhookSecrets.<i>.secret` among them). */
-const CLIENT_SECRET_FIELDS = new Set(['secret', 'providerSecretKey', 'providerWebhookSecret', 'providerKeySealed', 'providerKey']);
+const CLIENT_SECRET_FIELDS = new Set([
+  'secret',
+  'providerSecretKey',
+  'providerWebhookSecret',
+  'providerKeySealed',
+  'providerKey',
+]);
 
 /**
  * The purpose a value sealed before purposes was for, from the field that holds it: these
  * values carry none, and must be sealed again for the purpose their readers open them for.
  */
 export function legacyPurposeOf(path: string): SealPurpose {
-  const field = path.split('.').filter((part) => !/^\d+$/.test(part)).at(-1) ?? '';
+  const field =
+    path
+      .split('.')
+      .filter((part) => !/^\d+$/.test(part))
+      .at(-1) ?? '';
   if (CLIENT_SECRET_FIELDS.has(field)) return 'client-secrets';
   if (field === 'totpSecret') return 'staff-credentials';
   if (field === 'sealedResult') return 'command-replies';

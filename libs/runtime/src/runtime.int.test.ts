@@ -6,7 +6,8 @@ import { createCodec, createKafkaBus, type InboundMessage, type KafkaSettings } 
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { connectMongo, isDuplicateKey, syncIndexes } from './mongo';
-import { FACT_TYPE_HEADER, createOutboxRelay, outboxFields } from './outbox';
+import { FACT_TYPE_HEADER } from '@loan/contracts';
+import { createOutboxRelay, outboxFields } from './outbox';
 import { uniqueName, waitFor } from '../../../testing/helpers';
 
 const Greeting = z.object({ id: z.string(), text: z.string().min(1), count: z.number().int() });
@@ -153,13 +154,16 @@ describe('shared runtime against the real broker, registry and database', () => 
       handle: async (m) => void seen.push((m.value as { count: number }).count),
     });
     const produces = async () =>
-      (await metrics.kafkaRequests.get()).values.find((v) => v.labels.client === 'producer' && v.labels.api === 'Produce')
-        ?.value ?? 0;
+      (await metrics.kafkaRequests.get()).values.find(
+        (v) => v.labels.client === 'producer' && v.labels.api === 'Produce',
+      )?.value ?? 0;
     const before = await produces();
     // Five handlers publishing a few milliseconds apart, as under load.
     const publishes: Promise<void>[] = [];
     for (let count = 0; count < 5; count++) {
-      publishes.push(bus.publish(topic, [{ key: 'one-application', value: { id: String(count), text: 'step', count } }]));
+      publishes.push(
+        bus.publish(topic, [{ key: 'one-application', value: { id: String(count), text: 'step', count } }]),
+      );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await Promise.all(publishes);
@@ -173,8 +177,14 @@ describe('shared runtime against the real broker, registry and database', () => 
     // A linger long enough that both would share one produce request if they shared a producer.
     const bus = await connectedBus(topic, { producerLingerMs: 300 });
     const seen: string[] = [];
-    await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push((m.value as { id: string }).id) });
-    const reply = bus.publishReply(`${topic}.replies-of-a-stopped-replica`, [{ key: 'command-1', value: { id: 'reply', text: 'done', count: 1 } }]);
+    await bus.consume({
+      groupId: uniqueName('g'),
+      topics: [topic],
+      handle: async (m) => void seen.push((m.value as { id: string }).id),
+    });
+    const reply = bus.publishReply(`${topic}.replies-of-a-stopped-replica`, [
+      { key: 'command-1', value: { id: 'reply', text: 'done', count: 1 } },
+    ]);
     const beside = bus.publish(topic, [{ key: 'application-1', value: { id: 'event', text: 'published', count: 1 } }]);
     await expect(beside).resolves.toBeUndefined();
     await expect(reply).rejects.toThrow();
@@ -188,8 +198,15 @@ describe('shared runtime against the real broker, registry and database', () => 
     const [gone, live] = [`${topic}.gone`, `${topic}.live`];
     await bus.ensureTopics([gone, live], { partitions: 1 });
     const seen: string[] = [];
-    await bus.consume({ groupId: uniqueName('g'), topics: [live], fromBeginning: true, handle: async (m) => void seen.push((m.value as { id: string }).id) });
-    await bus.publishReply(gone, [{ key: 'command-1', value: { id: 'to-the-stopped-replica', text: 'done', count: 1 } }]);
+    await bus.consume({
+      groupId: uniqueName('g'),
+      topics: [live],
+      fromBeginning: true,
+      handle: async (m) => void seen.push((m.value as { id: string }).id),
+    });
+    await bus.publishReply(gone, [
+      { key: 'command-1', value: { id: 'to-the-stopped-replica', text: 'done', count: 1 } },
+    ]);
     await bus.admin.deleteTopics({ topics: [bus.topicName(gone)] });
     await bus.publishReply(live, [{ key: 'command-2', value: { id: 'to-a-live-replica', text: 'done', count: 2 } }]);
     await waitFor(() => seen.length >= 1, { what: 'the reply to the live replica' });
@@ -212,9 +229,13 @@ describe('shared runtime against the real broker, registry and database', () => 
         handled.push(count);
       },
     });
-    await bus.publish(topic, [0, 1, 2, 3].map((count) => ({ key: 'k', value: { id: String(count), text: 'x', count } })));
+    await bus.publish(
+      topic,
+      [0, 1, 2, 3].map((count) => ({ key: 'k', value: { id: String(count), text: 'x', count } })),
+    );
     await waitFor(() => handled.length >= 4, { what: 'four messages handled' });
-    const committed = async () => Number((await bus.admin.fetchOffsets({ groupId, topics: [topic] }))[0]!.partitions[0]!.offset);
+    const committed = async () =>
+      Number((await bus.admin.fetchOffsets({ groupId, topics: [topic] }))[0]!.partitions[0]!.offset);
     // Messages 2 and 3 are handled, but 1's work goes on: the group stays at 1.
     await waitFor(async () => (await committed()) === 1, { what: 'offset 1 committed' });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -474,7 +495,10 @@ describe('shared runtime against the real broker, registry and database', () => 
             writer % 2 === 0
               ? docs.updateOne({ _id: id, rev: 1 }, { $set: { rev: 2, owner: `writer-${writer}` }, $inc: { hits: 1 } })
               : docs
-                  .findOneAndUpdate({ _id: id, rev: 1 }, { $set: { rev: 2, owner: `writer-${writer}` }, $inc: { hits: 1 } })
+                  .findOneAndUpdate(
+                    { _id: id, rev: 1 },
+                    { $set: { rev: 2, owner: `writer-${writer}` }, $inc: { hits: 1 } },
+                  )
                   .then((doc) => ({ modifiedCount: doc ? 1 : 0 })),
           ),
         );
@@ -490,7 +514,10 @@ describe('shared runtime against the real broker, registry and database', () => 
       // Read-your-writes: each write is visible to the next read on any connection of the pool.
       for (let n = 0; n < 20; n++) {
         await docs.updateOne({ _id: 'doc-1' }, { $set: { owner: `reader-${n}` } });
-        const [a, b] = await Promise.all([docs.findOne({ _id: 'doc-1' }), docs.find({ owner: `reader-${n}` }).toArray()]);
+        const [a, b] = await Promise.all([
+          docs.findOne({ _id: 'doc-1' }),
+          docs.find({ owner: `reader-${n}` }).toArray(),
+        ]);
         expect(a?.owner).toBe(`reader-${n}`);
         expect(b.map((d) => d._id)).toEqual(['doc-1']);
       }
@@ -698,7 +725,8 @@ describe('shared runtime against the real broker, registry and database', () => 
       await waitFor(() => seen.includes('z'), { what: 'the last message' });
       expect(seen).toEqual(['a', 'x', 'b', 'z']);
       await relay.stop();
-      for (const id of ['doc', 'other', 'last']) expect(await stored(id)).toMatchObject({ outbox: [], outboxPending: false });
+      for (const id of ['doc', 'other', 'last'])
+        expect(await stored(id)).toMatchObject({ outbox: [], outboxPending: false });
       expect(bulk).toEqual([3]);
     }));
 
@@ -736,7 +764,8 @@ describe('shared runtime against the real broker, registry and database', () => 
       await waitFor(() => seen.includes('z'), { what: 'the last message' });
       expect(seen).toEqual(['a', 'b', 'z']);
       await Promise.all([owner.stop(), replica.stop()]);
-      for (const id of ['written', 'left', 'last']) expect(await stored(id)).toMatchObject({ outbox: [], outboxPending: false });
+      for (const id of ['written', 'left', 'last'])
+        expect(await stored(id)).toMatchObject({ outbox: [], outboxPending: false });
     }));
 
   it('when a flush failed earlier, then a later flush that hands over its entries publishes the older ones first', () =>

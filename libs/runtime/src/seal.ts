@@ -80,11 +80,14 @@ const indexLabel = (purpose: SealPurpose) => Buffer.from(`loan-blind-index:${pur
 
 /** The subkey of a data key for a purpose (HKDF-SHA-256). */
 const subkey = (dataKey: string, purpose: SealPurpose) =>
-  Buffer.from(hkdfSync('sha256', Buffer.from(dataKey, 'utf8'), Buffer.from('loan-data-key', 'utf8'), label(purpose), 32));
+  Buffer.from(
+    hkdfSync('sha256', Buffer.from(dataKey, 'utf8'), Buffer.from('loan-data-key', 'utf8'), label(purpose), 32),
+  );
 
 /** The one key values sealed before purposes used, and the key id they carry. */
 const legacyKey = (dataKey: string) => createHash('sha256').update(`loan-data-key:${dataKey}`).digest();
-const legacyIdOf = (dataKey: string) => createHash('sha256').update(`loan-data-key-id:${dataKey}`).digest('base64url').slice(0, LEGACY_KID_TEXT);
+const legacyIdOf = (dataKey: string) =>
+  createHash('sha256').update(`loan-data-key-id:${dataKey}`).digest('base64url').slice(0, LEGACY_KID_TEXT);
 
 function decipher(key: Buffer, iv: string, tag: string, body: string, aad: Buffer | null): string {
   // Without authTagLength, Node takes a tag as short as 4 bytes: a forgery would be 2^32 tries away.
@@ -117,8 +120,13 @@ function firstThatOpens(keys: readonly Buffer[], open: (key: Buffer) => string):
  * sealed before purposes (head `<key id><iv>` or a bare IV) still open, under the one key every
  * purpose shared then, until `npm run reseal` moves them on.
  */
-export function createSealer(dataKey: string, previousKeys: readonly string[] = [], purpose: SealPurpose = 'personal-data'): PurposeSealer {
-  for (const k of [dataKey, ...previousKeys]) if (k.length < MIN_KEY) throw new Error(`The data key must be at least ${MIN_KEY} characters`);
+export function createSealer(
+  dataKey: string,
+  previousKeys: readonly string[] = [],
+  purpose: SealPurpose = 'personal-data',
+): PurposeSealer {
+  for (const k of [dataKey, ...previousKeys])
+    if (k.length < MIN_KEY) throw new Error(`The data key must be at least ${MIN_KEY} characters`);
   const all = [dataKey, ...previousKeys];
   const subkeys = new Map(SealPurposes.map((p) => [p, all.map((k) => subkey(k, p))]));
   const indexKey = (k: string, p: SealPurpose) =>
@@ -129,7 +137,8 @@ export function createSealer(dataKey: string, previousKeys: readonly string[] = 
 
   function parts(sealed: string) {
     const [version, head, tag, body] = sealed.split('.');
-    if (version !== 'v1' || !head || head.length < IV_TEXT || !tag || body === undefined) throw new Error('Not a sealed secret');
+    if (version !== 'v1' || !head || head.length < IV_TEXT || !tag || body === undefined)
+      throw new Error('Not a sealed secret');
     return { head, iv: head.slice(-IV_TEXT), tag, body };
   }
 
@@ -149,7 +158,12 @@ export function createSealer(dataKey: string, previousKeys: readonly string[] = 
         const cipher = createCipheriv('aes-256-gcm', keys[0]!, iv);
         cipher.setAAD(aad);
         const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-        return ['v1', `${CURRENT_MARK}${iv.toString('base64url')}`, cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+        return [
+          'v1',
+          `${CURRENT_MARK}${iv.toString('base64url')}`,
+          cipher.getAuthTag().toString('base64url'),
+          body.toString('base64url'),
+        ].join('.');
       },
       open(sealed: string) {
         const now = current(sealed);

@@ -54,7 +54,8 @@ describe('purposes', () => {
       for (const sealer of [keys, createSealer('an-earlier-data-key-1234')]) {
         const sealed = sealer.for(sealedFor).seal('whsec_a-webhook-secret');
         expect(keys.for(sealedFor).open(sealed)).toBe('whsec_a-webhook-secret');
-        for (const other of SealPurposes.filter((p) => p !== sealedFor)) expect(() => keys.for(other).open(sealed)).toThrow();
+        for (const other of SealPurposes.filter((p) => p !== sealedFor))
+          expect(() => keys.for(other).open(sealed)).toThrow();
       }
     }
   });
@@ -62,13 +63,17 @@ describe('purposes', () => {
   it('when a sealer is made without a purpose, then it seals personal data, and `for` names the others', () => {
     expect(keys.purpose).toBe('personal-data');
     expect(keys.for('client-secrets').purpose).toBe('client-secrets');
-    expect(createSealer('the-data-key-of-the-platform', [], 'client-secrets').open(keys.for('client-secrets').seal('sk'))).toBe('sk');
+    expect(
+      createSealer('the-data-key-of-the-platform', [], 'client-secrets').open(keys.for('client-secrets').seal('sk')),
+    ).toBe('sk');
   });
 
   it('when a subkey is derived, then it is HKDF-SHA-256 of the data key with the purpose as info, and the purpose is bound as associated data', () => {
     const sealed = keys.for('client-secrets').seal('sk_live_1');
     const [, head, tag, body] = sealed.split('.') as [string, string, string, string];
-    const subkey = Buffer.from(hkdfSync('sha256', 'the-data-key-of-the-platform', 'loan-data-key', 'loan-seal:client-secrets', 32));
+    const subkey = Buffer.from(
+      hkdfSync('sha256', 'the-data-key-of-the-platform', 'loan-data-key', 'loan-seal:client-secrets', 32),
+    );
     const open = (aad: string | null) => {
       const d = createDecipheriv('aes-256-gcm', subkey, Buffer.from(head.slice(1), 'base64url'), { authTagLength: 16 });
       if (aad !== null) d.setAAD(Buffer.from(aad));

@@ -27,7 +27,10 @@ export interface ServiceRuntime {
  * Connects a service to Kafka and its database. Connections close last on shutdown (stoppers
  * registered later by the service, such as consumers and HTTP, run first).
  */
-export async function createServiceRuntime(config: BaseConfig, overrides: { logger?: Logger } = {}): Promise<ServiceRuntime> {
+export async function createServiceRuntime(
+  config: BaseConfig,
+  overrides: { logger?: Logger } = {},
+): Promise<ServiceRuntime> {
   const logger = overrides.logger ?? createLogger(config.SERVICE_NAME, config.LOG_LEVEL);
   const metrics = createMetrics(config.SERVICE_NAME);
   const lifecycle = createLifecycle({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT });
@@ -42,7 +45,11 @@ export async function createServiceRuntime(config: BaseConfig, overrides: { logg
       ssl: config.KAFKA_SSL,
       sasl:
         config.KAFKA_SASL_MECHANISM && config.KAFKA_SASL_USERNAME
-          ? { mechanism: config.KAFKA_SASL_MECHANISM, username: config.KAFKA_SASL_USERNAME, password: config.KAFKA_SASL_PASSWORD ?? '' }
+          ? {
+              mechanism: config.KAFKA_SASL_MECHANISM,
+              username: config.KAFKA_SASL_USERNAME,
+              password: config.KAFKA_SASL_PASSWORD ?? '',
+            }
           : undefined,
       registryUrl: config.SCHEMA_REGISTRY_URL,
       namespace: config.KAFKA_TOPIC_NAMESPACE,

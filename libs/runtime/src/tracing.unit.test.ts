@@ -107,19 +107,26 @@ describe('what an outgoing request span records of its URL', () => {
 
 describe('a MongoDB command on a span', () => {
   it('when a command writes documents, then the span records its fields, never a value, arrays by their length, and stays small however large the documents', () => {
-    const transactions = Array.from({ length: 5_000 }, (_, i) => ({ narration: `TRF FROM ADAEZE NWOSU ${i}`, amount: i }));
+    const transactions = Array.from({ length: 5_000 }, (_, i) => ({
+      narration: `TRF FROM ADAEZE NWOSU ${i}`,
+      amount: i,
+    }));
     const command = {
       update: 'bank_data',
-      updates: [{ q: { _id: 'acc-1', clientId: 'c-1' }, u: { $set: { transactions, holder: 'Adaeze Nwosu' } }, upsert: true }],
+      updates: [
+        { q: { _id: 'acc-1', clientId: 'c-1' }, u: { $set: { transactions, holder: 'Adaeze Nwosu' } }, upsert: true },
+      ],
       ordered: true,
       lsid: { id: 'x' },
     };
     const text = JSON.stringify(commandShape(command));
     expect(JSON.parse(text)).toEqual({ update: '?', updates: '[1]', ordered: '?', lsid: { id: '?' } });
     expect(text).not.toMatch(/ADAEZE|Adaeze|acc-1|bank_data/);
-    expect(JSON.stringify(commandShape({ find: 'applications', filter: { searchTokens: { $all: ['a', 'b'] }, status: 'LINKED' } }))).toBe(
-      '{"find":"?","filter":{"searchTokens":{"$all":"[2]"},"status":"?"}}',
-    );
+    expect(
+      JSON.stringify(
+        commandShape({ find: 'applications', filter: { searchTokens: { $all: ['a', 'b'] }, status: 'LINKED' } }),
+      ),
+    ).toBe('{"find":"?","filter":{"searchTokens":{"$all":"[2]"},"status":"?"}}');
     const wide = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, i]));
     expect(Object.keys(commandShape(wide) as object)).toHaveLength(17);
   });

@@ -48,7 +48,8 @@ export function commandShape(command: unknown, depth = 3): unknown {
   if (typeof command !== 'object' || command === null || depth === 0) return '?';
   const fields = Object.keys(command);
   const shape: Record<string, unknown> = {};
-  for (const field of fields.slice(0, 16)) shape[field] = commandShape((command as Record<string, unknown>)[field], depth - 1);
+  for (const field of fields.slice(0, 16))
+    shape[field] = commandShape((command as Record<string, unknown>)[field], depth - 1);
   if (fields.length > 16) shape['…'] = `${fields.length - 16} more`;
   return shape;
 }

@@ -248,7 +248,8 @@ export function createProviderApi(options: ProviderApiOptions): Router {
       res.json(processing(clock(), 'Job is still processing', { jobId: job.id, jobStatus: 'processing' }));
       return;
     }
-    const result = job.kind === 'statement_insights' ? (store.accounts.get(job.accountId)?.data.insights ?? null) : job.result;
+    const result =
+      job.kind === 'statement_insights' ? (store.accounts.get(job.accountId)?.data.insights ?? null) : job.result;
     res.json(successful(clock(), 'Job finished', result));
   });
 

@@ -1,10 +1,4 @@
-import {
-  COMMERCIAL_BANKS,
-  DEFAULT_PERSONA,
-  createRng,
-  type Institution,
-  type PersonaId,
-} from '../personas';
+import { COMMERCIAL_BANKS, DEFAULT_PERSONA, createRng, type Institution, type PersonaId } from '../personas';
 import { lookupSession } from './sessions';
 import type { LinkedAccount, LinkSession, ProviderStore } from './store';
 import type { WebhookSender } from './webhooks';

@@ -5,7 +5,13 @@ const hour = 60 * 60_000;
 const linkedAt = new Date('2026-11-01T10:00:00Z');
 
 function input(n: number): GenerateAccountInput {
-  return { persona: 'salaried', seed: `session-${n}:0`, holderName: 'Ada Obi', institution: COMMERCIAL_BANKS[0]!, now: linkedAt };
+  return {
+    persona: 'salaried',
+    seed: `session-${n}:0`,
+    holderName: 'Ada Obi',
+    institution: COMMERCIAL_BANKS[0]!,
+    now: linkedAt,
+  };
 }
 
 const fields = (n: number) => ({
@@ -20,8 +26,16 @@ const fields = (n: number) => ({
 
 function session(n: number, expiresAt: Date, linkedAccountIds: string[]): LinkSession {
   return {
-    id: `session-${n}`, scope: 'auth', customer: { id: `customer-${n}`, name: 'Ada Obi', email: 'ada@example.com', bvn: null },
-    ref: null, redirectUrl: null, accountId: null, createdAt: new Date(expiresAt.getTime() - 24 * hour), expiresAt, linkedAccountIds, tickets: new Map(),
+    id: `session-${n}`,
+    scope: 'auth',
+    customer: { id: `customer-${n}`, name: 'Ada Obi', email: 'ada@example.com', bvn: null },
+    ref: null,
+    redirectUrl: null,
+    accountId: null,
+    createdAt: new Date(expiresAt.getTime() - 24 * hour),
+    expiresAt,
+    linkedAccountIds,
+    tickets: new Map(),
   };
 }
 

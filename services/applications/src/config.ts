@@ -17,4 +17,5 @@ export const configShape = {
 };
 
 export type ApplicationsConfig = ReturnType<typeof loadApplicationsConfig>;
-export const loadApplicationsConfig = (env: Record<string, string | undefined> = process.env) => loadConfig(configShape, env);
+export const loadApplicationsConfig = (env: Record<string, string | undefined> = process.env) =>
+  loadConfig(configShape, env);

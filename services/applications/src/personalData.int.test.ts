@@ -83,7 +83,10 @@ async function send(
   await bus.publish(Topics.applicationCommands, [{ key, value: command }]);
   const reply = await waitFor(() => replies.get(commandId), { what: `the reply to ${input.type}` });
   if (!reply.ok) return reply;
-  return { ok: true, result: JSON.parse(sealer.for('command-replies').open(reply.sealedResult!)) as Record<string, unknown> };
+  return {
+    ok: true,
+    result: JSON.parse(sealer.for('command-replies').open(reply.sealedResult!)) as Record<string, unknown>,
+  };
 }
 
 const person = () => {
@@ -117,7 +120,11 @@ const readableIn = (doc: unknown, who: Record<string, string>) =>
 /** The status read and the list (found by `q`) show the person's names and e-mail in clear. */
 async function seesIdentity(clientId: string, applicationId: string, q: string, who: ReturnType<typeof person>) {
   const view = await send({ type: 'GetApplication', clientId, applicationId });
-  expect(view.ok && view.result.applicant).toEqual({ firstName: who.firstName, lastName: who.lastName, email: who.email });
+  expect(view.ok && view.result.applicant).toEqual({
+    firstName: who.firstName,
+    lastName: who.lastName,
+    email: who.email,
+  });
   const listed = await send({ type: 'ListApplications', clientId, statuses: [], q, limit: 10, after: null });
   expect(listed.ok && listed.result.items).toEqual([
     expect.objectContaining({ applicationId, applicantName: `${who.firstName} ${who.lastName}` }),

@@ -33,7 +33,10 @@ let repo: ReturnType<typeof createApplicationRepository>;
 
 beforeAll(async () => {
   applications = await startApplications(ns);
-  repo = createApplicationRepository(applications.runtime.db.model('Application') as unknown as ApplicationModel, sealer);
+  repo = createApplicationRepository(
+    applications.runtime.db.model('Application') as unknown as ApplicationModel,
+    sealer,
+  );
   await bus.connect();
   await bus.ensureTopics([replyTo]);
   await bus.consume({
@@ -41,7 +44,11 @@ beforeAll(async () => {
     topics: [replyTo],
     handle: async (m) => void replies.set((m.value as CommandReply).commandId, m.value as CommandReply),
   });
-  await bus.consume({ groupId: 'review-test-events', topics: [Topics.events], handle: async (m) => void events.push(m.value as PublicEventRecord) });
+  await bus.consume({
+    groupId: 'review-test-events',
+    topics: [Topics.events],
+    handle: async (m) => void events.push(m.value as PublicEventRecord),
+  });
 });
 
 afterAll(async () => {
@@ -49,10 +56,19 @@ afterAll(async () => {
   await applications?.stop();
 });
 
-type Input = ApplicationCommand extends infer C ? (C extends unknown ? Omit<C, 'commandId' | 'replyTo' | 'correlationId' | 'issuedAt'> : never) : never;
+type Input = ApplicationCommand extends infer C
+  ? C extends unknown
+    ? Omit<C, 'commandId' | 'replyTo' | 'correlationId' | 'issuedAt'>
+    : never
+  : never;
 
 /** A review as the gateway sends it: who reviewed and their note sealed. */
-function reviewCommand(clientId: string, applicationId: string, request: ReviewRequest, confirmationAbove: number | null): Input {
+function reviewCommand(
+  clientId: string,
+  applicationId: string,
+  request: ReviewRequest,
+  confirmationAbove: number | null,
+): Input {
   const { reviewer, note, ...review } = request;
   return {
     type: 'ReviewApplication',
@@ -73,14 +89,25 @@ const confirmCommand = (clientId: string, applicationId: string, reviewer: strin
 });
 
 /** Sends a command as the gateway does and waits for its reply; an ok result is opened. */
-async function send(input: Input): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; code: string; message: string }> {
+async function send(
+  input: Input,
+): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; code: string; message: string }> {
   const commandId = randomUUID();
-  const command = { ...input, commandId, replyTo, correlationId: randomUUID(), issuedAt: new Date().toISOString() } as ApplicationCommand;
+  const command = {
+    ...input,
+    commandId,
+    replyTo,
+    correlationId: randomUUID(),
+    issuedAt: new Date().toISOString(),
+  } as ApplicationCommand;
   const key = 'applicationId' in command ? command.applicationId : commandId;
   await bus.publish(Topics.applicationCommands, [{ key, value: command }]);
   const reply = await waitFor(() => replies.get(commandId), { what: `the reply to ${input.type}` });
   if (!reply.ok) return reply;
-  return { ok: true, result: JSON.parse(sealer.for('command-replies').open(reply.sealedResult!)) as Record<string, unknown> };
+  return {
+    ok: true,
+    result: JSON.parse(sealer.for('command-replies').open(reply.sealedResult!)) as Record<string, unknown>,
+  };
 }
 
 function decision(outcome: Decision['decision'], applicantId: string, at: Date): Decision {
@@ -90,14 +117,34 @@ function decision(outcome: Decision['decision'], applicantId: string, at: Date):
     score_band: 'MEDIUM_RISK',
     timestamp: at.toISOString(),
     applicant_id: applicantId,
-    approval_details: { approved_amount: 500_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 56_412.71 },
+    approval_details: {
+      approved_amount: 500_000,
+      approved_tenor: 12,
+      approved_interest: 5,
+      monthly_payment: 56_412.71,
+    },
     counter_offer: null,
     risk_factors: [],
-    score_breakdown: { total: 612, cash_flow_health: 150, income_stability: 140, debt_service_capacity: 120, account_behavior: 110, credit_history: 92 },
+    score_breakdown: {
+      total: 612,
+      cash_flow_health: 150,
+      income_stability: 140,
+      debt_service_capacity: 120,
+      account_behavior: 110,
+      credit_history: 92,
+    },
     explainability: { primary_reason: 'The credit bureau could not be reached', key_strengths: [], key_weaknesses: [] },
     eligible_tenors: [12],
-    manual_review_reasons: outcome === 'MANUAL_REVIEW' ? [{ code: 'BUREAU_UNAVAILABLE', description: 'The credit bureau could not be reached' }] : [],
-    regulatory_compliance: { thin_file: false, identity_verified: true, credit_bureau_checked: false, affordability_assessed: true },
+    manual_review_reasons:
+      outcome === 'MANUAL_REVIEW'
+        ? [{ code: 'BUREAU_UNAVAILABLE', description: 'The credit bureau could not be reached' }]
+        : [],
+    regulatory_compliance: {
+      thin_file: false,
+      identity_verified: true,
+      credit_bureau_checked: false,
+      affordability_assessed: true,
+    },
     scorecard_version: 'test',
   };
 }
@@ -173,31 +220,54 @@ describe('reviews of MANUAL_REVIEW decisions', () => {
     const clientId = `c-${randomUUID()}`;
     const { applicationId } = await scored(clientId);
     const made = await send(reviewCommand(clientId, applicationId, counterOffer('officer-1'), 250_000));
-    expect(made).toMatchObject({ ok: true, result: { review: { status: 'PENDING_CONFIRMATION', confirmationRequired: true } } });
+    expect(made).toMatchObject({
+      ok: true,
+      result: { review: { status: 'PENDING_CONFIRMATION', confirmationRequired: true } },
+    });
 
-    expect(await send(confirmCommand(clientId, applicationId, 'officer-1'))).toMatchObject({ ok: false, code: 'REVIEW_CONFLICT' });
-    const other = await send(reviewCommand(clientId, applicationId, { outcome: 'DECLINED', reasonCode: 'X', reviewer: 'officer-2' }, 250_000));
+    expect(await send(confirmCommand(clientId, applicationId, 'officer-1'))).toMatchObject({
+      ok: false,
+      code: 'REVIEW_CONFLICT',
+    });
+    const other = await send(
+      reviewCommand(clientId, applicationId, { outcome: 'DECLINED', reasonCode: 'X', reviewer: 'officer-2' }, 250_000),
+    );
     expect(other).toMatchObject({ ok: false, code: 'REVIEW_CONFLICT' });
 
     const confirmed = await send(confirmCommand(clientId, applicationId, 'manager-1'));
     expect(confirmed).toMatchObject({ ok: true, result: { review: { status: 'FINAL', confirmedBy: 'manager-1' } } });
 
-    await waitFor(() => eventsOf(applicationId).includes('application.review_completed'), { what: 'application.review_completed' });
+    await waitFor(() => eventsOf(applicationId).includes('application.review_completed'), {
+      what: 'application.review_completed',
+    });
     expect(eventsOf(applicationId)).toEqual(['application.decision', 'application.review_completed']);
-    const completed = events.find((e) => e.applicationId === applicationId && e.event === 'application.review_completed')!;
+    const completed = events.find(
+      (e) => e.applicationId === applicationId && e.event === 'application.review_completed',
+    )!;
     expect(completed.clientId).toBe(clientId);
     expect(completed.data).toMatchObject({
       outcome: 'COUNTER_OFFER',
       reviewer: 'officer-1',
       reasonCode: 'LOWER_AMOUNT',
-      approval_details: { approved_amount: 400_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 45_130.16 },
+      approval_details: {
+        approved_amount: 400_000,
+        approved_tenor: 12,
+        approved_interest: 5,
+        monthly_payment: 45_130.16,
+      },
     });
 
     const detail = await send({ type: 'GetApplication', clientId, applicationId });
     expect(detail.ok && detail.result).toMatchObject({ status: 'COMPLETED', decision: { decision: 'MANUAL_REVIEW' } });
-    expect(detail.ok && (detail.result.review as ReviewView)).toMatchObject({ status: 'FINAL', reviewer: 'officer-1', confirmedBy: 'manager-1' });
+    expect(detail.ok && (detail.result.review as ReviewView)).toMatchObject({
+      status: 'FINAL',
+      reviewer: 'officer-1',
+      confirmedBy: 'manager-1',
+    });
 
-    const again = await send(reviewCommand(clientId, applicationId, { outcome: 'DECLINED', reasonCode: 'X', reviewer: 'officer-3' }, null));
+    const again = await send(
+      reviewCommand(clientId, applicationId, { outcome: 'DECLINED', reasonCode: 'X', reviewer: 'officer-3' }, null),
+    );
     expect(again).toMatchObject({ ok: false, code: 'INVALID_STATE' });
   });
 
@@ -218,12 +288,27 @@ describe('reviews of MANUAL_REVIEW decisions', () => {
     const { applicationId } = await scored(clientId);
     const approved = await scored(clientId, 'APPROVED');
     const review = counterOffer('officer-1');
-    expect(await send(reviewCommand(`other-${clientId}`, applicationId, review, null))).toMatchObject({ ok: false, code: 'NOT_FOUND' });
-    expect(await send(confirmCommand(`other-${clientId}`, applicationId, 'm'))).toMatchObject({ ok: false, code: 'NOT_FOUND' });
-    expect(await send(reviewCommand(clientId, randomUUID(), review, null))).toMatchObject({ ok: false, code: 'NOT_FOUND' });
-    expect(await send(reviewCommand(clientId, approved.applicationId, review, null))).toMatchObject({ ok: false, code: 'INVALID_STATE' });
+    expect(await send(reviewCommand(`other-${clientId}`, applicationId, review, null))).toMatchObject({
+      ok: false,
+      code: 'NOT_FOUND',
+    });
+    expect(await send(confirmCommand(`other-${clientId}`, applicationId, 'm'))).toMatchObject({
+      ok: false,
+      code: 'NOT_FOUND',
+    });
+    expect(await send(reviewCommand(clientId, randomUUID(), review, null))).toMatchObject({
+      ok: false,
+      code: 'NOT_FOUND',
+    });
+    expect(await send(reviewCommand(clientId, approved.applicationId, review, null))).toMatchObject({
+      ok: false,
+      code: 'INVALID_STATE',
+    });
     const beyond = { ...review, terms: { amount: 1_000_000, tenor: 12, interestRate: 5 }, note: undefined };
-    expect(await send(reviewCommand(clientId, applicationId, beyond, null))).toMatchObject({ ok: false, code: 'INVALID_REVIEW' });
+    expect(await send(reviewCommand(clientId, applicationId, beyond, null))).toMatchObject({
+      ok: false,
+      code: 'INVALID_REVIEW',
+    });
     expect((await repo.get(applicationId))?.state.review).toBeNull();
   });
 
@@ -240,16 +325,31 @@ describe('reviews of MANUAL_REVIEW decisions', () => {
     const firstItems = (first.ok ? first.result.items : []) as ReviewQueueItem[];
     expect(firstItems.map((i) => i.applicationId)).toEqual([oldest.applicationId, middle.applicationId]);
     expect(first.ok && first.result.more).toBe(true);
-    expect(firstItems[0]).toMatchObject({ score: 612, manual_review_reasons: [{ code: 'BUREAU_UNAVAILABLE' }], review: null });
+    expect(firstItems[0]).toMatchObject({
+      score: 612,
+      manual_review_reasons: [{ code: 'BUREAU_UNAVAILABLE' }],
+      review: null,
+    });
     expect(firstItems[0]!.ageSeconds).toBeGreaterThanOrEqual(3600);
     const last = firstItems[1]!;
-    const second = await send({ type: 'ListReviews', clientId, status: 'OPEN', limit: 2, after: { decidedAt: last.decidedAt, applicationId: last.applicationId } });
-    expect(second.ok && (second.result.items as ReviewQueueItem[]).map((i) => i.applicationId)).toEqual([newest.applicationId]);
+    const second = await send({
+      type: 'ListReviews',
+      clientId,
+      status: 'OPEN',
+      limit: 2,
+      after: { decidedAt: last.decidedAt, applicationId: last.applicationId },
+    });
+    expect(second.ok && (second.result.items as ReviewQueueItem[]).map((i) => i.applicationId)).toEqual([
+      newest.applicationId,
+    ]);
     expect(second.ok && second.result.more).toBe(false);
 
     await send(reviewCommand(clientId, middle.applicationId, counterOffer('officer-1'), null));
     const open = await send({ type: 'ListReviews', clientId, status: 'OPEN', limit: 10, after: null });
-    expect(open.ok && (open.result.items as ReviewQueueItem[]).map((i) => i.applicationId)).toEqual([oldest.applicationId, newest.applicationId]);
+    expect(open.ok && (open.result.items as ReviewQueueItem[]).map((i) => i.applicationId)).toEqual([
+      oldest.applicationId,
+      newest.applicationId,
+    ]);
     const done = await send({ type: 'ListReviews', clientId, status: 'DONE', limit: 10, after: null });
     const doneItems = (done.ok ? done.result.items : []) as ReviewQueueItem[];
     expect(doneItems.map((i) => i.applicationId)).toEqual([middle.applicationId]);

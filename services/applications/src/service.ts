@@ -52,7 +52,11 @@ export function createApplicationsService(deps: {
         types: HANDLED_FACTS,
         handle: async (message) => handlers[message.topic]?.(message),
       });
-      http = await listen(createOpsApp({ metrics: runtime.metrics, checks: runtime.checks }), config.HTTP_HOST, config.HTTP_PORT);
+      http = await listen(
+        createOpsApp({ metrics: runtime.metrics, checks: runtime.checks }),
+        config.HTTP_HOST,
+        config.HTTP_PORT,
+      );
       runtime.lifecycle.onStop('http', () => http?.close());
       logger.info({ url: http.url }, 'applications service started');
       return { url: http.url };

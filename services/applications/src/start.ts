@@ -10,7 +10,11 @@ async function main() {
   const logger = createLogger(config.SERVICE_NAME, config.LOG_LEVEL);
   const runtime = await createServiceRuntime(config, { logger });
   runtime.lifecycle.installSignalHandlers();
-  const provider = createMonoClient({ baseUrl: config.PROVIDER_BASE_URL, logger, timeoutMs: parseDuration(config.PROVIDER_TIMEOUT) });
+  const provider = createMonoClient({
+    baseUrl: config.PROVIDER_BASE_URL,
+    logger,
+    timeoutMs: parseDuration(config.PROVIDER_TIMEOUT),
+  });
   const service = createApplicationsService({ runtime, config, provider, clock: systemClock });
   await service.start();
 }

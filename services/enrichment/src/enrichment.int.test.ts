@@ -98,7 +98,10 @@ describe('enrichment service against the broker, the database and the sandbox pr
     expect(job!.insights.status).toBe('DONE');
     // The provider's results are kept sealed: they name the holder, and narrations may.
     expect(JSON.stringify(job)).not.toContain('OKAFOR');
-    expect([job!.income.result, job!.insights.result].map((r) => typeof r === 'string' && isSealed(r))).toEqual([true, true]);
+    expect([job!.income.result, job!.insights.result].map((r) => typeof r === 'string' && isSealed(r))).toEqual([
+      true,
+      true,
+    ]);
   });
 
   it('when an application links several accounts, then each is enriched once', async () => {
@@ -229,16 +232,28 @@ describe('enrichment service against the broker, the database and the sandbox pr
     const before = (await h.job(linked.accountId))!;
     const jobs = h.driver.db.collection('enrichment_jobs');
     // Another replica's write, which this process has not seen.
-    const other = await jobs.updateOne({ _id: linked.accountId as never, rev: before.rev }, { $set: { institution: 'Written elsewhere', rev: before.rev + 1 } });
+    const other = await jobs.updateOne(
+      { _id: linked.accountId as never, rev: before.rev },
+      { $set: { institution: 'Written elsewhere', rev: before.rev + 1 } },
+    );
     expect(other.modifiedCount).toBe(1);
     await h.publishFact({
-      type: 'ApplicationClosed', factId: randomUUID(), clientId: 'client-test', applicationId: linked.applicationId, at: new Date().toISOString(),
-      applicantId: linked.applicantId, status: 'COMPLETED', abandonReason: null,
+      type: 'ApplicationClosed',
+      factId: randomUUID(),
+      clientId: 'client-test',
+      applicationId: linked.applicationId,
+      at: new Date().toISOString(),
+      applicantId: linked.applicantId,
+      status: 'COMPLETED',
+      abandonReason: null,
     });
-    const closed = await waitFor(async () => {
-      const job = await h.job(linked.accountId);
-      return job?.closedAt ? job : null;
-    }, { what: 'the job closed' });
+    const closed = await waitFor(
+      async () => {
+        const job = await h.job(linked.accountId);
+        return job?.closedAt ? job : null;
+      },
+      { what: 'the job closed' },
+    );
     expect(closed).toMatchObject({ rev: before.rev + 2, institution: 'Written elsewhere', status: 'READY' });
   });
 

@@ -52,8 +52,21 @@ export function createEnrichmentService(deps: {
   // Every write is published right after it; the relays' sweeps (a query on the whole
   // collection) only catch what a stopped process left, so they run at the rescan pace.
   const sweepEveryMs = config.ENRICHMENT_RESCAN_INTERVAL;
-  const jobRelay = createOutboxRelay({ bus, model: models.jobs, logger, lock, sweepEveryMs, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
-  const scrubRelay = createOutboxRelay({ bus, model: models.scrubs, logger, sweepEveryMs, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
+  const jobRelay = createOutboxRelay({
+    bus,
+    model: models.jobs,
+    logger,
+    lock,
+    sweepEveryMs,
+    clearDelayMs: config.OUTBOX_CLEAR_DELAY,
+  });
+  const scrubRelay = createOutboxRelay({
+    bus,
+    model: models.scrubs,
+    logger,
+    sweepEveryMs,
+    clearDelayMs: config.OUTBOX_CLEAR_DELAY,
+  });
   // A webhook's offset is held at most until the part it announced would be polled anyway.
   const progress = createUnsavedProgress({ holdMaxMs: config.ENRICHMENT_POLL_AFTER });
   const writer = createJobWriter({ jobs, index, schedule, jobRelay, sealer: runtime.sealer, clock, lock, progress });

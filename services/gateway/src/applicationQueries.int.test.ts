@@ -30,7 +30,11 @@ let other: Awaited<ReturnType<typeof createClient>>;
 const bus = testBus(ns, 'list-test');
 
 beforeAll(async () => {
-  gateway = await startGateway(ns, { RATE_LIMIT_INITIATE: '1000', RATE_LIMIT_GLOBAL: '1000', RATE_LIMIT_ANALYZE: '1000' });
+  gateway = await startGateway(ns, {
+    RATE_LIMIT_INITIATE: '1000',
+    RATE_LIMIT_GLOBAL: '1000',
+    RATE_LIMIT_ANALYZE: '1000',
+  });
   sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`);
   applications = await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url });
   await bus.connect();
@@ -51,7 +55,8 @@ interface Summary {
   createdAt: string;
 }
 
-const list = (query = '', key: string | null = lender.apiKey) => call(gateway.url, key, 'GET', `/api/applications${query}`);
+const list = (query = '', key: string | null = lender.apiKey) =>
+  call(gateway.url, key, 'GET', `/api/applications${query}`);
 
 async function initiate(key = lender.apiKey, overrides: Record<string, unknown> = {}) {
   const res = await call(gateway.url, key, 'POST', '/api/applications/initiate', applicant(overrides));
@@ -67,10 +72,13 @@ async function linked() {
     body: JSON.stringify({ widgetUrl: app.widgetUrl, persona: 'salaried' }),
   });
   expect(res.status).toBe(200);
-  const view = await waitFor(async () => {
-    const v = await call(gateway.url, lender.apiKey, 'GET', `/api/applications/${app.applicationId}`);
-    return v.body.status === 'LINKED' && v.body.accounts.length === 1 ? v.body : null;
-  }, { what: 'the application to be LINKED' });
+  const view = await waitFor(
+    async () => {
+      const v = await call(gateway.url, lender.apiKey, 'GET', `/api/applications/${app.applicationId}`);
+      return v.body.status === 'LINKED' && v.body.accounts.length === 1 ? v.body : null;
+    },
+    { what: 'the application to be LINKED' },
+  );
   return { ...app, accountId: view.accounts[0].accountId as string };
 }
 
@@ -151,17 +159,28 @@ describe('GET /api/applications', () => {
     expect(onlyMine(await ids('decision=APPROVED&decision=DECLINED&status=PENDING_LINKING'))).toEqual([]);
     // The Lagos days they were created on (WAT is UTC+1 all year; a run may cross midnight).
     const createdAt = async (id: string) => Date.parse((await list(`?q=${id}`)).body.items[0].createdAt as string);
-    const lagosDay = (ms: number, offsetDays = 0) => new Date(ms + 3_600_000 + offsetDays * 86_400_000).toISOString().slice(0, 10);
+    const lagosDay = (ms: number, offsetDays = 0) =>
+      new Date(ms + 3_600_000 + offsetDays * 86_400_000).toISOString().slice(0, 10);
     const first = await createdAt(approved.applicationId);
     const last = await createdAt(pending.applicationId);
-    expect(onlyMine(await ids(`from=${lagosDay(first)}&to=${lagosDay(last)}`))).toEqual([pending.applicationId, declined.applicationId, approved.applicationId]);
+    expect(onlyMine(await ids(`from=${lagosDay(first)}&to=${lagosDay(last)}`))).toEqual([
+      pending.applicationId,
+      declined.applicationId,
+      approved.applicationId,
+    ]);
     expect(onlyMine(await ids(`to=${lagosDay(first, -1)}`))).toEqual([]);
     expect(onlyMine(await ids(`from=${lagosDay(last, 1)}`))).toEqual([]);
     expect(onlyMine(await ids(`from=${lagosDay(first)}&decision=APPROVED`))).toEqual([approved.applicationId]);
     // The CSV export takes the same filter.
-    const csv = await fetch(`${gateway.url}/api/applications/export.csv?decision=DECLINED&from=${lagosDay(first)}`, { headers: { 'x-api-key': lender.apiKey } });
+    const csv = await fetch(`${gateway.url}/api/applications/export.csv?decision=DECLINED&from=${lagosDay(first)}`, {
+      headers: { 'x-api-key': lender.apiKey },
+    });
     expect(csv.status).toBe(200);
-    const rows = (await csv.text()).split('\r\n').filter(Boolean).slice(1).map((r) => r.slice(0, 36));
+    const rows = (await csv.text())
+      .split('\r\n')
+      .filter(Boolean)
+      .slice(1)
+      .map((r) => r.slice(0, 36));
     expect(onlyMine(rows)).toEqual([declined.applicationId]);
   });
 
@@ -177,7 +196,9 @@ describe('GET /api/applications', () => {
     expect(linkedOnly.every((s) => s.status === 'LINKED')).toBe(true);
     for (const query of ['status=LINKED,PENDING_LINKING', 'status=LINKED&status=PENDING_LINKING']) {
       const both = await only(query);
-      expect(both.map((s) => s.applicationId)).toEqual(expect.arrayContaining([app.applicationId, pending.applicationId]));
+      expect(both.map((s) => s.applicationId)).toEqual(
+        expect.arrayContaining([app.applicationId, pending.applicationId]),
+      );
       expect(both.every((s) => ['LINKED', 'PENDING_LINKING'].includes(s.status))).toBe(true);
     }
     expect(await only('status=ABANDONED')).toEqual([]);
@@ -189,7 +210,10 @@ describe('GET /api/applications', () => {
     for (const q of [app.applicationId, app.applicantId, app.applicantId.toUpperCase()]) {
       const res = await list(`?q=${q}`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ items: [expect.objectContaining({ applicationId: app.applicationId })], nextCursor: null });
+      expect(res.body).toEqual({
+        items: [expect.objectContaining({ applicationId: app.applicationId })],
+        nextCursor: null,
+      });
     }
     expect((await list(`?q=${app.applicationId}`, other.apiKey)).body).toEqual({ items: [], nextCursor: null });
     expect((await list(`?q=${randomUUID()}`)).body).toEqual({ items: [], nextCursor: null });
@@ -205,14 +229,28 @@ describe('GET /api/applications', () => {
       bvn: `222${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`,
     };
     const mine = await initiate(lender.apiKey, who);
-    await initiate(lender.apiKey, { ...who, firstName: `Someone${tag}`, email: `someone.${tag}@example.ng`, phone: undefined, bvn: undefined });
+    await initiate(lender.apiKey, {
+      ...who,
+      firstName: `Someone${tag}`,
+      email: `someone.${tag}@example.ng`,
+      phone: undefined,
+      bvn: undefined,
+    });
     const theirs = await initiate(other.apiKey, who);
     const found = async (q: string, key = lender.apiKey) => {
       const res = await list(`?q=${encodeURIComponent(q)}`, key);
       expect({ q, status: res.status }).toEqual({ q, status: 200 });
       return (res.body.items as Summary[]).map((s) => s.applicationId);
     };
-    for (const q of [`ola${tag}`, `OKAFOR ola${tag}`, `adebayo okafor Ọlá${tag}`, `ola.${tag}@example.ng`, who.phone, `+234 ${who.phone.slice(1)}`, who.bvn]) {
+    for (const q of [
+      `ola${tag}`,
+      `OKAFOR ola${tag}`,
+      `adebayo okafor Ọlá${tag}`,
+      `ola.${tag}@example.ng`,
+      who.phone,
+      `+234 ${who.phone.slice(1)}`,
+      who.bvn,
+    ]) {
       expect({ q, found: await found(q) }).toEqual({ q, found: [mine.applicationId] });
     }
     // Both of this lender's Adébáyọ̀-Okafors, newest first; a word of no name finds nothing.
@@ -224,7 +262,9 @@ describe('GET /api/applications', () => {
     expect(await found('!!!')).toEqual([]);
     expect(await found(who.bvn, other.apiKey)).toEqual([theirs.applicationId]);
     // Searching goes with the other filters.
-    expect(await found(`ola${tag}`)).toEqual((await list(`?status=PENDING_LINKING&q=ola${tag}`)).body.items.map((s: Summary) => s.applicationId));
+    expect(await found(`ola${tag}`)).toEqual(
+      (await list(`?status=PENDING_LINKING&q=ola${tag}`)).body.items.map((s: Summary) => s.applicationId),
+    );
     expect((await list(`?status=COMPLETED&q=ola${tag}`)).body.items).toEqual([]);
   });
 
@@ -248,7 +288,11 @@ describe('GET /api/applications', () => {
   });
 
   it('when the key is missing or wrong, then 401; another method on the list, 405', async () => {
-    expect((await list('', null)).body).toEqual({ statusCode: 401, message: 'Missing x-api-key header', error: 'Unauthorized' });
+    expect((await list('', null)).body).toEqual({
+      statusCode: 401,
+      message: 'Missing x-api-key header',
+      error: 'Unauthorized',
+    });
     expect((await list('', 'lk_wrong')).status).toBe(401);
     const posted = await call(gateway.url, lender.apiKey, 'DELETE', '/api/applications');
     expect(posted.status).toBe(405);
@@ -264,9 +308,24 @@ describe('GET /api/applications', () => {
 
 describe('GET /api/applications/:id, monthly flows', () => {
   const month = (m: string, credits: number, debits: number): MonthSummary => ({
-    month: m, credits, debits, salaryCredits: 0, otherIncomeCredits: 0, bettingDebits: 0, bettingCredits: 0, loanRepayments: 0,
-    loanDisbursements: 0, ownTransfersIn: 0, ownTransfersOut: 0, bouncedDebits: 0, overdraftDays: 0, openingBalance: 0,
-    closingBalance: 0, minBalance: 0, averageBalance: 0, transactionCount: 1,
+    month: m,
+    credits,
+    debits,
+    salaryCredits: 0,
+    otherIncomeCredits: 0,
+    bettingDebits: 0,
+    bettingCredits: 0,
+    loanRepayments: 0,
+    loanDisbursements: 0,
+    ownTransfersIn: 0,
+    ownTransfersOut: 0,
+    bouncedDebits: 0,
+    overdraftDays: 0,
+    openingBalance: 0,
+    closingBalance: 0,
+    minBalance: 0,
+    averageBalance: 0,
+    transactionCount: 1,
   });
   const accountsOf = async (applicationId: string) =>
     (await call(gateway.url, lender.apiKey, 'GET', `/api/applications/${applicationId}`)).body.accounts as {
@@ -276,16 +335,21 @@ describe('GET /api/applications/:id, monthly flows', () => {
 
   it('when an account’s statement is analysed, then its inflows and outflows by month are shown, oldest first, until its bank data is scrubbed', async () => {
     const app = await linked();
-    expect(await accountsOf(app.applicationId)).toEqual([expect.objectContaining({ enrichmentStatus: 'PENDING', monthlyFlows: [] })]);
+    expect(await accountsOf(app.applicationId)).toEqual([
+      expect.objectContaining({ enrichmentStatus: 'PENDING', monthlyFlows: [] }),
+    ]);
     const ids = { clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId };
     const result = accountEnriched({ ...ids, accountId: app.accountId });
     if (result.type !== 'AccountEnriched') throw new Error('not an enrichment');
     result.profile.months = [month('2026-10', 398_000, 402_750.5), month('2026-09', 412_500, 371_200)];
     await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: result }]);
-    const [account] = await waitFor(async () => {
-      const accounts = await accountsOf(app.applicationId);
-      return accounts[0]?.enrichmentStatus === 'READY' ? accounts : null;
-    }, { what: 'the account to be READY' });
+    const [account] = await waitFor(
+      async () => {
+        const accounts = await accountsOf(app.applicationId);
+        return accounts[0]?.enrichmentStatus === 'READY' ? accounts : null;
+      },
+      { what: 'the account to be READY' },
+    );
     // The statement runs from 1 January to 30 June: no month of it is partial.
     expect(account!.monthlyFlows).toEqual([
       { month: '2026-09', inflow: 412_500, outflow: 371_200, partial: false },
@@ -294,8 +358,16 @@ describe('GET /api/applications/:id, monthly flows', () => {
     // Another lender cannot read them.
     expect((await call(gateway.url, other.apiKey, 'GET', `/api/applications/${app.applicationId}`)).status).toBe(404);
 
-    const scrubbed: EnrichmentResult = { ...ids, factId: randomUUID(), at: new Date().toISOString(), type: 'BankDataScrubbed', accountIds: [app.accountId] };
+    const scrubbed: EnrichmentResult = {
+      ...ids,
+      factId: randomUUID(),
+      at: new Date().toISOString(),
+      type: 'BankDataScrubbed',
+      accountIds: [app.accountId],
+    };
     await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: scrubbed }]);
-    await waitFor(async () => (await accountsOf(app.applicationId))[0]?.monthlyFlows.length === 0, { what: 'the flows to be scrubbed' });
+    await waitFor(async () => (await accountsOf(app.applicationId))[0]?.monthlyFlows.length === 0, {
+      what: 'the flows to be scrubbed',
+    });
   });
 });

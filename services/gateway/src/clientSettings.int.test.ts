@@ -45,7 +45,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const client = (key: string | null, method: string, path = '', body?: unknown) => call(gateway.url, key, method, `/api/client${path}`, body);
+const client = (key: string | null, method: string, path = '', body?: unknown) =>
+  call(gateway.url, key, method, `/api/client${path}`, body);
 const auditOf = (clientId: string) =>
   logs
     .lines()
@@ -94,7 +95,10 @@ describe('GET and PATCH /api/client', () => {
       body: JSON.stringify({ widgetUrl: started.body.widgetUrl, persona: 'salaried' }),
     });
     await waitFor(
-      () => receiver.received.find((r) => r.body?.data?.applicationId === started.body.applicationId && r.body.event === 'account.linked'),
+      () =>
+        receiver.received.find(
+          (r) => r.body?.data?.applicationId === started.body.applicationId && r.body.event === 'account.linked',
+        ),
       { what: 'account.linked at the patched URL', timeoutMs: 60_000 },
     );
     const cleared = await client(lender.apiKey, 'PATCH', '', { webhookUrl: null });
@@ -105,7 +109,10 @@ describe('GET and PATCH /api/client', () => {
     [{}, /^webhookUrl or reviewConfirmationAbove is required$/],
     [{ webhookUrl: 'not a url' }, /^webhookUrl must be a URL or null$/],
     [{ webhookUrl: 'ftp://lender.example/hooks' }, /^webhookUrl is refused: the webhook URL must use https, not ftp$/],
-    [{ webhookUrl: null, providerSecretKey: 'sk' }, /^Unknown field providerSecretKey; only webhookUrl and reviewConfirmationAbove can be changed$/],
+    [
+      { webhookUrl: null, providerSecretKey: 'sk' },
+      /^Unknown field providerSecretKey; only webhookUrl and reviewConfirmationAbove can be changed$/,
+    ],
     ['[]', /./],
   ])('when the body is %j, then 400 naming the field', async (body, message) => {
     const lender = await createClient(gateway.url);
@@ -115,7 +122,12 @@ describe('GET and PATCH /api/client', () => {
   });
 
   it('when the key is missing or wrong, then 401 on every route of the account', async () => {
-    for (const [method, path] of [['GET', ''], ['PATCH', ''], ['POST', '/rotate-key'], ['POST', '/rotate-webhook-secret']] as const) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['PATCH', ''],
+      ['POST', '/rotate-key'],
+      ['POST', '/rotate-webhook-secret'],
+    ] as const) {
       const missing = await client(null, method, path, method === 'PATCH' ? { webhookUrl: null } : undefined);
       expect(missing.body).toEqual({ statusCode: 401, message: 'Missing x-api-key header', error: 'Unauthorized' });
       expect((await client('lk_not_a_key', method, path)).status).toBe(401);
@@ -137,7 +149,9 @@ describe('POST /api/client/rotate-key', () => {
     expect((await client(lender.apiKey, 'POST', '/rotate-key')).status).toBe(401);
     const fresh = await call(gateway.url, res.body.apiKey, 'GET', '/api/client');
     expect(fresh.body.clientId).toBe(lender.clientId);
-    expect(auditOf(lender.clientId)).toContainEqual(expect.objectContaining({ action: 'client.rotate-key', actor: 'client', changed: [] }));
+    expect(auditOf(lender.clientId)).toContainEqual(
+      expect.objectContaining({ action: 'client.rotate-key', actor: 'client', changed: [] }),
+    );
     expect(logs.lines().join('\n')).not.toContain(res.body.apiKey);
   });
 });
@@ -159,7 +173,9 @@ describe('POST /api/client/rotate-webhook-secret', () => {
       { createdAt: expect.any(String), validUntil: null },
       { createdAt: expect.any(String), validUntil: res.body.previousSecretValidUntil },
     ]);
-    expect(auditOf(lender.clientId)).toContainEqual(expect.objectContaining({ action: 'client.rotate-webhook-secret', actor: 'client' }));
+    expect(auditOf(lender.clientId)).toContainEqual(
+      expect.objectContaining({ action: 'client.rotate-webhook-secret', actor: 'client' }),
+    );
 
     const started = await call(gateway.url, lender.apiKey, 'POST', '/api/applications/initiate', applicant());
     await fetch(`${sandbox.url}/sandbox/link`, {

@@ -11,7 +11,11 @@ const production = {
 describe('the gateway configuration', () => {
   it('when the session and key-cache durations are left out, then they take their defaults and production accepts them', () => {
     const config = loadGatewayConfig(production);
-    expect([config.CONSOLE_SESSION_TTL, config.CONSOLE_SESSION_IDLE, config.API_KEY_CACHE_TTL]).toEqual([8 * 3_600_000, 30 * 60_000, 5_000]);
+    expect([config.CONSOLE_SESSION_TTL, config.CONSOLE_SESSION_IDLE, config.API_KEY_CACHE_TTL]).toEqual([
+      8 * 3_600_000,
+      30 * 60_000,
+      5_000,
+    ]);
     expect(config.production).toBe(true);
     expect(loadGatewayConfig({}).production).toBe(false);
   });
@@ -28,12 +32,24 @@ describe('the gateway configuration', () => {
     expect(() => loadGatewayConfig({ CONSOLE_SESSION_TTL: '10s' })).toThrow(/CONSOLE_SESSION_TTL is at least 1m/);
     expect(() => loadGatewayConfig({ API_KEY_CACHE_TTL: '1h' })).toThrow(/API_KEY_CACHE_TTL is at most 5m/);
     expect(() => loadGatewayConfig({ CONSOLE_SESSION_IDLE: '2d' })).toThrow(/CONSOLE_SESSION_IDLE is at most 24h/);
-    expect(() => loadGatewayConfig({ CONSOLE_SESSION_TTL: '1h', CONSOLE_SESSION_IDLE: '2h' })).toThrow(/CONSOLE_SESSION_IDLE must not be longer/);
+    expect(() => loadGatewayConfig({ CONSOLE_SESSION_TTL: '1h', CONSOLE_SESSION_IDLE: '2h' })).toThrow(
+      /CONSOLE_SESSION_IDLE must not be longer/,
+    );
   });
 
   it('when production is given durations a laptop may use but production should not, then it refuses each by name', () => {
-    expect(loadGatewayConfig({ CONSOLE_SESSION_TTL: '24h', CONSOLE_SESSION_IDLE: '8h', API_KEY_CACHE_TTL: '1m' }).CONSOLE_SESSION_TTL).toBe(24 * 3_600_000);
-    expect(() => loadGatewayConfig({ ...production, CONSOLE_SESSION_TTL: '24h', CONSOLE_SESSION_IDLE: '8h', API_KEY_CACHE_TTL: '1m' })).toThrow(
+    expect(
+      loadGatewayConfig({ CONSOLE_SESSION_TTL: '24h', CONSOLE_SESSION_IDLE: '8h', API_KEY_CACHE_TTL: '1m' })
+        .CONSOLE_SESSION_TTL,
+    ).toBe(24 * 3_600_000);
+    expect(() =>
+      loadGatewayConfig({
+        ...production,
+        CONSOLE_SESSION_TTL: '24h',
+        CONSOLE_SESSION_IDLE: '8h',
+        API_KEY_CACHE_TTL: '1m',
+      }),
+    ).toThrow(
       /^Refusing to start with NODE_ENV=production: CONSOLE_SESSION_TTL is above 12h .*; CONSOLE_SESSION_IDLE is above 1h .*; API_KEY_CACHE_TTL is above 30s/,
     );
   });
@@ -46,7 +62,14 @@ describe('the gateway configuration', () => {
       { name: 'ci', token: 'token-of-ci-2' },
     ]);
     expect(loadGatewayConfig({}).ADMIN_TOKENS).toEqual([]);
-    for (const bad of ['no-colon-here', 'ops:short', 'two words:long-enough-token', 'ops:token-number-1,ops:token-number-2', 'admin:long-enough-token', 'a:same-token-1,b:same-token-1']) {
+    for (const bad of [
+      'no-colon-here',
+      'ops:short',
+      'two words:long-enough-token',
+      'ops:token-number-1,ops:token-number-2',
+      'admin:long-enough-token',
+      'a:same-token-1,b:same-token-1',
+    ]) {
       expect(() => loadGatewayConfig({ ADMIN_TOKENS: bad })).toThrow(/ADMIN_TOKENS/);
     }
   });
@@ -54,10 +77,16 @@ describe('the gateway configuration', () => {
   it('when production is given a named admin token that is short, built in or ADMIN_TOKEN itself, then it refuses it by name', () => {
     const long = 'a-named-admin-token-of-24-chars-or-more';
     expect(loadGatewayConfig({ ...production, ADMIN_TOKENS: `ops:${long}` }).ADMIN_TOKENS).toHaveLength(1);
-    expect(() => loadGatewayConfig({ ...production, ADMIN_TOKENS: 'ops:short-but-8-chars' })).toThrow(/admin token of ops \(ADMIN_TOKENS\) is shorter than 24/);
-    expect(() => loadGatewayConfig({ ...production, ADMIN_TOKENS: 'ops:local-admin-token' })).toThrow(/admin token of ops/);
+    expect(() => loadGatewayConfig({ ...production, ADMIN_TOKENS: 'ops:short-but-8-chars' })).toThrow(
+      /admin token of ops \(ADMIN_TOKENS\) is shorter than 24/,
+    );
+    expect(() => loadGatewayConfig({ ...production, ADMIN_TOKENS: 'ops:local-admin-token' })).toThrow(
+      /admin token of ops/,
+    );
     const same = 'an-admin-token-of-our-own-and-long-enough';
-    expect(() => loadGatewayConfig({ ...production, ADMIN_TOKEN: same, ADMIN_TOKENS: `ops:${same}` })).toThrow(/ADMIN_TOKEN itself/);
+    expect(() => loadGatewayConfig({ ...production, ADMIN_TOKEN: same, ADMIN_TOKENS: `ops:${same}` })).toThrow(
+      /ADMIN_TOKEN itself/,
+    );
   });
 
   it('when AUDIT_RETENTION is outside 30d..3650d, then it is refused by name', () => {

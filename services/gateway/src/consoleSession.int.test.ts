@@ -93,7 +93,10 @@ it('when a session is not used for its idle time, then it ends on every replica'
 it('when a lender signs out, then a copy of the cookie stops working on every replica', async () => {
   const { cookie, csrfToken } = await signIn(gateway.url, lender.apiKey);
   expect((await accountOf(replica.url, cookie)).status).toBe(200);
-  const out = await fetch(`${replica.url}/console/session`, { method: 'DELETE', headers: { cookie, origin: replica.url, 'x-csrf-token': csrfToken } });
+  const out = await fetch(`${replica.url}/console/session`, {
+    method: 'DELETE',
+    headers: { cookie, origin: replica.url, 'x-csrf-token': csrfToken },
+  });
   expect(out.status).toBe(204);
   expect((await accountOf(gateway.url, cookie)).status).toBe(401);
   expect((await accountOf(replica.url, cookie)).status).toBe(401);
@@ -131,7 +134,11 @@ it('when sign-in is asked at another spelling of its path, then it is not signed
     });
     expect([403, 404, 405]).toContain(res.status);
     expect(res.headers.getSetCookie().join(';')).not.toMatch(/console_session=[^;]/);
-    expect(await res.json()).toEqual({ statusCode: res.status, message: expect.any(String), error: expect.any(String) });
+    expect(await res.json()).toEqual({
+      statusCode: res.status,
+      message: expect.any(String),
+      error: expect.any(String),
+    });
   }
 });
 
@@ -157,7 +164,9 @@ it('when cookies are tried at GET /console/session, then each dead one is a fail
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ statusCode: 401, message: expect.any(String), error: 'Unauthorized' });
   }
-  const next = await fetch(`${probe.url}/console/session`, { headers: { cookie: `console_session=${'C'.repeat(43)}` } });
+  const next = await fetch(`${probe.url}/console/session`, {
+    headers: { cookie: `console_session=${'C'.repeat(43)}` },
+  });
   expect(next.status).toBe(429);
 });
 

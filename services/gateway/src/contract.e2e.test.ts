@@ -24,8 +24,14 @@ import { applicant, call, captureLogs, createClient, startWholeStack, suiteNames
 function toolErrorsOnly(output: string): boolean {
   const at = output.indexOf('= ERRORS =');
   if (at < 0) return false;
-  const errors = output.slice(at).split(/\n_{5,} [A-Z]+ \S+ _{5,}\n/).slice(1);
-  return errors.length > 0 && errors.every((entry) => entry.includes('Runtime Error') && entry.includes('hypothesis.errors.FlakyFailure'));
+  const errors = output
+    .slice(at)
+    .split(/\n_{5,} [A-Z]+ \S+ _{5,}\n/)
+    .slice(1);
+  return (
+    errors.length > 0 &&
+    errors.every((entry) => entry.includes('Runtime Error') && entry.includes('hypothesis.errors.FlakyFailure'))
+  );
 }
 
 const ROOT = path.resolve(__dirname, '../../..');

@@ -31,7 +31,11 @@ let other: Awaited<ReturnType<typeof createClient>>;
 const bus = testBus(ns, 'review-api-test');
 
 beforeAll(async () => {
-  gateway = await startGateway(ns, { RATE_LIMIT_INITIATE: '1000', RATE_LIMIT_GLOBAL: '1000', RATE_LIMIT_ANALYZE: '1000' });
+  gateway = await startGateway(ns, {
+    RATE_LIMIT_INITIATE: '1000',
+    RATE_LIMIT_GLOBAL: '1000',
+    RATE_LIMIT_ANALYZE: '1000',
+  });
   sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`);
   applications = await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url });
   await bus.connect();
@@ -45,7 +49,8 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-const api = (method: string, path: string, body?: unknown, key: string | null = lender.apiKey) => call(gateway.url, key, method, path, body);
+const api = (method: string, path: string, body?: unknown, key: string | null = lender.apiKey) =>
+  call(gateway.url, key, method, path, body);
 
 async function initiate(key = lender.apiKey) {
   const res = await api('POST', '/api/applications/initiate', applicant(), key);
@@ -68,8 +73,10 @@ const referred = (key = lender.apiKey, clientId = lender.clientId) =>
     repaymentCapacity: 100_000,
   }));
 
-const review = (id: string, body: unknown, key?: string | null) => api('POST', `/api/applications/${id}/review`, body, key);
-const confirm = (id: string, body: unknown, key?: string | null) => api('POST', `/api/applications/${id}/review/confirm`, body, key);
+const review = (id: string, body: unknown, key?: string | null) =>
+  api('POST', `/api/applications/${id}/review`, body, key);
+const confirm = (id: string, body: unknown, key?: string | null) =>
+  api('POST', `/api/applications/${id}/review/confirm`, body, key);
 const counterOffer = (reviewer: string) => ({
   outcome: 'COUNTER_OFFER',
   terms: { amount: 280_000, tenor: 6, interestRate: 5 },
@@ -128,30 +135,57 @@ describe('the review API', () => {
     expect(made.body).toMatchObject({
       applicationId: app.applicationId,
       status: 'COMPLETED',
-      review: { status: 'PENDING_CONFIRMATION', confirmationRequired: true, reviewer: 'officer-1', approval_details: { approved_amount: 280_000, approved_tenor: 6 } },
+      review: {
+        status: 'PENDING_CONFIRMATION',
+        confirmationRequired: true,
+        reviewer: 'officer-1',
+        approval_details: { approved_amount: 280_000, approved_tenor: 6 },
+      },
     });
     // The same review sent again (a retry) is answered as the first.
     expect((await review(app.applicationId, counterOffer('officer-1'))).body).toEqual(made.body);
 
-    const second = await review(app.applicationId, { outcome: 'DECLINED', reasonCode: 'FRAUD_SUSPECTED', reviewer: 'officer-2' });
+    const second = await review(app.applicationId, {
+      outcome: 'DECLINED',
+      reasonCode: 'FRAUD_SUSPECTED',
+      reviewer: 'officer-2',
+    });
     expect([second.status, second.body]).toEqual([409, errorOf(409, /awaits confirmation/)]);
     const own = await confirm(app.applicationId, { reviewer: 'OFFICER-1' });
     expect([own.status, own.body]).toEqual([409, errorOf(409, /cannot confirm it/)]);
 
     const confirmed = await confirm(app.applicationId, { reviewer: 'manager-1' });
     expect(confirmed.status).toBe(200);
-    expect(confirmed.body.review).toMatchObject({ status: 'FINAL', reviewer: 'officer-1', confirmedBy: 'manager-1', reviewedAt: expect.any(String) });
+    expect(confirmed.body.review).toMatchObject({
+      status: 'FINAL',
+      reviewer: 'officer-1',
+      confirmedBy: 'manager-1',
+      reviewedAt: expect.any(String),
+    });
 
     const detail = await api('GET', `/api/applications/${app.applicationId}`);
-    expect(detail.body).toMatchObject({ status: 'COMPLETED', decision: { decision: 'MANUAL_REVIEW' }, review: { status: 'FINAL', confirmedBy: 'manager-1' } });
+    expect(detail.body).toMatchObject({
+      status: 'COMPLETED',
+      decision: { decision: 'MANUAL_REVIEW' },
+      review: { status: 'FINAL', confirmedBy: 'manager-1' },
+    });
 
     // Who reviewed and the note may name people: on the command topic they are sealed.
     const commands: ApplicationCommand[] = [];
-    await bus.consume({ groupId: `commands-${randomUUID()}`, topics: [Topics.applicationCommands], handle: async (m) => void commands.push(m.value as ApplicationCommand) });
-    const reviewCommands = await waitFor(() => {
-      const mine = commands.filter((c) => 'applicationId' in c && c.applicationId === app.applicationId && /Review/.test(c.type));
-      return mine.length >= 5 ? mine : null;
-    }, { what: 'the review commands' });
+    await bus.consume({
+      groupId: `commands-${randomUUID()}`,
+      topics: [Topics.applicationCommands],
+      handle: async (m) => void commands.push(m.value as ApplicationCommand),
+    });
+    const reviewCommands = await waitFor(
+      () => {
+        const mine = commands.filter(
+          (c) => 'applicationId' in c && c.applicationId === app.applicationId && /Review/.test(c.type),
+        );
+        return mine.length >= 5 ? mine : null;
+      },
+      { what: 'the review commands' },
+    );
     const raw = JSON.stringify(reviewCommands);
     for (const text of ['officer-1', 'OFFICER-1', 'manager-1', 'verified salary']) expect(raw).not.toContain(text);
 
@@ -171,21 +205,78 @@ describe('the review API', () => {
     const app = await referred();
     const cases: [unknown, RegExp][] = [
       [{}, /^outcome is required; reasonCode is required; reviewer is required$/],
-      [{ outcome: 'MAYBE', reasonCode: 'X', reviewer: 'o' }, /^outcome must be one of: APPROVED, COUNTER_OFFER, DECLINED$/],
+      [
+        { outcome: 'MAYBE', reasonCode: 'X', reviewer: 'o' },
+        /^outcome must be one of: APPROVED, COUNTER_OFFER, DECLINED$/,
+      ],
       [{ outcome: 'APPROVED', reasonCode: 'X' }, /^reviewer is required$/],
       [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: '  ' }, /^reviewer must not be empty/],
       [{ outcome: 'APPROVED', reasonCode: 'not a code', reviewer: 'o' }, /reasonCode must be letters/],
       [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', score: 900 }, /^Unknown field score; allowed/],
-      [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', terms: { amount: 1, tenor: 0, interestRate: 5 } }, /terms.tenor must be a positive integer/],
-      [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', terms: { amount: 1e12, tenor: 6, interestRate: 5 } }, /terms.amount must not exceed/],
+      [
+        { outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', terms: { amount: 1, tenor: 0, interestRate: 5 } },
+        /terms.tenor must be a positive integer/,
+      ],
+      [
+        { outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', terms: { amount: 1e12, tenor: 6, interestRate: 5 } },
+        /terms.amount must not exceed/,
+      ],
       [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', override: 'yes' }, /override must be true or false/],
-      [{ outcome: 'DECLINED', reasonCode: 'X', reviewer: 'o', terms: { amount: 1000, tenor: 6, interestRate: 5 } }, /^A DECLINED review grants no terms/],
+      [
+        { outcome: 'DECLINED', reasonCode: 'X', reviewer: 'o', terms: { amount: 1000, tenor: 6, interestRate: 5 } },
+        /^A DECLINED review grants no terms/,
+      ],
       [{ outcome: 'COUNTER_OFFER', reasonCode: 'X', reviewer: 'o' }, /^A COUNTER_OFFER review needs terms/],
-      [{ outcome: 'COUNTER_OFFER', reasonCode: 'X', reviewer: 'o', terms: { amount: 300_000, tenor: 6, interestRate: 5 } }, /is the ask itself/],
-      [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', terms: { amount: 1_000_000, tenor: 6, interestRate: 5 } }, /^The terms need override: true and a note: the monthly payment of ₦197,017.47 is beyond/],
-      [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', override: true, terms: { amount: 1_000_000, tenor: 6, interestRate: 5 } }, /^An override needs a note/],
-      [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', override: true, note: '', terms: { amount: 1_000_000, tenor: 6, interestRate: 5 } }, /^An override needs a note/],
-      [{ outcome: 'APPROVED', reasonCode: 'X', reviewer: 'o', override: true, note: '  ', terms: { amount: 1_000_000, tenor: 6, interestRate: 5 } }, /^An override needs a note/],
+      [
+        {
+          outcome: 'COUNTER_OFFER',
+          reasonCode: 'X',
+          reviewer: 'o',
+          terms: { amount: 300_000, tenor: 6, interestRate: 5 },
+        },
+        /is the ask itself/,
+      ],
+      [
+        {
+          outcome: 'APPROVED',
+          reasonCode: 'X',
+          reviewer: 'o',
+          terms: { amount: 1_000_000, tenor: 6, interestRate: 5 },
+        },
+        /^The terms need override: true and a note: the monthly payment of ₦197,017.47 is beyond/,
+      ],
+      [
+        {
+          outcome: 'APPROVED',
+          reasonCode: 'X',
+          reviewer: 'o',
+          override: true,
+          terms: { amount: 1_000_000, tenor: 6, interestRate: 5 },
+        },
+        /^An override needs a note/,
+      ],
+      [
+        {
+          outcome: 'APPROVED',
+          reasonCode: 'X',
+          reviewer: 'o',
+          override: true,
+          note: '',
+          terms: { amount: 1_000_000, tenor: 6, interestRate: 5 },
+        },
+        /^An override needs a note/,
+      ],
+      [
+        {
+          outcome: 'APPROVED',
+          reasonCode: 'X',
+          reviewer: 'o',
+          override: true,
+          note: '  ',
+          terms: { amount: 1_000_000, tenor: 6, interestRate: 5 },
+        },
+        /^An override needs a note/,
+      ],
       ['[]', /./],
       ['{"outcome":', /./],
     ];
@@ -196,7 +287,10 @@ describe('the review API', () => {
     const noReviewer = await confirm(app.applicationId, {});
     expect([noReviewer.status, noReviewer.body]).toEqual([400, errorOf(400, /^reviewer is required$/)]);
     const nothingToConfirm = await confirm(app.applicationId, { reviewer: 'manager-1' });
-    expect([nothingToConfirm.status, nothingToConfirm.body]).toEqual([400, errorOf(400, /^Application has no review to confirm$/)]);
+    expect([nothingToConfirm.status, nothingToConfirm.body]).toEqual([
+      400,
+      errorOf(400, /^Application has no review to confirm$/),
+    ]);
     expect((await api('GET', `/api/applications/${app.applicationId}`)).body.review).toBeNull();
 
     // Beyond the capacity with override and a note, under no threshold: final at once.
@@ -215,9 +309,15 @@ describe('the review API', () => {
   it('when the application is not a COMPLETED MANUAL_REVIEW one, then 400; when it is unknown, malformed or another lender\u2019s, then 404 and the other lender\u2019s queue never shows it', async () => {
     const pending = await initiate();
     const wrong = await review(pending.applicationId, counterOffer('o'));
-    expect([wrong.status, wrong.body]).toEqual([400, errorOf(400, /^Cannot review application with status: PENDING_LINKING$/)]);
+    expect([wrong.status, wrong.body]).toEqual([
+      400,
+      errorOf(400, /^Cannot review application with status: PENDING_LINKING$/),
+    ]);
     const wrongConfirm = await confirm(pending.applicationId, { reviewer: 'm' });
-    expect([wrongConfirm.status, wrongConfirm.body]).toEqual([400, errorOf(400, /^Cannot review application with status: PENDING_LINKING$/)]);
+    expect([wrongConfirm.status, wrongConfirm.body]).toEqual([
+      400,
+      errorOf(400, /^Cannot review application with status: PENDING_LINKING$/),
+    ]);
 
     const app = await referred();
     for (const [id, key] of [
@@ -235,7 +335,10 @@ describe('the review API', () => {
       expect(theirs.body.items.map((i: { applicationId: string }) => i.applicationId)).not.toContain(app.applicationId);
     }
     expect((await api('GET', `/api/applications/${app.applicationId}`)).body.review).toBeNull();
-    for (const res of [await review(app.applicationId, counterOffer('o'), null), await api('GET', '/api/reviews', undefined, null)]) {
+    for (const res of [
+      await review(app.applicationId, counterOffer('o'), null),
+      await api('GET', '/api/reviews', undefined, null),
+    ]) {
       expect(res.status).toBe(401);
     }
   });
@@ -274,16 +377,26 @@ describe('the review API', () => {
     const { csrfToken: signInToken } = (await first.json()) as { csrfToken: string };
     const signIn = await fetch(`${gateway.url}/console/session`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', origin: gateway.url, 'x-csrf-token': signInToken, cookie: first.headers.getSetCookie()[0]!.split(';')[0]! },
+      headers: {
+        'content-type': 'application/json',
+        origin: gateway.url,
+        'x-csrf-token': signInToken,
+        cookie: first.headers.getSetCookie()[0]!.split(';')[0]!,
+      },
       body: JSON.stringify({ apiKey: lender.apiKey }),
     });
     expect(signIn.status).toBe(200);
     const { csrfToken } = (await signIn.json()) as { csrfToken: string };
-    const cookie = signIn.headers.getSetCookie().find((c) => c.startsWith('console_session='))!.split(';')[0]!;
+    const cookie = signIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('console_session='))!
+      .split(';')[0]!;
 
     const queue = await fetch(`${gateway.url}/console/api/reviews?limit=100`, { headers: { cookie } });
     expect(queue.status).toBe(200);
-    expect(((await queue.json()) as { items: { applicationId: string }[] }).items.map((i) => i.applicationId)).toContain(app.applicationId);
+    expect(
+      ((await queue.json()) as { items: { applicationId: string }[] }).items.map((i) => i.applicationId),
+    ).toContain(app.applicationId);
     const made = await fetch(`${gateway.url}/console/api/applications/${app.applicationId}/review`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: gateway.url, 'x-csrf-token': csrfToken, cookie },
@@ -330,21 +443,29 @@ describe('reviews from the console by signed-in staff', () => {
       const page = staffBrowser();
       await page.send('GET', '/console/session');
       const password = `${who} chose a password`;
-      expect((await page.send('POST', '/console/invitation/accept', { token: link.split('#/invitation/')[1], password })).status).toBe(200);
+      expect(
+        (await page.send('POST', '/console/invitation/accept', { token: link.split('#/invitation/')[1], password }))
+          .status,
+      ).toBe(200);
       expect((await page.send('POST', '/console/session', { email: emailOf(who), password })).status).toBe(200);
       staff.set(who, page);
     }
     expect((await api('PATCH', '/api/client', { reviewConfirmationAbove: 250_000 }, staffed.apiKey)).status).toBe(200);
   });
 
-  const consoleReview = (who: string, id: string, body: unknown) => staff.get(who)!.send('POST', `/console/api/applications/${id}/review`, body);
-  const consoleConfirm = (who: string, id: string, body: unknown) => staff.get(who)!.send('POST', `/console/api/applications/${id}/review/confirm`, body);
+  const consoleReview = (who: string, id: string, body: unknown) =>
+    staff.get(who)!.send('POST', `/console/api/applications/${id}/review`, body);
+  const consoleConfirm = (who: string, id: string, body: unknown) =>
+    staff.get(who)!.send('POST', `/console/api/applications/${id}/review/confirm`, body);
 
   it('when a signed-in officer reviews without naming a reviewer, then the review names the officer by e-mail address, the officer cannot confirm it and a manager, also unnamed, does', async () => {
     const app = await referred(staffed.apiKey, staffed.clientId);
     const { reviewer: _none, ...body } = counterOffer('unused');
     const made = await consoleReview('officer', app.applicationId, body);
-    expect([made.status, made.body.review]).toEqual([200, expect.objectContaining({ status: 'PENDING_CONFIRMATION', reviewer: emailOf('officer') })]);
+    expect([made.status, made.body.review]).toEqual([
+      200,
+      expect.objectContaining({ status: 'PENDING_CONFIRMATION', reviewer: emailOf('officer') }),
+    ]);
     // The maker, signed in, cannot check: neither unnamed nor naming themselves.
     for (const confirmBody of [{}, { reviewer: emailOf('officer') }]) {
       const own = await consoleConfirm('officer', app.applicationId, confirmBody);
@@ -352,19 +473,28 @@ describe('reviews from the console by signed-in staff', () => {
     }
     const confirmed = await consoleConfirm('manager', app.applicationId, {});
     expect(confirmed.status).toBe(200);
-    expect(confirmed.body.review).toMatchObject({ status: 'FINAL', reviewer: emailOf('officer'), confirmedBy: emailOf('manager') });
+    expect(confirmed.body.review).toMatchObject({
+      status: 'FINAL',
+      reviewer: emailOf('officer'),
+      confirmedBy: emailOf('manager'),
+    });
   });
 
   it('when a signed-in user names a reviewer other than themselves, then 400 says the console records the signed-in user, and nothing is recorded', async () => {
     const app = await referred(staffed.apiKey, staffed.clientId);
     const made = await consoleReview('officer', app.applicationId, counterOffer('officer-1'));
     expect([made.status, made.body]).toEqual([400, errorOf(400, /^reviewer: the console records the signed-in user/)]);
-    expect((await api('GET', `/api/applications/${app.applicationId}`, undefined, staffed.apiKey)).body.review).toBeNull();
+    expect(
+      (await api('GET', `/api/applications/${app.applicationId}`, undefined, staffed.apiKey)).body.review,
+    ).toBeNull();
     // Their own address, in any case, is no conflict.
     const own = await consoleReview('manager', app.applicationId, counterOffer(emailOf('manager').toUpperCase()));
     expect([own.status, own.body.review?.reviewer]).toEqual([200, emailOf('manager')]);
     const other = await consoleConfirm('other-manager', app.applicationId, { reviewer: 'manager-9' });
-    expect([other.status, other.body]).toEqual([400, errorOf(400, /^reviewer: the console records the signed-in user/)]);
+    expect([other.status, other.body]).toEqual([
+      400,
+      errorOf(400, /^reviewer: the console records the signed-in user/),
+    ]);
     // The same manager cannot confirm their own review; another manager can.
     const self = await consoleConfirm('manager', app.applicationId, {});
     expect([self.status, self.body]).toEqual([409, errorOf(409, /cannot confirm it/)]);

@@ -27,7 +27,13 @@ import { userRoutes } from './entry-points/http/userRoutes';
 import { clientRoutes } from './entry-points/http/clientRoutes';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { policyRoutes } from './entry-points/http/policyRoutes';
-import { adminOnly, authenticate, createAuthFailures, createRateLimiter, pruneRateWindows } from './entry-points/http/guards';
+import {
+  adminOnly,
+  authenticate,
+  createAuthFailures,
+  createRateLimiter,
+  pruneRateWindows,
+} from './entry-points/http/guards';
 import { providerWebhookRoutes } from './entry-points/http/providerWebhookRoutes';
 
 /**
@@ -56,7 +62,13 @@ export function createGatewayService(deps: {
     logger,
     sealer: sealer.for('command-replies'),
   });
-  const sweeper = createReplyTopicSweeper({ bus, ownInstanceId: config.GATEWAY_INSTANCE_ID, graceMs: config.REPLY_TOPIC_GRACE, clock, logger });
+  const sweeper = createReplyTopicSweeper({
+    bus,
+    ownInstanceId: config.GATEWAY_INSTANCE_ID,
+    graceMs: config.REPLY_TOPIC_GRACE,
+    clock,
+    logger,
+  });
   const rateRejections = new Counter({
     name: 'gateway_rate_limit_rejections_total',
     help: 'Requests refused with 429, by limit',
@@ -78,7 +90,12 @@ export function createGatewayService(deps: {
    * The audit names the lender and a digest of the key (not the key: it may be a loan
    * reference), so the operator can match a lender's 403s with another's for the same key.
    */
-  async function keyOfAnotherAccount(seen: { clientId: string; idempotencyKey: string; ip: string | null; correlationId: string }) {
+  async function keyOfAnotherAccount(seen: {
+    clientId: string;
+    idempotencyKey: string;
+    ip: string | null;
+    correlationId: string;
+  }) {
     keysOfAnotherAccount.inc();
     const keyDigest = createHash('sha256').update(seen.idempotencyKey, 'utf8').digest('hex').slice(0, 32);
     await audit.record({
@@ -96,7 +113,12 @@ export function createGatewayService(deps: {
     clock,
     settings: { limit: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
   });
-  const auth = authenticate({ clients: clientRepo, cacheTtlMs: config.API_KEY_CACHE_TTL, clock, failures: authFailures });
+  const auth = authenticate({
+    clients: clientRepo,
+    cacheTtlMs: config.API_KEY_CACHE_TTL,
+    clock,
+    failures: authFailures,
+  });
   const limiter = createRateLimiter({
     model: windows,
     clock,
@@ -155,8 +177,18 @@ export function createGatewayService(deps: {
       onKeyOfAnotherAccount: keyOfAnotherAccount,
     }),
     reviews: reviewRoutes({ commands, authenticate: auth, limit: limiter }),
-    deliveries: deliveryRoutes({ notifierUrl: config.NOTIFIER_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
-    policies: policyRoutes({ scoringUrl: config.SCORING_URL, internalToken: config.INTERNAL_TOKEN, authenticate: auth, limit: limiter }),
+    deliveries: deliveryRoutes({
+      notifierUrl: config.NOTIFIER_URL,
+      internalToken: config.INTERNAL_TOKEN,
+      authenticate: auth,
+      limit: limiter,
+    }),
+    policies: policyRoutes({
+      scoringUrl: config.SCORING_URL,
+      internalToken: config.INTERNAL_TOKEN,
+      authenticate: auth,
+      limit: limiter,
+    }),
     console: consoleRoutes({
       sessions: consoleSessions,
       staff,

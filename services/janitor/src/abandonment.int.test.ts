@@ -114,7 +114,9 @@ describe('abandonment: janitor and applications service together', () => {
     const reply = await waitFor(() => replies.get(commandId), { what: `the reply to ${full.type}` });
     if (!reply.ok) throw new Error(`${full.type} refused: ${reply.code} ${reply.message}`);
     // Results travel sealed (they name the applicant), as the gateway reads them.
-    return reply.sealedResult ? JSON.parse(applicationsRuntime.sealer.for('command-replies').open(reply.sealedResult)) : reply.result;
+    return reply.sealedResult
+      ? JSON.parse(applicationsRuntime.sealer.for('command-replies').open(reply.sealedResult))
+      : reply.result;
   }
 
   const initiate = (idempotencyKey: string) =>
@@ -208,20 +210,36 @@ describe('abandonment: janitor and applications service together', () => {
   it('when an analysis gets no outcome (no scoring service answers), then the janitor fires analysis_timeout and the application FAILS with that reason', async () => {
     const { applicationId, widgetUrl } = await initiate(uniqueName('key'));
     await linkThroughProvider(applicationId, widgetUrl);
-    const linked = await waitFor(async () => {
-      const view = await send({ type: 'GetApplication', applicationId });
-      return view.status === 'LINKED' ? (view as { applicantId: string; accounts: { accountId: string }[] }) : null;
-    }, { what: 'LINKED' });
+    const linked = await waitFor(
+      async () => {
+        const view = await send({ type: 'GetApplication', applicationId });
+        return view.status === 'LINKED' ? (view as { applicantId: string; accounts: { accountId: string }[] }) : null;
+      },
+      { what: 'LINKED' },
+    );
     await send({ type: 'FinalizeLinking', applicationId });
-    const enriched = accountEnriched({ clientId: 'client-chain', applicationId, applicantId: linked.applicantId, accountId: linked.accounts[0]!.accountId });
-    await driver.bus.publish(Topics.enrichmentResults, [{ key: applicationId, value: { ...enriched, at: clock.now().toISOString() } }]);
-    await waitFor(() => events.some((e) => e.applicationId === applicationId && e.event === 'application.ready_for_analysis'), { what: 'ready_for_analysis' });
+    const enriched = accountEnriched({
+      clientId: 'client-chain',
+      applicationId,
+      applicantId: linked.applicantId,
+      accountId: linked.accounts[0]!.accountId,
+    });
+    await driver.bus.publish(Topics.enrichmentResults, [
+      { key: applicationId, value: { ...enriched, at: clock.now().toISOString() } },
+    ]);
+    await waitFor(
+      () => events.some((e) => e.applicationId === applicationId && e.event === 'application.ready_for_analysis'),
+      { what: 'ready_for_analysis' },
+    );
     await send({ type: 'AnalyzeApplication', applicationId });
     const timeout = await waitFor(() => armedOf(applicationId, 'analysis_timeout'), { what: 'analysis_timeout armed' });
     expect(await statusOf(applicationId)).toBe('PROCESSING');
 
     clock.setTo(new Date(timeout.dueAt.getTime() + 1_000));
-    const failed = await waitFor(() => events.find((e) => e.applicationId === applicationId && e.event === 'application.failed'), { what: 'application.failed' });
+    const failed = await waitFor(
+      () => events.find((e) => e.applicationId === applicationId && e.event === 'application.failed'),
+      { what: 'application.failed' },
+    );
     expect(failed.data).toMatchObject({ applicationId, status: 'FAILED', reason: 'analysis_timeout' });
     expect(await statusOf(applicationId)).toBe('FAILED');
   });

@@ -2,7 +2,13 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DeadlineRepository } from './data-access/deadlineRepository';
 import type { DeadlineKind } from './domain/deadline';
 
-const KINDS: readonly DeadlineKind[] = ['no_link', 'no_analyze', 'enrichment_timeout', 'analysis_timeout', 'bank_data_retention'];
+const KINDS: readonly DeadlineKind[] = [
+  'no_link',
+  'no_analyze',
+  'enrichment_timeout',
+  'analysis_timeout',
+  'bank_data_retention',
+];
 
 /** The janitor's own metrics, on the service's registry. */
 export function createJanitorMetrics(

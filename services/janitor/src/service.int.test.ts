@@ -142,7 +142,9 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
 
     clock.advance(8 * DAY);
     await settle([janitor], driver);
-    expect(driver.deadlinesOf(app.applicationId).map((d) => [d.kind, d.since])).toEqual([['analysis_timeout', plus(linkedAt, 3)]]);
+    expect(driver.deadlinesOf(app.applicationId).map((d) => [d.kind, d.since])).toEqual([
+      ['analysis_timeout', plus(linkedAt, 3)],
+    ]);
   });
 
   it('when one account is enriched in time and the other is not, then only the other one times out', async () => {
@@ -239,7 +241,9 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
     // 90 days after the failure, the retention deadline fires once.
     clock.advance(90 * DAY);
     await settle([janitor], driver);
-    expect(driver.deadlinesOf(app.applicationId).map((d) => [d.kind, d.since])).toEqual([['bank_data_retention', plus(openedAt, 2)]]);
+    expect(driver.deadlinesOf(app.applicationId).map((d) => [d.kind, d.since])).toEqual([
+      ['bank_data_retention', plus(openedAt, 2)],
+    ]);
   });
 
   it('when the ops endpoints are asked, then the janitor is healthy, ready, and counts its deadlines by kind', async () => {

@@ -45,7 +45,9 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
       reloadIntervalMs: config.JANITOR_RELOAD_INTERVAL,
     },
   });
-  const handlers = consumerHandlers({ trackFact: createFactHandler({ timelines, deadlines, ttls, clock, metrics, logger }) });
+  const handlers = consumerHandlers({
+    trackFact: createFactHandler({ timelines, deadlines, ttls, clock, metrics, logger }),
+  });
   let http: Awaited<ReturnType<typeof listen>> | null = null;
 
   return {

@@ -7,7 +7,9 @@ export const configShape = {
     .string()
     .min(16)
     .default('local-analytics-key-change-me')
-    .describe('Key of the pseudonyms in loan.analytics.v1 (HMAC-SHA256 of lender, application and account ids); keep it secret and stable'),
+    .describe(
+      'Key of the pseudonyms in loan.analytics.v1 (HMAC-SHA256 of lender, application and account ids); keep it secret and stable',
+    ),
   INTERNAL_TOKEN: internalTokenSetting,
   SERVICE_NAME: z.string().default('notifier').describe('Service name'),
   WEBHOOK_TIMEOUT: durationMs('10s').describe(

@@ -31,7 +31,8 @@ export function createScoringMetrics(registry: Registry) {
     decisions,
     duration,
     bureauLookups,
-    breakerState: (state: 'open' | 'half_open' | 'closed') => breakerState.set({ adapter: 'bureau' }, state === 'open' ? 1 : 0),
+    breakerState: (state: 'open' | 'half_open' | 'closed') =>
+      breakerState.set({ adapter: 'bureau' }, state === 'open' ? 1 : 0),
   };
 }
 export type ScoringMetrics = ReturnType<typeof createScoringMetrics>;

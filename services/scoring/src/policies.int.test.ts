@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { BUILTIN_POLICY, Topics, type ApplicationFact, type CreditPolicy, type Decision, type EnrichedAccount } from '@loan/contracts';
+import {
+  BUILTIN_POLICY,
+  Topics,
+  type ApplicationFact,
+  type CreditPolicy,
+  type Decision,
+  type EnrichedAccount,
+} from '@loan/contracts';
 import { waitFor } from '../../../testing/helpers';
 import { startScoring, suiteNamespace, testBus, type Running } from '../../../testing/stack';
 
@@ -16,7 +23,12 @@ const lender = `lender-${randomUUID()}`;
 const other = `lender-${randomUUID()}`;
 
 beforeAll(async () => {
-  scoring = await startScoring(ns, { BUREAU_BASE_URL: 'http://127.0.0.1:9', BUREAU_TIMEOUT: '500ms', PROFILE_WAIT: '1s', INTERNAL_TOKEN: TOKEN });
+  scoring = await startScoring(ns, {
+    BUREAU_BASE_URL: 'http://127.0.0.1:9',
+    BUREAU_TIMEOUT: '500ms',
+    PROFILE_WAIT: '1s',
+    INTERNAL_TOKEN: TOKEN,
+  });
   await bus.connect();
 });
 
@@ -28,7 +40,12 @@ afterAll(async () => {
 async function call(clientId: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`${scoring.url}/internal${path}`, {
     method,
-    headers: { 'x-internal-token': TOKEN, 'x-client-id': clientId, 'x-actor': 'analyst@lender', 'content-type': 'application/json' },
+    headers: {
+      'x-internal-token': TOKEN,
+      'x-client-id': clientId,
+      'x-actor': 'analyst@lender',
+      'content-type': 'application/json',
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as any };
@@ -37,18 +54,62 @@ async function call(clientId: string, method: string, path: string, body?: unkno
 function profile(accountId: string): EnrichedAccount {
   const months = Array.from({ length: 6 }, (_, i) => ({
     month: `2026-0${i + 1}`,
-    credits: 400_000, debits: 300_000, salaryCredits: 350_000, otherIncomeCredits: 50_000, bettingDebits: 0, bettingCredits: 0,
-    loanRepayments: 0, loanDisbursements: 0, ownTransfersIn: 0, ownTransfersOut: 0, bouncedDebits: 0, overdraftDays: 0,
-    openingBalance: 50_000, closingBalance: 150_000, minBalance: 40_000, averageBalance: 100_000, transactionCount: 40,
+    credits: 400_000,
+    debits: 300_000,
+    salaryCredits: 350_000,
+    otherIncomeCredits: 50_000,
+    bettingDebits: 0,
+    bettingCredits: 0,
+    loanRepayments: 0,
+    loanDisbursements: 0,
+    ownTransfersIn: 0,
+    ownTransfersOut: 0,
+    bouncedDebits: 0,
+    overdraftDays: 0,
+    openingBalance: 50_000,
+    closingBalance: 150_000,
+    minBalance: 40_000,
+    averageBalance: 100_000,
+    transactionCount: 40,
   }));
   return {
-    accountId, providerAccountId: `p-${accountId}`, institution: 'GTBank', bankCode: '058', accountNumber: '0123456785', holderName: 'ADAEZE OKAFOR',
-    bvnLast4: null, currency: 'NGN', balance: 150_000,
-    income: { employer: 'ACME LTD', monthlyIncome: 350_000, annualIncome: 4_200_000, totalIncome: 2_100_000, regularMonthlyAverage: 350_000, irregularMonthlyAverage: 0, streams: [], periodMonths: 6 },
+    accountId,
+    providerAccountId: `p-${accountId}`,
+    institution: 'GTBank',
+    bankCode: '058',
+    accountNumber: '0123456785',
+    holderName: 'ADAEZE OKAFOR',
+    bvnLast4: null,
+    currency: 'NGN',
+    balance: 150_000,
+    income: {
+      employer: 'ACME LTD',
+      monthlyIncome: 350_000,
+      annualIncome: 4_200_000,
+      totalIncome: 2_100_000,
+      regularMonthlyAverage: 350_000,
+      irregularMonthlyAverage: 0,
+      streams: [],
+      periodMonths: 6,
+    },
     insights: {
-      startDate: '2026-01-01', endDate: '2026-06-30', transactionDays: 180, transactionCount: 240, openingBalance: 50_000, closingBalance: 150_000,
-      averageBalance: 100_000, debitToCreditRatio: 0.75, overallCredits: 2_400_000, overallDebits: 1_800_000, totalRecurringCredits: 2_100_000, totalRecurringDebits: 0,
-      redFlags: { immediateLargeWithdrawalPostPayday: false, identicalDebitVsCredit: false, cashDepositsLargerThanSalary: false },
+      startDate: '2026-01-01',
+      endDate: '2026-06-30',
+      transactionDays: 180,
+      transactionCount: 240,
+      openingBalance: 50_000,
+      closingBalance: 150_000,
+      averageBalance: 100_000,
+      debitToCreditRatio: 0.75,
+      overallCredits: 2_400_000,
+      overallDebits: 1_800_000,
+      totalRecurringCredits: 2_100_000,
+      totalRecurringDebits: 0,
+      redFlags: {
+        immediateLargeWithdrawalPostPayday: false,
+        identicalDebitVsCredit: false,
+        cashDepositsLargerThanSalary: false,
+      },
     },
     months,
     enrichedAt: new Date().toISOString(),
@@ -59,13 +120,32 @@ function profile(accountId: string): EnrichedAccount {
 async function analyse(clientId: string, at = new Date()) {
   const applicationId = randomUUID();
   const accountId = randomUUID();
-  await bus.publish(Topics.enrichmentResults, [{
-    key: applicationId,
-    value: { type: 'AccountEnriched', factId: randomUUID(), clientId, applicationId, applicantId: randomUUID(), accountId, providerAccountId: `p-${accountId}`, attempt: 1, at: new Date().toISOString(), profile: profile(accountId) },
-  }]);
+  await bus.publish(Topics.enrichmentResults, [
+    {
+      key: applicationId,
+      value: {
+        type: 'AccountEnriched',
+        factId: randomUUID(),
+        clientId,
+        applicationId,
+        applicantId: randomUUID(),
+        accountId,
+        providerAccountId: `p-${accountId}`,
+        attempt: 1,
+        at: new Date().toISOString(),
+        profile: profile(accountId),
+      },
+    },
+  ]);
   await waitFor(() => scoring.runtime.db.model('Profile').exists({ _id: accountId }), { what: 'the profile' });
   const fact: ApplicationFact = {
-    type: 'AnalysisRequested', factId: randomUUID(), clientId, applicationId, applicantId: randomUUID(), analysisId: randomUUID(), at: at.toISOString(),
+    type: 'AnalysisRequested',
+    factId: randomUUID(),
+    clientId,
+    applicationId,
+    applicantId: randomUUID(),
+    analysisId: randomUUID(),
+    at: at.toISOString(),
     applicant: { firstName: 'Adaeze', lastName: 'Okafor', bvn: null },
     loan: { amount: 300_000, tenor: 6, interestRate: 5 },
     accountIds: [accountId],
@@ -73,7 +153,10 @@ async function analyse(clientId: string, at = new Date()) {
   await bus.publish(Topics.applicationFacts, [{ key: applicationId, value: fact }]);
   // The decision as stored with the analysis, the very object its result carries.
   const analysis = await waitFor(
-    () => scoring.runtime.db.collection<{ applicationId: string; status: string; decision: Decision }>('analyses').findOne({ applicationId, status: 'DECIDED' }),
+    () =>
+      scoring.runtime.db
+        .collection<{ applicationId: string; status: string; decision: Decision }>('analyses')
+        .findOne({ applicationId, status: 'DECIDED' }),
     { what: 'the decision' },
   );
   return { applicationId, decision: analysis.decision };
@@ -83,7 +166,16 @@ async function analyse(clientId: string, at = new Date()) {
 const strict = (): CreditPolicy => ({
   ...structuredClone(BUILTIN_POLICY),
   name: 'Strict',
-  knockOuts: [{ code: 'EVERYONE_OUT', feature: 'monthlyIncome', operator: '>=', value: 0, action: 'DECLINE', description: 'Closed for new loans.' }],
+  knockOuts: [
+    {
+      code: 'EVERYONE_OUT',
+      feature: 'monthlyIncome',
+      operator: '>=',
+      value: 0,
+      action: 'DECLINE',
+      description: 'Closed for new loans.',
+    },
+  ],
 });
 
 describe('credit policies in scoring', () => {
@@ -107,7 +199,13 @@ describe('credit policies in scoring', () => {
     ];
     const answer = await call(lender, 'POST', '/policies', bad);
     expect(answer.status).toBe(400);
-    for (const field of ['affordability.maxDebtServiceRatio', 'affordability.tenors', 'bands.thresholds', 'knockOuts.0.feature', 'knockOuts.1.code'])
+    for (const field of [
+      'affordability.maxDebtServiceRatio',
+      'affordability.tenors',
+      'bands.thresholds',
+      'knockOuts.0.feature',
+      'knockOuts.1.code',
+    ])
       expect(answer.body.message).toContain(field);
   });
 
@@ -152,8 +250,13 @@ describe('credit policies in scoring', () => {
     const report = await call(lender, 'GET', '/policies/challenger/report');
     expect(report.status).toBe(200);
     expect(report.body.challenger.version).toBe(version);
-    expect(report.body.disagreements.map((d: { applicationId: string }) => d.applicationId)).toEqual([shadowed.applicationId]);
-    expect(report.body.disagreements[0]).toMatchObject({ active: { version: 0, decision: past.decision.decision }, challenger: { version, decision: 'DECLINED' } });
+    expect(report.body.disagreements.map((d: { applicationId: string }) => d.applicationId)).toEqual([
+      shadowed.applicationId,
+    ]);
+    expect(report.body.disagreements[0]).toMatchObject({
+      active: { version: 0, decision: past.decision.decision },
+      challenger: { version, decision: 'DECLINED' },
+    });
     expect(report.body.matrix[past.decision.decision].DECLINED).toBe(1);
 
     // An analysis asked for before the activation is decided by the version active then.
@@ -165,14 +268,23 @@ describe('credit policies in scoring', () => {
     expect(late.decision).toMatchObject({ decision: past.decision.decision, policy_version: 0 });
     const after = await analyse(lender);
     expect(after.decision).toMatchObject({ decision: 'DECLINED', policy_version: version });
-    expect(after.decision.risk_factors[0]).toEqual({ code: 'EVERYONE_OUT', severity: 'HIGH', description: 'Closed for new loans.' });
+    expect(after.decision.risk_factors[0]).toEqual({
+      code: 'EVERYONE_OUT',
+      severity: 'HIGH',
+      description: 'Closed for new loans.',
+    });
     expect(after.decision.explainability.primary_reason).toBe('Declined (EVERYONE_OUT): Closed for new loans.');
     // The decision made before stays as it was.
-    expect((await scoring.runtime.db.collection('analyses').findOne({ applicationId: past.applicationId }))?.decision).toEqual(past.decision);
+    expect(
+      (await scoring.runtime.db.collection('analyses').findOne({ applicationId: past.applicationId }))?.decision,
+    ).toEqual(past.decision);
 
     const listed = await call(lender, 'GET', '/policies');
     expect(listed.body).toMatchObject({ active: { version, status: 'ACTIVE' }, challenger: null });
-    expect(listed.body.versions.find((v: { version: number }) => v.version === 0)).toMatchObject({ status: 'RETIRED', builtin: true });
+    expect(listed.body.versions.find((v: { version: number }) => v.version === 0)).toMatchObject({
+      status: 'RETIRED',
+      builtin: true,
+    });
     expect((await call(lender, 'POST', '/policies/0/activate')).status).toBe(400);
     expect((await call(lender, 'POST', `/policies/${version}/activate`)).status).toBe(200);
     expect((await call(lender, 'POST', `/policies/${version}/challenger`)).status).toBe(400);
@@ -180,7 +292,11 @@ describe('credit policies in scoring', () => {
     expect((await call(lender, 'GET', '/policies/999')).status).toBe(404);
     expect((await call(lender, 'GET', '/policies/abc')).status).toBe(404);
 
-    const changes = await scoring.runtime.db.collection('policy_changes').find({ clientId: lender }).sort({ at: 1 }).toArray();
+    const changes = await scoring.runtime.db
+      .collection('policy_changes')
+      .find({ clientId: lender })
+      .sort({ at: 1 })
+      .toArray();
     expect(changes.map(({ version: v, action, actor }) => ({ version: v, action, actor }))).toEqual([
       { version, action: 'create', actor: 'analyst@lender' },
       { version, action: 'set_challenger', actor: 'analyst@lender' },

@@ -11,7 +11,12 @@ import type { ScoringConfig } from './config';
 import type { CreditBureau } from './data-access/bureau';
 import { analysisModel, policyModels, profileModel, rawCollections } from './data-access/models';
 import { createPolicyRepository } from './data-access/policyRepository';
-import { HANDLED_FACTS, consumerHandlers, createAnalysisHandler, createProfileHandlers } from './entry-points/consumers';
+import {
+  HANDLED_FACTS,
+  consumerHandlers,
+  createAnalysisHandler,
+  createProfileHandlers,
+} from './entry-points/consumers';
 import { policyRoutes } from './entry-points/http/policyRoutes';
 import { createScoringMetrics } from './metrics';
 
@@ -21,7 +26,12 @@ import { createScoringMetrics } from './metrics';
  * (`entry-points/consumers`); owns lenders' credit policies, served to the gateway on the
  * internal port (`entry-points/http`).
  */
-export function createScoringService(deps: { runtime: ServiceRuntime; config: ScoringConfig; bureau: CreditBureau; clock: Clock }) {
+export function createScoringService(deps: {
+  runtime: ServiceRuntime;
+  config: ScoringConfig;
+  bureau: CreditBureau;
+  clock: Clock;
+}) {
   const { runtime, config, bureau, clock } = deps;
   const { bus, logger, sealer } = runtime;
   const profiles = profileModel(runtime.db);

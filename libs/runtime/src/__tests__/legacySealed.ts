@@ -11,5 +11,10 @@ export function sealedBeforePurposes(dataKey: string, plain: string, { keyId = t
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ['v1', `${keyId ? kid : ''}${iv.toString('base64url')}`, cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  return [
+    'v1',
+    `${keyId ? kid : ''}${iv.toString('base64url')}`,
+    cipher.getAuthTag().toString('base64url'),
+    body.toString('base64url'),
+  ].join('.');
 }

@@ -11,7 +11,10 @@ const accountSchema = new Schema(
     enrichmentStatus: { type: String, required: true },
     linkedAt: Date,
     enrichedAt: Date,
-    monthlyFlows: { type: [new Schema({ month: String, inflow: Number, outflow: Number, partial: Boolean }, { _id: false })], default: [] },
+    monthlyFlows: {
+      type: [new Schema({ month: String, inflow: Number, outflow: Number, partial: Boolean }, { _id: false })],
+      default: [],
+    },
   },
   { _id: false },
 );

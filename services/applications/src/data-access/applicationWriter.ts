@@ -95,7 +95,9 @@ export function createApplicationWriter(deps: {
   function toOutbox(state: Application, effects: Effect[], now: Date, correlationId?: string): OutboxEntry[] {
     return toOutboxEntries(
       state,
-      effects.map((e) => (e.kind === 'event' ? e : { kind: 'fact', topic: Topics.applicationFacts, fact: sealedFact(e.fact) })),
+      effects.map((e) =>
+        e.kind === 'event' ? e : { kind: 'fact', topic: Topics.applicationFacts, fact: sealedFact(e.fact) },
+      ),
       now,
       correlationId ? { 'x-correlation-id': correlationId } : undefined,
     );
@@ -183,7 +185,9 @@ export function createApplicationWriter(deps: {
       decide: (state: Application, now: Date) => Outcome,
       publishing: Promise<void>[],
     ): Promise<Answer> {
-      return locked(applicationId, () => commandMutationNow(applicationId, clientId, correlationId, decide, publishing));
+      return locked(applicationId, () =>
+        commandMutationNow(applicationId, clientId, correlationId, decide, publishing),
+      );
     },
   };
 }

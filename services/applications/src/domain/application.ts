@@ -119,7 +119,11 @@ export type Effect =
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-export const event = <E extends EventName>(name: E, data: EventDataOf<E>): Effect => ({ kind: 'event', event: name, data });
+export const event = <E extends EventName>(name: E, data: EventDataOf<E>): Effect => ({
+  kind: 'event',
+  event: name,
+  data,
+});
 export const fact = (f: Extract<Effect, { kind: 'fact' }>['fact']): Effect => ({ kind: 'fact', fact: f });
 
 /** A rejected command: a code the edge maps to an HTTP status, and a message for people. */

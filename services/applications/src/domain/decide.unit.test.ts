@@ -30,7 +30,13 @@ function opened(): Application {
     applicantId: randomUUID(),
     clientId: 'client-a',
     request,
-    applicant: { firstName: 'sealed-first', lastName: 'sealed-last', email: 'sealed-email', phone: null, bvnSealed: null },
+    applicant: {
+      firstName: 'sealed-first',
+      lastName: 'sealed-last',
+      email: 'sealed-email',
+      phone: null,
+      bvnSealed: null,
+    },
     providerKeySealed: 'sealed-key',
     widgetUrl: 'http://sandbox/widget/1',
     now: t0,
@@ -51,7 +57,12 @@ const providerAccount = (id: string) => ({
 });
 
 function linked(state = opened(), providerId = 'mono-1') {
-  const outcome = recordAccountLink(state, { callbackId: `cb-${providerId}`, accountId: randomUUID(), account: providerAccount(providerId), now: later(1000) });
+  const outcome = recordAccountLink(state, {
+    callbackId: `cb-${providerId}`,
+    accountId: randomUUID(),
+    account: providerAccount(providerId),
+    now: later(1000),
+  });
   if (outcome.kind !== 'linked') throw new Error('link failed');
   return outcome;
 }
@@ -59,10 +70,26 @@ function linked(state = opened(), providerId = 'mono-1') {
 /** A statement month with only what the flows read; the rest is the enrichment service's. */
 const month = (m: string, credits: number, debits: number) => ({ month: m, credits, debits }) as MonthSummary;
 
-function enriched(state: Application, accountId: string, months: MonthSummary[] = [], insights?: { startDate: string; endDate: string }) {
+function enriched(
+  state: Application,
+  accountId: string,
+  months: MonthSummary[] = [],
+  insights?: { startDate: string; endDate: string },
+) {
   const change = recordEnrichment(
     state,
-    { type: 'AccountEnriched', factId: randomUUID(), clientId: state.clientId, applicationId: state.applicationId, applicantId: state.applicantId, accountId, providerAccountId: 'x', attempt: 1, at: later(2000).toISOString(), profile: { months, insights } as never },
+    {
+      type: 'AccountEnriched',
+      factId: randomUUID(),
+      clientId: state.clientId,
+      applicationId: state.applicationId,
+      applicantId: state.applicantId,
+      accountId,
+      providerAccountId: 'x',
+      attempt: 1,
+      at: later(2000).toISOString(),
+      profile: { months, insights } as never,
+    },
     later(2000),
   );
   if (!change) throw new Error('enrichment not recorded');
@@ -80,17 +107,35 @@ describe('initiate', () => {
     expect(decideExistingKey(opened(), 'client-b')).toMatchObject({ ok: false, code: 'KEY_OWNED_BY_OTHER_CLIENT' });
   });
 
-  it.each(['LINKED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const)('when the application is %s, then the key is in use (409)', (status) => {
-    expect(decideExistingKey({ ...opened(), status }, 'client-a')).toMatchObject({ ok: false, code: 'KEY_IN_USE' });
-  });
+  it.each(['LINKED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const)(
+    'when the application is %s, then the key is in use (409)',
+    (status) => {
+      expect(decideExistingKey({ ...opened(), status }, 'client-a')).toMatchObject({ ok: false, code: 'KEY_IN_USE' });
+    },
+  );
 
   it('when an ABANDONED application is resumed, then it is PENDING_LINKING with a fresh widget and a new link window', () => {
     const abandoned = { ...opened(), status: 'ABANDONED' as const, abandonReason: 'no_link' as const };
     expect(decideExistingKey(abandoned, 'client-a')).toEqual({ action: 'resume' });
     const resent = { ...request, lastName: 'Okafor-Eze', bvn: '22200000009', amount: 420_000, tenor: 9 };
-    const applicant = { firstName: 'sealed-first', lastName: 'sealed-last-2', email: 'sealed-email', phone: null, bvnSealed: 'sealed-bvn' };
-    const outcome = resumeApplication(abandoned, { request: resent, applicant, widgetUrl: 'http://sandbox/widget/2', providerKeySealed: 'k', now: later(5000) });
-    expect(outcome).toMatchObject({ ok: true, result: { resumed: true, status: 'PENDING_LINKING', widgetUrl: 'http://sandbox/widget/2' } });
+    const applicant = {
+      firstName: 'sealed-first',
+      lastName: 'sealed-last-2',
+      email: 'sealed-email',
+      phone: null,
+      bvnSealed: 'sealed-bvn',
+    };
+    const outcome = resumeApplication(abandoned, {
+      request: resent,
+      applicant,
+      widgetUrl: 'http://sandbox/widget/2',
+      providerKeySealed: 'k',
+      now: later(5000),
+    });
+    expect(outcome).toMatchObject({
+      ok: true,
+      result: { resumed: true, status: 'PENDING_LINKING', widgetUrl: 'http://sandbox/widget/2' },
+    });
     if (outcome.ok) {
       expect(outcome.state.status).toBe('PENDING_LINKING');
       expect(outcome.state.linkWindowStart).toEqual(later(5000));
@@ -107,12 +152,20 @@ describe('linking and finalize', () => {
     const { state, effects } = linked();
     expect(state.status).toBe('LINKED');
     expect(state.firstLinkedAt).toEqual(later(1000));
-    expect(effects.map((e) => (e.kind === 'event' ? e.event : e.fact.type))).toEqual(['account.linked', 'AccountLinked']);
+    expect(effects.map((e) => (e.kind === 'event' ? e.event : e.fact.type))).toEqual([
+      'account.linked',
+      'AccountLinked',
+    ]);
   });
 
   it('when the same provider account is reported twice, then it is one account and no second event', () => {
     const first = linked();
-    const again = recordAccountLink(first.state, { callbackId: 'cb-other', accountId: randomUUID(), account: providerAccount('mono-1'), now: later(3000) });
+    const again = recordAccountLink(first.state, {
+      callbackId: 'cb-other',
+      accountId: randomUUID(),
+      account: providerAccount('mono-1'),
+      now: later(3000),
+    });
     expect(again.kind).toBe('duplicate');
   });
 
@@ -129,7 +182,9 @@ describe('linking and finalize', () => {
     const e = enriched(l.state, l.accountId);
     expect(e.effects).toHaveLength(0);
     const f = finalizeLinking(e.state, later(3000));
-    expect(f.ok && f.effects.filter((x) => x.kind === 'event').map((x) => x.kind === 'event' && x.event)).toEqual(['application.ready_for_analysis']);
+    expect(f.ok && f.effects.filter((x) => x.kind === 'event').map((x) => x.kind === 'event' && x.event)).toEqual([
+      'application.ready_for_analysis',
+    ]);
     if (!f.ok) throw new Error();
     const again = finalizeLinking(f.state, later(4000));
     expect(again.ok && again.effects).toEqual([]);
@@ -145,7 +200,11 @@ describe('linking and finalize', () => {
     expect(one.effects).toHaveLength(0);
     const both = enriched(one.state, second.accountId);
     expect(both.effects).toEqual([
-      expect.objectContaining({ kind: 'event', event: 'application.ready_for_analysis', data: expect.objectContaining({ accountCount: 2 }) }),
+      expect.objectContaining({
+        kind: 'event',
+        event: 'application.ready_for_analysis',
+        data: expect.objectContaining({ accountCount: 2 }),
+      }),
     ]);
   });
 
@@ -153,7 +212,12 @@ describe('linking and finalize', () => {
     const l = linked();
     const f = finalizeLinking(l.state, later(2000));
     if (!f.ok) throw new Error();
-    const late = recordAccountLink(f.state, { callbackId: 'cb-late', accountId: randomUUID(), account: providerAccount('mono-9'), now: later(3000) });
+    const late = recordAccountLink(f.state, {
+      callbackId: 'cb-late',
+      accountId: randomUUID(),
+      account: providerAccount('mono-9'),
+      now: later(3000),
+    });
     expect(late).toMatchObject({ kind: 'refused', reason: 'linking was finalized' });
   });
 });
@@ -168,7 +232,11 @@ describe('analyze and scoring', () => {
 
   it('when the application is read, then it says when its statement was read, when linking was finalized and when the analysis was asked for', () => {
     const l = linked();
-    expect(toView(l.state)).toMatchObject({ linkingFinalizedAt: null, analysisRequestedAt: null, accounts: [{ enrichedAt: null }] });
+    expect(toView(l.state)).toMatchObject({
+      linkingFinalizedAt: null,
+      analysisRequestedAt: null,
+      accounts: [{ enrichedAt: null }],
+    });
     const outcome = analyzeApplication(ready(), { analysisId: 'a-1', now: later(4000) });
     if (!outcome.ok) throw new Error();
     expect(toView(outcome.state)).toMatchObject({
@@ -180,42 +248,83 @@ describe('analyze and scoring', () => {
 
   it('when analyze comes before ready_for_analysis, then it is a 400-class refusal', () => {
     const l = linked();
-    expect(analyzeApplication(l.state, { analysisId: randomUUID(), now: later(2000) })).toMatchObject({ ok: false, code: 'NO_ACCOUNTS' });
-    expect(analyzeApplication(opened(), { analysisId: randomUUID(), now: t0 })).toMatchObject({ ok: false, code: 'NO_ACCOUNTS' });
+    expect(analyzeApplication(l.state, { analysisId: randomUUID(), now: later(2000) })).toMatchObject({
+      ok: false,
+      code: 'NO_ACCOUNTS',
+    });
+    expect(analyzeApplication(opened(), { analysisId: randomUUID(), now: t0 })).toMatchObject({
+      ok: false,
+      code: 'NO_ACCOUNTS',
+    });
   });
 
   it('when analyze comes after ready, then the application is PROCESSING and an AnalysisRequested fact carries the terms', () => {
     const outcome = analyzeApplication(ready(), { analysisId: 'a-1', now: later(4000) });
     expect(outcome).toMatchObject({ ok: true, state: { status: 'PROCESSING' }, result: { status: 'PROCESSING' } });
-    expect(outcome.ok && outcome.effects[0]).toMatchObject({ kind: 'fact', fact: { type: 'AnalysisRequested', analysisId: 'a-1', loan: { amount: 500_000, tenor: 12, interestRate: 5 } } });
+    expect(outcome.ok && outcome.effects[0]).toMatchObject({
+      kind: 'fact',
+      fact: { type: 'AnalysisRequested', analysisId: 'a-1', loan: { amount: 500_000, tenor: 12, interestRate: 5 } },
+    });
   });
 
   it('when the scoring result arrives, then the application is COMPLETED and application.decision carries the score', () => {
     const outcome = analyzeApplication(ready(), { analysisId: 'a-1', now: later(4000) });
     if (!outcome.ok) throw new Error();
     const decision = { score: 700 } as Decision;
-    const base = { factId: randomUUID(), clientId: 'client-a', applicationId: outcome.state.applicationId, applicantId: outcome.state.applicantId, at: later(5000).toISOString(), analysisId: 'a-1' };
+    const base = {
+      factId: randomUUID(),
+      clientId: 'client-a',
+      applicationId: outcome.state.applicationId,
+      applicantId: outcome.state.applicantId,
+      at: later(5000).toISOString(),
+      analysisId: 'a-1',
+    };
     const done = recordScoring(outcome.state, { ...base, type: 'ApplicationScored', decision }, later(5000));
     expect(done?.state.status).toBe('COMPLETED');
-    expect(done?.effects[0]).toMatchObject({ kind: 'event', event: 'application.decision', data: { status: 'COMPLETED', score: 700 } });
-    const stale = recordScoring(outcome.state, { ...base, analysisId: 'other', type: 'ScoringFailed', reason: 'x' }, later(5000));
+    expect(done?.effects[0]).toMatchObject({
+      kind: 'event',
+      event: 'application.decision',
+      data: { status: 'COMPLETED', score: 700 },
+    });
+    const stale = recordScoring(
+      outcome.state,
+      { ...base, analysisId: 'other', type: 'ScoringFailed', reason: 'x' },
+      later(5000),
+    );
     expect(stale).toBeNull();
-    const failed = recordScoring(outcome.state, { ...base, type: 'ScoringFailed', reason: 'no enriched accounts' }, later(5000));
+    const failed = recordScoring(
+      outcome.state,
+      { ...base, type: 'ScoringFailed', reason: 'no enriched accounts' },
+      later(5000),
+    );
     expect(failed?.state.status).toBe('FAILED');
-    expect(failed?.effects[0]).toMatchObject({ event: 'application.failed', data: { status: 'FAILED', reason: 'no enriched accounts' } });
+    expect(failed?.effects[0]).toMatchObject({
+      event: 'application.failed',
+      data: { status: 'FAILED', reason: 'no enriched accounts' },
+    });
   });
 
   it('when analysis_timeout passes for the current analysis, then FAILED with reason analysis_timeout; for an older one, nothing', () => {
     const outcome = analyzeApplication(ready(), { analysisId: 'a-1', now: later(4000) });
     if (!outcome.ok) throw new Error();
     const passed = (since: Date): DeadlinePassed => ({
-      deadlineId: `analysis_timeout:${since.toISOString()}`, kind: 'analysis_timeout', clientId: 'client-a', applicationId: outcome.state.applicationId,
-      accountId: null, attempt: null, since: since.toISOString(), dueAt: later(9000).toISOString(), firedAt: later(9000).toISOString(),
+      deadlineId: `analysis_timeout:${since.toISOString()}`,
+      kind: 'analysis_timeout',
+      clientId: 'client-a',
+      applicationId: outcome.state.applicationId,
+      accountId: null,
+      attempt: null,
+      since: since.toISOString(),
+      dueAt: later(9000).toISOString(),
+      firedAt: later(9000).toISOString(),
     });
     expect(expireDeadline(outcome.state, passed(later(3000)), later(9000))).toBeNull();
     const change = expireDeadline(outcome.state, passed(later(4000)), later(9000));
     expect(change?.state).toMatchObject({ status: 'FAILED', failureReason: 'analysis_timeout' });
-    expect(change?.effects[0]).toMatchObject({ event: 'application.failed', data: { status: 'FAILED', reason: 'analysis_timeout' } });
+    expect(change?.effects[0]).toMatchObject({
+      event: 'application.failed',
+      data: { status: 'FAILED', reason: 'analysis_timeout' },
+    });
     expect(change?.effects[1]).toMatchObject({ kind: 'fact', fact: { type: 'ApplicationClosed', status: 'FAILED' } });
     expect(expireDeadline(change!.state, passed(later(4000)), later(9500))).toBeNull();
   });
@@ -255,34 +364,61 @@ describe('deadlines and re-linking', () => {
     const { state } = linked();
     const change = expireDeadline(state, deadline(state, 'no_analyze', later(1000)), later(10_000));
     expect(change?.state).toMatchObject({ status: 'ABANDONED', abandonReason: 'no_analyze', accounts: [] });
-    expect(change?.effects[1]).toMatchObject({ kind: 'fact', fact: { type: 'ApplicationClosed', abandonReason: 'no_analyze' } });
+    expect(change?.effects[1]).toMatchObject({
+      kind: 'fact',
+      fact: { type: 'ApplicationClosed', abandonReason: 'no_analyze' },
+    });
   });
 
-  it('when a decided application\'s bank data retention ends, then its accounts keep institution and status but lose the account number (last four digits stay), the holder name and the monthly flows, once', () => {
+  it("when a decided application's bank data retention ends, then its accounts keep institution and status but lose the account number (last four digits stay), the holder name and the monthly flows, once", () => {
     const l = linked();
     const state = enriched(l.state, l.accountId, [month('2026-09', 1, 2)]).state;
     const decided = { ...state, status: 'COMPLETED' as const };
     const change = expireDeadline(decided, deadline(decided, 'bank_data_retention', later(1000)), later(10_000));
     expect(change?.effects).toEqual([]);
-    expect(change?.state.accounts.map((a) => [a.accountNumber.slice(0, 6), a.accountNumber.slice(-4), a.holderName, a.institution])).toEqual(
-      state.accounts.map((a) => ['******', a.accountNumber.slice(-4), '', a.institution]),
-    );
+    expect(
+      change?.state.accounts.map((a) => [
+        a.accountNumber.slice(0, 6),
+        a.accountNumber.slice(-4),
+        a.holderName,
+        a.institution,
+      ]),
+    ).toEqual(state.accounts.map((a) => ['******', a.accountNumber.slice(-4), '', a.institution]));
     expect(change?.state.accounts.map((a) => a.monthlyFlows)).toEqual([[]]);
-    expect(expireDeadline(change!.state, deadline(decided, 'bank_data_retention', later(1000)), later(11_000))).toBeNull();
+    expect(
+      expireDeadline(change!.state, deadline(decided, 'bank_data_retention', later(1000)), later(11_000)),
+    ).toBeNull();
     expect(expireDeadline(state, deadline(state, 'bank_data_retention', later(1000)), later(10_000))).toBeNull();
   });
 
   it('when link-account names an account, then its enrichment restarts and the widget is fresh', () => {
     const l = linked();
-    const outcome = relinkAccount(l.state, { accountId: l.accountId, widgetUrl: 'http://sandbox/widget/re', providerKeySealed: 'k', now: later(2000) });
-    expect(outcome).toMatchObject({ ok: true, result: { widgetUrl: 'http://sandbox/widget/re', accountId: l.accountId } });
-    expect(outcome.ok && outcome.effects[0]).toMatchObject({ kind: 'fact', fact: { type: 'EnrichmentRestartRequested', accountId: l.accountId } });
+    const outcome = relinkAccount(l.state, {
+      accountId: l.accountId,
+      widgetUrl: 'http://sandbox/widget/re',
+      providerKeySealed: 'k',
+      now: later(2000),
+    });
+    expect(outcome).toMatchObject({
+      ok: true,
+      result: { widgetUrl: 'http://sandbox/widget/re', accountId: l.accountId },
+    });
+    expect(outcome.ok && outcome.effects[0]).toMatchObject({
+      kind: 'fact',
+      fact: { type: 'EnrichmentRestartRequested', accountId: l.accountId },
+    });
   });
 
-  it.each(['PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'] as const)('when link-account is called on a %s application, then it is refused', (status) => {
-    const outcome = relinkAccount({ ...opened(), status }, { accountId: null, widgetUrl: 'u', providerKeySealed: 'k', now: t0 });
-    expect(outcome).toMatchObject({ ok: false, code: 'INVALID_STATE' });
-  });
+  it.each(['PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'] as const)(
+    'when link-account is called on a %s application, then it is refused',
+    (status) => {
+      const outcome = relinkAccount(
+        { ...opened(), status },
+        { accountId: null, widgetUrl: 'u', providerKeySealed: 'k', now: t0 },
+      );
+      expect(outcome).toMatchObject({ ok: false, code: 'INVALID_STATE' });
+    },
+  );
 });
 
 describe('monthly flows', () => {
@@ -297,8 +433,14 @@ describe('monthly flows', () => {
 
   it('when the statement starts and ends within a month, then those months are marked partial and the whole months between are not', () => {
     const { state, accountId } = linked();
-    const months = [month('2026-08', 10, 5), month('2026-09', 412_500, 371_200), month('2026-10', 398_000, 402_750), month('2026-11', 3, 4)];
-    const flows = (period: { startDate: string; endDate: string }) => enriched(state, accountId, months, period).state.accounts[0]!.monthlyFlows.map((f) => [f.month, f.partial]);
+    const months = [
+      month('2026-08', 10, 5),
+      month('2026-09', 412_500, 371_200),
+      month('2026-10', 398_000, 402_750),
+      month('2026-11', 3, 4),
+    ];
+    const flows = (period: { startDate: string; endDate: string }) =>
+      enriched(state, accountId, months, period).state.accounts[0]!.monthlyFlows.map((f) => [f.month, f.partial]);
     expect(flows({ startDate: '2026-08-17', endDate: '2026-11-19' })).toEqual([
       ['2026-08', true],
       ['2026-09', false],
@@ -313,13 +455,25 @@ describe('monthly flows', () => {
       ['2026-11', false],
     ]);
     // A period not known marks nothing.
-    expect(flows({ startDate: '', endDate: '' }).map(([, partial]) => partial)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(flows({ startDate: '', endDate: '' }).map(([, partial]) => partial)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('when the bank data of the account is scrubbed, then its flows go, and a second notice changes nothing', () => {
     const { state, accountId } = linked();
     const withFlows = enriched(state, accountId, [month('2026-09', 1, 2)]).state;
-    const scrubbed = { type: 'BankDataScrubbed' as const, factId: randomUUID(), clientId: state.clientId, applicationId: state.applicationId, at: later(3000).toISOString(), accountIds: [accountId] };
+    const scrubbed = {
+      type: 'BankDataScrubbed' as const,
+      factId: randomUUID(),
+      clientId: state.clientId,
+      applicationId: state.applicationId,
+      at: later(3000).toISOString(),
+      accountIds: [accountId],
+    };
     const change = recordEnrichment(withFlows, scrubbed, later(3000));
     expect(change?.state.accounts[0]!.monthlyFlows).toEqual([]);
     expect(change?.effects).toEqual([]);

@@ -8,7 +8,11 @@ export function toView(state: Application): ApplicationView {
     applicationId: state.applicationId,
     applicantId: state.applicantId,
     status: state.status,
-    applicant: { firstName: state.applicant.firstName, lastName: state.applicant.lastName, email: state.applicant.email },
+    applicant: {
+      firstName: state.applicant.firstName,
+      lastName: state.applicant.lastName,
+      email: state.applicant.email,
+    },
     loan: { ...state.loan },
     linkingLocked: state.linkingLocked,
     linkingFinalizedAt: state.linkingLockedAt?.toISOString() ?? null,

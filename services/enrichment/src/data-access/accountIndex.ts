@@ -28,7 +28,10 @@ const PROVIDER_ACCOUNT_TTL_MS = 10 * 60_000;
  * never to a wrong result. The application's lookup (which jobs a closing stops) is always read.
  */
 export function createAccountIndex(models: EnrichmentModels) {
-  const providerAccounts = new LRUCache<string, string[]>({ max: REMEMBERED_PROVIDER_ACCOUNTS, ttl: PROVIDER_ACCOUNT_TTL_MS });
+  const providerAccounts = new LRUCache<string, string[]>({
+    max: REMEMBERED_PROVIDER_ACCOUNTS,
+    ttl: PROVIDER_ACCOUNT_TTL_MS,
+  });
 
   async function add(model: IndexModel, key: string, accountId: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {

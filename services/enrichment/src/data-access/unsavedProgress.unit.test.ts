@@ -55,7 +55,10 @@ describe('unsaved progress of enrichment jobs', () => {
   it('when provider jobs were started and not written, then the job shows them started until a write holds them', () => {
     const progress = createUnsavedProgress({ holdMaxMs: 60_000 });
     const stored = { ...pending(), income: { ...pending().income, status: 'NOT_STARTED' as const, startedAt: null } };
-    const notStarted = { ...stored, insights: { ...stored.insights, status: 'NOT_STARTED' as const, startedAt: null, jobId: null } };
+    const notStarted = {
+      ...stored,
+      insights: { ...stored.insights, status: 'NOT_STARTED' as const, startedAt: null, jobId: null },
+    };
     const at = new Date(now.getTime() + 1_000);
     progress.keep(notStarted, [
       { part: 'income', kind: 'started', at },

@@ -139,9 +139,17 @@ describe('enrichment decisions', () => {
 
   it("when a webhook verified with another client's own provider secret names the account, then the job is not signalled; its own client's is", () => {
     const job = started();
-    expect(signalPart(job, { part: 'income', at: later(500), leaseUntil: later(30_000), clientId: 'another-client' })).toBeNull();
-    expect(signalPart(job, { part: 'income', at: later(500), leaseUntil: later(30_000), clientId: job.clientId })?.income.signalledAt).toEqual(later(500));
-    expect(signalPart(job, { part: 'income', at: later(500), leaseUntil: later(30_000), clientId: null })?.income.signalledAt).toEqual(later(500));
+    expect(
+      signalPart(job, { part: 'income', at: later(500), leaseUntil: later(30_000), clientId: 'another-client' }),
+    ).toBeNull();
+    expect(
+      signalPart(job, { part: 'income', at: later(500), leaseUntil: later(30_000), clientId: job.clientId })?.income
+        .signalledAt,
+    ).toEqual(later(500));
+    expect(
+      signalPart(job, { part: 'income', at: later(500), leaseUntil: later(30_000), clientId: null })?.income
+        .signalledAt,
+    ).toEqual(later(500));
   });
 
   it('when a webhook arrives before the start of its part is recorded, then the part is fetched as soon as the start is', () => {
@@ -273,7 +281,7 @@ describe('enrichment decisions', () => {
     expect(job.income.result).not.toBeNull();
   });
 
-  it('when a closed application\'s bank data retention ends, then the data of its closed job is dropped too, once', () => {
+  it("when a closed application's bank data retention ends, then the data of its closed job is dropped too, once", () => {
     const closedJob = closeJob(done(), closed('no_link'), later(9000), false)!;
     const scrubbed = closeJob(closedJob, { factId: 'bank_data_retention:a:t' }, later(90_000), true)!;
     expect(scrubbed).toMatchObject({ accountNumber: null, scrubbedAt: later(90_000), closedAt: later(9000) });

@@ -30,7 +30,16 @@ import type {
  * (which no script can read), with the session's CSRF token on every change.
  */
 
-export type { ApplicationStatus, ApplicationSummary, ApplicationView, ClientSettings, DecisionOutcome, DeliveryView, MonthlyFlow, ReplayResult };
+export type {
+  ApplicationStatus,
+  ApplicationSummary,
+  ApplicationView,
+  ClientSettings,
+  DecisionOutcome,
+  DeliveryView,
+  MonthlyFlow,
+  ReplayResult,
+};
 export type { StaffInvitation, StaffRole, StaffUser };
 export type { ChallengerReport, CreditPolicy, PolicyList, PolicyVersionView, SimulationResult };
 export type { ReviewOutcome, ReviewPage, ReviewQueueItem, ReviewQueueStatus, ReviewView };
@@ -147,7 +156,11 @@ export const api = {
     return state;
   },
   async signInAsStaff(email: string, password: string, totpCode?: string): Promise<SessionState> {
-    const state = await request<SessionState>('POST', '/session', { email, password, ...(totpCode ? { totpCode } : {}) });
+    const state = await request<SessionState>('POST', '/session', {
+      email,
+      password,
+      ...(totpCode ? { totpCode } : {}),
+    });
     csrfToken = state.csrfToken;
     return state;
   },
@@ -158,7 +171,8 @@ export const api = {
   inviteUser: (email: string, role: StaffRole) => request<StaffInvitation>('POST', '/api/users', { email, role }),
   changeRole: (userId: string, role: StaffRole) => request<StaffUser>('PATCH', `/api/users/${id(userId)}`, { role }),
   removeUser: (userId: string) => request<void>('DELETE', `/api/users/${id(userId)}`),
-  changePassword: (currentPassword: string, newPassword: string) => request<void>('POST', '/password', { currentPassword, newPassword }),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    request<void>('POST', '/password', { currentPassword, newPassword }),
   startTotp: (currentPassword: string) =>
     request<{ totpSecret: string; otpauthUri: string; enrolment: string }>('POST', '/totp', { currentPassword }),
   confirmTotp: (enrolment: string, totpCode: string) => request<void>('POST', '/totp/confirm', { enrolment, totpCode }),
@@ -166,12 +180,25 @@ export const api = {
     await request<void>('DELETE', '/session');
     csrfToken = '';
   },
-  applications: (params: { status?: string[]; decision?: string[]; from?: string; to?: string; q?: string; limit?: number; cursor?: string | null }) =>
-    request<ApplicationPage>('GET', `/api/applications${query(params)}`),
+  applications: (params: {
+    status?: string[];
+    decision?: string[];
+    from?: string;
+    to?: string;
+    q?: string;
+    limit?: number;
+    cursor?: string | null;
+  }) => request<ApplicationPage>('GET', `/api/applications${query(params)}`),
   application: (applicationId: string) => request<ApplicationView>('GET', `/api/applications/${id(applicationId)}`),
-  deliveries: (params: { applicationId?: string; status?: string; event?: string; limit?: number; cursor?: string | null }) =>
-    request<DeliveryPage>('GET', `/api/webhooks/deliveries${query(params)}`),
-  redeliver: (deliveryId: string) => request<DeliveryView>('POST', `/api/webhooks/deliveries/${id(deliveryId)}/redeliver`),
+  deliveries: (params: {
+    applicationId?: string;
+    status?: string;
+    event?: string;
+    limit?: number;
+    cursor?: string | null;
+  }) => request<DeliveryPage>('GET', `/api/webhooks/deliveries${query(params)}`),
+  redeliver: (deliveryId: string) =>
+    request<DeliveryView>('POST', `/api/webhooks/deliveries/${id(deliveryId)}/redeliver`),
   replay: (since: string) => request<ReplayResult>('POST', '/api/webhooks/deliveries/replay', { since }),
   reviews: (params: { status?: ReviewQueueStatus; limit?: number; cursor?: string | null }) =>
     request<ReviewPage>('GET', `/api/reviews${query(params)}`),
@@ -179,10 +206,15 @@ export const api = {
     request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review`, body),
   /** `reviewer` null: the signed-in user confirms. */
   confirmReview: (applicationId: string, reviewer: string | null) =>
-    request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review/confirm`, reviewer === null ? {} : { reviewer }),
+    request<ReviewResult>(
+      'POST',
+      `/api/applications/${id(applicationId)}/review/confirm`,
+      reviewer === null ? {} : { reviewer },
+    ),
   client: () => request<ClientSettings>('GET', '/api/client'),
   updateWebhookUrl: (webhookUrl: string | null) => request<ClientSettings>('PATCH', '/api/client', { webhookUrl }),
-  updateReviewThreshold: (reviewConfirmationAbove: number | null) => request<ClientSettings>('PATCH', '/api/client', { reviewConfirmationAbove }),
+  updateReviewThreshold: (reviewConfirmationAbove: number | null) =>
+    request<ClientSettings>('PATCH', '/api/client', { reviewConfirmationAbove }),
   rotateKey: () => request<{ clientId: string; apiKey: string }>('POST', '/api/client/rotate-key'),
   rotateWebhookSecret: (overlapSeconds?: number) =>
     request<{ clientId: string; webhookSecret: string; previousSecretValidUntil: string }>(

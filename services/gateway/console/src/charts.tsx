@@ -29,12 +29,22 @@ export function BarChart(props: {
     if (!canvas.current) return undefined;
     const format = props.format ?? ((n: number) => String(n));
     const stacked = props.stacked ?? false;
-    const valueAxis = { beginAtZero: true, max: props.max, stacked, ticks: { color: '#333', callback: (value: string | number) => format(Number(value)) } };
+    const valueAxis = {
+      beginAtZero: true,
+      max: props.max,
+      stacked,
+      ticks: { color: '#333', callback: (value: string | number) => format(Number(value)) },
+    };
     const chart = new Chart(canvas.current, {
       type: 'bar',
       data: {
         labels: props.categories,
-        datasets: props.series.map((s) => ({ label: s.label, data: s.values, backgroundColor: s.colour, borderColor: s.colour })),
+        datasets: props.series.map((s) => ({
+          label: s.label,
+          data: s.values,
+          backgroundColor: s.colour,
+          borderColor: s.colour,
+        })),
       },
       options: {
         indexAxis: props.horizontal ? 'y' : 'x',

@@ -12,7 +12,9 @@ export interface Label {
 }
 
 const table = <K extends string>(entries: Record<K, [string, Tone]>): Record<K, Label> =>
-  Object.fromEntries((Object.entries(entries) as [K, [string, Tone]][]).map(([code, [text, tone]]) => [code, { text, tone }])) as Record<K, Label>;
+  Object.fromEntries(
+    (Object.entries(entries) as [K, [string, Tone]][]).map(([code, [text, tone]]) => [code, { text, tone }]),
+  ) as Record<K, Label>;
 
 export const LABELS = {
   /** An application's status. A completed one is neither good nor bad: its decision says which. */

@@ -1,4 +1,14 @@
-import { AbandonReason, ApplicationStatus, DecisionOutcome, DeliveryStatus, EnrichmentStatus, EventNames, ReviewOutcome, ScoreBand, Severity } from '@loan/contracts';
+import {
+  AbandonReason,
+  ApplicationStatus,
+  DecisionOutcome,
+  DeliveryStatus,
+  EnrichmentStatus,
+  EventNames,
+  ReviewOutcome,
+  ScoreBand,
+  Severity,
+} from '@loan/contracts';
 import { Reasons } from '../../../notifier/src/domain/delivery';
 import { LABELS, labelOf, say, type LabelKind } from './labels';
 

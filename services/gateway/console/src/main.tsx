@@ -39,7 +39,13 @@ function SignIn(props: { onSignedIn: (state: SessionState) => void; notice?: str
     setBusy(true);
     setError(null);
     try {
-      const state = await withFreshToken(() => api.signInAsStaff(field('email').value.trim(), field('password').value, field('totpCode').value.trim() || undefined));
+      const state = await withFreshToken(() =>
+        api.signInAsStaff(
+          field('email').value.trim(),
+          field('password').value,
+          field('totpCode').value.trim() || undefined,
+        ),
+      );
       props.onSignedIn(state);
     } catch (e) {
       field('password').value = '';
@@ -80,13 +86,40 @@ function SignIn(props: { onSignedIn: (state: SessionState) => void; notice?: str
           {props.notice}
         </p>
       ) : null}
-      <form onSubmit={(e) => void submitStaff(e)} method="post" action="/console/session" aria-describedby={error ? 'sign-in-error' : undefined}>
+      <form
+        onSubmit={(e) => void submitStaff(e)}
+        method="post"
+        action="/console/session"
+        aria-describedby={error ? 'sign-in-error' : undefined}
+      >
         <label for="email">E-mail address</label>
-        <input id="email" name="email" type="email" autocomplete="username" spellcheck={false} required aria-invalid={error ? 'true' : undefined} />
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          spellcheck={false}
+          required
+          aria-invalid={error ? 'true' : undefined}
+        />
         <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required aria-invalid={error ? 'true' : undefined} />
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          aria-invalid={error ? 'true' : undefined}
+        />
         <label for="totp-code">Authenticator code (if you enrolled one)</label>
-        <input id="totp-code" name="totpCode" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" aria-describedby="totp-help" />
+        <input
+          id="totp-code"
+          name="totpCode"
+          inputMode="numeric"
+          autocomplete="one-time-code"
+          pattern="[0-9]{6}"
+          aria-describedby="totp-help"
+        />
         <p id="totp-help" class="hint">
           The 6-digit code your authenticator app shows now.
         </p>
@@ -103,11 +136,20 @@ function SignIn(props: { onSignedIn: (state: SessionState) => void; notice?: str
         <summary>Sign in with the API key (a lender whose first owner has no account yet)</summary>
         <form onSubmit={(e) => void submitKey(e)} method="post" action="/console/session" aria-describedby="key-help">
           <p id="key-help">
-            Use your API key (it starts with <code>lk_</code>). The console keeps nothing of it; once your first owner has an account, staff
-            sign in with their own.
+            Use your API key (it starts with <code>lk_</code>). The console keeps nothing of it; once your first owner
+            has an account, staff sign in with their own.
           </p>
           <label for="api-key">API key</label>
-          <input id="api-key" name="apiKey" type="password" autocomplete="off" spellcheck={false} required aria-invalid={keyError ? 'true' : undefined} aria-describedby={keyError ? 'key-error' : undefined} />
+          <input
+            id="api-key"
+            name="apiKey"
+            type="password"
+            autocomplete="off"
+            spellcheck={false}
+            required
+            aria-invalid={keyError ? 'true' : undefined}
+            aria-describedby={keyError ? 'key-error' : undefined}
+          />
           <button type="submit" disabled={busy}>
             Sign in with the key
           </button>
@@ -132,9 +174,18 @@ const NAV = [
   ['/users', 'Users', ['owner']],
 ] as const;
 
-const mayOpen = (session: SessionState, roles: readonly StaffRole[] | null) => !roles || !session.user || roles.includes(session.user.role);
+const mayOpen = (session: SessionState, roles: readonly StaffRole[] | null) =>
+  !roles || !session.user || roles.includes(session.user.role);
 
-function Page({ location, session, onSessionChange }: { location: Location; session: SessionState; onSessionChange: () => void }) {
+function Page({
+  location,
+  session,
+  onSessionChange,
+}: {
+  location: Location;
+  session: SessionState;
+  onSessionChange: () => void;
+}) {
   const detail = /^\/applications\/([^/]+)$/.exec(location.path);
   if (detail) return <ApplicationPage applicationId={decodeURIComponent(detail[1]!)} />;
   if (location.path === '/applications') return <ApplicationsPage params={location.params} />;
@@ -229,10 +280,14 @@ function App() {
   const section = NAV.find(([path]) => location.path === path || location.path.startsWith(`${path}/`))?.[0];
   return (
     <>
-      <a class="skip-link" href="#main" onClick={(e) => {
-        e.preventDefault();
-        document.getElementById('main')?.focus();
-      }}>
+      <a
+        class="skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="top">
@@ -251,7 +306,8 @@ function App() {
         <span class="who">
           {session.user ? (
             <>
-              <strong>{session.user.email}</strong> ({session.user.role.replace('_', ' ')}) at <strong>{session.name}</strong>{' '}
+              <strong>{session.user.email}</strong> ({session.user.role.replace('_', ' ')}) at{' '}
+              <strong>{session.name}</strong>{' '}
               <a class="account-link" href="#/account" aria-current={location.path === '/account' ? 'page' : undefined}>
                 Your account
               </a>

@@ -31,4 +31,3 @@ export function useLocation(): Location {
   }, []);
   return location;
 }
-

@@ -30,7 +30,9 @@ export const may = (session: Pick<SessionState, 'user'> | null, permission: Perm
 
 /** Why the page offers no control for something: the user's role, and the roles that may. */
 export function notAllowed(session: Pick<SessionState, 'user'> | null, permission: Permission, what: string): string {
-  const roles = (Object.keys(PERMISSIONS) as StaffRole[]).filter((role) => PERMISSIONS[role].includes(permission)).map(roleName);
+  const roles = (Object.keys(PERMISSIONS) as StaffRole[])
+    .filter((role) => PERMISSIONS[role].includes(permission))
+    .map(roleName);
   const who = roles.length > 1 ? `${roles.slice(0, -1).join(', ')} or ${roles.at(-1)}` : roles[0];
   const role = session?.user ? roleName(session.user.role) : '';
   return `Your role (${role}) does not allow you to ${what}; a${/^[aeiou]/.test(who ?? '') ? 'n' : ''} ${who} may.`;

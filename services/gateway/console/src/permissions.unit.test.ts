@@ -7,7 +7,12 @@ const ALL: Permission[] = ['read', 'applications', 'manage', 'developer', 'users
 describe('what the console offers each role', () => {
   it('when the console decides what to offer, then its table is the gateway’s for every role and permission', () => {
     for (const role of StaffRoles) {
-      for (const permission of ALL) expect([role, permission, PERMISSIONS[role].includes(permission)]).toEqual([role, permission, roleAllows(role, permission)]);
+      for (const permission of ALL)
+        expect([role, permission, PERMISSIONS[role].includes(permission)]).toEqual([
+          role,
+          permission,
+          roleAllows(role, permission),
+        ]);
     }
   });
 

@@ -11,7 +11,8 @@ export function ageInWords(seconds: number): string {
   const minutes = Math.floor(s / 60);
   if (minutes < 60) return plural(minutes, 'minute');
   const hours = Math.floor(minutes / 60);
-  if (hours < 24) return minutes % 60 ? `${plural(hours, 'hour')} ${plural(minutes % 60, 'minute')}` : plural(hours, 'hour');
+  if (hours < 24)
+    return minutes % 60 ? `${plural(hours, 'hour')} ${plural(minutes % 60, 'minute')}` : plural(hours, 'hour');
   const days = Math.floor(hours / 24);
   return hours % 24 ? `${plural(days, 'day')} ${plural(hours % 24, 'hour')}` : plural(days, 'day');
 }
@@ -80,7 +81,10 @@ export function draftOf(application: ApplicationView): ReviewDraft {
  * The body of `POST /api/applications/:id/review` for a draft, or the first problem the form can
  * tell by itself (the API checks everything again and its message is shown as it comes).
  */
-export function reviewBodyOf(draft: ReviewDraft, who: Reviewing): { body: Record<string, unknown> } | { problem: string } {
+export function reviewBodyOf(
+  draft: ReviewDraft,
+  who: Reviewing,
+): { body: Record<string, unknown> } | { problem: string } {
   if (!nameOf(who)) return { problem: 'Enter your staff id: it is recorded as the reviewer.' };
   if (!draft.reasonCode.trim()) return { problem: 'Enter a reason code.' };
   if (draft.override && !draft.note.trim()) return { problem: 'An override needs a note saying why.' };
@@ -88,10 +92,15 @@ export function reviewBodyOf(draft: ReviewDraft, who: Reviewing): { body: Record
   // A signed-in user is recorded by the gateway itself; the body names no one.
   if ('staffId' in who) body.reviewer = who.staffId.trim();
   if (draft.outcome !== 'DECLINED') {
-    const terms = { amount: Number(draft.amount), tenor: Number(draft.tenor), interestRate: Number(draft.interestRate) };
+    const terms = {
+      amount: Number(draft.amount),
+      tenor: Number(draft.tenor),
+      interestRate: Number(draft.interestRate),
+    };
     if (!draft.amount.trim() || !Number.isFinite(terms.amount)) return { problem: 'Enter the amount in Naira.' };
     if (!draft.tenor.trim() || !Number.isInteger(terms.tenor)) return { problem: 'Enter the tenor in whole months.' };
-    if (!draft.interestRate.trim() || !Number.isFinite(terms.interestRate)) return { problem: 'Enter the interest rate in percent a month.' };
+    if (!draft.interestRate.trim() || !Number.isFinite(terms.interestRate))
+      return { problem: 'Enter the interest rate in percent a month.' };
     body.terms = terms;
   }
   if (draft.note.trim()) body.note = draft.note;

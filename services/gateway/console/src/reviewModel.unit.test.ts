@@ -9,7 +9,12 @@ const referred = (review: ReviewView | null = null): ApplicationView =>
     loan: { amount: 500000, tenor: 12, interestRate: 5, purpose: null },
     decision: {
       decision: 'MANUAL_REVIEW',
-      approval_details: { approved_amount: 400000, approved_tenor: 12, approved_interest: 5, monthly_payment: 45130.17 },
+      approval_details: {
+        approved_amount: 400000,
+        approved_tenor: 12,
+        approved_interest: 5,
+        monthly_payment: 45130.17,
+      },
     },
     review,
   }) as unknown as ApplicationView;
@@ -68,7 +73,9 @@ describe('cannotConfirm', () => {
   });
 
   it('when the signed-in user made the review, then they are told a second reviewer must confirm it; another signed-in user may', () => {
-    expect(cannotConfirm(pending('ada@lender.example'), { signedIn: 'ada@lender.example' })).toMatch(/^You \(ada@lender\.example\) made this review/);
+    expect(cannotConfirm(pending('ada@lender.example'), { signedIn: 'ada@lender.example' })).toMatch(
+      /^You \(ada@lender\.example\) made this review/,
+    );
     expect(cannotConfirm(pending('ada@lender.example'), { signedIn: 'bola@lender.example' })).toBeNull();
   });
 });
@@ -77,25 +84,46 @@ describe('reviewBodyOf', () => {
   it('when the form is prefilled, then its terms are those scoring would grant', () => {
     const draft = { ...draftOf(referred()), reasonCode: 'INCOME_VERIFIED' };
     expect(reviewBodyOf(draft, { staffId: ' officer-1 ' })).toEqual({
-      body: { outcome: 'APPROVED', reasonCode: 'INCOME_VERIFIED', reviewer: 'officer-1', terms: { amount: 400000, tenor: 12, interestRate: 5 } },
+      body: {
+        outcome: 'APPROVED',
+        reasonCode: 'INCOME_VERIFIED',
+        reviewer: 'officer-1',
+        terms: { amount: 400000, tenor: 12, interestRate: 5 },
+      },
     });
   });
 
   it('when a staff user is signed in, then the body names no reviewer: the gateway records the user', () => {
     const draft = { ...draftOf(referred()), outcome: 'DECLINED' as const, reasonCode: 'FRAUD' };
-    expect(reviewBodyOf(draft, { signedIn: 'ada@lender.example' })).toEqual({ body: { outcome: 'DECLINED', reasonCode: 'FRAUD' } });
+    expect(reviewBodyOf(draft, { signedIn: 'ada@lender.example' })).toEqual({
+      body: { outcome: 'DECLINED', reasonCode: 'FRAUD' },
+    });
   });
 
   it('when the outcome is a decline, then no terms and no override are sent', () => {
-    const draft = { ...draftOf(referred()), outcome: 'DECLINED' as const, reasonCode: 'FRAUD', override: true, note: 'Payslip forged' };
-    expect(reviewBodyOf(draft, { staffId: 'officer-1' })).toEqual({ body: { outcome: 'DECLINED', reasonCode: 'FRAUD', reviewer: 'officer-1', note: 'Payslip forged' } });
+    const draft = {
+      ...draftOf(referred()),
+      outcome: 'DECLINED' as const,
+      reasonCode: 'FRAUD',
+      override: true,
+      note: 'Payslip forged',
+    };
+    expect(reviewBodyOf(draft, { staffId: 'officer-1' })).toEqual({
+      body: { outcome: 'DECLINED', reasonCode: 'FRAUD', reviewer: 'officer-1', note: 'Payslip forged' },
+    });
   });
 
   it('when an override has no note, no reviewer or reason code is given, or the tenor is not whole, then the form says so', () => {
     const draft = { ...draftOf(referred()), reasonCode: 'X' };
-    expect(reviewBodyOf({ ...draft, override: true }, { staffId: 'officer-1' })).toEqual({ problem: 'An override needs a note saying why.' });
+    expect(reviewBodyOf({ ...draft, override: true }, { staffId: 'officer-1' })).toEqual({
+      problem: 'An override needs a note saying why.',
+    });
     expect(reviewBodyOf(draft, { staffId: '' })).toEqual({ problem: expect.stringMatching(/staff id/) });
-    expect(reviewBodyOf({ ...draft, reasonCode: ' ' }, { staffId: 'officer-1' })).toEqual({ problem: 'Enter a reason code.' });
-    expect(reviewBodyOf({ ...draft, tenor: '6.5' }, { staffId: 'officer-1' })).toEqual({ problem: 'Enter the tenor in whole months.' });
+    expect(reviewBodyOf({ ...draft, reasonCode: ' ' }, { staffId: 'officer-1' })).toEqual({
+      problem: 'Enter a reason code.',
+    });
+    expect(reviewBodyOf({ ...draft, tenor: '6.5' }, { staffId: 'officer-1' })).toEqual({
+      problem: 'Enter the tenor in whole months.',
+    });
   });
 });

@@ -244,7 +244,13 @@ export function ShownOnce({ label, value, children }: { label: string; value: st
 }
 
 /** A button that asks for a second, explicit click before it acts. */
-export function ConfirmButton(props: { label: string; confirmLabel: string; warning: string; onConfirm: () => void; disabled?: boolean }) {
+export function ConfirmButton(props: {
+  label: string;
+  confirmLabel: string;
+  warning: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+}) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (
@@ -274,7 +280,14 @@ export function ConfirmButton(props: { label: string; confirmLabel: string; warn
 }
 
 /** A labelled filter: "Any" (no filter) or one of the options (shown as `words` of it, when given). */
-export function FilterSelect(props: { id: string; label: string; name: string; value: string; options: readonly string[]; words?: (option: string) => string }) {
+export function FilterSelect(props: {
+  id: string;
+  label: string;
+  name: string;
+  value: string;
+  options: readonly string[];
+  words?: (option: string) => string;
+}) {
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>

@@ -111,9 +111,7 @@ export function createAuditLog(deps: { model: AuditModel; retentionMs: number })
       const position = query.cursor === undefined ? null : auditCursor.decode(query.cursor);
       if (query.cursor !== undefined && !position) throw new BadCursorError(INVALID_CURSOR);
       const after = position ? { at: new Date(position.at), id: position.id } : null;
-      const filter = after
-        ? { $or: [{ at: { $lt: after.at } }, { at: after.at, _id: { $lt: after.id } }] }
-        : {};
+      const filter = after ? { $or: [{ at: { $lt: after.at } }, { at: after.at, _id: { $lt: after.id } }] } : {};
       const docs = await model
         .find(filter)
         .sort({ at: -1, _id: -1 })
@@ -121,7 +119,11 @@ export function createAuditLog(deps: { model: AuditModel; retentionMs: number })
         .lean<Doc[]>();
       const items = docs.slice(0, query.limit).map(toEntry);
       const last = items[items.length - 1];
-      return { items, nextCursor: docs.length > query.limit && last ? auditCursor.encode({ at: last.at.toISOString(), id: last.id }) : null };
+      return {
+        items,
+        nextCursor:
+          docs.length > query.limit && last ? auditCursor.encode({ at: last.at.toISOString(), id: last.id }) : null,
+      };
     },
     /** Removes only entries whose retention has ended. */
     async expire(now: Date): Promise<void> {

@@ -45,7 +45,10 @@ export function rotatedSecrets(
   const previous = secrets
     .filter((s) => s.validUntil === null || s.validUntil > now)
     .map((s) => ({ ...s, validUntil: s.validUntil && s.validUntil < validUntil ? s.validUntil : validUntil }));
-  return [{ secret: fresh.secret, validUntil: null, createdAt: fresh.createdAt }, ...previous].slice(0, MAX_WEBHOOK_SECRETS);
+  return [{ secret: fresh.secret, validUntil: null, createdAt: fresh.createdAt }, ...previous].slice(
+    0,
+    MAX_WEBHOOK_SECRETS,
+  );
 }
 
 /** What a lender sees of its own account: the secrets signing now, never their values. */
@@ -171,7 +174,8 @@ export function createClientAccounts(deps: {
         next.providerSecretKey = changes.providerSecretKey === null ? null : sealer.seal(changes.providerSecretKey);
       }
       if (changes.providerWebhookSecret !== undefined) {
-        next.providerWebhookSecret = changes.providerWebhookSecret === null ? null : sealer.seal(changes.providerWebhookSecret);
+        next.providerWebhookSecret =
+          changes.providerWebhookSecret === null ? null : sealer.seal(changes.providerWebhookSecret);
       }
       if (changes.reviewConfirmationAbove !== undefined) next.reviewConfirmationAbove = changes.reviewConfirmationAbove;
       await save(next);
@@ -203,7 +207,12 @@ export function createClientAccounts(deps: {
       const webhookSecret = newWebhookSecret();
       await save({
         ...client,
-        webhookSecrets: rotatedSecrets(client.webhookSecrets, { secret: sealer.seal(webhookSecret), createdAt: now }, now, validUntil),
+        webhookSecrets: rotatedSecrets(
+          client.webhookSecrets,
+          { secret: sealer.seal(webhookSecret), createdAt: now },
+          now,
+          validUntil,
+        ),
         version: client.version + 1,
       });
       await audit(by, 'client.rotate-webhook-secret', clientId);

@@ -1,11 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  Topics,
-  deadLetterTopicFor,
-  replyTopicFor,
-  type ApplicationCommand,
-  type CommandReply,
-} from '@loan/contracts';
+import { Topics, deadLetterTopicFor, replyTopicFor, type ApplicationCommand, type CommandReply } from '@loan/contracts';
 import type { KafkaBus, Logger, Sealer } from '@loan/runtime';
 
 export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -40,7 +34,10 @@ export function createCommandBus(deps: {
   const pending = new Map<string, { resolve: (reply: CommandReply) => void; timer: NodeJS.Timeout }>();
 
   async function start() {
-    await bus.ensureTopics([replyTo, deadLetterTopicFor(replyTo)], { partitions: 1, retentionMs: deps.replyRetentionMs });
+    await bus.ensureTopics([replyTo, deadLetterTopicFor(replyTo)], {
+      partitions: 1,
+      retentionMs: deps.replyRetentionMs,
+    });
     await bus.consume({
       groupId,
       topics: [replyTo],
@@ -74,7 +71,12 @@ export function createCommandBus(deps: {
     await bus.stopConsumer(groupId);
     await bus.admin
       .deleteTopics({ topics: [bus.topicName(replyTo), bus.topicName(deadLetterTopicFor(replyTo))], timeout: 5_000 })
-      .catch((error: unknown) => deps.logger.warn({ err: error, topic: replyTo }, 'deleting the reply topic failed; a sweep of another replica removes it'));
+      .catch((error: unknown) =>
+        deps.logger.warn(
+          { err: error, topic: replyTo },
+          'deleting the reply topic failed; a sweep of another replica removes it',
+        ),
+      );
   }
 
   function send(input: CommandInput): Promise<CommandReply> {
@@ -93,7 +95,9 @@ export function createCommandBus(deps: {
       }, timeoutMs);
       pending.set(commandId, { resolve, timer });
       bus
-        .publish(Topics.applicationCommands, [{ key, value: command, headers: { 'x-correlation-id': input.correlationId } }])
+        .publish(Topics.applicationCommands, [
+          { key, value: command, headers: { 'x-correlation-id': input.correlationId } },
+        ])
         .catch((error: unknown) => {
           clearTimeout(timer);
           pending.delete(commandId);

@@ -12,7 +12,13 @@ export const replyGroupFor = (instanceId: string) => `gateway-replies-${instance
  * deleted. A replica starting up has a member within seconds, well inside the grace period.
  * Every replica sweeps; deleting what another one deleted first is harmless.
  */
-export function createReplyTopicSweeper(deps: { bus: KafkaBus; ownInstanceId: string; graceMs: number; clock: Clock; logger: Logger }) {
+export function createReplyTopicSweeper(deps: {
+  bus: KafkaBus;
+  ownInstanceId: string;
+  graceMs: number;
+  clock: Clock;
+  logger: Logger;
+}) {
   const { bus, clock, logger } = deps;
   const prefix = bus.topicName(replyTopicPrefix);
   /** Instance id → when this replica first saw its group without a member. */
@@ -42,7 +48,9 @@ export function createReplyTopicSweeper(deps: { bus: KafkaBus; ownInstanceId: st
       const since = emptySince.get(id) ?? now;
       emptySince.set(id, since);
       if (now - since < deps.graceMs) continue;
-      const own = [`${prefix}${id}`, bus.topicName(deadLetterTopicFor(`${replyTopicPrefix}${id}`))].filter((t) => topics.has(t));
+      const own = [`${prefix}${id}`, bus.topicName(deadLetterTopicFor(`${replyTopicPrefix}${id}`))].filter((t) =>
+        topics.has(t),
+      );
       await bus.admin.deleteTopics({ topics: own, timeout: 5_000 });
       await bus.admin.deleteGroups([groupOf(id)]).catch(() => undefined);
       emptySince.delete(id);
@@ -59,7 +67,9 @@ export function createReplyTopicSweeper(deps: { bus: KafkaBus; ownInstanceId: st
       if (running) return;
       running = true;
       sweep()
-        .catch((error: unknown) => logger.warn({ err: error }, 'sweeping reply topics of dead replicas failed; retried on the next interval'))
+        .catch((error: unknown) =>
+          logger.warn({ err: error }, 'sweeping reply topics of dead replicas failed; retried on the next interval'),
+        )
         .finally(() => {
           running = false;
         });

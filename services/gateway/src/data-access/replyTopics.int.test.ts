@@ -13,7 +13,8 @@ describe('gateway reply topics', () => {
   const ns = suiteNamespace();
   const bus = testBus(ns, 'reply-topics-test');
   const gateways: Running[] = [];
-  const topicsNow = async () => (await bus.admin.listTopics()).filter((t) => t.startsWith(`${ns}loan.gateway.replies.`)).sort();
+  const topicsNow = async () =>
+    (await bus.admin.listTopics()).filter((t) => t.startsWith(`${ns}loan.gateway.replies.`)).sort();
   const retentionOf = async (topic: string) => {
     const { resources } = await bus.admin.describeConfigs({
       includeSynonyms: false,
@@ -43,15 +44,26 @@ describe('gateway reply topics', () => {
   it('when a replica stops right after handling a reply, then its reply consumer stops (committing what it handled) before its topics are deleted, and no commit is refused', async () => {
     const logs = captureLogs();
     // Nothing is committed on the interval: what the replica handled is still to commit when it stops.
-    const gateway = await startGateway(ns, { GATEWAY_INSTANCE_ID: 'busy1', KAFKA_COMMIT_INTERVAL: '10m', LOG_LEVEL: 'warn' });
+    const gateway = await startGateway(ns, {
+      GATEWAY_INSTANCE_ID: 'busy1',
+      KAFKA_COMMIT_INTERVAL: '10m',
+      LOG_LEVEL: 'warn',
+    });
     await bus.publish('loan.gateway.replies.busy1', [
-      { key: 'late', value: { commandId: randomUUID(), ok: false, code: 'NOT_FOUND', message: 'a reply nobody waits for any more' } },
+      {
+        key: 'late',
+        value: { commandId: randomUUID(), ok: false, code: 'NOT_FOUND', message: 'a reply nobody waits for any more' },
+      },
     ]);
     const handled = /kafka_handler_duration_seconds_count\{[^}]*topic="[^"]*loan\.gateway\.replies\.busy1"[^}]*\} 1/;
-    await waitFor(async () => handled.test(await (await fetch(`${gateway.opsUrl}/metrics`)).text()), { what: 'the reply handled' });
+    await waitFor(async () => handled.test(await (await fetch(`${gateway.opsUrl}/metrics`)).text()), {
+      what: 'the reply handled',
+    });
 
     await gateway.stop();
-    await waitFor(async () => !(await topicsNow()).some((t) => t.includes('busy1')), { what: 'the reply topics deleted' });
+    await waitFor(async () => !(await topicsNow()).some((t) => t.includes('busy1')), {
+      what: 'the reply topics deleted',
+    });
     expect(logs.lines().filter((line) => /OffsetCommit|committing consumer offsets failed/.test(line))).toEqual([]);
   });
 
@@ -64,19 +76,33 @@ describe('gateway reply topics', () => {
     await dead.connect();
     await dead.subscribe({ topic: `${ns}loan.gateway.replies.dead1`, fromBeginning: true });
     await dead.run({ eachMessage: async () => undefined });
-    await waitFor(async () => (await bus.admin.describeGroups([bus.groupName(replyGroupFor('dead1'))])).groups[0]?.members.length === 1, {
-      what: 'the dead replica consuming',
-    });
+    await waitFor(
+      async () =>
+        (await bus.admin.describeGroups([bus.groupName(replyGroupFor('dead1'))])).groups[0]?.members.length === 1,
+      {
+        what: 'the dead replica consuming',
+      },
+    );
 
     let now = Date.now();
     const clock: Clock = { now: () => new Date(now) };
-    const sweeper = createReplyTopicSweeper({ bus, ownInstanceId: 'sweeper1', graceMs: 10 * 60_000, clock, logger: createLogger('test', 'silent') });
+    const sweeper = createReplyTopicSweeper({
+      bus,
+      ownInstanceId: 'sweeper1',
+      graceMs: 10 * 60_000,
+      clock,
+      logger: createLogger('test', 'silent'),
+    });
     // While it still consumes, it is alive.
     expect(await sweeper.sweep()).toEqual([]);
     await dead.disconnect();
-    await waitFor(async () => (await bus.admin.describeGroups([bus.groupName(replyGroupFor('dead1'))])).groups[0]?.members.length === 0, {
-      what: 'the dead replica gone from its group',
-    });
+    await waitFor(
+      async () =>
+        (await bus.admin.describeGroups([bus.groupName(replyGroupFor('dead1'))])).groups[0]?.members.length === 0,
+      {
+        what: 'the dead replica gone from its group',
+      },
+    );
 
     expect(await sweeper.sweep()).toEqual([]); // first seen without a member
     now += 9 * 60_000;
@@ -84,7 +110,9 @@ describe('gateway reply topics', () => {
     now += 2 * 60_000;
     expect(await sweeper.sweep()).toEqual(['dead1']);
 
-    await waitFor(async () => !(await topicsNow()).some((t) => t.includes('dead1')), { what: 'the dead replica topics deleted' });
+    await waitFor(async () => !(await topicsNow()).some((t) => t.includes('dead1')), {
+      what: 'the dead replica topics deleted',
+    });
     expect(await topicsNow()).toEqual([`${ns}loan.gateway.replies.live1`, `${ns}loan.gateway.replies.live1.dlq`]);
     const groups = (await bus.admin.listGroups()).groups.map((g) => g.groupId);
     expect(groups).not.toContain(bus.groupName(replyGroupFor('dead1')));

@@ -36,7 +36,10 @@ export const logMailer = (logger: Logger, options: { logLink: boolean }): Invita
   async send(invitation) {
     const expiresAt = invitation.expiresAt.toISOString();
     if (!options.logLink) {
-      logger.info({ invitation: { role: invitation.role, expiresAt } }, `invitation made for ${invitation.lenderName}; the link was answered once`);
+      logger.info(
+        { invitation: { role: invitation.role, expiresAt } },
+        `invitation made for ${invitation.lenderName}; the link was answered once`,
+      );
       return;
     }
     logger.info(
@@ -97,7 +100,12 @@ export function createStaffAccounts(deps: {
 }) {
   const { users, clock } = deps;
 
-  async function audit(by: Actor, action: string, clientId: string, target: { userId: string; email?: string; role?: StaffRole }) {
+  async function audit(
+    by: Actor,
+    action: string,
+    clientId: string,
+    target: { userId: string; email?: string; role?: StaffRole },
+  ) {
     deps.logger.info(
       {
         audit: {
@@ -114,7 +122,12 @@ export function createStaffAccounts(deps: {
       `${by.kind} action`,
     );
     // The user acted on by id, never by e-mail address: the audit outlives the user.
-    await deps.audit?.record({ ...entryOf(by), action, clientId, details: { userId: target.userId, ...(target.role ? { role: target.role } : {}) } });
+    await deps.audit?.record({
+      ...entryOf(by),
+      action,
+      clientId,
+      details: { userId: target.userId, ...(target.role ? { role: target.role } : {}) },
+    });
   }
 
   async function load(clientId: string, userId: unknown): Promise<StaffUserRecord> {
@@ -128,7 +141,9 @@ export function createStaffAccounts(deps: {
   }
 
   /** A started enrolment handed back: what it sealed, or null when it is not one of ours. */
-  function openEnrolment(enrolment: unknown): { clientId?: unknown; userId?: unknown; secret?: unknown; until?: unknown } | null {
+  function openEnrolment(
+    enrolment: unknown,
+  ): { clientId?: unknown; userId?: unknown; secret?: unknown; until?: unknown } | null {
     if (typeof enrolment !== 'string') return null;
     try {
       const parsed: unknown = JSON.parse(deps.sealer.for('totp-enrolment').open(enrolment));
@@ -141,7 +156,8 @@ export function createStaffAccounts(deps: {
   const createdByOf = (by: Actor) => (by.userId ? by.userId : by.kind === 'admin' ? 'admin' : 'api-key');
 
   async function invite(clientId: string, email: string, role: StaffRole, by: Actor): Promise<StaffInvitation> {
-    if (await users.byEmail(clientId, email)) throw new HttpError(409, 'A user with this e-mail address already exists');
+    if (await users.byEmail(clientId, email))
+      throw new HttpError(409, 'A user with this e-mail address already exists');
     const now = clock.now();
     const token = newOneTimeToken();
     const lenderName = await deps.lenderName(clientId);
@@ -166,7 +182,8 @@ export function createStaffAccounts(deps: {
     try {
       await users.create(record);
     } catch (error) {
-      if ((error as { code?: number }).code === 11000) throw new HttpError(409, 'A user with this e-mail address already exists');
+      if ((error as { code?: number }).code === 11000)
+        throw new HttpError(409, 'A user with this e-mail address already exists');
       throw error;
     }
     // The token travels in the fragment: it never reaches a server log or a Referer.
@@ -183,9 +200,13 @@ export function createStaffAccounts(deps: {
   }
 
   async function openInvitation(token: unknown): Promise<StaffUserRecord> {
-    const user = typeof token === 'string' && /^[\w-]{43}$/.test(token) ? await users.byInvitation(tokenHashOf(token)) : null;
+    const user =
+      typeof token === 'string' && /^[\w-]{43}$/.test(token) ? await users.byInvitation(tokenHashOf(token)) : null;
     if (!user || user.status !== 'invited' || !user.invitation || user.invitation.expiresAt <= clock.now()) {
-      throw new HttpError(404, 'This invitation is not valid: it was used, withdrawn or has lapsed; ask an owner for a new one');
+      throw new HttpError(
+        404,
+        'This invitation is not valid: it was used, withdrawn or has lapsed; ask an owner for a new one',
+      );
     }
     return user;
   }
@@ -195,7 +216,8 @@ export function createStaffAccounts(deps: {
 
     /** The first owner of a lender, made by the operator; refused once the lender has one. */
     async createOwner(clientId: string, email: string, by: Actor) {
-      if ((await users.countOwners(clientId)) > 0) throw new HttpError(409, 'This lender already has an owner; owners invite further users');
+      if ((await users.countOwners(clientId)) > 0)
+        throw new HttpError(409, 'This lender already has an owner; owners invite further users');
       return invite(clientId, email, 'owner', by);
     },
 
@@ -265,8 +287,15 @@ export function createStaffAccounts(deps: {
       const required = await users.requireTotp(user.clientId);
       let step: number | null = null;
       if (totpCode !== undefined && totpCode !== null && totpCode !== '') {
-        step = typeof totpCode === 'string' ? checkTotp(deps.sealer.for('staff-credentials').open(user.totpSecret!), totpCode, now, null) : null;
-        if (step === null) throw new HttpError(400, 'totpCode is not the current code of the secret shown; check the device clock and retry');
+        step =
+          typeof totpCode === 'string'
+            ? checkTotp(deps.sealer.for('staff-credentials').open(user.totpSecret!), totpCode, now, null)
+            : null;
+        if (step === null)
+          throw new HttpError(
+            400,
+            'totpCode is not the current code of the secret shown; check the device clock and retry',
+          );
       } else if (required) {
         throw new HttpError(400, 'totpCode is required: this lender signs in with an authenticator code');
       }
@@ -282,7 +311,12 @@ export function createStaffAccounts(deps: {
       };
       await save(next);
       if (next.role === 'owner') await deps.endKeySessions(user.clientId);
-      await audit({ kind: 'client', ip: undefined, correlationId: null, userId: user.userId }, 'user.accept-invitation', user.clientId, { userId: user.userId });
+      await audit(
+        { kind: 'client', ip: undefined, correlationId: null, userId: user.userId },
+        'user.accept-invitation',
+        user.clientId,
+        { userId: user.userId },
+      );
       return view(next);
     },
 
@@ -292,9 +326,16 @@ export function createStaffAccounts(deps: {
      * an account waits (30 s, doubling, at most 15 minutes) before its next sign-in is checked;
      * the wait ends by itself, so the right password is never locked out for good.
      */
-    async signIn(email: string, password: string, totpCode: string | undefined, ip: string | undefined): Promise<SignedInUser> {
+    async signIn(
+      email: string,
+      password: string,
+      totpCode: string | undefined,
+      ip: string | undefined,
+    ): Promise<SignedInUser> {
       const now = clock.now();
-      const candidates = (await users.allByEmail(email)).filter((u) => u.status === 'active' && u.passwordHash).slice(0, 5);
+      const candidates = (await users.allByEmail(email))
+        .filter((u) => u.status === 'active' && u.passwordHash)
+        .slice(0, 5);
       const refused = () => new HttpError(401, 'Wrong e-mail address, password or authenticator code');
       if (candidates.length === 0) {
         await verifyPassword(password, await decoyHash());
@@ -303,7 +344,9 @@ export function createStaffAccounts(deps: {
       const blocked = candidates.find((u) => u.signInBlockedUntil && u.signInBlockedUntil > now);
       if (blocked && candidates.length === 1) {
         const seconds = Math.ceil((blocked.signInBlockedUntil!.getTime() - now.getTime()) / 1000);
-        throw new HttpError(429, `Too many failed sign-ins for this account; try again in ${seconds} s`, { 'Retry-After': String(seconds) });
+        throw new HttpError(429, `Too many failed sign-ins for this account; try again in ${seconds} s`, {
+          'Retry-After': String(seconds),
+        });
       }
       for (const user of candidates) {
         if (user.signInBlockedUntil && user.signInBlockedUntil > now) continue;
@@ -315,16 +358,30 @@ export function createStaffAccounts(deps: {
         let step = user.totpLastStep;
         if (required) {
           if (!user.totpEnabled || !user.totpSecret) {
-            throw new HttpError(403, 'This lender requires an authenticator code and this account has none enrolled; ask an owner to invite you again');
+            throw new HttpError(
+              403,
+              'This lender requires an authenticator code and this account has none enrolled; ask an owner to invite you again',
+            );
           }
-          step = totpCode ? checkTotp(deps.sealer.for('staff-credentials').open(user.totpSecret), totpCode, now, user.totpLastStep) : null;
+          step = totpCode
+            ? checkTotp(deps.sealer.for('staff-credentials').open(user.totpSecret), totpCode, now, user.totpLastStep)
+            : null;
           if (step === null) {
             await failed(user);
             throw refused();
           }
         }
-        await users.update({ ...user, failedSignIns: 0, signInBlockedUntil: null, totpLastStep: step, version: user.version + 1 });
-        deps.logger.info({ audit: { action: 'user.sign-in', actor: 'client', userId: user.userId, clientId: user.clientId, ip } }, 'client action');
+        await users.update({
+          ...user,
+          failedSignIns: 0,
+          signInBlockedUntil: null,
+          totpLastStep: step,
+          version: user.version + 1,
+        });
+        deps.logger.info(
+          { audit: { action: 'user.sign-in', actor: 'client', userId: user.userId, clientId: user.clientId, ip } },
+          'client action',
+        );
         return { userId: user.userId, clientId: user.clientId, role: user.role, email: user.email };
       }
       throw refused();
@@ -350,7 +407,9 @@ export function createStaffAccounts(deps: {
       const next = { ...user, passwordHash: await hashPassword(checkPassword(chosen)), version: user.version + 1 };
       await save(next);
       await deps.endUserSessions(clientId, user.userId, keepSession);
-      await audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.change-password', clientId, { userId });
+      await audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.change-password', clientId, {
+        userId,
+      });
     },
 
     /**
@@ -366,25 +425,46 @@ export function createStaffAccounts(deps: {
       }
       const { secret, uri } = newTotpSecret(await deps.lenderName(clientId), user.email);
       const until = clock.now().getTime() + TOTP_ENROLMENT_MS;
-      return { totpSecret: secret, otpauthUri: uri, enrolment: deps.sealer.for('totp-enrolment').seal(JSON.stringify({ clientId, userId, secret, until })) };
+      return {
+        totpSecret: secret,
+        otpauthUri: uri,
+        enrolment: deps.sealer.for('totp-enrolment').seal(JSON.stringify({ clientId, userId, secret, until })),
+      };
     },
 
     /** The second step: a code of the new secret makes it the user's authenticator; the user's other sessions end. */
     async enrolTotp(clientId: string, userId: string, enrolment: unknown, code: unknown, keepSession: string) {
       const now = clock.now();
       const pending = openEnrolment(enrolment);
-      if (!pending || pending.clientId !== clientId || pending.userId !== userId || typeof pending.secret !== 'string') {
+      if (
+        !pending ||
+        pending.clientId !== clientId ||
+        pending.userId !== userId ||
+        typeof pending.secret !== 'string'
+      ) {
         throw new HttpError(400, 'enrolment is not valid; start the new authenticator again');
       }
       if (typeof pending.until !== 'number' || pending.until < now.getTime()) {
         throw new HttpError(400, 'enrolment has lapsed; start the new authenticator again');
       }
       const step = typeof code === 'string' ? checkTotp(pending.secret, code, now, null) : null;
-      if (step === null) throw new HttpError(400, 'totpCode is not the current code of the new secret; check the device clock and retry');
+      if (step === null)
+        throw new HttpError(
+          400,
+          'totpCode is not the current code of the new secret; check the device clock and retry',
+        );
       const user = await load(clientId, userId);
-      await save({ ...user, totpSecret: deps.sealer.for('staff-credentials').seal(pending.secret), totpEnabled: true, totpLastStep: step, version: user.version + 1 });
+      await save({
+        ...user,
+        totpSecret: deps.sealer.for('staff-credentials').seal(pending.secret),
+        totpEnabled: true,
+        totpLastStep: step,
+        version: user.version + 1,
+      });
       await deps.endUserSessions(clientId, userId, keepSession);
-      await audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.enrol-totp', clientId, { userId });
+      await audit({ kind: 'client', ip: undefined, correlationId: null, userId }, 'user.enrol-totp', clientId, {
+        userId,
+      });
     },
   };
 }

@@ -69,7 +69,9 @@ const toRecord = ({ _id, ...doc }: Doc): StaffUserRecord => ({
   totpSecret: doc.totpSecret ?? null,
   totpEnabled: doc.totpEnabled ?? false,
   totpLastStep: doc.totpLastStep ?? null,
-  invitation: doc.invitation?.tokenHash ? { tokenHash: doc.invitation.tokenHash, expiresAt: doc.invitation.expiresAt } : null,
+  invitation: doc.invitation?.tokenHash
+    ? { tokenHash: doc.invitation.tokenHash, expiresAt: doc.invitation.expiresAt }
+    : null,
   failedSignIns: doc.failedSignIns ?? 0,
   signInBlockedUntil: doc.signInBlockedUntil ?? null,
 });
@@ -109,7 +111,10 @@ export function createStaffUserRepository(deps: { users: UserModel; settings: Se
     /** Writes the record if it is still at `record.version - 1`; false on a conflict. */
     async update(record: StaffUserRecord): Promise<boolean> {
       const { userId, ...fields } = record;
-      const res = await users.updateOne({ _id: userId, clientId: record.clientId, version: record.version - 1 }, { $set: fields });
+      const res = await users.updateOne(
+        { _id: userId, clientId: record.clientId, version: record.version - 1 },
+        { $set: fields },
+      );
       return res.modifiedCount === 1;
     },
     async remove(clientId: string, userId: string): Promise<boolean> {

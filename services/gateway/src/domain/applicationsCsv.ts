@@ -49,7 +49,12 @@ function termsOf(decision: NonNullable<ApplicationView['decision']>) {
     return {
       kind: 'counter_offer',
       terms: c
-        ? { approved_amount: c.amount, approved_tenor: c.tenor, approved_interest: c.interest_rate, monthly_payment: c.monthly_payment }
+        ? {
+            approved_amount: c.amount,
+            approved_tenor: c.tenor,
+            approved_interest: c.interest_rate,
+            monthly_payment: c.monthly_payment,
+          }
         : decision.approval_details,
     };
   }

@@ -46,7 +46,11 @@ export function endOf(session: Pick<ConsoleSession, 'lastSeenAt' | 'expiresAt'>,
 }
 
 /** Whether a stored session still lets its holder in at `now`. */
-export function isLive(session: Pick<ConsoleSession, 'lastSeenAt' | 'expiresAt'>, now: Date, times: SessionTimes): boolean {
+export function isLive(
+  session: Pick<ConsoleSession, 'lastSeenAt' | 'expiresAt'>,
+  now: Date,
+  times: SessionTimes,
+): boolean {
   return endOf(session, times).getTime() > now.getTime();
 }
 

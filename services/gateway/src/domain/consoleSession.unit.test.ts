@@ -34,6 +34,7 @@ describe('console sessions', () => {
   });
 
   it('when a cookie value is not a token, then it is not taken for one', () => {
-    for (const value of [undefined, '', 'short', 'x'.repeat(44), `${'a'.repeat(42)}!`]) expect(looksLikeSessionToken(value)).toBe(false);
+    for (const value of [undefined, '', 'short', 'x'.repeat(44), `${'a'.repeat(42)}!`])
+      expect(looksLikeSessionToken(value)).toBe(false);
   });
 });

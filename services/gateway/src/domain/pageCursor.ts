@@ -17,7 +17,8 @@ export const INVALID_CURSOR = 'cursor is not valid; use the nextCursor of a prev
 export function cursorCodec(id: z.ZodType<string>) {
   const schema = z.tuple([IsoTimestamp, id]);
   return {
-    encode: (position: Position): string => Buffer.from(JSON.stringify([position.at, position.id]), 'utf8').toString('base64url'),
+    encode: (position: Position): string =>
+      Buffer.from(JSON.stringify([position.at, position.id]), 'utf8').toString('base64url'),
     decode(cursor: string): Position | null {
       let raw: unknown;
       try {
@@ -40,7 +41,8 @@ export interface ListPosition {
 const applications = cursorCodec(Uuid);
 
 /** The opaque `nextCursor` a lender passes back for the next page of applications or reviews. */
-export const encodeCursor = (at: ListPosition): string => applications.encode({ at: at.createdAt, id: at.applicationId });
+export const encodeCursor = (at: ListPosition): string =>
+  applications.encode({ at: at.createdAt, id: at.applicationId });
 
 /** The position a cursor names, or null when it is not one we issued. */
 export function decodeCursor(cursor: string): ListPosition | null {

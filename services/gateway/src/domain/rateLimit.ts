@@ -1,7 +1,11 @@
 /** A fixed rate-limit window: which one `now` falls in, and when it resets. */
 export function windowOf(now: Date, windowMs: number) {
   const start = Math.floor(now.getTime() / windowMs) * windowMs;
-  return { start, resetsAt: start + windowMs, retryAfterSeconds: Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000)) };
+  return {
+    start,
+    resetsAt: start + windowMs,
+    retryAfterSeconds: Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000)),
+  };
 }
 
 /** Which limit a request counts against: initiate and analyze per client, the rest per IP. */
@@ -28,7 +32,10 @@ export function addressGroup(ip: string): string {
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   // An embedded IPv4 tail is two groups; it never reaches the first four.
-  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  const groups =
+    tail === undefined
+      ? left
+      : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
   const prefix = groups.slice(0, 4).map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? g.replace(/^0+(?=.)/, '') : '0'));
   while (prefix.length < 4) prefix.push('0');
   return `${prefix.join(':')}::/64`;

@@ -5,7 +5,10 @@
  * the user who is signed in. With the API key (or a console signed in with it) the body names
  * the reviewer, the lender's own staff id, and must.
  */
-export function reviewerOf(signedIn: string | null, given: string | undefined): { reviewer: string } | { problem: string } {
+export function reviewerOf(
+  signedIn: string | null,
+  given: string | undefined,
+): { reviewer: string } | { problem: string } {
   if (signedIn === null) return given === undefined ? { problem: 'reviewer is required' } : { reviewer: given };
   if (given !== undefined && given.trim().toLowerCase() !== signedIn.trim().toLowerCase()) {
     return {

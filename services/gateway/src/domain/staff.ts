@@ -32,7 +32,9 @@ export const PASSWORD_MAX = 200;
 const SCRYPT = { N: 2 ** 17, r: 8, p: 1, keylen: 32 };
 
 function scryptAsync(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
 }
 
 /** `scrypt$N$r$p$salt$hash` (base64url), for the database. */

@@ -1,5 +1,11 @@
 import { ServiceError, isDuplicateKey, rawCollection, type OutboxEntry } from '@loan/runtime';
-import { type Deadline, type DeadlineKind, type DeadlineStatus, type TrackedDeadline, nextDueOf } from '../domain/deadline';
+import {
+  type Deadline,
+  type DeadlineKind,
+  type DeadlineStatus,
+  type TrackedDeadline,
+  nextDueOf,
+} from '../domain/deadline';
 import { fireIn } from '../domain/fireDeadline/decide';
 import { type TimelineDoc, toStored, toTrackedDoc } from './timelineRepository';
 import type { JanitorModels } from './models';
@@ -106,12 +112,16 @@ async function insertOnce(insert: () => Promise<unknown>): Promise<boolean> {
  * another replica cancelled or fired only costs a read, so memory may lag behind the database
  * without harm.
  */
-export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines' | 'outcomes' | 'leases' | 'timelineHeads'>) {
+export function createDeadlineRepository(
+  models: Pick<JanitorModels, 'deadlines' | 'outcomes' | 'leases' | 'timelineHeads'>,
+) {
   const { deadlines, outcomes, leases, timelineHeads } = models;
   // Per-message writes and reads go through the driver's collections, documents as they are.
   const raw = {
     deadlines: rawCollection<DeadlineDoc & { armedAt?: Date }>(deadlines),
-    outcomes: rawCollection<OutcomeDoc & { kind: DeadlineKind; applicationId: string; outbox: OutboxEntry[] }>(outcomes),
+    outcomes: rawCollection<OutcomeDoc & { kind: DeadlineKind; applicationId: string; outbox: OutboxEntry[] }>(
+      outcomes,
+    ),
     heads: rawCollection<TimelineDoc>(timelineHeads),
   };
   /** Armed deadlines by id, each with the reload generation it was last confirmed in. */
@@ -163,7 +173,10 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
       ? { outcome, decidedAt: now }
       : await raw.outcomes.findOne({ _id: deadline.deadlineId }, { projection: { outcome: 1, decidedAt: 1 } });
     armedInMemory.delete(deadline.deadlineId);
-    return { won, held: held ? { deadlineId: deadline.deadlineId, outcome: held.outcome, decidedAt: held.decidedAt } : null };
+    return {
+      won,
+      held: held ? { deadlineId: deadline.deadlineId, outcome: held.outcome, decidedAt: held.decidedAt } : null,
+    };
   }
 
   /**
@@ -175,16 +188,17 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
   async function settle(held: readonly OutcomeHeld[], arms: readonly Deadline[], now: Date): Promise<Set<string>> {
     type Op = Parameters<typeof raw.deadlines.bulkWrite>[0][number];
     const ops: Op[] = [
-      ...held.map(
-        (h): Op => ({
-          updateOne: {
-            filter: { _id: h.deadlineId },
-            update: {
-              $set: { status: h.outcome, ...(h.outcome === 'FIRED' ? { firedAt: h.decidedAt } : { cancelledAt: h.decidedAt }) },
+      ...held.map((h): Op => ({
+        updateOne: {
+          filter: { _id: h.deadlineId },
+          update: {
+            $set: {
+              status: h.outcome,
+              ...(h.outcome === 'FIRED' ? { firedAt: h.decidedAt } : { cancelledAt: h.decidedAt }),
             },
           },
-        }),
-      ),
+        },
+      })),
       ...arms.map(({ deadlineId, ...fields }): Op => ({
         updateOne: {
           filter: { _id: deadlineId },
@@ -320,7 +334,10 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
       const [legacyDocs, heads] = await Promise.all([
         deadlines.find({ status: 'ARMED', dueAt: { $lte: horizon } }).lean<DeadlineDoc[]>(),
         raw.heads
-          .find({ nextDueAt: { $lte: horizon } }, { projection: { applicationId: 1, clientId: 1, deadlines: 1, rev: 1 } })
+          .find(
+            { nextDueAt: { $lte: horizon } },
+            { projection: { applicationId: 1, clientId: 1, deadlines: 1, rev: 1 } },
+          )
           .toArray(),
       ]);
       const found: { deadline: Deadline; legacy: boolean }[] = [];
@@ -339,7 +356,8 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
       for (const [id, entry] of armedInMemory) {
         if (entry.generation < current && !ids.has(id)) armedInMemory.delete(id);
       }
-      for (const { deadline, legacy } of found) armedInMemory.set(deadline.deadlineId, { deadline, generation: current, legacy });
+      for (const { deadline, legacy } of found)
+        armedInMemory.set(deadline.deadlineId, { deadline, generation: current, legacy });
       return found.length;
     },
 
@@ -378,7 +396,11 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
       ]);
       const candidates: (PendingMessage & { since: Date })[] = [
         ...stale.map((doc) => ({ outbox: 'outcome' as const, documentId: doc._id, since: new Date(doc.decidedAt) })),
-        ...staleHeads.map((doc) => ({ outbox: 'timeline' as const, documentId: doc._id, since: new Date(doc.outboxAt ?? 0) })),
+        ...staleHeads.map((doc) => ({
+          outbox: 'timeline' as const,
+          documentId: doc._id,
+          since: new Date(doc.outboxAt ?? 0),
+        })),
       ];
       const taken: PendingMessage[] = [];
       for (const { since, ...pending } of candidates) {
@@ -386,7 +408,9 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
         // A timeline's outbox may fill again after a later firing: its periods count from that
         // firing. An outcome's id is as the earlier version took it, so both versions compete.
         const leaseId =
-          pending.outbox === 'timeline' ? `${pending.documentId}:${since.getTime()}:${period}` : `${pending.documentId}:${period}`;
+          pending.outbox === 'timeline'
+            ? `${pending.documentId}:${since.getTime()}:${period}`
+            : `${pending.documentId}:${period}`;
         if (await insertOnce(() => leases.create({ _id: leaseId, takenAt: now }))) taken.push(pending);
       }
       return taken;

@@ -46,7 +46,9 @@ describe('timeline repository, against the real database', () => {
     const id = randomUUID();
     await repo.save(timelineOf(id, '2026-01-01T00:00:00.000Z'), [], [], 0);
     const firsts = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => repo.save(timelineOf(randomUUID(), `2026-02-0${i}T00:00:00.000Z`), [], [], 0)),
+      Array.from({ length: 10 }, (_, i) =>
+        repo.save(timelineOf(randomUUID(), `2026-02-0${i}T00:00:00.000Z`), [], [], 0),
+      ),
     );
     expect(firsts.every(Boolean)).toBe(true); // different applications do not conflict
     const results = await Promise.all(

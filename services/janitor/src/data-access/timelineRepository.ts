@@ -45,7 +45,10 @@ export const toTrackedDoc = (d: TrackedDeadline): TrackedDeadlineDoc => ({
   ...(d.armedBy ? { armedBy: d.armedBy } : {}),
 });
 
-export const fromTrackedDoc = (owner: { applicationId: string; clientId: string }, d: TrackedDeadlineDoc): TrackedDeadline => ({
+export const fromTrackedDoc = (
+  owner: { applicationId: string; clientId: string },
+  d: TrackedDeadlineDoc,
+): TrackedDeadline => ({
   deadlineId: d.deadlineId,
   kind: d.kind,
   clientId: owner.clientId,
@@ -154,7 +157,12 @@ export function createTimelineRepository(models: Pick<JanitorModels, 'timelines'
      * earlier version's that may be armed), in one write; false when another writer got there
      * first. The outbox is left as it is.
      */
-    async save(timeline: Timeline, armed: DeadlineRef[], deadlines: readonly TrackedDeadline[], rev: number): Promise<boolean> {
+    async save(
+      timeline: Timeline,
+      armed: DeadlineRef[],
+      deadlines: readonly TrackedDeadline[],
+      rev: number,
+    ): Promise<boolean> {
       const fields = {
         ...timeline,
         rev: rev + 1,
@@ -165,14 +173,17 @@ export function createTimelineRepository(models: Pick<JanitorModels, 'timelines'
       if (rev > 0) {
         // `rev` is the head's revision, or a newer one of `timelines` when an earlier version
         // left the head behind: either way no other writer has written after it.
-        const written = await heads.updateOne(
-          { _id: timeline.applicationId, rev: { $lte: rev } },
-          { $set: fields },
-        );
+        const written = await heads.updateOne({ _id: timeline.applicationId, rev: { $lte: rev } }, { $set: fields });
         return written.modifiedCount === 1;
       }
       try {
-        await heads.insertOne({ _id: timeline.applicationId, ...fields, outbox: [], outboxPending: false, outboxAt: null });
+        await heads.insertOne({
+          _id: timeline.applicationId,
+          ...fields,
+          outbox: [],
+          outboxPending: false,
+          outboxAt: null,
+        });
         return true;
       } catch (error) {
         if (isDuplicateKey(error)) return false;

@@ -249,7 +249,12 @@ export function createDeliveryRepository(models: NotifierModels) {
      * A client's FAILED deliveries recorded since a time, oldest first (the replay order),
      * `limit` at most, without their bodies (a replay changes only their state).
      */
-    async failedSince(clientId: string, since: Date, event: EventName | undefined, limit: number): Promise<DeliveryHead[]> {
+    async failedSince(
+      clientId: string,
+      since: Date,
+      event: EventName | undefined,
+      limit: number,
+    ): Promise<DeliveryHead[]> {
       const filter: Record<string, unknown> = { clientId, status: 'FAILED', createdAt: { $gte: since } };
       if (event) filter.event = event;
       const docs = await deliveries
@@ -285,7 +290,10 @@ export function createDeliveryRepository(models: NotifierModels) {
 
     /** When the event of the oldest delivery still pending happened; null when none is. */
     async oldestPendingEventAt(): Promise<Date | null> {
-      const doc = await deliveries.findOne({ status: 'PENDING' }, { eventAt: 1 }).sort({ eventAt: 1 }).lean<Pick<DeliveryDoc, 'eventAt'>>();
+      const doc = await deliveries
+        .findOne({ status: 'PENDING' }, { eventAt: 1 })
+        .sort({ eventAt: 1 })
+        .lean<Pick<DeliveryDoc, 'eventAt'>>();
       return doc ? new Date(doc.eventAt) : null;
     },
 

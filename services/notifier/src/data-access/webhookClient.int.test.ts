@@ -52,10 +52,18 @@ async function nameServer(answers: Record<string, string>) {
     header.writeUInt16BE(1, 4);
     header.writeUInt16BE(withRecord ? 1 : 0, 6);
     const record = Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, ...address.split('.').map(Number)]);
-    socket.send(Buffer.concat([header, query.subarray(12, questionEnd), ...(withRecord ? [record] : [])]), from.port, from.address);
+    socket.send(
+      Buffer.concat([header, query.subarray(12, questionEnd), ...(withRecord ? [record] : [])]),
+      from.port,
+      from.address,
+    );
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  return { server: `127.0.0.1:${socket.address().port}`, asked, close: () => new Promise<void>((resolve) => socket.close(() => resolve())) };
+  return {
+    server: `127.0.0.1:${socket.address().port}`,
+    asked,
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  };
 }
 
 const request = (url: string, timeoutMs = 1_000) => ({
@@ -96,7 +104,11 @@ describe('the webhook HTTP client against real sockets', () => {
     clients.push(c);
     try {
       const result = await c.post(request('https://hooks.silent.test/hook', 1_500));
-      expect(result).toEqual({ kind: 'unreachable', durationMs: expect.any(Number), error: 'cannot resolve hooks.silent.test: its name server did not answer in time' });
+      expect(result).toEqual({
+        kind: 'unreachable',
+        durationMs: expect.any(Number),
+        error: 'cannot resolve hooks.silent.test: its name server did not answer in time',
+      });
       expect(names.asked).toContain('hooks.silent.test');
     } finally {
       await names.close();
@@ -114,7 +126,9 @@ describe('the webhook HTTP client against real sockets', () => {
           () => settled.push(`silent ${i} failed`),
         ),
       );
-      await waitFor(() => names.asked.filter((name) => name.endsWith('.silent.test')).length >= 8, { what: 'the stalled lookups to be asked' });
+      await waitFor(() => names.asked.filter((name) => name.endsWith('.silent.test')).length >= 8, {
+        what: 'the stalled lookups to be asked',
+      });
       const answered = await addressesOf('hooks.answering.test', 3_000, [names.server]);
       settled.push('answering resolved');
       expect(answered).toEqual([{ address: '203.0.113.7', family: 4 }]);
@@ -165,7 +179,7 @@ describe('the webhook HTTP client against real sockets', () => {
     }
   });
 
-  it('when the receiver answers at once but drips its body without end, then the connection is cut at the attempt\'s total deadline', async () => {
+  it("when the receiver answers at once but drips its body without end, then the connection is cut at the attempt's total deadline", async () => {
     let closed = false;
     const drips: NodeJS.Timeout[] = [];
     const target = await serve((req, res) => {

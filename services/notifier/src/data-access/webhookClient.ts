@@ -38,7 +38,11 @@ const QUERY_TIMEOUT_MS = 2_000;
  * other lender's lookups. Each lookup has its own resolver and is cancelled at `deadlineMs`.
  * Names under `localhost` are loopback (RFC 6761) without asking anyone.
  */
-export async function addressesOf(host: string, deadlineMs: number, servers: string[] | undefined): Promise<{ address: string; family: number }[]> {
+export async function addressesOf(
+  host: string,
+  deadlineMs: number,
+  servers: string[] | undefined,
+): Promise<{ address: string; family: number }[]> {
   const name = host.toLowerCase().replace(/\.$/, '');
   if (name === 'localhost' || name.endsWith('.localhost')) return [{ address: '127.0.0.1', family: 4 }];
   const resolver = new Resolver({ timeout: Math.max(1, Math.min(QUERY_TIMEOUT_MS, deadlineMs)), tries: 2 });

@@ -3,7 +3,8 @@ import { type Application, type Effect, event, fact } from '../application';
 import { transition } from '../stateMachine';
 
 const MESSAGES = {
-  no_link: 'No bank account was linked within the allowed time; the widget address has expired. Initiate a fresh application.',
+  no_link:
+    'No bank account was linked within the allowed time; the widget address has expired. Initiate a fresh application.',
   no_analyze:
     'Analyze was not called within the allowed time after account linking; bank data has been scrubbed. Initiate a fresh application.',
 } as const;
@@ -54,7 +55,11 @@ export function expireDeadline(
 }
 
 /** An analysis with no outcome in time: the application fails, so PROCESSING always ends. */
-function failAnalysis(state: Application, deadline: DeadlinePassed, now: Date): { state: Application; effects: Effect[] } | null {
+function failAnalysis(
+  state: Application,
+  deadline: DeadlinePassed,
+  now: Date,
+): { state: Application; effects: Effect[] } | null {
   if (state.analysis?.requestedAt.toISOString() !== deadline.since) return null;
   const next = transition(state.status, 'analysis_failed');
   if (!next) return null;
@@ -62,7 +67,12 @@ function failAnalysis(state: Application, deadline: DeadlinePassed, now: Date): 
   return {
     state: { ...state, status: next, failureReason: reason, updatedAt: now },
     effects: [
-      event('application.failed', { applicationId: state.applicationId, applicantId: state.applicantId, status: 'FAILED', reason }),
+      event('application.failed', {
+        applicationId: state.applicationId,
+        applicantId: state.applicantId,
+        status: 'FAILED',
+        reason,
+      }),
       fact({ type: 'ApplicationClosed', applicantId: state.applicantId, status: next, abandonReason: null }),
     ],
   };
@@ -76,7 +86,8 @@ function failAnalysis(state: Application, deadline: DeadlinePassed, now: Date): 
 function forgetBankData(state: Application, now: Date): { state: Application; effects: Effect[] } | null {
   if (state.status !== 'COMPLETED' && state.status !== 'FAILED') return null;
   const masked = (n: string) => /^\*+\d{0,4}$/.test(n);
-  if (state.accounts.every((a) => masked(a.accountNumber) && a.holderName === '' && a.monthlyFlows.length === 0)) return null;
+  if (state.accounts.every((a) => masked(a.accountNumber) && a.holderName === '' && a.monthlyFlows.length === 0))
+    return null;
   return {
     state: {
       ...state,

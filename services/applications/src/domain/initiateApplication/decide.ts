@@ -46,7 +46,13 @@ const loanOf = (request: InitiateRequest): Application['loan'] => ({
  */
 export function resumeApplication(
   existing: Application,
-  input: { request: InitiateRequest; applicant: Application['applicant']; widgetUrl: string; providerKeySealed: string; now: Date },
+  input: {
+    request: InitiateRequest;
+    applicant: Application['applicant'];
+    widgetUrl: string;
+    providerKeySealed: string;
+    now: Date;
+  },
 ): Outcome<InitiateResult> {
   const next = transition(existing.status, 'resume');
   if (!next) return reject('KEY_IN_USE', `Cannot resume application with status: ${existing.status}`);

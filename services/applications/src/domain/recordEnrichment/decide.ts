@@ -5,7 +5,8 @@ import { announceReadiness } from '../readiness';
 const DAY = /^(\d{4})-(\d{2})-(\d{2})/;
 
 /** Days in a `YYYY-MM` month. */
-const daysIn = (month: string) => new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).getUTCDate();
+const daysIn = (month: string) =>
+  new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).getUTCDate();
 
 /**
  * Whether the statement covers only part of `month`: it starts after the month's first day or
@@ -33,11 +34,19 @@ export const flowsOf = (months: MonthSummary[], period?: { startDate?: string; e
     .sort((a, b) => a.month.localeCompare(b.month));
 
 /** The enrichment service deleted the accounts' bank data: their monthly flows go too. */
-function forgetFlows(state: Application, accountIds: string[], now: Date): { state: Application; effects: Effect[] } | null {
+function forgetFlows(
+  state: Application,
+  accountIds: string[],
+  now: Date,
+): { state: Application; effects: Effect[] } | null {
   const scrubbed = (a: LinkedAccount) => accountIds.includes(a.accountId) && a.monthlyFlows.length > 0;
   if (!state.accounts.some(scrubbed)) return null;
   return {
-    state: { ...state, accounts: state.accounts.map((a) => (scrubbed(a) ? { ...a, monthlyFlows: [] } : a)), updatedAt: now },
+    state: {
+      ...state,
+      accounts: state.accounts.map((a) => (scrubbed(a) ? { ...a, monthlyFlows: [] } : a)),
+      updatedAt: now,
+    },
     effects: [],
   };
 }
@@ -68,7 +77,10 @@ export function recordEnrichment(
             ...a,
             enrichmentStatus: status,
             enrichedAt: status === 'READY' ? now : null,
-            monthlyFlows: result.type === 'AccountEnriched' ? flowsOf(result.profile.months, result.profile.insights) : a.monthlyFlows,
+            monthlyFlows:
+              result.type === 'AccountEnriched'
+                ? flowsOf(result.profile.months, result.profile.insights)
+                : a.monthlyFlows,
           }
         : a,
     ),

@@ -15,7 +15,13 @@ export function recordScoring(
   const closed = fact({ type: 'ApplicationClosed', applicantId: state.applicantId, status: next, abandonReason: null });
   if (result.type === 'ApplicationScored') {
     return {
-      state: { ...state, status: next, decision: result.decision, repaymentCapacity: result.repaymentCapacity ?? null, updatedAt: now },
+      state: {
+        ...state,
+        status: next,
+        decision: result.decision,
+        repaymentCapacity: result.repaymentCapacity ?? null,
+        updatedAt: now,
+      },
       effects: [
         event('application.decision', {
           applicationId: state.applicationId,

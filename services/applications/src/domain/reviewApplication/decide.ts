@@ -149,7 +149,10 @@ export function reviewApplication(
   if (existing) {
     if (isResent(existing, request, terms)) return { ok: true, state, effects: [], result: resultOf(state, existing) };
     if (existing.status === 'FINAL') {
-      return reject('INVALID_STATE', `Application has already been reviewed (${existing.outcome}); a final review is not changed`);
+      return reject(
+        'INVALID_STATE',
+        `Application has already been reviewed (${existing.outcome}); a final review is not changed`,
+      );
     }
     return reject(
       'REVIEW_CONFLICT',
@@ -167,7 +170,8 @@ export function reviewApplication(
     if (request.override !== true) return reject('INVALID_REVIEW', `The terms need override: true and a note: ${why}`);
     if (!note) return reject('INVALID_REVIEW', `An override needs a note saying why: ${why}`);
   }
-  const confirmationRequired = terms !== null && confirmationAbove !== null && terms.approved_amount > confirmationAbove;
+  const confirmationRequired =
+    terms !== null && confirmationAbove !== null && terms.approved_amount > confirmationAbove;
   const review: Review = {
     outcome: request.outcome,
     status: confirmationRequired ? 'PENDING_CONFIRMATION' : 'FINAL',

@@ -16,11 +16,23 @@ const decision = (outcome: Decision['decision'] = 'MANUAL_REVIEW'): Decision => 
   approval_details: { approved_amount: 500_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 56_412.71 },
   counter_offer: null,
   risk_factors: [],
-  score_breakdown: { total: 610, cash_flow_health: 0, income_stability: 0, debt_service_capacity: 0, account_behavior: 0, credit_history: 0 },
+  score_breakdown: {
+    total: 610,
+    cash_flow_health: 0,
+    income_stability: 0,
+    debt_service_capacity: 0,
+    account_behavior: 0,
+    credit_history: 0,
+  },
   explainability: { primary_reason: 'x', key_strengths: [], key_weaknesses: [] },
   eligible_tenors: [12],
   manual_review_reasons: [{ code: 'BUREAU_UNAVAILABLE', description: 'The credit bureau could not be reached' }],
-  regulatory_compliance: { thin_file: false, identity_verified: true, credit_bureau_checked: false, affordability_assessed: true },
+  regulatory_compliance: {
+    thin_file: false,
+    identity_verified: true,
+    credit_bureau_checked: false,
+    affordability_assessed: true,
+  },
   scorecard_version: 'test',
 });
 
@@ -64,11 +76,26 @@ const approve = (extra: Partial<ReviewRequest> = {}): ReviewRequest => ({
 describe('reviewing a MANUAL_REVIEW decision', () => {
   it('when the terms fit and no threshold applies, then the review is final at once and application.review_completed carries the ask priced by the scorecard formula', () => {
     const state = referred();
-    const outcome = reviewApplication(state, { request: approve({ note: ' Salary confirmed ' }), confirmationAbove: null, now });
+    const outcome = reviewApplication(state, {
+      request: approve({ note: ' Salary confirmed ' }),
+      confirmationAbove: null,
+      now,
+    });
     if (!outcome.ok) throw new Error(outcome.message);
     expect(outcome.state.status).toBe('COMPLETED');
-    expect(outcome.state.review).toMatchObject({ status: 'FINAL', reviewer: 'officer-1', note: 'Salary confirmed', override: false, reviewedAt: now });
-    const terms = { approved_amount: 500_000, approved_tenor: 12, approved_interest: 5, monthly_payment: roundToKobo(monthlyPayment(500_000, 5, 12)) };
+    expect(outcome.state.review).toMatchObject({
+      status: 'FINAL',
+      reviewer: 'officer-1',
+      note: 'Salary confirmed',
+      override: false,
+      reviewedAt: now,
+    });
+    const terms = {
+      approved_amount: 500_000,
+      approved_tenor: 12,
+      approved_interest: 5,
+      monthly_payment: roundToKobo(monthlyPayment(500_000, 5, 12)),
+    };
     expect(outcome.effects).toEqual([
       {
         kind: 'event',
@@ -85,12 +112,20 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
         },
       },
     ]);
-    expect(EventData['application.review_completed'].safeParse((outcome.effects[0] as { data: unknown }).data).success).toBe(true);
+    expect(
+      EventData['application.review_completed'].safeParse((outcome.effects[0] as { data: unknown }).data).success,
+    ).toBe(true);
   });
 
   it('when the application is not COMPLETED or its decision is not MANUAL_REVIEW, then it is refused as INVALID_STATE (400)', () => {
-    for (const state of [referred({ status: 'PROCESSING', decision: null }), referred({ decision: decision('APPROVED') })]) {
-      expect(reviewApplication(state, { request: approve(), confirmationAbove: null, now })).toMatchObject({ ok: false, code: 'INVALID_STATE' });
+    for (const state of [
+      referred({ status: 'PROCESSING', decision: null }),
+      referred({ decision: decision('APPROVED') }),
+    ]) {
+      expect(reviewApplication(state, { request: approve(), confirmationAbove: null, now })).toMatchObject({
+        ok: false,
+        code: 'INVALID_STATE',
+      });
     }
   });
 
@@ -99,10 +134,18 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
     const cases: ReviewRequest[] = [
       { outcome: 'DECLINED', reasonCode: 'FRAUD_SUSPECTED', reviewer: 'officer-1', terms },
       { outcome: 'COUNTER_OFFER', reasonCode: 'LOWER_AMOUNT', reviewer: 'officer-1' },
-      { outcome: 'COUNTER_OFFER', reasonCode: 'LOWER_AMOUNT', reviewer: 'officer-1', terms: { amount: 500_000, tenor: 12, interestRate: 5 } },
+      {
+        outcome: 'COUNTER_OFFER',
+        reasonCode: 'LOWER_AMOUNT',
+        reviewer: 'officer-1',
+        terms: { amount: 500_000, tenor: 12, interestRate: 5 },
+      },
     ];
     for (const request of cases) {
-      expect(reviewApplication(referred(), { request, confirmationAbove: null, now })).toMatchObject({ ok: false, code: 'INVALID_REVIEW' });
+      expect(reviewApplication(referred(), { request, confirmationAbove: null, now })).toMatchObject({
+        ok: false,
+        code: 'INVALID_REVIEW',
+      });
     }
   });
 
@@ -112,23 +155,45 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
     const without = reviewApplication(referred(), { request, confirmationAbove: null, now });
     expect(without).toMatchObject({ ok: false, code: 'INVALID_REVIEW' });
     expect(!without.ok && without.message).toContain('override');
-    expect(reviewApplication(referred(), { request: { ...request, override: true }, confirmationAbove: null, now })).toMatchObject({ ok: false, code: 'INVALID_REVIEW' });
-    const granted = reviewApplication(referred(), { request: { ...request, override: true, note: 'Guarantor signed' }, confirmationAbove: null, now });
+    expect(
+      reviewApplication(referred(), { request: { ...request, override: true }, confirmationAbove: null, now }),
+    ).toMatchObject({ ok: false, code: 'INVALID_REVIEW' });
+    const granted = reviewApplication(referred(), {
+      request: { ...request, override: true, note: 'Guarantor signed' },
+      confirmationAbove: null,
+      now,
+    });
     expect(granted).toMatchObject({ ok: true, state: { review: { override: true, status: 'FINAL' } } });
   });
 
   it('when the payment is exactly the repayment capacity, then no override is needed (compared unrounded, as the scorecard does)', () => {
     const state = referred({ repaymentCapacity: monthlyPayment(500_000, 5, 12) });
-    expect(reviewApplication(state, { request: approve(), confirmationAbove: null, now })).toMatchObject({ ok: true, state: { review: { override: false } } });
+    expect(reviewApplication(state, { request: approve(), confirmationAbove: null, now })).toMatchObject({
+      ok: true,
+      state: { review: { override: false } },
+    });
     const below = referred({ repaymentCapacity: monthlyPayment(500_000, 5, 12) - 0.01 });
-    expect(reviewApplication(below, { request: approve(), confirmationAbove: null, now })).toMatchObject({ ok: false, code: 'INVALID_REVIEW' });
+    expect(reviewApplication(below, { request: approve(), confirmationAbove: null, now })).toMatchObject({
+      ok: false,
+      code: 'INVALID_REVIEW',
+    });
   });
 
   it('when scoring recorded no repayment capacity, then any terms need an override; a decline never does', () => {
     const state = referred({ repaymentCapacity: null });
-    expect(reviewApplication(state, { request: approve(), confirmationAbove: null, now })).toMatchObject({ ok: false, code: 'INVALID_REVIEW' });
-    const declined = reviewApplication(state, { request: { outcome: 'DECLINED', reasonCode: 'NO_INCOME', reviewer: 'o' }, confirmationAbove: 0, now });
-    expect(declined).toMatchObject({ ok: true, state: { review: { status: 'FINAL', terms: null, confirmationRequired: false } } });
+    expect(reviewApplication(state, { request: approve(), confirmationAbove: null, now })).toMatchObject({
+      ok: false,
+      code: 'INVALID_REVIEW',
+    });
+    const declined = reviewApplication(state, {
+      request: { outcome: 'DECLINED', reasonCode: 'NO_INCOME', reviewer: 'o' },
+      confirmationAbove: 0,
+      now,
+    });
+    expect(declined).toMatchObject({
+      ok: true,
+      state: { review: { status: 'FINAL', terms: null, confirmationRequired: false } },
+    });
   });
 
   it('when a review is final, then another one is refused (400), and the same one sent again is answered as it was', () => {
@@ -137,20 +202,37 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
     const again = reviewApplication(first.state, { request: approve(), confirmationAbove: null, now: later });
     expect(again).toMatchObject({ ok: true, effects: [] });
     expect(again.ok && again.state).toBe(first.state);
-    const other = reviewApplication(first.state, { request: approve({ reviewer: 'officer-2' }), confirmationAbove: null, now: later });
+    const other = reviewApplication(first.state, {
+      request: approve({ reviewer: 'officer-2' }),
+      confirmationAbove: null,
+      now: later,
+    });
     expect(other).toMatchObject({ ok: false, code: 'INVALID_STATE' });
   });
 });
 
 describe('maker-checker', () => {
-  const counter = { outcome: 'COUNTER_OFFER' as const, terms: { amount: 400_000, tenor: 12, interestRate: 5 }, reasonCode: 'LOWER_AMOUNT', reviewer: 'Officer-1' };
+  const counter = {
+    outcome: 'COUNTER_OFFER' as const,
+    terms: { amount: 400_000, tenor: 12, interestRate: 5 },
+    reasonCode: 'LOWER_AMOUNT',
+    reviewer: 'Officer-1',
+  };
 
   it('when the amount is above the threshold, then the review awaits confirmation with no event, and another review meanwhile is a conflict (409)', () => {
     const made = reviewApplication(referred(), { request: counter, confirmationAbove: 250_000, now });
     if (!made.ok) throw new Error(made.message);
-    expect(made.state.review).toMatchObject({ status: 'PENDING_CONFIRMATION', confirmationRequired: true, reviewedAt: null });
+    expect(made.state.review).toMatchObject({
+      status: 'PENDING_CONFIRMATION',
+      confirmationRequired: true,
+      reviewedAt: null,
+    });
     expect(made.effects).toEqual([]);
-    const second = reviewApplication(made.state, { request: approve({ reviewer: 'officer-2' }), confirmationAbove: 250_000, now: later });
+    const second = reviewApplication(made.state, {
+      request: approve({ reviewer: 'officer-2' }),
+      confirmationAbove: 250_000,
+      now: later,
+    });
     expect(second).toMatchObject({ ok: false, code: 'REVIEW_CONFLICT' });
   });
 
@@ -162,7 +244,10 @@ describe('maker-checker', () => {
   it('when the maker confirms their own review, then it is a conflict (409), whatever the case of the staff id', () => {
     const made = reviewApplication(referred(), { request: counter, confirmationAbove: 250_000, now });
     if (!made.ok) throw new Error(made.message);
-    expect(confirmReview(made.state, { reviewer: ' officer-1 ', now: later })).toMatchObject({ ok: false, code: 'REVIEW_CONFLICT' });
+    expect(confirmReview(made.state, { reviewer: ' officer-1 ', now: later })).toMatchObject({
+      ok: false,
+      code: 'REVIEW_CONFLICT',
+    });
   });
 
   it('when another reviewer confirms, then the review is final and application.review_completed names the maker, at the confirmation time', () => {
@@ -172,14 +257,26 @@ describe('maker-checker', () => {
     if (!confirmed.ok) throw new Error(confirmed.message);
     expect(confirmed.state.review).toMatchObject({ status: 'FINAL', confirmedBy: 'manager-7', reviewedAt: later });
     expect(confirmed.effects).toMatchObject([
-      { event: 'application.review_completed', data: { outcome: 'COUNTER_OFFER', reviewer: 'Officer-1', reviewedAt: later.toISOString() } },
+      {
+        event: 'application.review_completed',
+        data: { outcome: 'COUNTER_OFFER', reviewer: 'Officer-1', reviewedAt: later.toISOString() },
+      },
     ]);
-    expect(confirmReview(confirmed.state, { reviewer: 'manager-7', now: later })).toMatchObject({ ok: true, effects: [] });
-    expect(confirmReview(confirmed.state, { reviewer: 'manager-8', now: later })).toMatchObject({ ok: false, code: 'INVALID_STATE' });
+    expect(confirmReview(confirmed.state, { reviewer: 'manager-7', now: later })).toMatchObject({
+      ok: true,
+      effects: [],
+    });
+    expect(confirmReview(confirmed.state, { reviewer: 'manager-8', now: later })).toMatchObject({
+      ok: false,
+      code: 'INVALID_STATE',
+    });
   });
 
   it('when there is no review to confirm, then confirm is refused (400)', () => {
-    expect(confirmReview(referred(), { reviewer: 'manager-7', now })).toMatchObject({ ok: false, code: 'INVALID_STATE' });
+    expect(confirmReview(referred(), { reviewer: 'manager-7', now })).toMatchObject({
+      ok: false,
+      code: 'INVALID_STATE',
+    });
   });
 });
 

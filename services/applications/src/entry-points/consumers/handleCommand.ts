@@ -60,7 +60,11 @@ export function createCommandHandler(deps: {
   const readable = (state: Application) => openIdentity(sealer, state);
 
   /** Asks the provider for a widget address; an outage is an answer the lender can retry. */
-  async function widgetFor(state: Pick<Application, 'applicationId' | 'applicant'>, sealedKey: string, reauthAccountId?: string) {
+  async function widgetFor(
+    state: Pick<Application, 'applicationId' | 'applicant'>,
+    sealedKey: string,
+    reauthAccountId?: string,
+  ) {
     const { applicant } = state;
     const { widgetUrl } = await provider.initiateLink(openKey(sealedKey), {
       ref: state.applicationId,
@@ -80,7 +84,10 @@ export function createCommandHandler(deps: {
     return { ...cmd.request, ...ApplicantDetails.parse(details) };
   }
 
-  async function initiate(cmd: Extract<ApplicationCommand, { type: 'InitiateApplication' }>, publishing: Promise<void>[]) {
+  async function initiate(
+    cmd: Extract<ApplicationCommand, { type: 'InitiateApplication' }>,
+    publishing: Promise<void>[],
+  ) {
     const request = initiateRequestOf(cmd);
     const bvnSealed = request.bvn ? sealer.seal(request.bvn) : null;
     // Sealed once: an attempt that resumes after a collision keeps what the first one sealed.
@@ -95,7 +102,13 @@ export function createCommandHandler(deps: {
         const check = decideExistingKey(existing.state, cmd.clientId);
         if ('ok' in check) return { ok: false as const, code: check.code, message: check.message };
         const widgetUrl = await widgetFor({ applicationId: existing.state.applicationId, applicant }, cmd.providerKey);
-        const outcome = resumeApplication(existing.state, { request, applicant, widgetUrl, providerKeySealed: cmd.providerKey, now });
+        const outcome = resumeApplication(existing.state, {
+          request,
+          applicant,
+          widgetUrl,
+          providerKeySealed: cmd.providerKey,
+          now,
+        });
         if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
         const outbox = writer.toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
         if (await repo.replace(outcome.state, existing.rev, outbox)) {
@@ -136,14 +149,16 @@ export function createCommandHandler(deps: {
     const refused = checkRelink(stored.state, cmd.accountId);
     if (refused && !refused.ok) return { ok: false as const, code: refused.code, message: refused.message };
     const providerKey = cmd.providerKey;
-    if (!providerKey) return { ok: false as const, code: 'PROVIDER_KEY_MISSING' as const, message: PROVIDER_KEY_MISSING_MESSAGE };
+    if (!providerKey)
+      return { ok: false as const, code: 'PROVIDER_KEY_MISSING' as const, message: PROVIDER_KEY_MISSING_MESSAGE };
     const [only] = cmd.accountId ? accountsToRelink(stored.state, cmd.accountId) : [];
     const widgetUrl = await widgetFor(stored.state, providerKey, only?.providerAccountId);
     return writer.commandMutation(
       cmd.applicationId,
       cmd.clientId,
       cmd.correlationId,
-      (state, now) => relinkAccount(state, { accountId: cmd.accountId, widgetUrl, providerKeySealed: providerKey, now }),
+      (state, now) =>
+        relinkAccount(state, { accountId: cmd.accountId, widgetUrl, providerKeySealed: providerKey, now }),
       publishing,
     );
   }
@@ -196,7 +211,8 @@ export function createCommandHandler(deps: {
           cmd.applicationId,
           cmd.clientId,
           cmd.correlationId,
-          (state, now) => reviewApplication(state, { request: reviewOf(cmd), confirmationAbove: cmd.confirmationAbove, now }),
+          (state, now) =>
+            reviewApplication(state, { request: reviewOf(cmd), confirmationAbove: cmd.confirmationAbove, now }),
           publishing,
         );
       case 'ConfirmReview':
@@ -208,7 +224,12 @@ export function createCommandHandler(deps: {
           publishing,
         );
       case 'ListReviews': {
-        const page = await repo.listForReview({ clientId: cmd.clientId, status: cmd.status, limit: cmd.limit, after: cmd.after });
+        const page = await repo.listForReview({
+          clientId: cmd.clientId,
+          status: cmd.status,
+          limit: cmd.limit,
+          after: cmd.after,
+        });
         const now = clock.now();
         const items = page.items.map((state) => toQueueItem(readable(state), now)).filter((item) => item !== null);
         return { ok: true, result: { items, more: page.more } };
@@ -234,7 +255,12 @@ export function createCommandHandler(deps: {
     }
     // A result names the applicant (a status read shows names and e-mail): it travels sealed.
     const reply: CommandReply = answer.ok
-      ? { commandId: cmd.commandId, ok: true, result: {}, sealedResult: sealer.for('command-replies').seal(JSON.stringify(answer.result)) }
+      ? {
+          commandId: cmd.commandId,
+          ok: true,
+          result: {},
+          sealedResult: sealer.for('command-replies').seal(JSON.stringify(answer.result)),
+        }
       : { commandId: cmd.commandId, ...answer };
     // The reply is a courtesy to the waiting gateway; the state change is already durable, and
     // its outbox is published beside the reply (the producer sends both in one request when it
@@ -246,7 +272,9 @@ export function createCommandHandler(deps: {
         .publishReply(cmd.replyTo, [{ key: cmd.commandId, value: reply }])
         .catch((error) => logger.warn({ err: error, replyTo: cmd.replyTo }, 'reply could not be sent')),
       ...publishing.map((published) =>
-        published.catch((error) => logger.warn({ err: error, command: cmd.type }, 'outbox publication failed; retried shortly')),
+        published.catch((error) =>
+          logger.warn({ err: error, command: cmd.type }, 'outbox publication failed; retried shortly'),
+        ),
       ),
     ]);
     await continueAfter(message, sent);

@@ -26,7 +26,10 @@ export function createFactHandlers(deps: {
    * Applies a decision; the handler ends once the change is durable, and its message's offset
    * waits for the publication of the change's outbox (a failed one is the relay's to retry).
    */
-  async function apply(message: InboundMessage, ...[applicationId, decide, correlationId]: Parameters<ApplicationWriter['mutate']>) {
+  async function apply(
+    message: InboundMessage,
+    ...[applicationId, decide, correlationId]: Parameters<ApplicationWriter['mutate']>
+  ) {
     const publishing: Promise<void>[] = [];
     await writer.mutate(applicationId, decide, correlationId, publishing);
     if (publishing.length > 0) await continueAfter(message, Promise.all(publishing));
@@ -39,7 +42,8 @@ export function createFactHandlers(deps: {
     // recorded since is seen by the decision, taken again on a fresh read when the write
     // misses. Only a refusal to go on is confirmed on a fresh read first.
     let stored = await writer.current(callback.ref);
-    const linked = (s: NonNullable<typeof stored>) => s.state.accounts.some((a) => a.providerAccountId === callback.providerAccountId);
+    const linked = (s: NonNullable<typeof stored>) =>
+      s.state.accounts.some((a) => a.providerAccountId === callback.providerAccountId);
     if (stored && linked(stored)) stored = await repo.get(callback.ref);
     if (!stored) {
       logger.warn({ ref: callback.ref }, 'provider linked an account for an unknown application; ignored');
@@ -47,11 +51,17 @@ export function createFactHandlers(deps: {
     }
     if (callback.clientId && callback.clientId !== stored.state.clientId) {
       // Verified with one lender's own provider secret, about another lender's application.
-      logger.warn({ ref: callback.ref, clientId: callback.clientId }, "provider callback about another client's application; ignored");
+      logger.warn(
+        { ref: callback.ref, clientId: callback.clientId },
+        "provider callback about another client's application; ignored",
+      );
       return;
     }
     if (linked(stored)) return;
-    const account = await provider.getAccount(sealer.for('client-secrets').open(stored.state.providerKeySealed), callback.providerAccountId);
+    const account = await provider.getAccount(
+      sealer.for('client-secrets').open(stored.state.providerKeySealed),
+      callback.providerAccountId,
+    );
     const accountId = randomUUID();
     await apply(
       message,

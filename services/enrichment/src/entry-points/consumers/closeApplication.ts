@@ -5,7 +5,10 @@ import { closeJob } from '../../domain/scrubBankData/decide';
 import type { UseCaseDeps } from '../deps';
 
 /** What names a closing: the fact (or the retention deadline) and its application. */
-export type Closing = Pick<Extract<ApplicationFact, { type: 'ApplicationClosed' }>, 'factId' | 'clientId' | 'applicationId'>;
+export type Closing = Pick<
+  Extract<ApplicationFact, { type: 'ApplicationClosed' }>,
+  'factId' | 'clientId' | 'applicationId'
+>;
 
 /**
  * An application closed: the pending work on its accounts stops. With `scrub` (a no_analyze

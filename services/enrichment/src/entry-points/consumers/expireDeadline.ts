@@ -16,7 +16,10 @@ export function createDeadlineHandler(
       // The decided application's bank data has been kept long enough: scrubbed as after a
       // no_analyze abandonment (scoring follows BankDataScrubbed). The deadline id makes a
       // redelivered deadline a no-op.
-      await onApplicationClosed({ factId: deadline.deadlineId, clientId: deadline.clientId, applicationId: deadline.applicationId }, true);
+      await onApplicationClosed(
+        { factId: deadline.deadlineId, clientId: deadline.clientId, applicationId: deadline.applicationId },
+        true,
+      );
       return;
     }
     if (deadline.kind !== 'enrichment_timeout' || !deadline.accountId) return;

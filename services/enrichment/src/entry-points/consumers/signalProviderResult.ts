@@ -17,7 +17,9 @@ export const PROVIDER_CALLBACKS_ACTED_ON = Object.keys(PART_OF) as ProviderCallb
  * a crash before it has the webhook handled again. A webhook verified with one client's own
  * provider secret (`clientId`) concerns only that client's jobs.
  */
-export function createProviderCallbackHandler(deps: Pick<UseCaseDeps, 'writer' | 'jobs' | 'index' | 'progress' | 'clock' | 'kick'>) {
+export function createProviderCallbackHandler(
+  deps: Pick<UseCaseDeps, 'writer' | 'jobs' | 'index' | 'progress' | 'clock' | 'kick'>,
+) {
   const { writer, jobs, index, progress } = deps;
   return async function onProviderCallback(callback: ProviderCallback, message?: Pick<InboundMessage, 'commitAfter'>) {
     const part = PART_OF[callback.kind];

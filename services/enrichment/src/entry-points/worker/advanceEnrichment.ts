@@ -218,7 +218,10 @@ export function createAdvance(
         stored,
       );
       if (!applied.written || !applied.stored) return;
-      progress.answered(applied.written, outcomes.filter((o) => o.kind === 'not_ready').map((o) => o.part));
+      progress.answered(
+        applied.written,
+        outcomes.filter((o) => o.kind === 'not_ready').map((o) => o.part),
+      );
       stored = applied.stored;
       // The write above set when the job is due next (a backoff, the next poll, or the claim kept to finish).
       if (outcomes.some((o) => o.kind === 'failed')) return;

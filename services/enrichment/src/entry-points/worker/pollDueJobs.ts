@@ -10,7 +10,10 @@ import { leaseFrom, type UseCaseDeps } from '../deps';
  * replica or a stopped process left; the database is read whole only then.
  */
 export function createPollLoop(
-  deps: Pick<UseCaseDeps, 'writer' | 'jobs' | 'index' | 'schedule' | 'progress' | 'clock' | 'logger' | 'metrics' | 'leaseMs' | 'kick'> & {
+  deps: Pick<
+    UseCaseDeps,
+    'writer' | 'jobs' | 'index' | 'schedule' | 'progress' | 'clock' | 'logger' | 'metrics' | 'leaseMs' | 'kick'
+  > & {
     settings: { pollIntervalMs: number; rescanIntervalMs: number };
   },
 ) {

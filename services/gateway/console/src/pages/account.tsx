@@ -44,9 +44,23 @@ function PasswordForm() {
       <label for="current-password">Current password</label>
       <input id="current-password" name="currentPassword" type="password" autocomplete="current-password" required />
       <label for="changed-password">New password (at least 12 characters)</label>
-      <input id="changed-password" name="newPassword" type="password" autocomplete="new-password" minLength={12} required />
+      <input
+        id="changed-password"
+        name="newPassword"
+        type="password"
+        autocomplete="new-password"
+        minLength={12}
+        required
+      />
       <label for="changed-password-again">New password again</label>
-      <input id="changed-password-again" name="newPasswordAgain" type="password" autocomplete="new-password" minLength={12} required />
+      <input
+        id="changed-password-again"
+        name="newPasswordAgain"
+        type="password"
+        autocomplete="new-password"
+        minLength={12}
+        required
+      />
       <button type="submit" disabled={busy}>
         {busy ? 'Changing…' : 'Change password'}
       </button>
@@ -86,7 +100,10 @@ function AuthenticatorForm() {
           })
         }
       >
-        <p>A new phone, or an app to replace: add a new secret to it. Your current app keeps working until the new one is confirmed.</p>
+        <p>
+          A new phone, or an app to replace: add a new secret to it. Your current app keeps working until the new one is
+          confirmed.
+        </p>
         <label for="totp-password">Current password</label>
         <input id="totp-password" name="currentPassword" type="password" autocomplete="current-password" required />
         <button type="submit" disabled={busy}>
@@ -102,24 +119,41 @@ function AuthenticatorForm() {
       class="stacked"
       onSubmit={(e) =>
         void run(e, async (form) => {
-          await api.confirmTotp(started.enrolment, (form.elements.namedItem('totpCode') as HTMLInputElement).value.trim());
+          await api.confirmTotp(
+            started.enrolment,
+            (form.elements.namedItem('totpCode') as HTMLInputElement).value.trim(),
+          );
           setStarted(null);
-          setOutcome({ ok: true, message: 'The new authenticator is set up: sign in with its codes from now on. Your sessions elsewhere have ended.' });
+          setOutcome({
+            ok: true,
+            message:
+              'The new authenticator is set up: sign in with its codes from now on. Your sessions elsewhere have ended.',
+          });
         })
       }
     >
       <p>
-        Add this secret to the authenticator app (or open the link on the phone), then enter the 6-digit code it shows. It must be confirmed
-        within ten minutes.
+        Add this secret to the authenticator app (or open the link on the phone), then enter the 6-digit code it shows.
+        It must be confirmed within ten minutes.
       </p>
       <p>
-        Secret: <code class="secret" data-testid="new-totp-secret">{started.totpSecret}</code>
+        Secret:{' '}
+        <code class="secret" data-testid="new-totp-secret">
+          {started.totpSecret}
+        </code>
       </p>
       <p>
         <a href={started.otpauthUri}>Open in an authenticator app</a>
       </p>
       <label for="new-totp-code">Code from the new app</label>
-      <input id="new-totp-code" name="totpCode" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required />
+      <input
+        id="new-totp-code"
+        name="totpCode"
+        inputMode="numeric"
+        autocomplete="one-time-code"
+        pattern="[0-9]{6}"
+        required
+      />
       <button type="submit" disabled={busy}>
         Confirm the new authenticator
       </button>

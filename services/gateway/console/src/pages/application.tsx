@@ -1,7 +1,16 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type ApplicationView, type DeliveryView } from '../api';
 import { BarChart } from '../charts';
-import { attemptsSummary, BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthlyFlowsOf, storyOf, termsOf, tracesUrl } from '../model';
+import {
+  attemptsSummary,
+  BREAKDOWN_MAX,
+  BREAKDOWN_PARTS,
+  money,
+  monthlyFlowsOf,
+  storyOf,
+  termsOf,
+  tracesUrl,
+} from '../model';
 import { say } from '../labels';
 import { Badge, Loading, PageHeading, Problem, ShortId, Time, Updated, useLive } from '../ui';
 import { BreakdownTable, flowMonthLabel, FlowsTable, TermsFacts } from './decisionParts';

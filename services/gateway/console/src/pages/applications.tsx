@@ -57,7 +57,10 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
   const cursor = params.get('cursor');
   // The cursors of the pages before this one, for "Previous page".
   const [trail, setTrail] = useState<(string | null)[]>([]);
-  const [list, , updatedAt] = useLive(() => api.applications({ ...filter, limit: PAGE_SIZE, cursor }), params.toString());
+  const [list, , updatedAt] = useLive(
+    () => api.applications({ ...filter, limit: PAGE_SIZE, cursor }),
+    params.toString(),
+  );
 
   function search(event: Event) {
     event.preventDefault();
@@ -91,7 +94,8 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
           <legend>Status</legend>
           {STATUSES.map((status) => (
             <label key={status} class="check">
-              <input type="checkbox" name="status" value={status} defaultChecked={filter.status.includes(status)} /> {say(status, 'status')}
+              <input type="checkbox" name="status" value={status} defaultChecked={filter.status.includes(status)} />{' '}
+              {say(status, 'status')}
             </label>
           ))}
         </fieldset>
@@ -99,7 +103,13 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
           <legend>Decision</legend>
           {DECISIONS.map((decision) => (
             <label key={decision} class="check">
-              <input type="checkbox" name="decision" value={decision} defaultChecked={filter.decision.includes(decision)} /> {say(decision, 'decision')}
+              <input
+                type="checkbox"
+                name="decision"
+                value={decision}
+                defaultChecked={filter.decision.includes(decision)}
+              />{' '}
+              {say(decision, 'decision')}
             </label>
           ))}
         </fieldset>
@@ -131,18 +141,24 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
       {list.state === 'ok' ? (
         <>
           <table class="data cards">
-            <caption>
-              {list.value.items.length === 0 ? 'No application matches.' : captionOf(filter)}
-            </caption>
+            <caption>{list.value.items.length === 0 ? 'No application matches.' : captionOf(filter)}</caption>
             <thead>
               <tr>
                 <th scope="col">Application</th>
                 <th scope="col">Applicant</th>
                 <th scope="col">Status</th>
-                <th scope="col" class="num">Amount</th>
-                <th scope="col" class="num">Tenor</th>
-                <th scope="col" class="num">Accounts</th>
-                <th scope="col" class="num">Score</th>
+                <th scope="col" class="num">
+                  Amount
+                </th>
+                <th scope="col" class="num">
+                  Tenor
+                </th>
+                <th scope="col" class="num">
+                  Accounts
+                </th>
+                <th scope="col" class="num">
+                  Score
+                </th>
                 <th scope="col">Decision</th>
                 <th scope="col">Created</th>
               </tr>
@@ -159,10 +175,18 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
                   <td data-label="Status">
                     <Badge value={item.status} kind="status" />
                   </td>
-                  <td data-label="Amount" class="num">{money(item.amount)}</td>
-                  <td data-label="Tenor" class="num">{item.tenor} mo</td>
-                  <td data-label="Accounts" class="num">{item.accountCount}</td>
-                  <td data-label="Score" class="num">{item.score ?? '—'}</td>
+                  <td data-label="Amount" class="num">
+                    {money(item.amount)}
+                  </td>
+                  <td data-label="Tenor" class="num">
+                    {item.tenor} mo
+                  </td>
+                  <td data-label="Accounts" class="num">
+                    {item.accountCount}
+                  </td>
+                  <td data-label="Score" class="num">
+                    {item.score ?? '—'}
+                  </td>
                   <td data-label="Decision">{item.decision ? <Badge value={item.decision} kind="decision" /> : '—'}</td>
                   <td data-label="Created" class="when">
                     <Time iso={item.createdAt} />
@@ -178,10 +202,18 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
             <span class="hint">Every page of them, with decisions and terms; the applicant by name only.</span>
           </p>
           <nav class="pager" aria-label="Pages of applications">
-            <button type="button" disabled={trail.length === 0} onClick={() => go(trail[trail.length - 1] ?? null, trail.slice(0, -1))}>
+            <button
+              type="button"
+              disabled={trail.length === 0}
+              onClick={() => go(trail[trail.length - 1] ?? null, trail.slice(0, -1))}
+            >
               Previous page
             </button>
-            <button type="button" disabled={!list.value.nextCursor} onClick={() => go(list.value.nextCursor, [...trail, cursor])}>
+            <button
+              type="button"
+              disabled={!list.value.nextCursor}
+              onClick={() => go(list.value.nextCursor, [...trail, cursor])}
+            >
               Next page
             </button>
           </nav>

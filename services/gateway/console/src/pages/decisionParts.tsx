@@ -4,13 +4,21 @@ import { BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthLabel } from '../model';
 type Decision = NonNullable<ApplicationView['decision']>;
 
 /** The score's parts and total, each with the most it can earn, as a table labelled by the heading `labelledBy`. */
-export function BreakdownTable({ breakdown, labelledBy }: { breakdown: Decision['score_breakdown']; labelledBy: string }) {
+export function BreakdownTable({
+  breakdown,
+  labelledBy,
+}: {
+  breakdown: Decision['score_breakdown'];
+  labelledBy: string;
+}) {
   return (
     <table class="data compact" aria-labelledby={labelledBy}>
       <thead>
         <tr>
           <th scope="col">Part</th>
-          <th scope="col" class="num">Points</th>
+          <th scope="col" class="num">
+            Points
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -41,12 +49,18 @@ export function FlowsTable({ flows, labelledBy }: { flows: MonthlyFlow[]; labell
   const partial = flows.some((f) => f.partial);
   return (
     <table class="data compact" aria-labelledby={labelledBy}>
-      {partial ? <caption>Partial: the statement starts or ends within the month, so it holds only some days' money.</caption> : null}
+      {partial ? (
+        <caption>Partial: the statement starts or ends within the month, so it holds only some days' money.</caption>
+      ) : null}
       <thead>
         <tr>
           <th scope="col">Month</th>
-          <th scope="col" class="num">Inflow</th>
-          <th scope="col" class="num">Outflow</th>
+          <th scope="col" class="num">
+            Inflow
+          </th>
+          <th scope="col" class="num">
+            Outflow
+          </th>
         </tr>
       </thead>
       <tbody>

@@ -51,16 +51,36 @@ export function InvitationPage({ token, onDone }: { token: string; onDone: (noti
             {ROLE_NAMES[loaded.value.role]}, until {when(loaded.value.expiresAt)}.
           </p>
           <label for="new-password">Password (at least 12 characters)</label>
-          <input id="new-password" name="password" type="password" autocomplete="new-password" minLength={12} required />
+          <input
+            id="new-password"
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            minLength={12}
+            required
+          />
           <label for="new-password-again">Password again</label>
-          <input id="new-password-again" name="password-again" type="password" autocomplete="new-password" minLength={12} required />
+          <input
+            id="new-password-again"
+            name="password-again"
+            type="password"
+            autocomplete="new-password"
+            minLength={12}
+            required
+          />
           <h2 id="totp-heading">Authenticator app</h2>
           <p>
-            Add this account to an authenticator app with the secret below (or open the link on the phone), then enter the 6-digit code it
-            shows. {loaded.value.totpRequired ? 'This lender requires it.' : 'Recommended; without it the password alone signs in.'}
+            Add this account to an authenticator app with the secret below (or open the link on the phone), then enter
+            the 6-digit code it shows.{' '}
+            {loaded.value.totpRequired
+              ? 'This lender requires it.'
+              : 'Recommended; without it the password alone signs in.'}
           </p>
           <p>
-            Secret: <code class="secret" data-testid="totp-secret">{loaded.value.totpSecret}</code>
+            Secret:{' '}
+            <code class="secret" data-testid="totp-secret">
+              {loaded.value.totpSecret}
+            </code>
           </p>
           <p>
             <a href={loaded.value.otpauthUri}>Open in an authenticator app</a>

@@ -11,7 +11,8 @@ export function KeysPage({ session, onSessionChange }: { session: SessionState; 
     setError(null);
     api.rotateKey().then(
       (result) => setRotated(result.apiKey),
-      (e: unknown) => setError(e instanceof ApiError ? { status: e.status, message: e.message } : { status: 0, message: String(e) }),
+      (e: unknown) =>
+        setError(e instanceof ApiError ? { status: e.status, message: e.message } : { status: 0, message: String(e) }),
     );
   }
   return (
@@ -20,8 +21,9 @@ export function KeysPage({ session, onSessionChange }: { session: SessionState; 
       <section aria-labelledby="api-key-heading">
         <h2 id="api-key-heading">API key</h2>
         <p>
-          Your backend sends the API key in <code>x-api-key</code>. It is stored only as a hash, so it cannot be shown again; a new one
-          can be made here. Client id: <code>{session.clientId}</code>. This sign-in lasts until <Time iso={session.expiresAt} />.
+          Your backend sends the API key in <code>x-api-key</code>. It is stored only as a hash, so it cannot be shown
+          again; a new one can be made here. Client id: <code>{session.clientId}</code>. This sign-in lasts until{' '}
+          <Time iso={session.expiresAt} />.
         </p>
         {may(session, 'developer') ? (
           <ConfirmButton
@@ -36,13 +38,21 @@ export function KeysPage({ session, onSessionChange }: { session: SessionState; 
         )}
         {error ? (
           <p class="notice notice-error" role="alert">
-            {error.status === 404 || error.status === 405 ? 'Key rotation is not available on this gateway.' : `The key was not rotated: ${error.message}`}
+            {error.status === 404 || error.status === 405
+              ? 'Key rotation is not available on this gateway.'
+              : `The key was not rotated: ${error.message}`}
           </p>
         ) : null}
         {rotated ? (
           <ShownOnce label="New API key" value={rotated}>
             <p>The old key no longer works. This console session now uses the new key.</p>
-            <button type="button" onClick={() => { setRotated(null); onSessionChange(); }}>
+            <button
+              type="button"
+              onClick={() => {
+                setRotated(null);
+                onSessionChange();
+              }}
+            >
               I have stored the new key
             </button>
           </ShownOnce>

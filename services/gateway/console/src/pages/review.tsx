@@ -4,7 +4,15 @@ import { monthlyFlowsOf, when, words } from '../model';
 import { currentReviewer, rememberReviewer } from '../reviewer';
 import { may, notAllowed } from '../permissions';
 import { useSession } from '../session';
-import { cannotConfirm, draftOf, OUTCOMES, reviewBodyOf, reviewStageOf, type ReviewDraft, type Reviewing } from '../reviewModel';
+import {
+  cannotConfirm,
+  draftOf,
+  OUTCOMES,
+  reviewBodyOf,
+  reviewStageOf,
+  type ReviewDraft,
+  type Reviewing,
+} from '../reviewModel';
 import { Badge } from '../ui';
 import { BreakdownTable, FlowsTable, TermsFacts } from './decisionParts';
 import './reviews.css';
@@ -62,7 +70,11 @@ function Evidence({ application }: { application: ApplicationView }) {
       <h4 id="evidence-grant">Scoring would grant</h4>
       <TermsFacts terms={decision.approval_details} />
       <h4 id="evidence-flows">Monthly flows</h4>
-      {flows && flows.length > 0 ? <FlowsTable flows={flows} labelledBy="evidence-flows" /> : <p>Not available for this application.</p>}
+      {flows && flows.length > 0 ? (
+        <FlowsTable flows={flows} labelledBy="evidence-flows" />
+      ) : (
+        <p>Not available for this application.</p>
+      )}
     </div>
   );
 }
@@ -129,7 +141,12 @@ function ReviewFacts({ review }: { review: ReviewView }) {
   );
 }
 
-function ReviewForm(props: { application: ApplicationView; reviewer: Reviewing; onDone: () => void; onOvertaken: (message: string) => void }) {
+function ReviewForm(props: {
+  application: ApplicationView;
+  reviewer: Reviewing;
+  onDone: () => void;
+  onOvertaken: (message: string) => void;
+}) {
   const { application, reviewer, onDone } = props;
   const [draft, setDraft] = useState<ReviewDraft>(() => draftOf(application));
   const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
@@ -165,7 +182,14 @@ function ReviewForm(props: { application: ApplicationView; reviewer: Reviewing; 
         <legend>Outcome</legend>
         {OUTCOMES.map(([value, label]) => (
           <label key={value} class="check">
-            <input type="radio" name="outcome" value={value} checked={draft.outcome === value} onChange={() => set({ outcome: value })} /> {label}
+            <input
+              type="radio"
+              name="outcome"
+              value={value}
+              checked={draft.outcome === value}
+              onChange={() => set({ outcome: value })}
+            />{' '}
+            {label}
           </label>
         ))}
       </fieldset>
@@ -175,15 +199,39 @@ function ReviewForm(props: { application: ApplicationView; reviewer: Reviewing; 
           <p class="hint">Prefilled with what scoring would grant.</p>
           <div class="field">
             <label for="review-amount">Amount (Naira)</label>
-            <input id="review-amount" type="number" inputMode="decimal" min={1} step="any" value={draft.amount} onInput={text('amount')} />
+            <input
+              id="review-amount"
+              type="number"
+              inputMode="decimal"
+              min={1}
+              step="any"
+              value={draft.amount}
+              onInput={text('amount')}
+            />
           </div>
           <div class="field">
             <label for="review-tenor">Tenor (months)</label>
-            <input id="review-tenor" type="number" inputMode="numeric" min={1} step={1} value={draft.tenor} onInput={text('tenor')} />
+            <input
+              id="review-tenor"
+              type="number"
+              inputMode="numeric"
+              min={1}
+              step={1}
+              value={draft.tenor}
+              onInput={text('tenor')}
+            />
           </div>
           <div class="field">
             <label for="review-rate">Interest (% a month)</label>
-            <input id="review-rate" type="number" inputMode="decimal" min={0} step="any" value={draft.interestRate} onInput={text('interestRate')} />
+            <input
+              id="review-rate"
+              type="number"
+              inputMode="decimal"
+              min={0}
+              step="any"
+              value={draft.interestRate}
+              onInput={text('interestRate')}
+            />
           </div>
         </fieldset>
       ) : null}
@@ -204,8 +252,12 @@ function ReviewForm(props: { application: ApplicationView; reviewer: Reviewing; 
       </div>
       {lends ? (
         <label class="check override">
-          <input type="checkbox" checked={draft.override} onChange={(e) => set({ override: (e.currentTarget as HTMLInputElement).checked })} /> Override:
-          grant beyond the applicant's repayment capacity
+          <input
+            type="checkbox"
+            checked={draft.override}
+            onChange={(e) => set({ override: (e.currentTarget as HTMLInputElement).checked })}
+          />{' '}
+          Override: grant beyond the applicant's repayment capacity
         </label>
       ) : null}
       <div class="field">
@@ -224,12 +276,19 @@ function ReviewForm(props: { application: ApplicationView; reviewer: Reviewing; 
   );
 }
 
-function Confirmation(props: { application: ApplicationView; review: ReviewView; reviewer: Reviewing; onDone: () => void }) {
+function Confirmation(props: {
+  application: ApplicationView;
+  review: ReviewView;
+  reviewer: Reviewing;
+  onDone: () => void;
+}) {
   const { application, review, reviewer, onDone } = props;
   const session = useSession();
   const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
   // The role first: a viewer or a credit officer is never offered a confirmation.
-  const why = may(session, 'manage') ? cannotConfirm(review, reviewer) : notAllowed(session, 'manage', 'confirm a review');
+  const why = may(session, 'manage')
+    ? cannotConfirm(review, reviewer)
+    : notAllowed(session, 'manage', 'confirm a review');
   return (
     <div class="confirmation" role="region" aria-labelledby="confirmation-heading">
       <h3 id="confirmation-heading">Awaiting a second reviewer</h3>

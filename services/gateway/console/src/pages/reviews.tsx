@@ -55,7 +55,13 @@ function Threshold() {
     setState({ busy: true });
     api.updateReviewThreshold(value).then(
       () => {
-        setState({ busy: false, message: value === null ? 'Every review is now final at once.' : `Reviews granting more than ${money(value)} now wait for a second reviewer.` });
+        setState({
+          busy: false,
+          message:
+            value === null
+              ? 'Every review is now final at once.'
+              : `Reviews granting more than ${money(value)} now wait for a second reviewer.`,
+        });
         reload();
       },
       (e: unknown) => setState({ busy: false, failed: true, message: e instanceof ApiError ? e.message : String(e) }),
@@ -73,7 +79,15 @@ function Threshold() {
           <div class="field">
             <label for="review-threshold">Second reviewer above (Naira; empty: never)</label>
             {/* Not held to the loaded value: a render while the page loads must not undo what is typed. */}
-            <input id="review-threshold" name="threshold" type="number" inputMode="decimal" min={0} step="any" defaultValue={above === null ? '' : String(above)} />
+            <input
+              id="review-threshold"
+              name="threshold"
+              type="number"
+              inputMode="decimal"
+              min={0}
+              step="any"
+              defaultValue={above === null ? '' : String(above)}
+            />
           </div>
           <button type="submit" disabled={state.busy}>
             Save threshold
@@ -98,7 +112,10 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
   // The cursors of the pages before this one, for "Previous page".
   const [trail, setTrail] = useState<(string | null)[]>([]);
   // The view chosen in the form, shown once "Show" is pressed.
-  const [chosen, setChosen] = useState<{ for: ReviewQueueStatus; value: ReviewQueueStatus }>({ for: status, value: status });
+  const [chosen, setChosen] = useState<{ for: ReviewQueueStatus; value: ReviewQueueStatus }>({
+    for: status,
+    value: status,
+  });
   const picked = chosen.for === status ? chosen.value : status;
   const [queue] = useLoad(() => api.reviews({ status, limit: PAGE_SIZE, cursor }), params.toString());
 
@@ -121,7 +138,14 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
           <legend>Show</legend>
           {VIEWS.map(([value, label]) => (
             <label key={value} class="check">
-              <input type="radio" name="status" value={value} checked={picked === value} onChange={() => setChosen({ for: status, value })} /> {label}
+              <input
+                type="radio"
+                name="status"
+                value={value}
+                checked={picked === value}
+                onChange={() => setChosen({ for: status, value })}
+              />{' '}
+              {label}
             </label>
           ))}
         </fieldset>
@@ -146,7 +170,9 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
                 <th scope="col">Applicant</th>
                 <th scope="col">Waiting</th>
                 <th scope="col">Why referred</th>
-                <th scope="col" class="num">Score</th>
+                <th scope="col" class="num">
+                  Score
+                </th>
                 <th scope="col">Ask</th>
                 <th scope="col">Scoring would grant</th>
                 <th scope="col">Review</th>
@@ -194,10 +220,18 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
             </tbody>
           </table>
           <nav class="pager" aria-label="Pages of reviews">
-            <button type="button" disabled={trail.length === 0} onClick={() => go(trail[trail.length - 1] ?? null, trail.slice(0, -1))}>
+            <button
+              type="button"
+              disabled={trail.length === 0}
+              onClick={() => go(trail[trail.length - 1] ?? null, trail.slice(0, -1))}
+            >
               Previous page
             </button>
-            <button type="button" disabled={!queue.value.nextCursor} onClick={() => go(queue.value.nextCursor, [...trail, cursor])}>
+            <button
+              type="button"
+              disabled={!queue.value.nextCursor}
+              onClick={() => go(queue.value.nextCursor, [...trail, cursor])}
+            >
               Next page
             </button>
           </nav>

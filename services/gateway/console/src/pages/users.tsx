@@ -14,13 +14,23 @@ export const ROLE_NAMES: Record<StaffRole, string> = {
 
 const message = (e: unknown) => (e instanceof ApiError ? e.message : String(e));
 
-function RoleSelect(props: { id: string; value: StaffRole; onChange: (role: StaffRole) => void; label: string; visibleLabel?: boolean }) {
+function RoleSelect(props: {
+  id: string;
+  value: StaffRole;
+  onChange: (role: StaffRole) => void;
+  label: string;
+  visibleLabel?: boolean;
+}) {
   return (
     <>
       <label for={props.id} class={props.visibleLabel ? undefined : 'visually-hidden'}>
         {props.label}
       </label>
-      <select id={props.id} value={props.value} onChange={(e) => props.onChange((e.currentTarget as HTMLSelectElement).value as StaffRole)}>
+      <select
+        id={props.id}
+        value={props.value}
+        onChange={(e) => props.onChange((e.currentTarget as HTMLSelectElement).value as StaffRole)}
+      >
         {ROLES.map((role) => (
           <option key={role} value={role}>
             {ROLE_NAMES[role]}
@@ -130,7 +140,8 @@ export function UsersPage({ selfId }: { selfId: string | null }) {
           invitation.invitationUrl ? (
             <ShownOnce label={`Invitation link for ${invitation.email}`} value={invitation.invitationUrl}>
               <p>
-                No e-mail is sent from this gateway: give the link to {invitation.email}. It works once, until {when(invitation.invitationExpiresAt!)}.
+                No e-mail is sent from this gateway: give the link to {invitation.email}. It works once, until{' '}
+                {when(invitation.invitationExpiresAt!)}.
               </p>
             </ShownOnce>
           ) : (

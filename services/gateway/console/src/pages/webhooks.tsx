@@ -3,7 +3,20 @@ import { api, ApiError, type ClientSettings, type ReplayResult } from '../api';
 import { say } from '../labels';
 import { deliverySummary, when } from '../model';
 import { navigate } from '../nav';
-import { Badge, ConfirmButton, FilterSelect, Loading, PageHeading, Problem, RoleNote, ShortId, ShownOnce, useLoad, type Loaded, Time } from '../ui';
+import {
+  Badge,
+  ConfirmButton,
+  FilterSelect,
+  Loading,
+  PageHeading,
+  Problem,
+  RoleNote,
+  ShortId,
+  ShownOnce,
+  useLoad,
+  type Loaded,
+  Time,
+} from '../ui';
 import { may } from '../permissions';
 import { useSession } from '../session';
 import { RedeliverButton } from './application';
@@ -111,7 +124,16 @@ function Secret({ client, onRotated }: { client: ClientSettings | null; onRotate
         <>
           <div class="field">
             <label for="overlap">Overlap of the previous secret, in hours (empty: the gateway's default)</label>
-            <input id="overlap" type="number" min={0} max={168} step="any" inputMode="decimal" value={overlap} onInput={(e) => setOverlap((e.currentTarget as HTMLInputElement).value)} />
+            <input
+              id="overlap"
+              type="number"
+              min={0}
+              max={168}
+              step="any"
+              inputMode="decimal"
+              value={overlap}
+              onInput={(e) => setOverlap((e.currentTarget as HTMLInputElement).value)}
+            />
           </div>
           <ConfirmButton
             label="Rotate webhook secret"
@@ -181,7 +203,13 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
   const [page, reload] = useLoad(
     () =>
       idIsValid
-        ? api.deliveries({ status: status || undefined, event: event || undefined, applicationId: applicationId || undefined, cursor, limit: 20 })
+        ? api.deliveries({
+            status: status || undefined,
+            event: event || undefined,
+            applicationId: applicationId || undefined,
+            cursor,
+            limit: 20,
+          })
         : Promise.resolve({ data: [], nextCursor: null }),
     params.toString(),
   );
@@ -194,8 +222,22 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
   return (
     <>
       <form class="filters" onSubmit={filter} aria-label="Delivery log filters">
-        <FilterSelect id="delivery-status" label="Status" name="status" value={status} options={STATUSES} words={(s) => say(s, 'delivery')} />
-        <FilterSelect id="delivery-event" label="Event" name="event" value={event} options={EVENTS} words={(e) => say(e, 'event')} />
+        <FilterSelect
+          id="delivery-status"
+          label="Status"
+          name="status"
+          value={status}
+          options={STATUSES}
+          words={(s) => say(s, 'delivery')}
+        />
+        <FilterSelect
+          id="delivery-event"
+          label="Event"
+          name="event"
+          value={event}
+          options={EVENTS}
+          words={(e) => say(e, 'event')}
+        />
         <div class="field">
           <label for="delivery-application">Application id</label>
           <input
@@ -210,7 +252,8 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
           />
           {idIsValid ? null : (
             <p id="delivery-application-error" class="field-error" role="alert">
-              “{applicationId}” is not an application id: an id has 36 characters, such as 0c7d414c-3e66-4b43-b3b1-8747a2a8e6bd.
+              “{applicationId}” is not an application id: an id has 36 characters, such as
+              0c7d414c-3e66-4b43-b3b1-8747a2a8e6bd.
             </p>
           )}
         </div>
@@ -221,7 +264,9 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
       {page.state === 'ok' && idIsValid ? (
         <>
           <table class="data cards">
-            <caption>{page.value.data.length === 0 ? 'No delivery matches.' : 'Webhook deliveries, newest first'}</caption>
+            <caption>
+              {page.value.data.length === 0 ? 'No delivery matches.' : 'Webhook deliveries, newest first'}
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Created</th>
@@ -264,13 +309,30 @@ function DeliveryLog({ params }: { params: URLSearchParams }) {
             </tbody>
           </table>
           <nav class="pager" aria-label="Pages of deliveries">
-            <button type="button" disabled={!cursor} onClick={() => navigate('/webhooks', { status: status || undefined, event: event || undefined, applicationId: applicationId || undefined })}>
+            <button
+              type="button"
+              disabled={!cursor}
+              onClick={() =>
+                navigate('/webhooks', {
+                  status: status || undefined,
+                  event: event || undefined,
+                  applicationId: applicationId || undefined,
+                })
+              }
+            >
               First page
             </button>
             <button
               type="button"
               disabled={!page.value.nextCursor}
-              onClick={() => navigate('/webhooks', { status: status || undefined, event: event || undefined, applicationId: applicationId || undefined, cursor: page.value.nextCursor ?? undefined })}
+              onClick={() =>
+                navigate('/webhooks', {
+                  status: status || undefined,
+                  event: event || undefined,
+                  applicationId: applicationId || undefined,
+                  cursor: page.value.nextCursor ?? undefined,
+                })
+              }
             >
               Next page
             </button>
@@ -294,7 +356,10 @@ export function WebhooksPage({ params }: { params: URLSearchParams }) {
   return (
     <>
       <PageHeading>Webhooks</PageHeading>
-      <RoleNote permission="developer" what="change the webhook endpoint or secret, or redeliver or replay deliveries" />
+      <RoleNote
+        permission="developer"
+        what="change the webhook endpoint or secret, or redeliver or replay deliveries"
+      />
       <section aria-labelledby="endpoint-heading">
         <h2 id="endpoint-heading">Endpoint</h2>
         <EndpointSection client={client} reload={reload} />

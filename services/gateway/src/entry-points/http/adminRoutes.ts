@@ -1,5 +1,11 @@
 import { Router } from 'express';
-import { AuditListQuery, CreateClientRequest, CreateOwnerRequest, RotateWebhookSecretRequest, UpdateClientRequest } from '@loan/contracts';
+import {
+  AuditListQuery,
+  CreateClientRequest,
+  CreateOwnerRequest,
+  RotateWebhookSecretRequest,
+  UpdateClientRequest,
+} from '@loan/contracts';
 import { BadCursorError, type AuditEntry, type AuditLog } from '../../data-access/auditLog';
 import type { StaffAccounts } from '../../data-access/staffAccounts';
 import { HttpError } from '../../domain/errors';
@@ -67,7 +73,9 @@ export function adminRoutes(deps: { accounts: ClientAccounts; staff: StaffAccoun
     '/clients/:id/rotate-webhook-secret',
     route(async (req, res) => {
       const body = validate(RotateWebhookSecretRequest, rotationBody(req.body));
-      res.json(await accounts.rotateWebhookSecret(clientIdOf(req.params.id), body.overlapSeconds, actorOf('admin', req, res)));
+      res.json(
+        await accounts.rotateWebhookSecret(clientIdOf(req.params.id), body.overlapSeconds, actorOf('admin', req, res)),
+      );
     }),
   );
 
@@ -88,7 +96,10 @@ export function adminRoutes(deps: { accounts: ClientAccounts; staff: StaffAccoun
     route(async (req, res) => {
       const query = validate(AuditListQuery, req.query);
       try {
-        const page = await deps.audit.page({ limit: query.limit, ...(query.cursor !== undefined ? { cursor: query.cursor } : {}) });
+        const page = await deps.audit.page({
+          limit: query.limit,
+          ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+        });
         res.json({ items: page.items.map(auditView), nextCursor: page.nextCursor });
       } catch (error) {
         if (error instanceof BadCursorError) throw new HttpError(400, error.message);

@@ -20,7 +20,12 @@ import {
 import { annotateActiveSpan, type PurposeSealer } from '@loan/runtime';
 import { HttpError, STATUS_OF } from '../../domain/errors';
 import { INVALID_CURSOR, decodeCursor, encodeCursor } from '../../domain/pageCursor';
-import { ReplyTimeoutError, type CommandBus, type CommandInput, type DistributiveOmit } from '../../data-access/commandBus';
+import {
+  ReplyTimeoutError,
+  type CommandBus,
+  type CommandInput,
+  type DistributiveOmit,
+} from '../../data-access/commandBus';
 import type { ClientRecord } from '../../data-access/clientRepository';
 import type { StaffAccounts } from '../../data-access/staffAccounts';
 import { reviewerOf } from '../../domain/reviewer';
@@ -55,12 +60,21 @@ function providerKeyOf(client: ClientRecord): string {
  * indexes of the lender's (every key's, so that what was indexed before a key rotation is
  * found), never the words themselves.
  */
-function searchOf(q: { id: string } | { terms: string[][] } | { none: true } | undefined, clientId: string, sealer: PurposeSealer) {
+function searchOf(
+  q: { id: string } | { terms: string[][] } | { none: true } | undefined,
+  clientId: string,
+  sealer: PurposeSealer,
+) {
   if (q === undefined) return { q: null };
   if ('id' in q) return { q: q.id };
   if ('none' in q) return null;
   const personal = sealer.for('personal-data');
-  return { q: null, search: q.terms.map((alternatives) => alternatives.flatMap((term) => personal.blindIndexes(indexedTerm(clientId, term)))) };
+  return {
+    q: null,
+    search: q.terms.map((alternatives) =>
+      alternatives.flatMap((term) => personal.blindIndexes(indexedTerm(clientId, term))),
+    ),
+  };
 }
 
 /**
@@ -93,7 +107,12 @@ export function applicationRoutes(deps: {
    * An initiate was refused 403 because another account used its idempotencyKey: counted and
    * written to the audit, where the operator finds who probes keys (see docs/security.md).
    */
-  onKeyOfAnotherAccount?: (seen: { clientId: string; idempotencyKey: string; ip: string | null; correlationId: string }) => Promise<void>;
+  onKeyOfAnotherAccount?: (seen: {
+    clientId: string;
+    idempotencyKey: string;
+    ip: string | null;
+    correlationId: string;
+  }) => Promise<void>;
 }) {
   const router = Router();
   const { commands } = deps;
@@ -125,12 +144,18 @@ export function applicationRoutes(deps: {
       reply = await commands.send({ ...input, clientId: client!.clientId, correlationId } as CommandInput);
     } catch (error) {
       if (error instanceof ReplyTimeoutError) {
-        throw new HttpError(500, 'The request took too long to process; retry it (initiate with the same idempotencyKey)');
+        throw new HttpError(
+          500,
+          'The request took too long to process; retry it (initiate with the same idempotencyKey)',
+        );
       }
       throw error;
     }
     const applicationId = 'applicationId' in input ? input.applicationId : undefined;
-    annotateActiveSpan({ clientId: client!.clientId, applicationId: applicationId ?? (reply.ok ? reply.result.applicationId : undefined) });
+    annotateActiveSpan({
+      clientId: client!.clientId,
+      applicationId: applicationId ?? (reply.ok ? reply.result.applicationId : undefined),
+    });
     if (!reply.ok) throw new HttpError(STATUS_OF[reply.code], reply.message);
     return reply.result;
   }
@@ -150,7 +175,12 @@ export function applicationRoutes(deps: {
         async (error: unknown) => {
           if (error instanceof HttpError && error.statusCode === STATUS_OF.KEY_OWNED_BY_OTHER_CLIENT) {
             const { client, correlationId } = ctx(res);
-            await deps.onKeyOfAnotherAccount?.({ clientId: client!.clientId, idempotencyKey: terms.idempotencyKey, ip: req.ip ?? null, correlationId });
+            await deps.onKeyOfAnotherAccount?.({
+              clientId: client!.clientId,
+              idempotencyKey: terms.idempotencyKey,
+              ip: req.ip ?? null,
+              correlationId,
+            });
           }
           throw error;
         },
@@ -169,7 +199,10 @@ export function applicationRoutes(deps: {
       const filter = filterOf(query, ctx(res).client!.clientId, deps.sealer);
       // A text no applicant could be found by finds none, without asking.
       const page = filter
-        ? ((await ask(res, { type: 'ListApplications', ...filter, limit: query.limit, after })) as { items: ApplicationSummary[]; more: boolean })
+        ? ((await ask(res, { type: 'ListApplications', ...filter, limit: query.limit, after })) as {
+            items: ApplicationSummary[];
+            more: boolean;
+          })
         : { items: [], more: false };
       const last = page.items.at(-1);
       res.json({ items: page.items, nextCursor: page.more && last ? encodeCursor(last) : null });
@@ -190,10 +223,16 @@ export function applicationRoutes(deps: {
       const filter = filterOf(query, ctx(res).client!.clientId, deps.sealer);
       let after: { createdAt: string; applicationId: string } | null = null;
       while (filter) {
-        const page = (await ask(res, { type: 'ListApplications', ...filter, limit: 100, after })) as { items: ApplicationSummary[]; more: boolean };
+        const page = (await ask(res, { type: 'ListApplications', ...filter, limit: 100, after })) as {
+          items: ApplicationSummary[];
+          more: boolean;
+        };
         items.push(...page.items);
         if (items.length > EXPORT_MAX_ROWS) {
-          throw new HttpError(400, `More than ${EXPORT_MAX_ROWS} applications match; narrow the filter (status) to export them`);
+          throw new HttpError(
+            400,
+            `More than ${EXPORT_MAX_ROWS} applications match; narrow the filter (status) to export them`,
+          );
         }
         const last = page.items.at(-1);
         if (!page.more || !last) break;
@@ -205,7 +244,10 @@ export function applicationRoutes(deps: {
       for (let i = 0; i < decided.length; i += 8) {
         const batch = decided.slice(i, i + 8);
         const got = await Promise.all(
-          batch.map((item) => ask(res, { type: 'GetApplication', applicationId: item.applicationId }) as Promise<ApplicationView>),
+          batch.map(
+            (item) =>
+              ask(res, { type: 'GetApplication', applicationId: item.applicationId }) as Promise<ApplicationView>,
+          ),
         );
         got.forEach((view, n) => views.set(batch[n]!.applicationId, view));
       }
@@ -271,7 +313,10 @@ export function applicationRoutes(deps: {
     requireJson(),
     route(async (req, res) => {
       const applicationId = applicationIdOf(req.params.id);
-      const { reviewer, note, ...review } = validate(staffSignedIn(res) ? StaffReviewRequest : ReviewRequest, req.body ?? {});
+      const { reviewer, note, ...review } = validate(
+        staffSignedIn(res) ? StaffReviewRequest : ReviewRequest,
+        req.body ?? {},
+      );
       const confirmationAbove = ctx(res).client!.reviewConfirmationAbove;
       // Who reviewed and their note may name people: both leave the gateway sealed.
       // A note of nothing but spaces is no note (and nothing is sealed for it).
@@ -286,7 +331,10 @@ export function applicationRoutes(deps: {
     requireJson(),
     route(async (req, res) => {
       const applicationId = applicationIdOf(req.params.id);
-      const { reviewer } = validate(staffSignedIn(res) ? StaffConfirmReviewRequest : ConfirmReviewRequest, req.body ?? {});
+      const { reviewer } = validate(
+        staffSignedIn(res) ? StaffConfirmReviewRequest : ConfirmReviewRequest,
+        req.body ?? {},
+      );
       res.json(await ask(res, { type: 'ConfirmReview', applicationId, reviewer: await reviewerFor(res, reviewer) }));
     }),
   );
@@ -324,7 +372,8 @@ export function reviewRoutes(deps: {
           after: after ? { decidedAt: after.createdAt, applicationId: after.applicationId } : null,
         });
       } catch (error) {
-        if (error instanceof ReplyTimeoutError) throw new HttpError(500, 'The request took too long to process; retry it');
+        if (error instanceof ReplyTimeoutError)
+          throw new HttpError(500, 'The request took too long to process; retry it');
         throw error;
       }
       if (!reply.ok) throw new HttpError(STATUS_OF[reply.code], reply.message);
@@ -332,7 +381,8 @@ export function reviewRoutes(deps: {
       const last = page.items.at(-1);
       res.json({
         items: page.items,
-        nextCursor: page.more && last ? encodeCursor({ createdAt: last.decidedAt, applicationId: last.applicationId }) : null,
+        nextCursor:
+          page.more && last ? encodeCursor({ createdAt: last.decidedAt, applicationId: last.applicationId }) : null,
       });
     }),
   );

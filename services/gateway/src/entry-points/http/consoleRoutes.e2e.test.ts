@@ -5,7 +5,14 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generateSync } from 'otplib';
 import { verifyWebhook } from '@loan/client';
 import { eventually, waitFor } from '../../../../../testing/helpers';
-import { applicant, call, createClient, startReceiver, startWholeStack, suiteNamespace } from '../../../../../testing/stack';
+import {
+  applicant,
+  call,
+  createClient,
+  startReceiver,
+  startWholeStack,
+  suiteNamespace,
+} from '../../../../../testing/stack';
 import { servedRoutes } from './support';
 import { launchBrowser } from '../../../../../testing/browser';
 
@@ -294,14 +301,14 @@ describe('the console over HTTP', () => {
   });
 });
 
-
 /**
  * An authenticator's code for the 30-second step `stepsAhead` after the current one. The gateway
  * takes a code one step either side of its clock, so a code of this step stays good if a step
  * ends while it is typed and sent (a code of the previous step would not), and the next step's
  * code is good for a sign-in right after an enrolment used this one.
  */
-const totpCode = (secret: string, stepsAhead: 0 | 1) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * stepsAhead });
+const totpCode = (secret: string, stepsAhead: 0 | 1) =>
+  generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * stepsAhead });
 
 /** Whether the page scrolls sideways; if it does, its width and the innermost elements that stick out. */
 const sidewaysOverflowOf = (page: Page) =>
@@ -322,7 +329,10 @@ const sidewaysOverflowOf = (page: Page) =>
 const crampedLabelsOf = (page: Page) =>
   page.evaluate(() =>
     [...document.querySelectorAll('td[data-label]')]
-      .filter((td) => getComputedStyle(td, '::before').display !== 'none' && getComputedStyle(td, '::before').content !== 'none')
+      .filter(
+        (td) =>
+          getComputedStyle(td, '::before').display !== 'none' && getComputedStyle(td, '::before').content !== 'none',
+      )
       .filter((td) => parseFloat(getComputedStyle(td, '::before').height) > td.getBoundingClientRect().height + 0.5)
       .map((td) => `${td.getAttribute('data-label')}: ${(td.textContent ?? '').slice(0, 40)}`),
   );
@@ -919,7 +929,10 @@ describe('the console follows an application as it moves on, and a redelivery ne
 
   it('when ids, secrets, a refused webhook URL and a filter that is not an id are shown, then ids are short with the whole id on hover and a copy button, a secret has one, the URL typed stays with the reason beside it, the filter says it is not an id, and Sign out stays on one line', async () => {
     const page = await pageOf({ width: 1280, height: 900 });
-    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
       await page.setViewportSize(viewport);
       await page.goto(`${stack.gatewayUrl}/console#/applications`);
       const link = page.getByRole('row', { name: /Bisi Lawal/ }).getByRole('link');
@@ -944,7 +957,9 @@ describe('the console follows an application as it moves on, and a redelivery ne
       await page.goto(`${stack.gatewayUrl}/console#/webhooks?applicationId=Bisi%20Lawal`);
       await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
       await eventually(async () =>
-        expect(await page.locator('#delivery-application-error').textContent()).toMatch(/^“Bisi Lawal” is not an application id/),
+        expect(await page.locator('#delivery-application-error').textContent()).toMatch(
+          /^“Bisi Lawal” is not an application id/,
+        ),
       );
       await eventually(async () => expect(await page.getByText('No delivery matches.').count()).toBe(0));
       await expect(page.getByLabel('Application id').getAttribute('aria-invalid')).resolves.toBe('true');
@@ -953,7 +968,9 @@ describe('the console follows an application as it moves on, and a redelivery ne
       const field = page.getByLabel('Webhook URL');
       await field.fill('ftp://hooks.lender.example/events');
       await page.getByRole('button', { name: 'Save URL' }).click();
-      await eventually(async () => expect(await page.locator('#webhook-url-error').textContent()).toMatch(/^Not saved: /));
+      await eventually(async () =>
+        expect(await page.locator('#webhook-url-error').textContent()).toMatch(/^Not saved: /),
+      );
       await expect(field.inputValue()).resolves.toBe('ftp://hooks.lender.example/events');
       await expect(field.getAttribute('aria-invalid')).resolves.toBe('true');
       expect((await theirApi('GET', '/api/client')).body.webhookUrl).toBe(`${hook.url}/hooks`);
@@ -978,12 +995,19 @@ describe('the console follows an application as it moves on, and a redelivery ne
   });
 
   it('when the list is exported, then the CSV holds every application the filter matches with its decision and terms, by name only, and a name that looks like a formula stays text', async () => {
-    const formula = await theirApi('POST', '/api/applications/initiate', applicant({ firstName: '=HYPERLINK("http://x.example")', lastName: '+Cmd' }));
+    const formula = await theirApi(
+      'POST',
+      '/api/applications/initiate',
+      applicant({ firstName: '=HYPERLINK("http://x.example")', lastName: '+Cmd' }),
+    );
     expect(formula.status).toBe(201);
     const view = (await theirApi('GET', `/api/applications/${bisi}`)).body;
     const terms = view.decision.decision === 'APPROVED' ? view.decision.approval_details : null;
     const page = await pageOf({ width: 1280, height: 900 });
-    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
       await page.setViewportSize(viewport);
       await page.goto(`${stack.gatewayUrl}/console#/applications`);
       const link = page.getByRole('link', { name: 'Export these applications as CSV' });
@@ -1000,26 +1024,44 @@ describe('the console follows an application as it moves on, and a redelivery ne
       expect(lines).toHaveLength(3);
       const decided = lines.find((l) => l.startsWith(bisi))!.split(',');
       expect(decided.slice(2, 4)).toEqual(['Bisi Lawal', 'COMPLETED']);
-      expect(decided.slice(8, 11)).toEqual([String(view.decision.score), view.decision.score_band, view.decision.decision]);
+      expect(decided.slice(8, 11)).toEqual([
+        String(view.decision.score),
+        view.decision.score_band,
+        view.decision.decision,
+      ]);
       if (terms) {
-        expect(decided.slice(12, 17)).toEqual(['approved', ...[terms.approved_amount, terms.approved_tenor, terms.approved_interest, terms.monthly_payment].map(String)]);
+        expect(decided.slice(12, 17)).toEqual([
+          'approved',
+          ...[terms.approved_amount, terms.approved_tenor, terms.approved_interest, terms.monthly_payment].map(String),
+        ]);
       } else {
         expect(decided[12]).toBe('counter_offer');
       }
-      expect(lines.find((l) => l.startsWith(formula.body.applicationId))).toContain(`,"'=HYPERLINK(""http://x.example"") +Cmd",PENDING_LINKING,`);
+      expect(lines.find((l) => l.startsWith(formula.body.applicationId))).toContain(
+        `,"'=HYPERLINK(""http://x.example"") +Cmd",PENDING_LINKING,`,
+      );
       expect(csv).not.toContain(view.applicant.email);
     }
     // The filter is the list's: only the completed one.
     await page.goto(`${stack.gatewayUrl}/console#/applications?status=COMPLETED`);
-    const [filtered] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export these applications as CSV' }).click()]);
-    const rows = readFileSync((await filtered.path())!, 'utf8').split('\r\n').filter(Boolean);
+    const [filtered] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export these applications as CSV' }).click(),
+    ]);
+    const rows = readFileSync((await filtered.path())!, 'utf8')
+      .split('\r\n')
+      .filter(Boolean);
     expect(rows.slice(1).map((r) => r.slice(0, 36))).toEqual([bisi]);
     // The same file over the API with the key.
-    const res = await fetch(`${stack.gatewayUrl}/api/applications/export.csv?status=COMPLETED`, { headers: { 'x-api-key': lender.apiKey } });
+    const res = await fetch(`${stack.gatewayUrl}/api/applications/export.csv?status=COMPLETED`, {
+      headers: { 'x-api-key': lender.apiKey },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect((await res.text()).split('\r\n').filter(Boolean)).toEqual(rows);
-    const bad = await fetch(`${stack.gatewayUrl}/api/applications/export.csv?status=DONE`, { headers: { 'x-api-key': lender.apiKey } });
+    const bad = await fetch(`${stack.gatewayUrl}/api/applications/export.csv?status=DONE`, {
+      headers: { 'x-api-key': lender.apiKey },
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error).toBe('Bad Request');
     expect(problems).toEqual([]);
@@ -1042,7 +1084,9 @@ describe('the console follows an application as it moves on, and a redelivery ne
       await page.getByText(`Applications with status Completed matching ${words}`).waitFor();
       const rows = page.locator('table.data tbody tr');
       await eventually(async () => expect({ words, rows: await rows.count() }).toEqual({ words, rows: 1 }));
-      await eventually(async () => expect(await rows.first().getByRole('cell', { name: 'Bisi Lawal' }).count()).toBe(1));
+      await eventually(async () =>
+        expect(await rows.first().getByRole('cell', { name: 'Bisi Lawal' }).count()).toBe(1),
+      );
       await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
     }
     expect(problems).toEqual([]);
@@ -1057,10 +1101,20 @@ describe('the console follows an application as it moves on, and a redelivery ne
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.emulateMedia({ media: 'print' });
     for (const gone of ['header.top', 'ol.timeline', '#flows-heading', 'button', 'p.updated']) {
-      await eventually(async () => expect({ [gone]: await page.locator(gone).first().isVisible() }).toEqual({ [gone]: false }));
+      await eventually(async () =>
+        expect({ [gone]: await page.locator(gone).first().isVisible() }).toEqual({ [gone]: false }),
+      );
     }
-    for (const kept of ['table[aria-labelledby="breakdown-heading"]', '#terms-heading', '#risk-heading', '#accounts-heading', '.primary-reason']) {
-      await eventually(async () => expect({ [kept]: await page.locator(kept).first().isVisible() }).toEqual({ [kept]: true }));
+    for (const kept of [
+      'table[aria-labelledby="breakdown-heading"]',
+      '#terms-heading',
+      '#risk-heading',
+      '#accounts-heading',
+      '.primary-reason',
+    ]) {
+      await eventually(async () =>
+        expect({ [kept]: await page.locator(kept).first().isVisible() }).toEqual({ [kept]: true }),
+      );
     }
     await eventually(async () => expect(await page.locator('.print-only.id').first().textContent()).toBe(bisi));
     expect(await printedPagesOf(page)).toBe(1);
@@ -1685,9 +1739,7 @@ describe('the console in a browser', () => {
     await page.getByLabel('Password (at least 12 characters)').fill(password);
     await page.getByLabel('Password again').fill(password);
     // This step's code; the sign-in gives the next step's, so it is a code not used before.
-    await page
-      .getByLabel('Code from the app')
-      .fill(totpCode(secret, 0));
+    await page.getByLabel('Code from the app').fill(totpCode(secret, 0));
     await page.getByRole('button', { name: 'Set password and finish' }).click();
     await page.getByText('Your account is ready').waitFor();
 
@@ -1766,9 +1818,10 @@ describe("the lender's staff in a browser", () => {
       { firstName: 'Emeka', lastName: 'Obi', bvn: '22200000005', amount: 500_000, tenor: 12, interestRate: 5 },
       { apiKey: staffed.apiKey },
     );
-    expect((await call(stack.gatewayUrl, staffed.apiKey, 'GET', `/api/applications/${application.applicationId}`)).body.decision.decision).toBe(
-      'MANUAL_REVIEW',
-    );
+    expect(
+      (await call(stack.gatewayUrl, staffed.apiKey, 'GET', `/api/applications/${application.applicationId}`)).body
+        .decision.decision,
+    ).toBe('MANUAL_REVIEW');
   });
 
   afterAll(async () => {
@@ -1835,7 +1888,9 @@ describe("the lender's staff in a browser", () => {
     await owner.getByLabel(/^Second reviewer above/).fill('250000');
     await owner.getByRole('button', { name: 'Save threshold' }).click();
     await owner.getByText('Reviews granting more than ₦250,000 now wait for a second reviewer.').waitFor();
-    expect((await call(stack.gatewayUrl, staffed.apiKey, 'GET', '/api/client')).body.reviewConfirmationAbove).toBe(250_000);
+    expect((await call(stack.gatewayUrl, staffed.apiKey, 'GET', '/api/client')).body.reviewConfirmationAbove).toBe(
+      250_000,
+    );
 
     await owner.getByRole('link', { name: 'Users' }).click();
     await owner.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
@@ -1852,7 +1907,10 @@ describe("the lender's staff in a browser", () => {
       links.set(who, (await shown.getByTestId('shown-once').textContent())!.trim());
       await owner.getByRole('rowheader', { name: emailOf(who) }).waitFor();
     }
-    const users = (await call(stack.gatewayUrl, staffed.apiKey, 'GET', '/api/users')).body.items as { email: string; role: string }[];
+    const users = (await call(stack.gatewayUrl, staffed.apiKey, 'GET', '/api/users')).body.items as {
+      email: string;
+      role: string;
+    }[];
     expect(users.map((u) => [u.email, u.role]).sort()).toEqual(
       [
         [emailOf('owner'), 'owner'],
@@ -1875,12 +1933,29 @@ describe("the lender's staff in a browser", () => {
       ]),
     );
     // Every page as the viewer sees it: the buttons left are those that only read (search, filter, page).
-    const reading = new Set(['Search', 'Filter', 'Show', 'Previous page', 'Next page', 'Clear', 'Copy', 'Print decision summary']);
+    const reading = new Set([
+      'Search',
+      'Filter',
+      'Show',
+      'Previous page',
+      'Next page',
+      'Clear',
+      'Copy',
+      'Print decision summary',
+    ]);
     for (const [hash, heading, note] of [
-      [`#/applications/${application.applicationId}`, /^Review/, 'Your role (viewer) does not allow you to review applications'],
+      [
+        `#/applications/${application.applicationId}`,
+        /^Review/,
+        'Your role (viewer) does not allow you to review applications',
+      ],
       ['#/reviews', 'Reviews', 'Your role (viewer) does not allow you to change the threshold'],
       ['#/webhooks', 'Webhooks', 'Your role (viewer) does not allow you to change the webhook endpoint'],
-      ['#/policy', 'Credit policy', 'Your role (viewer) does not allow you to draft, simulate or activate a credit policy'],
+      [
+        '#/policy',
+        'Credit policy',
+        'Your role (viewer) does not allow you to draft, simulate or activate a credit policy',
+      ],
       ['#/keys', 'Keys', 'Your role (viewer) does not allow you to rotate the API key'],
       ['#/users', 'Users', "Your role (viewer) does not allow you to see or manage the lender's users"],
     ] as const) {
@@ -1891,20 +1966,35 @@ describe("the lender's staff in a browser", () => {
         const offered = await viewer.locator('main button:not([disabled])').allTextContents();
         expect([hash, offered.map((t) => t.trim()).filter((t) => !reading.has(t))]).toEqual([hash, []]);
       });
-      await eventually(async () => expect(await viewer.locator('main textarea, main input[type="radio"], main input[type="checkbox"]').count()).toBe(hash === '#/reviews' ? 2 : 0));
+      await eventually(async () =>
+        expect(
+          await viewer.locator('main textarea, main input[type="radio"], main input[type="checkbox"]').count(),
+        ).toBe(hash === '#/reviews' ? 2 : 0),
+      );
       expect([hash, await violationsOf(viewer)]).toEqual([hash, []]);
     }
     // Every change the console's API serves, read from the gateway's own routers: 403 for each.
-    const gateway = stack.services.find((s) => s.name === 'gateway') as unknown as { app: { router: { stack: unknown[] } } };
-    const changes = servedRoutes(gateway.app.router.stack).filter((r) => r.path.startsWith('/console/api/') && !['get', 'head'].includes(r.method));
+    const gateway = stack.services.find((s) => s.name === 'gateway') as unknown as {
+      app: { router: { stack: unknown[] } };
+    };
+    const changes = servedRoutes(gateway.app.router.stack).filter(
+      (r) => r.path.startsWith('/console/api/') && !['get', 'head'].includes(r.method),
+    );
     expect(changes.length).toBeGreaterThan(10);
     const answers: string[] = [];
     for (const r of changes) {
-      const res = await changeFrom(viewer, r.method.toUpperCase(), r.path.replace(/\{\w+\}/g, application.applicationId));
+      const res = await changeFrom(
+        viewer,
+        r.method.toUpperCase(),
+        r.path.replace(/\{\w+\}/g, application.applicationId),
+      );
       answers.push(`${r.method} ${r.path} ${res.status} ${res.body?.message}`);
     }
     expect(answers).toEqual(changes.map((r) => `${r.method} ${r.path} 403 Your role (viewer) does not allow this`));
-    expect((await call(stack.gatewayUrl, staffed.apiKey, 'GET', `/api/applications/${application.applicationId}`)).body.review).toBeNull();
+    expect(
+      (await call(stack.gatewayUrl, staffed.apiKey, 'GET', `/api/applications/${application.applicationId}`)).body
+        .review,
+    ).toBeNull();
   });
 
   it('when the credit officer accepts the invitation and signs in with a password and a code, then the officer reviews the referred application above the threshold as themselves, it awaits confirmation, and the officer cannot confirm it', async () => {
@@ -1932,11 +2022,22 @@ describe("the lender's staff in a browser", () => {
     await expect(confirmation.textContent()).resolves.toContain(emailOf('officer'));
     await expect(confirmation.getByRole('button', { name: 'Confirm review' }).isDisabled()).resolves.toBe(true);
     await confirmation.getByText('Your role (credit officer) does not allow you to confirm a review').waitFor();
-    if (shots) await officer.screenshot({ path: path.join(shots, 'console-staff-review-pending-desktop.png'), fullPage: true });
+    if (shots)
+      await officer.screenshot({ path: path.join(shots, 'console-staff-review-pending-desktop.png'), fullPage: true });
     // Nor over the API: confirming is a credit manager's.
-    const refused = await changeFrom(officer, 'POST', `/console/api/applications/${application.applicationId}/review/confirm`);
-    expect(refused).toEqual({ status: 403, body: { statusCode: 403, message: 'Your role (credit_officer) does not allow this', error: 'Forbidden' } });
-    expect((await call(stack.gatewayUrl, staffed.apiKey, 'GET', `/api/applications/${application.applicationId}`)).body.review).toMatchObject({
+    const refused = await changeFrom(
+      officer,
+      'POST',
+      `/console/api/applications/${application.applicationId}/review/confirm`,
+    );
+    expect(refused).toEqual({
+      status: 403,
+      body: { statusCode: 403, message: 'Your role (credit_officer) does not allow this', error: 'Forbidden' },
+    });
+    expect(
+      (await call(stack.gatewayUrl, staffed.apiKey, 'GET', `/api/applications/${application.applicationId}`)).body
+        .review,
+    ).toMatchObject({
       status: 'PENDING_CONFIRMATION',
       reviewer: emailOf('officer'),
       approval_details: { approved_amount: 500_000, approved_tenor: 12, approved_interest: 5 },
@@ -1960,7 +2061,9 @@ describe("the lender's staff in a browser", () => {
     const delivered = await waitFor(
       () =>
         stack.receiver.received.find(
-          (r) => r.body?.event === 'application.review_completed' && r.body?.data?.applicationId === application.applicationId,
+          (r) =>
+            r.body?.event === 'application.review_completed' &&
+            r.body?.data?.applicationId === application.applicationId,
         ),
       { timeoutMs: 30_000, what: 'application.review_completed' },
     );

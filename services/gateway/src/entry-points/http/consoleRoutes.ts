@@ -47,14 +47,27 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 const KeySignIn = z.object({
-  apiKey: z.string({ error: 'apiKey is required and must be a string' }).min(1, 'apiKey is required').max(200, 'apiKey is not valid'),
+  apiKey: z
+    .string({ error: 'apiKey is required and must be a string' })
+    .min(1, 'apiKey is required')
+    .max(200, 'apiKey is not valid'),
 });
 const StaffSignIn = z.object({
-  email: z.string({ error: 'email is required and must be a string' }).trim().toLowerCase().min(3, 'email is required').max(254, 'email is not valid'),
-  password: z.string({ error: 'password is required and must be a string' }).min(1, 'password is required').max(200, 'password is not valid'),
+  email: z
+    .string({ error: 'email is required and must be a string' })
+    .trim()
+    .toLowerCase()
+    .min(3, 'email is required')
+    .max(254, 'email is not valid'),
+  password: z
+    .string({ error: 'password is required and must be a string' })
+    .min(1, 'password is required')
+    .max(200, 'password is not valid'),
   totpCode: z.string({ error: 'totpCode must be a string' }).max(10, 'totpCode is not valid').optional(),
 });
-const InvitationToken = z.object({ token: z.string({ error: 'token is required and must be a string' }).max(100, 'token is not valid') });
+const InvitationToken = z.object({
+  token: z.string({ error: 'token is required and must be a string' }).max(100, 'token is not valid'),
+});
 const AcceptInvitation = InvitationToken.extend({
   password: z.string({ error: 'password is required and must be a string' }),
   totpCode: z.string({ error: 'totpCode must be a string' }).max(10, 'totpCode is not valid').optional(),
@@ -203,12 +216,14 @@ export function consoleRoutes(deps: {
       // Authentication of /console/api takes the session (none: the API's 401 without a key).
       ctx(res).consoleSession = session;
       if (req.method === 'GET' || req.method === 'HEAD') return next();
-      if (!fromThisOrigin(req)) throw new HttpError(403, 'Cross-site request refused: it does not come from this console');
+      if (!fromThisOrigin(req))
+        throw new HttpError(403, 'Cross-site request refused: it does not come from this console');
       // Sign-in checks its own token; a request without a session carries no credentials and
       // authentication answers it (401).
       if ((req.method === 'POST' && OWN_TOKEN_ROUTES.has(req.path)) || !session) return next();
       const token = req.header(CSRF_HEADER);
-      if (!token || !safeEqual(token, session.csrfToken)) throw new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`);
+      if (!token || !safeEqual(token, session.csrfToken))
+        throw new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`);
       next();
     } catch (error) {
       next(error);
@@ -254,7 +269,13 @@ export function consoleRoutes(deps: {
       res.removeHeader('Cache-Control');
       next();
     }) as RequestHandler,
-    express.static(path.join(bundleDir, 'assets'), { index: false, fallthrough: false, immutable: true, maxAge: '365d', redirect: false }),
+    express.static(path.join(bundleDir, 'assets'), {
+      index: false,
+      fallthrough: false,
+      immutable: true,
+      maxAge: '365d',
+      redirect: false,
+    }),
   );
 
   router.get(
@@ -290,7 +311,8 @@ export function consoleRoutes(deps: {
     const fromSession = stateOf(res).console?.session?.csrfToken;
     const token = req.header(CSRF_HEADER);
     const matches = (expected: string | undefined) => !!expected && !!token && safeEqual(token, expected);
-    if (!matches(fromForm) && !matches(fromSession)) throw new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`);
+    if (!matches(fromForm) && !matches(fromSession))
+      throw new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`);
   }
 
   /** A refusal of a presented credential (a wrong invitation link, say) counts against the address. */
@@ -298,7 +320,10 @@ export function consoleRoutes(deps: {
     try {
       return await check();
     } catch (error) {
-      if (error instanceof HttpError && (error.statusCode === 401 || error.statusCode === 403 || error.statusCode === 404)) {
+      if (
+        error instanceof HttpError &&
+        (error.statusCode === 401 || error.statusCode === 403 || error.statusCode === 404)
+      ) {
         throw await deps.failures.failed(req, error);
       }
       throw error;
@@ -319,7 +344,10 @@ export function consoleRoutes(deps: {
       return result;
     } catch (error) {
       // Only a wrong credential keeps its count: a bad field (400) or an account's own wait (429) proves nothing.
-      passed = !(error instanceof HttpError && (error.statusCode === 401 || error.statusCode === 403 || error.statusCode === 404));
+      passed = !(
+        error instanceof HttpError &&
+        (error.statusCode === 401 || error.statusCode === 403 || error.statusCode === 404)
+      );
       throw error;
     } finally {
       if (passed) await attempt.giveBack();
@@ -351,7 +379,12 @@ export function consoleRoutes(deps: {
         const user = await passwordChecked(req, () => deps.staff.signIn(email, password, totpCode, req.ip));
         const client = await deps.clients.get(user.clientId);
         if (!client) throw new HttpError(401, 'Wrong e-mail address, password or authenticator code');
-        const session = await startSession(req, res, { clientId: user.clientId, userId: user.userId, role: user.role, via: 'password' });
+        const session = await startSession(req, res, {
+          clientId: user.clientId,
+          userId: user.userId,
+          role: user.role,
+          via: 'password',
+        });
         res.json(signedIn(session, client, user.email));
         return;
       }
@@ -361,9 +394,17 @@ export function consoleRoutes(deps: {
       const client = ctx(res).client!;
       // The key opens the console only until the lender's first owner has an account.
       if (await deps.staff.hasOwner(client.clientId)) {
-        throw new HttpError(403, "This lender's staff sign in with their e-mail address and password; the API key does not open the console");
+        throw new HttpError(
+          403,
+          "This lender's staff sign in with their e-mail address and password; the API key does not open the console",
+        );
       }
-      const session = await startSession(req, res, { clientId: client.clientId, userId: null, role: null, via: 'api-key' });
+      const session = await startSession(req, res, {
+        clientId: client.clientId,
+        userId: null,
+        role: null,
+        via: 'api-key',
+      });
       res.json(signedIn(session, client, null));
     }),
   );
@@ -394,7 +435,8 @@ export function consoleRoutes(deps: {
   function signedInUser(res: Response): ConsoleSession & { userId: string } {
     const { session } = stateOf(res).console!;
     if (!session) throw new HttpError(401, 'Sign in first');
-    if (!session.userId) throw new HttpError(400, 'A console signed in with the API key has no password or authenticator of its own');
+    if (!session.userId)
+      throw new HttpError(400, 'A console signed in with the API key has no password or authenticator of its own');
     return { ...session, userId: session.userId };
   }
 
@@ -405,7 +447,9 @@ export function consoleRoutes(deps: {
     route(async (req, res) => {
       const session = signedInUser(res);
       const { currentPassword, newPassword } = validate(ChangePassword, req.body ?? {});
-      await passwordChecked(req, () => deps.staff.changePassword(session.clientId, session.userId!, currentPassword, newPassword, session.id));
+      await passwordChecked(req, () =>
+        deps.staff.changePassword(session.clientId, session.userId!, currentPassword, newPassword, session.id),
+      );
       res.status(204).end();
     }),
   );
@@ -418,7 +462,11 @@ export function consoleRoutes(deps: {
     route(async (req, res) => {
       const session = signedInUser(res);
       const { currentPassword } = validate(StartTotp, req.body ?? {});
-      res.json(await passwordChecked(req, () => deps.staff.startTotpEnrolment(session.clientId, session.userId, currentPassword)));
+      res.json(
+        await passwordChecked(req, () =>
+          deps.staff.startTotpEnrolment(session.clientId, session.userId, currentPassword),
+        ),
+      );
     }),
   );
 

@@ -17,10 +17,22 @@ describe('what each console call needs of the role', () => {
         ['DELETE', '/users/u1'],
         ['POST', '/something-new'],
       ].map(([method, path]) => permissionFor(method!, path!)),
-    ).toEqual(['read', 'users', 'applications', 'applications', 'manage', 'manage', 'applications', 'developer', 'developer', 'users', 'users']);
+    ).toEqual([
+      'read',
+      'users',
+      'applications',
+      'applications',
+      'manage',
+      'manage',
+      'applications',
+      'developer',
+      'developer',
+      'users',
+      'users',
+    ]);
   });
 
-  it('when a credit officer would confirm a review, then the role does not allow it, and a credit manager\'s does', () => {
+  it("when a credit officer would confirm a review, then the role does not allow it, and a credit manager's does", () => {
     const confirm = permissionFor('POST', '/applications/a1/review/confirm');
     expect(roleAllows('credit_officer', confirm)).toBe(false);
     expect(roleAllows('credit_manager', confirm)).toBe(true);

@@ -21,7 +21,12 @@ import { roleAllows, type Permission } from '../../domain/staff';
  * 429. A right key is never refused for what its address did: checking it costs no more than
  * refusing it, and an address may be shared (a NAT, a cloud egress) with whoever failed.
  */
-export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: number; clock: Clock; failures: AuthFailures }): RequestHandler & {
+export function authenticate(deps: {
+  clients: ClientRepository;
+  cacheTtlMs: number;
+  clock: Clock;
+  failures: AuthFailures;
+}): RequestHandler & {
   forget(): void;
 } {
   const cache = new Map<string, { client: ClientRecord | null; until: number }>();
@@ -75,7 +80,11 @@ export function authenticate(deps: { clients: ClientRepository; cacheTtlMs: numb
  * token within the limit is written to the audit (`admin.denied`): at most the limit of them
  * per address and window, so guesses cannot flood it.
  */
-export function adminOnly(tokens: readonly { name: string; token: string }[], failures: AuthFailures, audit?: AuditRecorder): RequestHandler {
+export function adminOnly(
+  tokens: readonly { name: string; token: string }[],
+  failures: AuthFailures,
+  audit?: AuditRecorder,
+): RequestHandler {
   return async (req, res, next) => {
     try {
       const given = req.header('x-admin-token');
@@ -83,12 +92,17 @@ export function adminOnly(tokens: readonly { name: string; token: string }[], fa
       const attempt = await failures.attempt(req);
       if (attempt.refused) throw attempt.refused;
       let name: string | undefined;
-      for (const candidate of tokens) if (safeEqual(given, candidate.token) && name === undefined) name = candidate.name;
+      for (const candidate of tokens)
+        if (safeEqual(given, candidate.token) && name === undefined) name = candidate.name;
       if (name === undefined) {
         await audit?.record({
           action: 'admin.denied',
           actor: 'admin',
-          details: { method: req.method, path: req.originalUrl.split('?')[0]!.slice(0, 200), reason: 'invalid admin token' },
+          details: {
+            method: req.method,
+            path: req.originalUrl.split('?')[0]!.slice(0, 200),
+            reason: 'invalid admin token',
+          },
           ip: req.ip ?? null,
           correlationId: req.header('x-correlation-id') ?? null,
         });
@@ -121,7 +135,11 @@ async function countHit(model: RateWindowModel, bucket: string, windowMs: number
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const doc = await model
-        .findOneAndUpdate({ _id: id }, { $inc: { count: 1 }, $setOnInsert: { expiresAt: new Date(window.resetsAt + windowMs) } }, { upsert: true, new: true })
+        .findOneAndUpdate(
+          { _id: id },
+          { $inc: { count: 1 }, $setOnInsert: { expiresAt: new Date(window.resetsAt + windowMs) } },
+          { upsert: true, new: true },
+        )
         .lean<{ count: number }>();
       return { id, count: doc?.count ?? 1, window };
     } catch (error) {
@@ -135,7 +153,12 @@ async function countHit(model: RateWindowModel, bucket: string, windowMs: number
  * Fixed 60-second windows counted in the database, so every gateway replica enforces the same
  * limit. Over the limit: 429 with Retry-After (seconds until the window resets).
  */
-export function createRateLimiter(deps: { model: RateWindowModel; settings: RateLimitSettings; clock: Clock; rejections: Counter<'bucket'> }) {
+export function createRateLimiter(deps: {
+  model: RateWindowModel;
+  settings: RateLimitSettings;
+  clock: Clock;
+  rejections: Counter<'bucket'>;
+}) {
   const { model, settings } = deps;
 
   const hit = (bucket: string, now: Date) => countHit(model, bucket, settings.windowMs, now);
@@ -152,9 +175,13 @@ export function createRateLimiter(deps: { model: RateWindowModel; settings: Rate
         res.setHeader('X-RateLimit-Reset', String(Math.ceil(window.resetsAt / 1000)));
         if (count > limit) {
           deps.rejections.inc({ bucket: routeKind });
-          throw new HttpError(429, `Rate limit of ${limit} requests per minute exceeded; retry after the window resets`, {
-            'Retry-After': String(window.retryAfterSeconds),
-          });
+          throw new HttpError(
+            429,
+            `Rate limit of ${limit} requests per minute exceeded; retry after the window resets`,
+            {
+              'Retry-After': String(window.retryAfterSeconds),
+            },
+          );
         }
         next();
       } catch (error) {
@@ -184,9 +211,14 @@ export interface AuthFailures {
  * is Express's `req.ip`, which believes X-Forwarded-For only as far as TRUST_PROXY says. Past the
  * limit the answer carries the headers of the other 429s.
  */
-export function createAuthFailures(deps: { model: RateWindowModel; settings: { limit: number; windowMs: number }; clock: Clock }): AuthFailures {
+export function createAuthFailures(deps: {
+  model: RateWindowModel;
+  settings: { limit: number; windowMs: number };
+  clock: Clock;
+}): AuthFailures {
   const { model, settings } = deps;
-  const take = (req: Request) => countHit(model, `auth:${addressGroup(req.ip ?? 'unknown')}`, settings.windowMs, deps.clock.now());
+  const take = (req: Request) =>
+    countHit(model, `auth:${addressGroup(req.ip ?? 'unknown')}`, settings.windowMs, deps.clock.now());
   const tooMany = (window: { resetsAt: number; retryAfterSeconds: number }) =>
     new HttpError(429, 'Too many failed authentications from this address; try again later', {
       'Retry-After': String(window.retryAfterSeconds),

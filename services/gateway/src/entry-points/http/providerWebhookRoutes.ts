@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
-import { Topics } from '@loan/contracts';
-import { FACT_TYPE_HEADER, type Clock, type KafkaBus, type Logger, type Sealer } from '@loan/runtime';
+import { FACT_TYPE_HEADER, Topics } from '@loan/contracts';
+import { type Clock, type KafkaBus, type Logger, type Sealer } from '@loan/runtime';
 import type { Counter } from 'prom-client';
 import { HttpError } from '../../domain/errors';
 import { safeEqual } from '../../domain/keys';

@@ -115,7 +115,10 @@ export function errorHandler(logger: Logger) {
       message = e.message ?? 'Bad request';
     }
     if (status >= 500) {
-      logger.error({ err: error, method: req.method, path: req.path, correlationId: ctx(res).correlationId }, 'request failed');
+      logger.error(
+        { err: error, method: req.method, path: req.path, correlationId: ctx(res).correlationId },
+        'request failed',
+      );
     }
     if (res.headersSent) return;
     res.status(status).json(errorBody(status, message));
@@ -154,7 +157,8 @@ export function securityHeaders(): RequestHandler {
     // Answers are data, never a page to run or frame; the reference page sets its own policy.
     res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
     // The console's hashed assets set their own long cache.
-    if (req.path !== '/api/openapi.json' && req.path !== '/api/docs' && !req.path.startsWith('/api/docs/')) res.setHeader('Cache-Control', 'no-store');
+    if (req.path !== '/api/openapi.json' && req.path !== '/api/docs' && !req.path.startsWith('/api/docs/'))
+      res.setHeader('Cache-Control', 'no-store');
     if (req.secure) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     next();
   };
@@ -186,13 +190,16 @@ export function allowOnlyRoutedMethods(router: Router): Router {
     const matching = routes.filter((layer) => layer.match(req.path));
     const fewest = Math.min(...matching.map(paramCount));
     const allowed = new Set<string>();
-    for (const layer of matching) if (paramCount(layer) === fewest) for (const method of methodsOf(layer)) allowed.add(method);
+    for (const layer of matching)
+      if (paramCount(layer) === fewest) for (const method of methodsOf(layer)) allowed.add(method);
     if (allowed.size === 0) return next();
     if (allowed.has('GET')) allowed.add('HEAD');
     if (allowed.has(req.method)) return next();
     const allow = [...allowed].sort().join(', ');
     res.setHeader('Allow', allow);
-    res.status(405).json(errorBody(405, `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}; allowed: ${allow}`));
+    res
+      .status(405)
+      .json(errorBody(405, `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}; allowed: ${allow}`));
   });
   // The guard goes first: before the middleware and routes registered so far.
   router.stack.unshift(router.stack.pop()!);

@@ -7,7 +7,10 @@ import { permit } from './guards';
 
 const StaffSettingsRequest = z.strictObject(
   { requireTotp: z.boolean({ error: 'requireTotp must be true or false' }) },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Unknown field name; only requireTotp can be changed' : undefined) },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? 'Unknown field name; only requireTotp can be changed' : undefined,
+  },
 );
 
 /**
@@ -15,7 +18,11 @@ const StaffSettingsRequest = z.strictObject(
  * an owner): invite by e-mail and role, list, change a role, remove, and whether every user
  * must sign in with an authenticator code. Only ever the users of the caller's lender.
  */
-export function userRoutes(deps: { staff: StaffAccounts; authenticate: RequestHandler; limit: (kind: 'other') => RequestHandler }): Router {
+export function userRoutes(deps: {
+  staff: StaffAccounts;
+  authenticate: RequestHandler;
+  limit: (kind: 'other') => RequestHandler;
+}): Router {
   const { staff } = deps;
   const router = Router();
   const own = (res: Response) => ctx(res).client!.clientId;

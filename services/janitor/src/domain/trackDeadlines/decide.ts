@@ -1,5 +1,12 @@
 import type { ApplicationFact, EnrichmentResult } from '@loan/contracts';
-import { type Deadline, type DeadlineKind, type DeadlineTtls, type TrackedDeadline, deadlineIdOf, dueAtOf } from '../deadline';
+import {
+  type Deadline,
+  type DeadlineKind,
+  type DeadlineTtls,
+  type TrackedDeadline,
+  deadlineIdOf,
+  dueAtOf,
+} from '../deadline';
 import { type AccountEnrichment, type Timeline, emptyTimeline } from '../timeline';
 
 /** The facts that start or stop deadlines: the applications service's and enrichment's. */

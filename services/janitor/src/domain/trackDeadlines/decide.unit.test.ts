@@ -169,7 +169,11 @@ describe('arming and cancelling deadlines from facts', () => {
     const opened = [app.opened(at(0)), app.linked(accountId, at(HOUR)), app.enriched(accountId, 1, at(HOUR + 60_000))];
     const waiting = play([...opened, app.analysisRequested(at(3 * HOUR), [accountId])]);
     expect(waiting.armed.map((d) => [d.kind, d.since])).toEqual([['analysis_timeout', at(3 * HOUR)]]);
-    const decided = play([...opened, app.analysisRequested(at(3 * HOUR), [accountId]), app.closed(at(3 * HOUR + 2_000), 'COMPLETED')]);
+    const decided = play([
+      ...opened,
+      app.analysisRequested(at(3 * HOUR), [accountId]),
+      app.closed(at(3 * HOUR + 2_000), 'COMPLETED'),
+    ]);
     // Only the retention of the bank data runs on after a decision.
     expect(decided.armed.map((d) => [d.kind, d.since])).toEqual([['bank_data_retention', at(3 * HOUR + 2_000)]]);
     expect(decided.statusOf('analysis_timeout', at(3 * HOUR))).toBe('CANCELLED');
@@ -186,8 +190,20 @@ describe('arming and cancelling deadlines from facts', () => {
     ]);
     const retention = [['bank_data_retention', at(3 * HOUR)]];
     expect(played.armed.map((d) => [d.kind, d.since])).toEqual(retention);
-    expect([...played.deadlines.values()].filter((d) => d.kind !== 'bank_data_retention').every((d) => d.status === 'CANCELLED')).toBe(true);
-    const replayed = play([app.opened(at(0)), app.linked(a, at(HOUR)), app.restarted(b, at(2 * HOUR + 1)), app.closed(at(3 * HOUR), 'FAILED')], played);
+    expect(
+      [...played.deadlines.values()]
+        .filter((d) => d.kind !== 'bank_data_retention')
+        .every((d) => d.status === 'CANCELLED'),
+    ).toBe(true);
+    const replayed = play(
+      [
+        app.opened(at(0)),
+        app.linked(a, at(HOUR)),
+        app.restarted(b, at(2 * HOUR + 1)),
+        app.closed(at(3 * HOUR), 'FAILED'),
+      ],
+      played,
+    );
     expect(replayed.armed.map((d) => [d.kind, d.since])).toEqual(retention);
     expect(replayed.deadlines.size).toBe(played.deadlines.size);
   });

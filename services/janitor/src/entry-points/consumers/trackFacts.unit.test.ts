@@ -35,7 +35,8 @@ function fakeStore() {
   };
   const newest = (applicationId: string) => {
     let found: StoredTimeline | null = null;
-    for (let rev = 1; revisions.has(`${applicationId}:${rev}`); rev++) found = revisions.get(`${applicationId}:${rev}`)!;
+    for (let rev = 1; revisions.has(`${applicationId}:${rev}`); rev++)
+      found = revisions.get(`${applicationId}:${rev}`)!;
     return found;
   };
   const timelines: Pick<TimelineRepository, 'get' | 'save'> = {
@@ -63,11 +64,20 @@ function fakeStore() {
     },
     track() {},
   };
-  const all = () => [...revisions.keys()].map((key) => key.slice(0, key.lastIndexOf(':'))).flatMap((id) => newest(id)?.deadlines ?? []);
+  const all = () =>
+    [...revisions.keys()].map((key) => key.slice(0, key.lastIndexOf(':'))).flatMap((id) => newest(id)?.deadlines ?? []);
   return {
     crashes,
-    armed: () => [...new Set(all().filter((d) => d.status === 'ARMED').map((d) => d.deadlineId))].sort(),
-    statusOf: (deadlineId: string): DeadlineStatus | null => all().find((d) => d.deadlineId === deadlineId)?.status ?? null,
+    armed: () =>
+      [
+        ...new Set(
+          all()
+            .filter((d) => d.status === 'ARMED')
+            .map((d) => d.deadlineId),
+        ),
+      ].sort(),
+    statusOf: (deadlineId: string): DeadlineStatus | null =>
+      all().find((d) => d.deadlineId === deadlineId)?.status ?? null,
     handler: () =>
       createFactHandler({
         timelines,
@@ -158,7 +168,11 @@ describe('handling facts: crashes and concurrency', () => {
     await here(message(app.enriched(b, 1, at(HOUR + 60_000))));
     await here(message(app.enriched(a, 1, at(HOUR + 60_001))));
     const expected = await sequentially([
-      app.opened(at(0)), app.linked(a, at(HOUR)), app.linked(b, at(HOUR + 1)), app.enriched(b, 1, at(HOUR + 60_000)), app.enriched(a, 1, at(HOUR + 60_001)),
+      app.opened(at(0)),
+      app.linked(a, at(HOUR)),
+      app.linked(b, at(HOUR + 1)),
+      app.enriched(b, 1, at(HOUR + 60_000)),
+      app.enriched(a, 1, at(HOUR + 60_001)),
     ]);
     expect(store.armed()).toEqual(expected);
     expect(expected).toEqual([`no_analyze:${app.applicationId}:${at(HOUR)}`]);

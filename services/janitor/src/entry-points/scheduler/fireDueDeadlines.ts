@@ -1,5 +1,14 @@
 import { Topics } from '@loan/contracts';
-import { ROOT_CONTEXT, inSpan, linkTo, withTraceContext, type Clock, type Logger, type OutboxEntry, type OutboxRelay } from '@loan/runtime';
+import {
+  ROOT_CONTEXT,
+  inSpan,
+  linkTo,
+  withTraceContext,
+  type Clock,
+  type Logger,
+  type OutboxEntry,
+  type OutboxRelay,
+} from '@loan/runtime';
 import type { DeadlineRepository, PendingMessage } from '../../data-access/deadlineRepository';
 import { fireDeadline } from '../../domain/fireDeadline/decide';
 import type { JanitorMetrics } from '../../metrics';

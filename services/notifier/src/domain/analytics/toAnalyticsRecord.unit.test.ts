@@ -29,7 +29,8 @@ describe('the analysts\u2019 record of a public event', () => {
       decision: null,
     });
     const raw = JSON.stringify(record);
-    for (const secret of ['0123456785', ids.applicationId, ids.applicantId, ids.accountId, 'client-a']) expect(raw).not.toContain(secret);
+    for (const secret of ['0123456785', ids.applicationId, ids.applicantId, ids.accountId, 'client-a'])
+      expect(raw).not.toContain(secret);
   });
 
   it('when a decision is made, then the record names the policy version that made it', () => {
@@ -40,14 +41,37 @@ describe('the analysts\u2019 record of a public event', () => {
       score_band: 'MEDIUM_RISK' as const,
       timestamp: '2026-11-24T10:00:00.000Z',
       applicant_id: ids.applicantId,
-      approval_details: { approved_amount: 300_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 33_847.62 },
-      counter_offer: { amount: 300_000, tenor: 12, interest_rate: 5, monthly_payment: 33_847.62, reason: 'Longer tenor.' },
+      approval_details: {
+        approved_amount: 300_000,
+        approved_tenor: 12,
+        approved_interest: 5,
+        monthly_payment: 33_847.62,
+      },
+      counter_offer: {
+        amount: 300_000,
+        tenor: 12,
+        interest_rate: 5,
+        monthly_payment: 33_847.62,
+        reason: 'Longer tenor.',
+      },
       risk_factors: [],
-      score_breakdown: { total: 81.5, cash_flow_health: 15, income_stability: 15, debt_service_capacity: 20, account_behavior: 20, credit_history: 11.5 },
+      score_breakdown: {
+        total: 81.5,
+        cash_flow_health: 15,
+        income_stability: 15,
+        debt_service_capacity: 20,
+        account_behavior: 20,
+        credit_history: 11.5,
+      },
       explainability: { primary_reason: 'Counter-offer.', key_strengths: [], key_weaknesses: [] },
       eligible_tenors: [12],
       manual_review_reasons: [],
-      regulatory_compliance: { thin_file: false, identity_verified: true, credit_bureau_checked: true, affordability_assessed: true },
+      regulatory_compliance: {
+        thin_file: false,
+        identity_verified: true,
+        credit_bureau_checked: true,
+        affordability_assessed: true,
+      },
       scorecard_version: '2026.11-1',
       policy_version: 3,
     };
@@ -56,7 +80,13 @@ describe('the analysts\u2019 record of a public event', () => {
       event: 'application.decision',
       clientId: 'client-a',
       applicationId: ids.applicationId,
-      data: { applicationId: ids.applicationId, applicantId: ids.applicantId, status: 'COMPLETED', score: 81.5, decision },
+      data: {
+        applicationId: ids.applicationId,
+        applicantId: ids.applicantId,
+        status: 'COMPLETED',
+        score: 81.5,
+        decision,
+      },
       at: new Date('2026-11-24T10:00:00.000Z'),
     });
     const record = AnalyticsRecord.parse(toAnalyticsRecord(event, pseudonym));
@@ -75,7 +105,12 @@ describe('the analysts\u2019 record of a review', () => {
       data: {
         ...ids,
         outcome: 'COUNTER_OFFER',
-        approval_details: { approved_amount: 150_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 16_923.62 },
+        approval_details: {
+          approved_amount: 150_000,
+          approved_tenor: 12,
+          approved_interest: 5,
+          monthly_payment: 16_923.62,
+        },
         reviewer: 'officer-ada@lender.example',
         reasonCode: 'INCOME_VERIFIED',
         note: 'Payslips of Ada Obi checked by phone',
@@ -93,6 +128,7 @@ describe('the analysts\u2019 record of a review', () => {
     });
     expect(record.decision).toBeNull();
     const raw = JSON.stringify(record);
-    for (const secret of ['officer-ada', 'Ada Obi', ids.applicationId, ids.applicantId, 'client-a']) expect(raw).not.toContain(secret);
+    for (const secret of ['officer-ada', 'Ada Obi', ids.applicationId, ids.applicantId, 'client-a'])
+      expect(raw).not.toContain(secret);
   });
 });

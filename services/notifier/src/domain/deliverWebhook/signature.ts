@@ -32,7 +32,12 @@ export function standardSignature(id: string, timestamp: number, body: string, s
  * secret, space-separated during an overlap).
  * Null when the client has no secret to sign with.
  */
-export function signatureHeaders(body: string, secrets: SigningSecret[], now: Date, webhookId: string): Record<string, string> | null {
+export function signatureHeaders(
+  body: string,
+  secrets: SigningSecret[],
+  now: Date,
+  webhookId: string,
+): Record<string, string> | null {
   const [current, ...older] = secrets;
   if (!current) return null;
   const headers: Record<string, string> = { 'x-signature': sign(body, current.secret) };

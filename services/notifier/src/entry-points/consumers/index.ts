@@ -25,10 +25,7 @@ export function consumerHandlers(handlers: {
     // put it on the schedule (`recordEvent`), so a crash repeats them (a delivery is recorded
     // once per event; an analytics record goes out again with the same id).
     [Topics.events]: async (message) => {
-      await Promise.all([
-        recordEvent(message).then(() => scrubBodies.onEvent(message)),
-        projectAnalytics(message),
-      ]);
+      await Promise.all([recordEvent(message).then(() => scrubBodies.onEvent(message)), projectAnalytics(message)]);
     },
     [Topics.deadlines]: scrubBodies.onDeadline,
   };

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { PublicEventRecord } from '@loan/contracts';
 import { withTraceContext, type Clock, type InboundMessage } from '@loan/runtime';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
-import { firstClaimOf, scheduleEntryOf, type Delivery, type DeliveryPolicy, type ScheduleEntry } from '../../domain/delivery';
+import {
+  firstClaimOf,
+  scheduleEntryOf,
+  type Delivery,
+  type DeliveryPolicy,
+  type ScheduleEntry,
+} from '../../domain/delivery';
 import { newDelivery } from '../../domain/recordEvent/newDelivery';
 
 /**

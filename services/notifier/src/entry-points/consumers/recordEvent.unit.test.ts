@@ -54,7 +54,16 @@ function storedBy(owner: string): Delivery {
 }
 
 const copy = (): InboundMessage =>
-  ({ topic: 'loan.events.v1', partition: 0, offset: '8', key: record.applicationId, value: record, headers: {}, timestamp: '0', commitAfter: () => undefined }) as InboundMessage;
+  ({
+    topic: 'loan.events.v1',
+    partition: 0,
+    offset: '8',
+    key: record.applicationId,
+    value: record,
+    headers: {},
+    timestamp: '0',
+    commitAfter: () => undefined,
+  }) as InboundMessage;
 
 describe('recording an event that comes again', () => {
   it('when this replica stored the delivery and still holds its first claim, then no schedule entry is written for the copy', async () => {

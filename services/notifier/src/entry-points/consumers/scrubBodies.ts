@@ -17,7 +17,8 @@ export function scrubBodiesHandlers(deps: { repo: Pick<DeliveryRepository, 'scru
   return {
     async onEvent(message: InboundMessage): Promise<void> {
       const record = message.value as PublicEventRecord;
-      if (record.event === 'application.abandoned' && record.data.reason === 'no_analyze') await scrub(record.applicationId, 'no_analyze');
+      if (record.event === 'application.abandoned' && record.data.reason === 'no_analyze')
+        await scrub(record.applicationId, 'no_analyze');
     },
     async onDeadline(message: InboundMessage): Promise<void> {
       const deadline = message.value as DeadlinePassed;

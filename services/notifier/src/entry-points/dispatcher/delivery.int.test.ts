@@ -123,12 +123,16 @@ describe('webhook delivery over the real broker and database', () => {
     });
     const record = publisher.event({ clientId });
     await publisher.publish(record);
-    const [received] = await waitFor(() => hook.forEvent(record.id).length === 1 && hook.forEvent(record.id), { what: 'the POST' });
+    const [received] = await waitFor(() => hook.forEvent(record.id).length === 1 && hook.forEvent(record.id), {
+      what: 'the POST',
+    });
     const headers = received!.headers as Record<string, string>;
     const body = received!.rawBody.toString('utf8');
     expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
     for (const secret of ['whsec_new_standard', 'whsec_old_standard']) {
-      expect(new Webhook(`whsec_${Buffer.from(secret).toString('base64')}`).verify(body, headers)).toEqual(JSON.parse(body));
+      expect(new Webhook(`whsec_${Buffer.from(secret).toString('base64')}`).verify(body, headers)).toEqual(
+        JSON.parse(body),
+      );
     }
     const replayed = { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1) };
     expect(() => new Webhook('whsec_new_standard', { format: 'raw' }).verify(body, replayed)).toThrow();
@@ -167,7 +171,9 @@ describe('webhook delivery over the real broker and database', () => {
     const { clientId } = await publisher.client({ webhookUrl: hook.url });
     const record = publisher.event({ clientId });
     await publisher.publish(record);
-    await waitFor(async () => ((await deliveryOf(record.id, clientId))?.attempts.length ?? 0) >= 1, { what: 'a refused attempt' });
+    await waitFor(async () => ((await deliveryOf(record.id, clientId))?.attempts.length ?? 0) >= 1, {
+      what: 'a refused attempt',
+    });
 
     expect(await gauge('webhook_deliveries_pending')).toBeGreaterThanOrEqual(1);
     expect(await gauge('webhook_deliveries_oldest_pending_seconds')).toBeGreaterThan(0);
@@ -229,8 +235,18 @@ describe('webhook delivery over the real broker and database', () => {
   it('when claim documents are a day past their expiry, then they are pruned and younger ones stay', async () => {
     const claims = notifier.runtime.db.collection('delivery_claims');
     const [old, young] = [`${randomUUID()}:0:0`, `${randomUUID()}:1:0`];
-    await claims.insertOne({ _id: old as never, deliveryId: 'gone', owner: 'x', expiresAt: new Date(Date.now() - 25 * 3_600_000) });
-    await claims.insertOne({ _id: young as never, deliveryId: 'kept', owner: 'x', expiresAt: new Date(Date.now() - 60_000) });
+    await claims.insertOne({
+      _id: old as never,
+      deliveryId: 'gone',
+      owner: 'x',
+      expiresAt: new Date(Date.now() - 25 * 3_600_000),
+    });
+    await claims.insertOne({
+      _id: young as never,
+      deliveryId: 'kept',
+      owner: 'x',
+      expiresAt: new Date(Date.now() - 60_000),
+    });
     expect(await notifier.service.repo.pruneClaims(new Date(Date.now() - 24 * 3_600_000))).toBeGreaterThanOrEqual(1);
     expect(await claims.findOne({ _id: old as never })).toBeNull();
     expect(await claims.findOne({ _id: young as never })).not.toBeNull();
@@ -293,7 +309,9 @@ describe('webhook delivery over the real broker and database', () => {
     await settled(first.id, clientId);
     const before = await writeCommands();
     const applications = Array.from({ length: 40 }, () => randomUUID());
-    const records = Array.from({ length: 160 }, (_, i) => publisher.event({ clientId, applicationId: applications[i % 40] }));
+    const records = Array.from({ length: 160 }, (_, i) =>
+      publisher.event({ clientId, applicationId: applications[i % 40] }),
+    );
     await publisher.publish(...records);
     await waitFor(() => records.every((r) => hook.forEvent(r.id).length > 0), {
       what: 'all 160 events POSTed',

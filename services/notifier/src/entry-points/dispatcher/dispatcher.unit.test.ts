@@ -26,7 +26,11 @@ function setUp() {
       releaseHolds: async () => undefined,
     },
     claim: async (entry, _now, known) =>
-      ({ delivery: known?.delivery ?? ({ deliveryId: entry.deliveryId } as Delivery), claimIds: [], expiresAt: new Date(Date.now() + 60_000) }) as Claim,
+      ({
+        delivery: known?.delivery ?? ({ deliveryId: entry.deliveryId } as Delivery),
+        claimIds: [],
+        expiresAt: new Date(Date.now() + 60_000),
+      }) as Claim,
     owner: 'replica-a',
     run: (claim) =>
       new Promise<ScheduleEntry | null>((resolve) => {
@@ -46,7 +50,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function delivery(applicationId: string, seq: number): { entry: ScheduleEntry; delivery: Delivery } {
   const deliveryId = randomUUID();
   const entry: ScheduleEntry = {
-    deliveryId, clientId: 'client-1', applicationId, partition: 0, seq, nextAttemptAt: new Date(0), version: 0,
+    deliveryId,
+    clientId: 'client-1',
+    applicationId,
+    partition: 0,
+    seq,
+    nextAttemptAt: new Date(0),
+    version: 0,
   };
   return { entry, delivery: { deliveryId } as Delivery };
 }

@@ -35,7 +35,10 @@ async function startGateway(notifierUrl: string) {
     next();
   };
   const limit = () => ((_req, _res, next) => next()) as RequestHandler;
-  app.use('/api/webhooks', gatewayDeliveryRoutes({ notifierUrl, internalToken: 'local-internal-token-change-me', authenticate, limit }));
+  app.use(
+    '/api/webhooks',
+    gatewayDeliveryRoutes({ notifierUrl, internalToken: 'local-internal-token-change-me', authenticate, limit }),
+  );
   app.use(errorHandler(createLogger('gateway-test', 'silent')));
   return listen(app, '127.0.0.1', 0);
 }
@@ -80,7 +83,9 @@ describe('the delivery log API, through the gateway, over the real broker and da
   async function knownClient(webhookUrl: string) {
     const created = await publisher.client({ webhookUrl });
     const endpoints = notifier.runtime.db.collection('client_endpoints');
-    await waitFor(() => endpoints.findOne({ _id: created.clientId as never }), { what: `client ${created.clientId} known` });
+    await waitFor(() => endpoints.findOne({ _id: created.clientId as never }), {
+      what: `client ${created.clientId} known`,
+    });
     return created;
   }
 
@@ -105,7 +110,9 @@ describe('the delivery log API, through the gateway, over the real broker and da
   });
 
   it('when a request to the notifier names no client, then it answers 401 in the error shape', async () => {
-    const res = await fetch(`${notifier.url}/internal/deliveries`, { headers: { 'x-internal-token': 'local-internal-token-change-me' } });
+    const res = await fetch(`${notifier.url}/internal/deliveries`, {
+      headers: { 'x-internal-token': 'local-internal-token-change-me' },
+    });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ statusCode: 401, message: 'Missing x-client-id header', error: 'Unauthorized' });
   });
@@ -116,7 +123,11 @@ describe('the delivery log API, through the gateway, over the real broker and da
         headers: { 'x-client-id': 'client-x', ...(token ? { 'x-internal-token': token } : {}) },
       });
       expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ statusCode: 401, message: 'Missing or invalid x-internal-token header', error: 'Unauthorized' });
+      expect(await res.json()).toEqual({
+        statusCode: 401,
+        message: 'Missing or invalid x-internal-token header',
+        error: 'Unauthorized',
+      });
     }
   });
 
@@ -165,7 +176,12 @@ describe('the delivery log API, through the gateway, over the real broker and da
 
     hook.setBehaviour(() => 500);
     expect((await api(clientId, 'POST', `/deliveries/${delivered.id}/redeliver`)).status).toBe(202);
-    const after = await until(clientId, record.id, (d) => d.status !== 'PENDING' && d.attempts.length === 2, 'the redelivery settled');
+    const after = await until(
+      clientId,
+      record.id,
+      (d) => d.status !== 'PENDING' && d.attempts.length === 2,
+      'the redelivery settled',
+    );
     expect(after.status).toBe('DELIVERED');
     expect(after.reason).toBeNull();
     expect(after.deliveredAt).toBe(delivered.deliveredAt);
@@ -184,10 +200,12 @@ describe('the delivery log API, through the gateway, over the real broker and da
     const finds = new Set<number>();
     const docs: Record<string, unknown>[] = [];
     const started = (e: mongo.CommandStartedEvent) => {
-      if (e.commandName === 'find' && e.command.find === 'deliveries' && e.command.filter?.status === 'FAILED') finds.add(e.requestId);
+      if (e.commandName === 'find' && e.command.find === 'deliveries' && e.command.filter?.status === 'FAILED')
+        finds.add(e.requestId);
     };
     const succeeded = (e: mongo.CommandSucceededEvent) => {
-      if (finds.has(e.requestId)) docs.push(...((e.reply as { cursor: { firstBatch: Record<string, unknown>[] } }).cursor.firstBatch ?? []));
+      if (finds.has(e.requestId))
+        docs.push(...((e.reply as { cursor: { firstBatch: Record<string, unknown>[] } }).cursor.firstBatch ?? []));
     };
     client.on('commandStarted', started);
     client.on('commandSucceeded', succeeded);
@@ -237,21 +255,32 @@ describe('the delivery log API, through the gateway, over the real broker and da
     const { clientId } = await knownClient(hook.url);
     const ids = { applicationId: randomUUID(), applicantId: randomUUID() };
     const linked = buildEvent({
-      id: randomUUID(), event: 'account.linked', clientId, applicationId: ids.applicationId,
-      data: { ...ids, accountId: randomUUID(), institution: 'GTBank', accountNumber: '0123456785' }, at: new Date(),
+      id: randomUUID(),
+      event: 'account.linked',
+      clientId,
+      applicationId: ids.applicationId,
+      data: { ...ids, accountId: randomUUID(), institution: 'GTBank', accountNumber: '0123456785' },
+      at: new Date(),
     });
     await publisher.publish(linked);
     const delivered = await until(clientId, linked.id, (d) => d.status === 'DELIVERED', 'account.linked delivered');
     const abandoned = buildEvent({
-      id: randomUUID(), event: 'application.abandoned', clientId, applicationId: ids.applicationId,
-      data: { ...ids, reason: 'no_analyze', message: 'Analyze was not called within 7 days' }, at: new Date(),
+      id: randomUUID(),
+      event: 'application.abandoned',
+      clientId,
+      applicationId: ids.applicationId,
+      data: { ...ids, reason: 'no_analyze', message: 'Analyze was not called within 7 days' },
+      at: new Date(),
     });
     await publisher.publish(abandoned);
     const deliveries = notifier.runtime.db.collection('deliveries');
-    const stored = await waitFor(async () => {
-      const doc = await deliveries.findOne({ eventId: linked.id });
-      return doc && !String(doc.body).includes('0123456785') ? doc : undefined;
-    }, { what: 'the body scrubbed' });
+    const stored = await waitFor(
+      async () => {
+        const doc = await deliveries.findOne({ eventId: linked.id });
+        return doc && !String(doc.body).includes('0123456785') ? doc : undefined;
+      },
+      { what: 'the body scrubbed' },
+    );
     expect(JSON.parse(String(stored.body)).data.accountNumber).toBe('******6785');
     expect(stored).toMatchObject({ status: 'DELIVERED', event: 'account.linked', eventId: linked.id });
     expect((await view(clientId, linked.id))?.attempts).toEqual(delivered.attempts);

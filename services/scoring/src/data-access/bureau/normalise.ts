@@ -62,9 +62,7 @@ const at = (value: unknown, ...path: string[]): unknown =>
   path.reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), value);
 
 const isBlank = (value: unknown): boolean =>
-  value === null ||
-  value === undefined ||
-  (typeof value === 'string' && EMPTY_VALUES.has(value.trim().toUpperCase()));
+  value === null || value === undefined || (typeof value === 'string' && EMPTY_VALUES.has(value.trim().toUpperCase()));
 
 /** The first of `keys` that holds a value: CRC renames fields between products (`_CAL`). */
 const pick = (row: JsonObject, ...keys: string[]): unknown =>
@@ -78,8 +76,7 @@ const textOf = (value: unknown): string | null =>
  * as a single object, or as null.
  */
 const listOf = (value: unknown, wrapperKey?: string): JsonObject[] => {
-  const unwrapped =
-    wrapperKey !== undefined && isObject(value) && wrapperKey in value ? value[wrapperKey] : value;
+  const unwrapped = wrapperKey !== undefined && isObject(value) && wrapperKey in value ? value[wrapperKey] : value;
   if (Array.isArray(unwrapped)) return unwrapped.filter(isObject);
   return isObject(unwrapped) ? [unwrapped] : [];
 };
@@ -104,8 +101,7 @@ const parseCount = (value: unknown): number => {
 
 const isoDate = (year: number, month: number, day: number): string | null => {
   const date = new Date(Date.UTC(year, month - 1, day));
-  const valid =
-    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  const valid = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
   return valid ? date.toISOString().slice(0, 10) : null;
 };
 
@@ -128,8 +124,7 @@ export const parseCrcDate = (value: unknown): string | null => {
   return null;
 };
 
-export const crcBandOf = (score: number): string =>
-  CRC_SCORE_BANDS.find(({ min }) => score >= min)?.band ?? 'POOR';
+export const crcBandOf = (score: number): string => CRC_SCORE_BANDS.find(({ min }) => score >= min)?.band ?? 'POOR';
 
 /** CBN prudential buckets: 30 (watch), 90, 180 and 360 days past due. */
 const classifyByDaysPastDue = (dpd: number): FacilityClassification => {
@@ -165,10 +160,7 @@ const worstPaymentHistoryDpd = (row: JsonObject): number =>
 
 const openFacility = (row: JsonObject): NormalisedFacility => {
   const dpd = parseCount(pick(row, 'NUM_OF_DAYS_IN_ARREARS_CAL', 'NUM_OF_DAYS_IN_ARREARS'));
-  const classification = classifyFacility(
-    textOf(pick(row, 'ASSET_CLASSIFICATION_CAL', 'ASSET_CLASSIFICATION')),
-    dpd,
-  );
+  const classification = classifyFacility(textOf(pick(row, 'ASSET_CLASSIFICATION_CAL', 'ASSET_CLASSIFICATION')), dpd);
   const status = (textOf(pick(row, 'LOAN_STATUS', 'ACCOUNT_STATUS')) ?? '').toUpperCase();
   const reported = parseCrcDate(pick(row, 'DATE_REPORTED', 'REPORTED_DT_TEXT'));
   const isClosed = status.includes('CLOSED') || status.includes('PAID OFF') || status.includes('SETTLED');
@@ -185,8 +177,7 @@ const openFacility = (row: JsonObject): NormalisedFacility => {
     classification,
     dpd,
     max_dpd: Math.max(dpd, worstPaymentHistoryDpd(row)),
-    written_off:
-      status.includes('WRITTEN') || parseCrcAmount(row.AMOUNT_WRITTEN_OFF) > 0 || classification === 'LOST',
+    written_off: status.includes('WRITTEN') || parseCrcAmount(row.AMOUNT_WRITTEN_OFF) > 0 || classification === 'LOST',
   };
 };
 
@@ -285,9 +276,8 @@ const countEnquiries = (body: JsonObject, referenceDay: string | null): BureauEn
   const within = (months: number): number =>
     referenceDay === null
       ? dates.length
-      : dates.filter(
-          (date) => date !== null && date > monthsBefore(referenceDay, months) && date <= referenceDay,
-        ).length;
+      : dates.filter((date) => date !== null && date > monthsBefore(referenceDay, months) && date <= referenceDay)
+          .length;
   return { last_3m: within(3), last_12m: within(12), last_36m: within(36) };
 };
 
@@ -316,15 +306,11 @@ const hitReport = (response: JsonObject, options: NormaliseOptions): NormalisedR
   const reportDate = reportDateOf(response);
   const openRows = listOf(body.CreditFacilityHistory24);
   const closedRows = listOf(body.ClosedAccounts, 'ClosedAccounts');
-  const facilities = [
-    ...openRows.map(openFacility),
-    ...closedRows.map((row) => closedFacility(row, reportDate)),
-  ];
+  const facilities = [...openRows.map(openFacility), ...closedRows.map((row) => closedFacility(row, reportDate))];
   const reportedDates = [...openRows, ...closedRows].map((row) =>
     parseCrcDate(pick(row, 'DATE_REPORTED', 'REPORTED_DT_TEXT', 'REPORTED_DATE')),
   );
-  const pulledAt =
-    options.pulledAt?.toISOString() ?? (reportDate === null ? null : `${reportDate}T00:00:00.000Z`);
+  const pulledAt = options.pulledAt?.toISOString() ?? (reportDate === null ? null : `${reportDate}T00:00:00.000Z`);
   return {
     bvn:
       options.bvn ??
@@ -372,14 +358,12 @@ export const normaliseCrcResponse = (json: unknown, options: NormaliseOptions = 
     const checked = crcHitSchema.safeParse(hit);
     if (!checked.success) return { status: 'UNAVAILABLE', reason: `MALFORMED_RESPONSE: ${issuePath(checked.error)}` };
     const code = textOf(at(hit, 'HEADER', 'RESPONSETYPE', 'CODE'));
-    return code === CRC_NO_HIT_CODE
-      ? { status: 'NO_HIT' }
-      : { status: 'HIT', report: hitReport(hit, options) };
+    return code === CRC_NO_HIT_CODE ? { status: 'NO_HIT' } : { status: 'HIT', report: hitReport(hit, options) };
   }
-  if (isObject(response.ConsumerSearchResultResponse))
-    return { status: 'UNAVAILABLE', reason: 'MULTIPLE_MATCHES' };
+  if (isObject(response.ConsumerSearchResultResponse)) return { status: 'UNAVAILABLE', reason: 'MULTIPLE_MATCHES' };
   if (response.ErrorResponse !== undefined) {
-    if (!crcErrorSchema.safeParse(response.ErrorResponse).success) return { status: 'UNAVAILABLE', reason: 'BUREAU_ERROR' };
+    if (!crcErrorSchema.safeParse(response.ErrorResponse).success)
+      return { status: 'UNAVAILABLE', reason: 'BUREAU_ERROR' };
     const [first] = listOf(at(response, 'ErrorResponse', 'BODY', 'ERRORLIST'));
     const code = first === undefined ? null : textOf(first.ERRORCODE);
     return { status: 'UNAVAILABLE', reason: code === null ? 'BUREAU_ERROR' : `BUREAU_ERROR: ${code}` };

@@ -39,8 +39,7 @@ const crcOutcome = (json: unknown, bvn: string): BureauOutcome =>
   normaliseCrcResponse(json, { bvn, pulledAt: BUREAU_PULLED_AT });
 
 export const cleanBureau = (bvn: string = CLEAN_BVN): BureauOutcome => crcOutcome(crcCleanHit(bvn), bvn);
-export const delinquentBureau = (bvn: string = DELINQUENT_BVN): BureauOutcome =>
-  crcOutcome(crcDelinquentHit(bvn), bvn);
+export const delinquentBureau = (bvn: string = DELINQUENT_BVN): BureauOutcome => crcOutcome(crcDelinquentHit(bvn), bvn);
 export const noHitBureau = (): BureauOutcome => crcOutcome(crcNoHit(), NO_RECORD_BVN);
 export const bureauDown: BureauOutcome = { status: 'UNAVAILABLE', reason: 'TIMEOUT' };
 export const notChecked: BureauOutcome = { status: 'NOT_CHECKED' };
@@ -167,8 +166,7 @@ const gig = (): Persona => {
   }));
   return {
     name: 'gig',
-    summary:
-      '~₦230k variable ride-hailing payouts, two wallets, two small digital loans repaid, no bureau record',
+    summary: '~₦230k variable ride-hailing payouts, two wallets, two small digital loans repaid, no bureau record',
     applicantId: applicantId(3),
     applicant: { firstName: 'Emeka', lastName: 'Nwosu', bvn: NO_RECORD_BVN },
     accounts: [

@@ -138,9 +138,7 @@ describe('counterOffer', () => {
     const capacity = monthlyPayment(MIN_COUNTER_OFFER_SHARE * ask.amount - COUNTER_OFFER_STEP, 5, 6);
 
     expect(counterOffer(ask, capacity)).toBeNull();
-    expect(counterOffer(ask, monthlyPayment(MIN_COUNTER_OFFER_SHARE * ask.amount, 5, 6))?.amount).toBe(
-      200_000,
-    );
+    expect(counterOffer(ask, monthlyPayment(MIN_COUNTER_OFFER_SHARE * ask.amount, 5, 6))?.amount).toBe(200_000);
   });
 
   it('when there is no capacity at all, then there is no counter-offer', () => {
@@ -163,11 +161,7 @@ describe('assessAffordability', () => {
   });
 
   it('when the ask does not fit, then it is not affordable and a counter-offer is proposed', () => {
-    const assessment = assessAffordability(
-      { amount: 1_000_000, tenor: 12, interestRate: 5 },
-      300_000,
-      40_000,
-    );
+    const assessment = assessAffordability({ amount: 1_000_000, tenor: 12, interestRate: 5 }, 300_000, 40_000);
 
     expect(assessment.affordable).toBe(false);
     // No tenor up to 24 months fits ₦60k, so the amount shrinks: 60,000 * (1 - 1.05^-12) / 0.05 = 531,795.

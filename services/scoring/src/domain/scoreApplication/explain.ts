@@ -1,11 +1,6 @@
 import type { Decision, ScoreBand } from '@loan/contracts';
 import type { AffordabilityAssessment, LoanAsk } from '../affordability';
-import {
-  existingMonthlyDebt,
-  type BureauSummary,
-  type CodedRiskFactor,
-  type ScoringFeatures,
-} from '../scorecard';
+import { existingMonthlyDebt, type BureauSummary, type CodedRiskFactor, type ScoringFeatures } from '../scorecard';
 import { formatNaira, formatPercent, ratio } from '../scorecard/math';
 import type { Outcome } from './outcome';
 
@@ -53,10 +48,7 @@ const strengthsOf = (f: ScoringFeatures, bureau: BureauSummary): string[] => {
         ? 'No arrears on the credit bureau file.'
         : `Good credit bureau record (score ${bureau.score}).`,
     ],
-    [
-      existingMonthlyDebt(f, bureau) === 0 && f.loanActivityMonths === 0,
-      'No repayments owed to other lenders.',
-    ],
+    [existingMonthlyDebt(f, bureau) === 0 && f.loanActivityMonths === 0, 'No repayments owed to other lenders.'],
     [surplus >= SAVER_SURPLUS, `Keeps about ${formatPercent(surplus)} of income each month.`],
     [
       f.monthsObserved > 0 && f.overdraftDaysPerMonth === 0 && f.bouncedDebits === 0,

@@ -1,12 +1,7 @@
 import type { ApprovalDetails, CounterOffer, CreditPolicy, ManualReviewReason, ScoreBand } from '@loan/contracts';
 import type { AffordabilityAssessment, LoanAsk } from '../affordability';
 import type { KnockOutHit } from '../policy/evaluate';
-import {
-  SEVERE_DELINQUENCY_DPD,
-  type BureauSummary,
-  type CodedRiskFactor,
-  type ScoringFeatures,
-} from '../scorecard';
+import { SEVERE_DELINQUENCY_DPD, type BureauSummary, type CodedRiskFactor, type ScoringFeatures } from '../scorecard';
 import { round2 } from '../scorecard/math';
 
 /**
@@ -15,12 +10,7 @@ import { round2 } from '../scorecard/math';
  * bands), a HIGH-severity risk factor, or the code of one of the lender's knock-out rules.
  */
 export type ManualReviewCode =
-  | 'IDENTITY_MISMATCH'
-  | 'THIN_FILE'
-  | 'BUREAU_UNAVAILABLE'
-  | 'HIGH_RISK_SCORE'
-  | 'SEVERE_RISK_FACTOR'
-  | (string & {});
+  'IDENTITY_MISMATCH' | 'THIN_FILE' | 'BUREAU_UNAVAILABLE' | 'HIGH_RISK_SCORE' | 'SEVERE_RISK_FACTOR' | (string & {});
 
 /**
  * Why an application is declined: the primary reason of a DECLINED decision. Besides these, a
@@ -28,11 +18,7 @@ export type ManualReviewCode =
  * `BUREAU_UNAVAILABLE`), on another band (`<band>_SCORE`) or on a knock-out rule (its code).
  */
 export type DeclineCode =
-  | 'SEVERE_BUREAU_DELINQUENCY'
-  | 'VERY_HIGH_RISK_SCORE'
-  | 'NOT_AFFORDABLE'
-  | 'BELOW_MINIMUM_AMOUNT'
-  | (string & {});
+  'SEVERE_BUREAU_DELINQUENCY' | 'VERY_HIGH_RISK_SCORE' | 'NOT_AFFORDABLE' | 'BELOW_MINIMUM_AMOUNT' | (string & {});
 
 export interface CodedReviewReason extends ManualReviewReason {
   code: ManualReviewCode;
@@ -62,8 +48,7 @@ export interface OutcomeInput {
 }
 
 const hasSevereDelinquency = (bureau: BureauSummary): boolean =>
-  bureau.status === 'HIT' &&
-  (bureau.maxDaysPastDue >= SEVERE_DELINQUENCY_DPD || bureau.writtenOffFacilities > 0);
+  bureau.status === 'HIT' && (bureau.maxDaysPastDue >= SEVERE_DELINQUENCY_DPD || bureau.writtenOffFacilities > 0);
 
 /** Reasons the data itself cannot be trusted to decide alone, each with what the policy makes of it. */
 const dataReasons = ({ features, bureau, policy }: OutcomeInput): Array<CodedReviewReason & { action: string }> => {
@@ -145,14 +130,15 @@ export const outcomeOf = (input: OutcomeInput): Outcome => {
       declineCode: dataDecline.code,
       rule: { code: dataDecline.code, description: dataDecline.description },
     };
-  const dataReview = data.filter((reason) => reason.action === 'REVIEW').map(({ code, description }) => ({ code, description }));
+  const dataReview = data
+    .filter((reason) => reason.action === 'REVIEW')
+    .map(({ code, description }) => ({ code, description }));
   const riskReasons = riskReviewReasons(input);
   if (dataReview.length > 0) return { decision: 'MANUAL_REVIEW', reasons: [...dataReview, ...riskReasons] };
   if (policy.bands.actions[band] === 'DECLINE') return { decision: 'DECLINED', declineCode: `${band}_SCORE` };
   if (loan.amount < policy.loanLimits.minAmount) return { decision: 'DECLINED', declineCode: 'BELOW_MINIMUM_AMOUNT' };
   const offer = affordability.counterOffer;
-  if (!affordability.affordable && offer === null)
-    return { decision: 'DECLINED', declineCode: 'NOT_AFFORDABLE' };
+  if (!affordability.affordable && offer === null) return { decision: 'DECLINED', declineCode: 'NOT_AFFORDABLE' };
   if (riskReasons.length > 0) return { decision: 'MANUAL_REVIEW', reasons: riskReasons };
   if (affordability.affordable || offer === null) return { decision: 'APPROVED' };
   return { decision: 'COUNTER_OFFER', counterOffer: offer };

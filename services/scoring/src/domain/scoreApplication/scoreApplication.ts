@@ -1,4 +1,10 @@
-import { BUILTIN_POLICY, BUILTIN_POLICY_VERSION, type CreditPolicy, type Decision, type EnrichedAccount } from '@loan/contracts';
+import {
+  BUILTIN_POLICY,
+  BUILTIN_POLICY_VERSION,
+  type CreditPolicy,
+  type Decision,
+  type EnrichedAccount,
+} from '@loan/contracts';
 import type { BureauOutcome } from '../bureauReport';
 import { assessAffordability, repaymentCapacity, type LoanAsk } from '../affordability';
 import {
@@ -146,5 +152,4 @@ export const scoreApplicationWithAudit = (
  * and ask to the decision of `application.decision`. Throws NoEnrichedAccountsError when
  * there is no account (the caller fails the application instead).
  */
-export const scoreApplication = (input: ScoreApplicationInput): Decision =>
-  scoreApplicationWithAudit(input).decision;
+export const scoreApplication = (input: ScoreApplicationInput): Decision => scoreApplicationWithAudit(input).decision;

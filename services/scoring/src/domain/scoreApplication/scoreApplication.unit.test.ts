@@ -1,21 +1,9 @@
 import { Decision, type MonthSummary } from '@loan/contracts';
-import {
-  PERSONA_NAMES,
-  applicationOf,
-  bureauDown,
-  notChecked,
-  noHitBureau,
-  persona,
-} from '../__fixtures__/personas';
+import { PERSONA_NAMES, applicationOf, bureauDown, notChecked, noHitBureau, persona } from '../__fixtures__/personas';
 import { FIXTURE_NOW } from '../__fixtures__/statements';
 import { SCORECARD_VERSION, TENOR_OPTIONS } from '../index';
 import { NoEnrichedAccountsError } from './errors';
-import {
-  buildScoringAudit,
-  decideFromAudit,
-  scoreApplication,
-  scoreApplicationWithAudit,
-} from './scoreApplication';
+import { buildScoringAudit, decideFromAudit, scoreApplication, scoreApplicationWithAudit } from './scoreApplication';
 
 const ASK = { amount: 500_000, tenor: 12, interestRate: 5 };
 const ASKS = [
@@ -74,9 +62,7 @@ describe('scoreApplication', () => {
   });
 
   it('when the ask is not affordable but a smaller amount is, then the counter-offer is both in counter_offer and approval_details', () => {
-    const decision = scoreApplication(
-      applicationOf('salaried', { amount: 1_500_000, tenor: 12, interestRate: 5 }),
-    );
+    const decision = scoreApplication(applicationOf('salaried', { amount: 1_500_000, tenor: 12, interestRate: 5 }));
 
     expect(decision.decision).toBe('COUNTER_OFFER');
     expect(decision.counter_offer).toMatchObject({ amount: 840_000, tenor: 12, interest_rate: 5 });
@@ -139,9 +125,7 @@ describe('scoreApplication', () => {
   });
 
   it('when the bureau shows 90+ days past due, then the application is declined with zero terms', () => {
-    const decision = scoreApplication(
-      applicationOf('debt_stressed', { amount: 100_000, tenor: 6, interestRate: 5 }),
-    );
+    const decision = scoreApplication(applicationOf('debt_stressed', { amount: 100_000, tenor: 6, interestRate: 5 }));
 
     expect(decision).toMatchObject({
       decision: 'DECLINED',
@@ -153,18 +137,12 @@ describe('scoreApplication', () => {
     expect(codes(decision.risk_factors)).toEqual(
       expect.arrayContaining(['BUREAU_DELINQUENCY', 'EXISTING_DIGITAL_LOANS']),
     );
-    expect(decision.explainability.primary_reason).toBe(
-      'Declined: the credit bureau shows a loan 96 days past due.',
-    );
+    expect(decision.explainability.primary_reason).toBe('Declined: the credit bureau shows a loan 96 days past due.');
   });
 
   it('when existing repayments leave no room under the cap, then the application is declined as not affordable', () => {
     const decision = scoreApplication(
-      applicationOf(
-        'debt_stressed',
-        { amount: 100_000, tenor: 6, interestRate: 5 },
-        { bureau: noHitBureau() },
-      ),
+      applicationOf('debt_stressed', { amount: 100_000, tenor: 6, interestRate: 5 }, { bureau: noHitBureau() }),
     );
 
     expect(decision.decision).toBe('DECLINED');
@@ -172,24 +150,18 @@ describe('scoreApplication', () => {
   });
 
   it('when the score is very high risk, then the application is declined', () => {
-    const decision = scoreApplication(
-      applicationOf('overdrawn', { amount: 50_000, tenor: 3, interestRate: 5 }),
-    );
+    const decision = scoreApplication(applicationOf('overdrawn', { amount: 50_000, tenor: 3, interestRate: 5 }));
 
     expect(decision).toMatchObject({
       decision: 'DECLINED',
       score_band: 'VERY_HIGH_RISK',
       approval_details: ZERO_TERMS,
     });
-    expect(codes(decision.risk_factors)).toEqual(
-      expect.arrayContaining(['FREQUENT_OVERDRAFT', 'BOUNCED_DEBITS']),
-    );
+    expect(codes(decision.risk_factors)).toEqual(expect.arrayContaining(['FREQUENT_OVERDRAFT', 'BOUNCED_DEBITS']));
   });
 
   it('when betting takes a third of income, then an analyst must look', () => {
-    const decision = scoreApplication(
-      applicationOf('heavy_betting', { amount: 100_000, tenor: 6, interestRate: 5 }),
-    );
+    const decision = scoreApplication(applicationOf('heavy_betting', { amount: 100_000, tenor: 6, interestRate: 5 }));
 
     expect(decision.decision).toBe('MANUAL_REVIEW');
     expect(decision.risk_factors[0]).toMatchObject({ code: 'HIGH_BETTING_SPEND', severity: 'HIGH' });
@@ -231,9 +203,7 @@ describe('scoreApplication', () => {
   });
 
   it('when the statements are too short, then the file is thin and goes to manual review', () => {
-    const decision = scoreApplication(
-      applicationOf('thin_file', { amount: 100_000, tenor: 3, interestRate: 5 }),
-    );
+    const decision = scoreApplication(applicationOf('thin_file', { amount: 100_000, tenor: 3, interestRate: 5 }));
 
     expect(decision.decision).toBe('MANUAL_REVIEW');
     expect(codes(decision.manual_review_reasons)).toEqual(['THIN_FILE']);

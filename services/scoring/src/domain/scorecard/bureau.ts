@@ -71,5 +71,4 @@ export const summariseBureau = (outcome: BureauOutcome): BureauSummary => {
 };
 
 /** A lookup was made and the bureau answered, hit or no hit. */
-export const bureauChecked = (bureau: BureauSummary): boolean =>
-  bureau.status === 'HIT' || bureau.status === 'NO_HIT';
+export const bureauChecked = (bureau: BureauSummary): boolean => bureau.status === 'HIT' || bureau.status === 'NO_HIT';

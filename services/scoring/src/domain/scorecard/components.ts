@@ -50,20 +50,14 @@ const cashFlowHealth = (f: ScoringFeatures): Signal[] => {
     signal(
       'net_flow_volatility',
       CASH_FLOW.volatilityPoints,
-      f.monthsObserved === 0
-        ? 0
-        : linearScale(f.netFlowCv, CASH_FLOW.volatilityWorst, CASH_FLOW.volatilityBest),
+      f.monthsObserved === 0 ? 0 : linearScale(f.netFlowCv, CASH_FLOW.volatilityWorst, CASH_FLOW.volatilityBest),
     ),
     signal(
       'balance_cushion',
       CASH_FLOW.cushionPoints,
       cushion === null ? 0 : linearScale(cushion, CASH_FLOW.cushionWorst, CASH_FLOW.cushionBest),
     ),
-    signal(
-      'deficit_months',
-      CASH_FLOW.deficitMonthsPoints,
-      linearScale(deficitShare, CASH_FLOW.deficitMonthsWorst, 0),
-    ),
+    signal('deficit_months', CASH_FLOW.deficitMonthsPoints, linearScale(deficitShare, CASH_FLOW.deficitMonthsWorst, 0)),
   ];
 };
 
@@ -88,8 +82,7 @@ const incomeStability = (f: ScoringFeatures): Signal[] => {
 const debtServiceCapacity = (f: ScoringFeatures, bureau: BureauSummary): Signal[] => {
   const freeCashFlow = ratio(f.netFlowMonthlyAverage, f.monthlyIncome);
   const existingRatio = ratio(existingMonthlyDebt(f, bureau), f.monthlyIncome);
-  const stackingShare =
-    f.digitalLoanShareOfIncome ?? (f.loanDisbursementsTotal > 0 ? DEBT_SERVICE.stackingWorst : 0);
+  const stackingShare = f.digitalLoanShareOfIncome ?? (f.loanDisbursementsTotal > 0 ? DEBT_SERVICE.stackingWorst : 0);
   return [
     signal(
       'free_cash_flow',
@@ -103,11 +96,7 @@ const debtServiceCapacity = (f: ScoringFeatures, bureau: BureauSummary): Signal[
       DEBT_SERVICE.burdenPoints,
       existingRatio === null ? 0 : linearScale(existingRatio, DSR_CAP, 0),
     ),
-    signal(
-      'loan_stacking',
-      DEBT_SERVICE.stackingPoints,
-      linearScale(stackingShare, DEBT_SERVICE.stackingWorst, 0),
-    ),
+    signal('loan_stacking', DEBT_SERVICE.stackingPoints, linearScale(stackingShare, DEBT_SERVICE.stackingWorst, 0)),
   ];
 };
 

@@ -86,16 +86,12 @@ const historyMonthsOf = (accounts: readonly EnrichedAccount[]): number =>
   Math.max(0, ...accounts.map((account) => account.insights.transactionDays / DAYS_PER_MONTH));
 
 const employerOf = (accounts: readonly EnrichedAccount[]): string | null =>
-  accounts.map((account) => account.income.employer?.trim() ?? '').find((employer) => employer.length > 0) ??
-  null;
+  accounts.map((account) => account.income.employer?.trim() ?? '').find((employer) => employer.length > 0) ?? null;
 
 const redFlagsOf = (accounts: readonly EnrichedAccount[]): StatementRedFlag[] => {
   const raised = (pick: (account: EnrichedAccount) => boolean) => accounts.some(pick);
   const flags: Array<[StatementRedFlag, boolean]> = [
-    [
-      'IMMEDIATE_LARGE_WITHDRAWAL_POST_PAYDAY',
-      raised((a) => a.insights.redFlags.immediateLargeWithdrawalPostPayday),
-    ],
+    ['IMMEDIATE_LARGE_WITHDRAWAL_POST_PAYDAY', raised((a) => a.insights.redFlags.immediateLargeWithdrawalPostPayday)],
     ['IDENTICAL_DEBIT_VS_CREDIT', raised((a) => a.insights.redFlags.identicalDebitVsCredit)],
     ['CASH_DEPOSITS_LARGER_THAN_SALARY', raised((a) => a.insights.redFlags.cashDepositsLargerThanSalary)],
   ];
@@ -112,11 +108,7 @@ const netFlowVolatility = (netFlows: readonly number[], monthlyIncome: number): 
   return standardDeviation(netFlows) / denominator;
 };
 
-const isThinFile = (
-  months: readonly ApplicantMonth[],
-  historyMonths: number,
-  transactions: number,
-): boolean =>
+const isThinFile = (months: readonly ApplicantMonth[], historyMonths: number, transactions: number): boolean =>
   months.length < THIN_FILE_MIN_HISTORY_MONTHS ||
   historyMonths < THIN_FILE_MIN_HISTORY_MONTHS ||
   transactions < THIN_FILE_MIN_TRANSACTIONS;
@@ -151,9 +143,7 @@ export const deriveFeatures = ({ applicant, accounts, now }: FeatureInput): Scor
     salaryMonthlyAverage: round2(mean(pluck('salary'))),
     salaryMonths,
     salaryDetected:
-      salaryMonths >= SALARY_MIN_MONTHS &&
-      months.length > 0 &&
-      salaryMonths / months.length >= SALARY_MIN_MONTH_SHARE,
+      salaryMonths >= SALARY_MIN_MONTHS && months.length > 0 && salaryMonths / months.length >= SALARY_MIN_MONTH_SHARE,
     employer: employerOf(accounts),
     incomeMonths: incomes.filter((income) => income > 0).length,
     incomeCv: roundOrNull(coefficientOfVariation(incomes)),
@@ -169,8 +159,7 @@ export const deriveFeatures = ({ applicant, accounts, now }: FeatureInput): Scor
     statementMonthlyRepayments: round2(mean(recent.map((month) => month.loanRepayments))),
     loanRepaymentsTotal: round2(sum(pluck('loanRepayments'))),
     loanDisbursementsTotal: round2(loanDisbursementsTotal),
-    loanActivityMonths: months.filter((month) => month.loanRepayments > 0 || month.loanDisbursements > 0)
-      .length,
+    loanActivityMonths: months.filter((month) => month.loanRepayments > 0 || month.loanDisbursements > 0).length,
     loanDisbursementMonths: months.filter((month) => month.loanDisbursements > 0).length,
     digitalLoanShareOfIncome: roundOrNull(ratio(loanDisbursementsTotal, totalIncome)),
     ownTransfersExcluded: round2(sum(pluck('ownTransfersIn'))),

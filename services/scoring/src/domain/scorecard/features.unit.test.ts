@@ -47,15 +47,11 @@ describe('deriveFeatures', () => {
   });
 
   it('when salary arrives in 9 of 12 months, then a salary is detected', () => {
-    expect(
-      featuresOf(twelve((i) => ({ salary: i < 3 ? 0 : 200_000, spending: 150_000 }))).salaryDetected,
-    ).toBe(true);
+    expect(featuresOf(twelve((i) => ({ salary: i < 3 ? 0 : 200_000, spending: 150_000 }))).salaryDetected).toBe(true);
   });
 
   it('when salary arrives in 8 of 12 months, then no salary is detected', () => {
-    expect(
-      featuresOf(twelve((i) => ({ salary: i < 4 ? 0 : 200_000, spending: 150_000 }))).salaryDetected,
-    ).toBe(false);
+    expect(featuresOf(twelve((i) => ({ salary: i < 4 ? 0 : 200_000, spending: 150_000 }))).salaryDetected).toBe(false);
   });
 
   it('when income alternates between ₦100k and ₦300k, then its coefficient of variation is 0.5', () => {
@@ -70,9 +66,7 @@ describe('deriveFeatures', () => {
   });
 
   it('when someone spends what they earn, then net-flow volatility stays finite thanks to the income floor', () => {
-    const features = featuresOf(
-      twelve((i) => ({ salary: 200_000, spending: i % 2 === 0 ? 195_000 : 205_000 })),
-    );
+    const features = featuresOf(twelve((i) => ({ salary: 200_000, spending: i % 2 === 0 ? 195_000 : 205_000 })));
 
     expect(features.netFlowMonthlyAverage).toBe(0);
     // standard deviation 5,000 over a floor of 10% of ₦200k
@@ -122,8 +116,7 @@ describe('deriveFeatures', () => {
     const { applicant: babatunde, accounts } = persona('heavy_betting');
 
     expect(
-      deriveFeatures({ applicant: babatunde, accounts: [...accounts, ...accounts], now: FIXTURE_NOW })
-        .redFlags,
+      deriveFeatures({ applicant: babatunde, accounts: [...accounts, ...accounts], now: FIXTURE_NOW }).redFlags,
     ).toEqual(['IMMEDIATE_LARGE_WITHDRAWAL_POST_PAYDAY']);
   });
 });

@@ -69,10 +69,7 @@ const partMatches = (part: string, holder: ReadonlySet<string>): boolean => {
  * Whether the account holder's name is the applicant's: first and last name must both
  * appear, in any order, whatever the case, punctuation, titles or extra (middle) names.
  */
-export const holderNameMatches = (
-  applicant: Pick<ApplicantIdentity, 'firstName' | 'lastName'>,
-  holderName: string,
-) => {
+export const holderNameMatches = (applicant: Pick<ApplicantIdentity, 'firstName' | 'lastName'>, holderName: string) => {
   const holder = new Set(nameTokens(holderName));
   return partMatches(applicant.firstName, holder) && partMatches(applicant.lastName, holder);
 };
@@ -90,10 +87,7 @@ const mismatchOf = (applicant: ApplicantIdentity, account: EnrichedAccount): Ide
   return null;
 };
 
-export const checkIdentity = (
-  applicant: ApplicantIdentity,
-  accounts: readonly EnrichedAccount[],
-): IdentityCheck => {
+export const checkIdentity = (applicant: ApplicantIdentity, accounts: readonly EnrichedAccount[]): IdentityCheck => {
   const mismatches = accounts
     .map((account) => mismatchOf(applicant, account))
     .filter((mismatch): mismatch is IdentityMismatch => mismatch !== null);

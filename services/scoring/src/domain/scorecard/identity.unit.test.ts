@@ -37,9 +37,7 @@ describe('holderNameMatches', () => {
   });
 
   it('when a double-barrelled surname is split by the bank, then it matches', () => {
-    expect(holderNameMatches({ firstName: 'Funke', lastName: 'Adeyemi-Cole' }, 'FUNKE ADEYEMI COLE')).toBe(
-      true,
-    );
+    expect(holderNameMatches({ firstName: 'Funke', lastName: 'Adeyemi-Cole' }, 'FUNKE ADEYEMI COLE')).toBe(true);
   });
 });
 
@@ -56,9 +54,7 @@ describe('checkIdentity', () => {
 
     expect(checkIdentity(chinedu, [first!, foreign])).toEqual({
       verified: false,
-      mismatches: [
-        { accountId: foreign.accountId, institution: 'Kuda MFB', reason: 'NAME' },
-      ],
+      mismatches: [{ accountId: foreign.accountId, institution: 'Kuda MFB', reason: 'NAME' }],
     });
   });
 

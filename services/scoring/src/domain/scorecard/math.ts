@@ -3,8 +3,7 @@ export const round2 = (value: number): number => Math.round((value + Number.EPSI
 
 export const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
 
-export const mean = (values: readonly number[]): number =>
-  values.length === 0 ? 0 : sum(values) / values.length;
+export const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : sum(values) / values.length);
 
 /** Population standard deviation: the months observed are the whole record, not a sample. */
 export const standardDeviation = (values: readonly number[]): number => {

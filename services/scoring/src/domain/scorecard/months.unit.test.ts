@@ -53,11 +53,7 @@ describe('applicantMonths', () => {
 
   it('when betting payouts and loan disbursements arrive, then they are not income and borrowed money is not inflow', () => {
     const [month] = applicantMonths(
-      [
-        account('a', [
-          { salary: 200_000, bettingWins: 30_000, loanDisbursements: 50_000, spending: 100_000 },
-        ]),
-      ],
+      [account('a', [{ salary: 200_000, bettingWins: 30_000, loanDisbursements: 50_000, spending: 100_000 }])],
       FIXTURE_NOW,
     );
 

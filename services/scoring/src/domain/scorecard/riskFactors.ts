@@ -38,11 +38,8 @@ const severityOf = (value: number, [medium, high]: readonly [number, number]): S
   return null;
 };
 
-const factor = (
-  code: RiskFactorCode,
-  severity: Severity | null,
-  description: string,
-): CodedRiskFactor | null => (severity === null ? null : { code, severity, description });
+const factor = (code: RiskFactorCode, severity: Severity | null, description: string): CodedRiskFactor | null =>
+  severity === null ? null : { code, severity, description };
 
 const incomeFactors = (f: ScoringFeatures): Array<CodedRiskFactor | null> => [
   f.monthlyIncome <= 0
@@ -65,11 +62,7 @@ const cashFlowFactors = (f: ScoringFeatures): Array<CodedRiskFactor | null> => {
   return [
     factor(
       'NEGATIVE_CASH_FLOW',
-      f.netFlowMonthlyAverage >= 0
-        ? null
-        : surplus === null || surplus < T.negativeNetFlowHigh
-          ? 'HIGH'
-          : 'MEDIUM',
+      f.netFlowMonthlyAverage >= 0 ? null : surplus === null || surplus < T.negativeNetFlowHigh ? 'HIGH' : 'MEDIUM',
       `More money leaves than arrives: ${formatNaira(-f.netFlowMonthlyAverage)} a month on average.`,
     ),
     factor(
@@ -131,11 +124,7 @@ const debtFactors = (f: ScoringFeatures, bureau: BureauSummary): Array<CodedRisk
     ),
     factor(
       'HIGH_DEBT_BURDEN',
-      existing <= 0
-        ? null
-        : existingRatio === null
-          ? 'HIGH'
-          : severityOf(existingRatio, T.existingDebtServiceRatio),
+      existing <= 0 ? null : existingRatio === null ? 'HIGH' : severityOf(existingRatio, T.existingDebtServiceRatio),
       `Existing loan repayments of ${formatNaira(existing)} a month take ${formatPercent(existingRatio ?? 1)} of income.`,
     ),
   ];

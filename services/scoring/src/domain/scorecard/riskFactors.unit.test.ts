@@ -50,11 +50,7 @@ const CASES: Case[] = [
   ['HIGH_DEBT_BURDEN', 'HIGH', { statementMonthlyRepayments: 100_000 }],
   ['HIGH_DEBT_BURDEN', 'HIGH', {}, { monthlyInstalment: 100_000 }],
   ['STATEMENT_RED_FLAGS', 'LOW', { redFlags: ['IDENTICAL_DEBIT_VS_CREDIT'] }],
-  [
-    'STATEMENT_RED_FLAGS',
-    'MEDIUM',
-    { redFlags: ['IDENTICAL_DEBIT_VS_CREDIT', 'CASH_DEPOSITS_LARGER_THAN_SALARY'] },
-  ],
+  ['STATEMENT_RED_FLAGS', 'MEDIUM', { redFlags: ['IDENTICAL_DEBIT_VS_CREDIT', 'CASH_DEPOSITS_LARGER_THAN_SALARY'] }],
   ['THIN_FILE', 'MEDIUM', { thinFile: true }],
   ['BUREAU_DELINQUENCY', 'MEDIUM', {}, { status: 'HIT', maxDaysPastDue: 30, delinquentFacilities: 1 }],
   ['BUREAU_DELINQUENCY', 'MEDIUM', {}, { status: 'HIT', overdueAmount: 5_000, delinquentFacilities: 1 }],
@@ -74,15 +70,12 @@ describe('riskFactorsOf', () => {
     expect(riskFactorsOf(base({}), bureauSummary())).toEqual([]);
   });
 
-  it.each(CASES)(
-    'when %s applies, then it is raised with severity %s',
-    (code, severity, features, bureau = {}) => {
-      const raised = riskFactorsOf(base(features), bureauSummary(bureau));
+  it.each(CASES)('when %s applies, then it is raised with severity %s', (code, severity, features, bureau = {}) => {
+    const raised = riskFactorsOf(base(features), bureauSummary(bureau));
 
-      expect(raised).toContainEqual(expect.objectContaining({ code, severity }));
-      expect(raised.find((risk) => risk.code === code)?.description.length).toBeGreaterThan(10);
-    },
-  );
+    expect(raised).toContainEqual(expect.objectContaining({ code, severity }));
+    expect(raised.find((risk) => risk.code === code)?.description.length).toBeGreaterThan(10);
+  });
 
   it('when below every threshold, then nothing is raised', () => {
     const raised = riskFactorsOf(

@@ -99,18 +99,25 @@ export function createAnalysisHandler(deps: {
     if (existing && existing.status !== 'PENDING') return { published: relay.flush(fact.analysisId) };
     // One lookup by id per account rather than `$in`: FerretDB answers `_id` equality from its
     // index but scans the whole collection of (large) profiles for `$in`.
-    const found = await Promise.all(
-      fact.accountIds.map((accountId) => raw.profiles.findOne({ _id: accountId })),
-    );
+    const found = await Promise.all(fact.accountIds.map((accountId) => raw.profiles.findOne({ _id: accountId })));
     const stored = found.filter((doc): doc is NonNullable<typeof doc> => doc !== null);
     const waited = clock.now().getTime() - new Date(fact.at).getTime();
     if (stored.length < fact.accountIds.length && waited < config.PROFILE_WAIT) {
       // Enriched data may still be on its way through the results topic: try again shortly.
-      throw new ServiceError(`Waiting for ${fact.accountIds.length - stored.length} enriched profile(s)`, { retriable: true });
+      throw new ServiceError(`Waiting for ${fact.accountIds.length - stored.length} enriched profile(s)`, {
+        retriable: true,
+      });
     }
     const now = clock.now();
     let result: ScoringResult;
-    const base = { factId: randomUUID(), clientId: fact.clientId, applicationId: fact.applicationId, applicantId: fact.applicantId, analysisId: fact.analysisId, at: now.toISOString() };
+    const base = {
+      factId: randomUUID(),
+      clientId: fact.clientId,
+      applicationId: fact.applicationId,
+      applicantId: fact.applicantId,
+      analysisId: fact.analysisId,
+      at: now.toISOString(),
+    };
     let update: Partial<AnalysisDoc>;
     const loan = { amount: fact.loan.amount, tenor: fact.loan.tenor, interestRate: fact.loan.interestRate };
     // The version active when the lender asked for the analysis decides it, however late (or
@@ -139,7 +146,13 @@ export function createAnalysisHandler(deps: {
       Decision.parse(decision);
       metrics.decisions.inc({ decision: decision.decision, band: decision.score_band });
       logger.info(
-        { analysisId: fact.analysisId, applicationId: fact.applicationId, decision: decision.decision, band: decision.score_band, policyVersion: policy.version },
+        {
+          analysisId: fact.analysisId,
+          applicationId: fact.applicationId,
+          decision: decision.decision,
+          band: decision.score_band,
+          policyVersion: policy.version,
+        },
         'application scored',
       );
       result = {
@@ -154,7 +167,10 @@ export function createAnalysisHandler(deps: {
         shadow = {
           version: challenger.version,
           decision: other.decision,
-          approvedAmount: other.decision === 'APPROVED' || other.decision === 'COUNTER_OFFER' ? other.approval_details.approved_amount : 0,
+          approvedAmount:
+            other.decision === 'APPROVED' || other.decision === 'COUNTER_OFFER'
+              ? other.approval_details.approved_amount
+              : 0,
           reasons: reasonsOf(other),
         };
       }
@@ -173,7 +189,8 @@ export function createAnalysisHandler(deps: {
       // the analysis fails now with a reason instead of holding the application in PROCESSING.
       if (error instanceof ServiceError) throw error;
       const unscorable = !(error instanceof NoEnrichedAccountsError);
-      if (unscorable) logger.error({ err: error, analysisId: fact.analysisId }, 'analysis could not be scored; failing it');
+      if (unscorable)
+        logger.error({ err: error, analysisId: fact.analysisId }, 'analysis could not be scored; failing it');
       const reason = unscorable ? 'scoring_error' : 'No linked account has completed enrichment';
       metrics.decisions.inc({ decision: 'FAILED', band: 'none' });
       result = { ...base, type: 'ScoringFailed', reason };

@@ -1,9 +1,4 @@
-import {
-  Topics,
-  type ApplicationFact,
-  type ApplicationFactType,
-  type EnrichmentResultType,
-} from '@loan/contracts';
+import { Topics, type ApplicationFact, type ApplicationFactType, type EnrichmentResultType } from '@loan/contracts';
 import { continueAfter, type InboundMessage } from '@loan/runtime';
 import type { createAnalysisHandler } from './analyseApplication';
 import type { createProfileHandlers } from './projectProfiles';
@@ -25,8 +20,8 @@ export function consumerHandlers(handlers: {
         // The decision is stored; its publication goes on while the next fact is handled.
         const { published } = await analyse(fact);
         await continueAfter(message, published);
-      }
-      else if (fact.type === 'ApplicationClosed' && fact.abandonReason === 'no_analyze') await profiles.scrub(fact.applicationId);
+      } else if (fact.type === 'ApplicationClosed' && fact.abandonReason === 'no_analyze')
+        await profiles.scrub(fact.applicationId);
     },
   };
 }

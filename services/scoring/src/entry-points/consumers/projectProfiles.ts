@@ -7,22 +7,33 @@ import type { ProfileModel, RawCollections } from '../../data-access/models';
  * announced it (a newer attempt replaces an older one, never the reverse), gone with the
  * applicant's bank data.
  */
-export function createProfileHandlers(deps: { profiles: ProfileModel; raw: Pick<RawCollections, 'profiles'>; clock: Clock }) {
+export function createProfileHandlers(deps: {
+  profiles: ProfileModel;
+  raw: Pick<RawCollections, 'profiles'>;
+  clock: Clock;
+}) {
   const { profiles, raw, clock } = deps;
 
   async function onEnrichmentResult(message: InboundMessage) {
     const result = message.value as EnrichmentResult;
     if (result.type === 'AccountEnriched') {
-      await raw.profiles.updateOne(
-        { _id: result.accountId, $or: [{ attempt: { $lte: result.attempt } }] },
-        {
-          $set: { applicationId: result.applicationId, attempt: result.attempt, profile: result.profile, updatedAt: clock.now() },
-        },
-        { upsert: true },
-      ).catch((error: unknown) => {
-        // A newer attempt is already stored: the upsert's insert collides, which is fine.
-        if (!isDuplicateKey(error)) throw error;
-      });
+      await raw.profiles
+        .updateOne(
+          { _id: result.accountId, $or: [{ attempt: { $lte: result.attempt } }] },
+          {
+            $set: {
+              applicationId: result.applicationId,
+              attempt: result.attempt,
+              profile: result.profile,
+              updatedAt: clock.now(),
+            },
+          },
+          { upsert: true },
+        )
+        .catch((error: unknown) => {
+          // A newer attempt is already stored: the upsert's insert collides, which is fine.
+          if (!isDuplicateKey(error)) throw error;
+        });
     } else if (result.type === 'BankDataScrubbed') {
       await scrub(result.applicationId);
     }

@@ -28,7 +28,10 @@ const provider = 'Provider webhooks';
 const audit = 'Audit';
 
 export const adminTags = [
-  { name: clients, description: 'Lender accounts: API keys (shown once, stored hashed), webhook URL and secrets, provider keys.' },
+  {
+    name: clients,
+    description: 'Lender accounts: API keys (shown once, stored hashed), webhook URL and secrets, provider keys.',
+  },
   {
     name: audit,
     description:
@@ -42,7 +45,9 @@ export const adminTags = [
 ];
 
 const ClientId = z.object({
-  id: z.string().meta({ param: { description: 'The clientId returned at creation' }, example: Examples.client.clientId }),
+  id: z
+    .string()
+    .meta({ param: { description: 'The clientId returned at creation' }, example: Examples.client.clientId }),
 });
 
 const adminErrors = {
@@ -75,18 +80,27 @@ export const adminOperations: RouteConfig[] = [
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: CreateClientRequest.meta({ id: 'CreateClientRequest',  example: Examples.createClientRequest }) } },
+        content: {
+          'application/json': {
+            schema: CreateClientRequest.meta({ id: 'CreateClientRequest', example: Examples.createClientRequest }),
+          },
+        },
       },
     },
     responses: {
-      201: ok('Account created', CreateClientResponse.meta({ id: 'CreateClientResponse' }), Examples.createClientResponse, {
-        links: {
-          GetClient: { operationId: 'getClient', parameters: { id: '$response.body#/clientId' } },
-          UpdateClient: { operationId: 'updateClient', parameters: { id: '$response.body#/clientId' } },
-          RotateApiKey: { operationId: 'rotateApiKey', parameters: { id: '$response.body#/clientId' } },
-          RotateWebhookSecret: { operationId: 'rotateWebhookSecret', parameters: { id: '$response.body#/clientId' } },
+      201: ok(
+        'Account created',
+        CreateClientResponse.meta({ id: 'CreateClientResponse' }),
+        Examples.createClientResponse,
+        {
+          links: {
+            GetClient: { operationId: 'getClient', parameters: { id: '$response.body#/clientId' } },
+            UpdateClient: { operationId: 'updateClient', parameters: { id: '$response.body#/clientId' } },
+            RotateApiKey: { operationId: 'rotateApiKey', parameters: { id: '$response.body#/clientId' } },
+            RotateWebhookSecret: { operationId: 'rotateWebhookSecret', parameters: { id: '$response.body#/clientId' } },
+          },
         },
-      }),
+      ),
       400: failure(400, 'An invalid field, or a webhook URL the notifier would refuse', {
         'no name': 'name is required',
         'refused URL': 'webhookUrl is refused: the host is a private or loopback address',
@@ -127,7 +141,11 @@ export const adminOperations: RouteConfig[] = [
       params: ClientId,
       body: {
         required: true,
-        content: { 'application/json': { schema: UpdateClientRequest.meta({ id: 'UpdateClientRequest',  example: Examples.updateClientRequest }) } },
+        content: {
+          'application/json': {
+            schema: UpdateClientRequest.meta({ id: 'UpdateClientRequest', example: Examples.updateClientRequest }),
+          },
+        },
       },
     },
     responses: {
@@ -156,12 +174,20 @@ export const adminOperations: RouteConfig[] = [
       body: {
         required: true,
         content: {
-          'application/json': { schema: z.strictObject({ email: staffEmail }).meta({ id: 'CreateOwnerRequest', example: Examples.createOwnerRequest }) },
+          'application/json': {
+            schema: z
+              .strictObject({ email: staffEmail })
+              .meta({ id: 'CreateOwnerRequest', example: Examples.createOwnerRequest }),
+          },
         },
       },
     },
     responses: {
-      201: ok('The invitation', StaffInvitation.meta({ id: 'StaffInvitation' }), { ...Examples.staffInvitation, email: 'owner@acme-lending.example', role: 'owner' }),
+      201: ok('The invitation', StaffInvitation.meta({ id: 'StaffInvitation' }), {
+        ...Examples.staffInvitation,
+        email: 'owner@acme-lending.example',
+        role: 'owner',
+      }),
       400: failure(400, 'No or an invalid e-mail address, or another field', {
         'bad e-mail': 'email: email must be a valid e-mail address',
         'other field': 'Unknown field name; only email is taken',
@@ -169,7 +195,9 @@ export const adminOperations: RouteConfig[] = [
       }),
       401: adminErrors[401],
       404: clientNotFound,
-      409: failure(409, 'The lender already has an owner', { 'has an owner': 'This lender already has an owner; owners invite further users' }),
+      409: failure(409, 'The lender already has an owner', {
+        'has an owner': 'This lender already has an owner; owners invite further users',
+      }),
       413: adminErrors[413],
       415: notJson,
       429: adminErrors[429],
@@ -208,14 +236,24 @@ export const adminOperations: RouteConfig[] = [
         required: false,
         content: {
           'application/json': {
-            schema: RotateWebhookSecretBody.meta({ id: 'RotateWebhookSecretRequest',  example: Examples.rotateWebhookSecretRequest }),
+            schema: RotateWebhookSecretBody.meta({
+              id: 'RotateWebhookSecretRequest',
+              example: Examples.rotateWebhookSecretRequest,
+            }),
           },
         },
       },
     },
     responses: {
-      200: ok('The new secret, shown once', RotateWebhookSecretResponse.meta({ id: 'RotateWebhookSecretResponse' }), Examples.rotateWebhookSecret),
-      400: failure(400, 'An invalid overlap', { 'bad overlap': 'overlapSeconds: Too big: expected number to be <=604800', ...malformedJson }),
+      200: ok(
+        'The new secret, shown once',
+        RotateWebhookSecretResponse.meta({ id: 'RotateWebhookSecretResponse' }),
+        Examples.rotateWebhookSecret,
+      ),
+      400: failure(400, 'An invalid overlap', {
+        'bad overlap': 'overlapSeconds: Too big: expected number to be <=604800',
+        ...malformedJson,
+      }),
       401: adminErrors[401],
       404: clientNotFound,
       409: concurrent,
@@ -237,7 +275,9 @@ export const auditOperations: RouteConfig[] = [
     description:
       'Account changes (`client.create`, `client.update`, `client.rotate-key`, `client.rotate-webhook-secret`, `user.*`) with who made them (`actor`, and `adminName` for the operator: the name of its token in ADMIN_TOKENS, `admin` for ADMIN_TOKEN), and refused admin tokens (`admin.denied`, at most AUTH_FAILURE_LIMIT per address and window). Pass `nextCursor` as `cursor` for the next, older page. Any other query parameter is a 400.',
     request: {
-      query: AuditListQuery.extend({ cursor: AuditListQuery.shape.cursor.meta({ description: 'The `nextCursor` of the previous page; opaque' }) }),
+      query: AuditListQuery.extend({
+        cursor: AuditListQuery.shape.cursor.meta({ description: 'The `nextCursor` of the previous page; opaque' }),
+      }),
     },
     responses: {
       200: ok(
@@ -262,18 +302,23 @@ const Id = z.string().min(1);
 /** Where the gateway finds the provider account of a webhook (domain/providerCallback.ts). */
 const ProviderWebhookData = z
   .union([
-    z.object({ account: z.union([z.object({ _id: Id }).passthrough(), z.object({ id: Id }).passthrough(), Id]) }).passthrough(),
+    z
+      .object({ account: z.union([z.object({ _id: Id }).passthrough(), z.object({ id: Id }).passthrough(), Id]) })
+      .passthrough(),
     z.object({ id: Id }).passthrough(),
     z.object({ accountId: Id }).passthrough(),
   ])
-  .meta({ description: 'Names the provider account: data.account (with _id or id, or the id itself), data.id or data.accountId' });
+  .meta({
+    description:
+      'Names the provider account: data.account (with _id or id, or the id itself), data.id or data.accountId',
+  });
 const ProviderWebhook = z
   .object({
     event: Id.meta({ example: 'mono.events.account_updated' }),
     data: ProviderWebhookData,
   })
   .passthrough()
-  .meta({ id: 'ProviderWebhook',  example: Examples.providerWebhook });
+  .meta({ id: 'ProviderWebhook', example: Examples.providerWebhook });
 const ProviderSecret = z.object({
   'mono-webhook-secret': z.string().meta({ description: 'The webhook secret of the provider app' }),
 });
@@ -287,7 +332,9 @@ const providerResponses = {
   }),
   401: failure(401, 'Wrong or missing mono-webhook-secret', { 'wrong secret': 'Invalid webhook secret' }),
   413: adminErrors[413],
-  500: failure(500, 'Not kept (the broker is unavailable): the provider retries', { internal: 'Internal server error' }),
+  500: failure(500, 'Not kept (the broker is unavailable): the provider retries', {
+    internal: 'Internal server error',
+  }),
 };
 
 export const providerOperations: RouteConfig[] = [
@@ -298,7 +345,10 @@ export const providerOperations: RouteConfig[] = [
     tags: [provider],
     security: [],
     summary: 'A webhook of the deployment’s provider app',
-    request: { headers: ProviderSecret, body: { required: true, content: { 'application/json': { schema: ProviderWebhook } } } },
+    request: {
+      headers: ProviderSecret,
+      body: { required: true, content: { 'application/json': { schema: ProviderWebhook } } },
+    },
     responses: providerResponses,
   },
   {
@@ -309,7 +359,9 @@ export const providerOperations: RouteConfig[] = [
     security: [],
     summary: 'A webhook of one lender’s own provider app',
     request: {
-      params: z.object({ clientId: z.string().meta({ param: { description: 'The lender whose provider app this is' } }) }),
+      params: z.object({
+        clientId: z.string().meta({ param: { description: 'The lender whose provider app this is' } }),
+      }),
       headers: ProviderSecret,
       body: { required: true, content: { 'application/json': { schema: ProviderWebhook } } },
     },

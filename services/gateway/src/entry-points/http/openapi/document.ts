@@ -15,7 +15,8 @@ function generate(args: {
   securitySchemes: Record<string, { type: 'apiKey'; in: 'header'; name: string; description: string }>;
 }) {
   const registry = new OpenAPIRegistry();
-  for (const [name, scheme] of Object.entries(args.securitySchemes)) registry.registerComponent('securitySchemes', name, scheme);
+  for (const [name, scheme] of Object.entries(args.securitySchemes))
+    registry.registerComponent('securitySchemes', name, scheme);
   for (const operation of args.operations) registry.registerPath(operation);
   for (const webhook of args.webhooks ?? []) registry.registerWebhook(webhook);
   return new OpenApiGeneratorV31(registry.definitions);
@@ -43,14 +44,20 @@ function build(): { lender: Omit<OpenApiDocument, 'servers'>; admin: Omit<OpenAp
   const admin = generate({
     operations: [...adminOperations, ...auditOperations, ...providerOperations],
     securitySchemes: {
-      adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token', description: 'The ADMIN_TOKEN of the deployment' },
+      adminToken: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'x-admin-token',
+        description: 'The ADMIN_TOKEN of the deployment',
+      },
     },
   }).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Loan Application Analysis: operator API',
       version,
-      description: 'Lender accounts (admin API) and the provider webhooks the gateway receives. Not for lenders: the lender API is at /api/openapi.json.',
+      description:
+        'Lender accounts (admin API) and the provider webhooks the gateway receives. Not for lenders: the lender API is at /api/openapi.json.',
     },
     tags: adminTags,
   });
@@ -65,5 +72,11 @@ function documents() {
   return built;
 }
 
-export const lenderDocument = (serverUrl: string): OpenApiDocument => ({ ...documents().lender, servers: [{ url: serverUrl }] });
-export const adminDocument = (serverUrl: string): OpenApiDocument => ({ ...documents().admin, servers: [{ url: serverUrl }] });
+export const lenderDocument = (serverUrl: string): OpenApiDocument => ({
+  ...documents().lender,
+  servers: [{ url: serverUrl }],
+});
+export const adminDocument = (serverUrl: string): OpenApiDocument => ({
+  ...documents().admin,
+  servers: [{ url: serverUrl }],
+});

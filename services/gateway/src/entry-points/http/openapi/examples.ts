@@ -123,7 +123,13 @@ export const Examples = {
     reason: 'retries_exhausted',
     attempts: [
       { at: '2026-11-20T09:15:28.003Z', statusCode: 503, error: null, durationMs: 84, manual: false },
-      { at: '2026-11-20T09:15:38.120Z', statusCode: null, error: 'timeout after 10000 ms', durationMs: 10001, manual: false },
+      {
+        at: '2026-11-20T09:15:38.120Z',
+        statusCode: null,
+        error: 'timeout after 10000 ms',
+        durationMs: 10001,
+        manual: false,
+      },
     ],
     nextAttemptAt: null,
     createdAt: '2026-11-20T09:15:27.500Z',
@@ -141,7 +147,15 @@ export const Examples = {
     active: policyVersion,
     challenger: null,
     versions: [
-      { ...policyVersion, version: 0, status: 'RETIRED', builtin: true, createdAt: null, activatedAt: null, policy: { ...policy, name: 'Built-in policy' } },
+      {
+        ...policyVersion,
+        version: 0,
+        status: 'RETIRED',
+        builtin: true,
+        createdAt: null,
+        activatedAt: null,
+        policy: { ...policy, name: 'Built-in policy' },
+      },
       policyVersion,
     ],
   },
@@ -153,20 +167,33 @@ export const Examples = {
     draft: { APPROVED: 230, COUNTER_OFFER: 71, MANUAL_REVIEW: 58, DECLINED: 53 },
     approvedAmount: { current: 141_250_000, draft: 128_900_000 },
     changed: [
-      { applicationId, from: 'APPROVED', to: 'DECLINED', reasons: ['Declined (HIGH_BETTING): Betting takes more than a fifth of income.'] },
+      {
+        applicationId,
+        from: 'APPROVED',
+        to: 'DECLINED',
+        reasons: ['Declined (HIGH_BETTING): Betting takes more than a fifth of income.'],
+      },
     ],
   },
   challengerReport: {
     challenger: { version: 3, since: '2026-11-19T08:00:00.000Z' },
     evaluated: 57,
     agreed: 55,
-    matrix: { APPROVED: { APPROVED: 40, COUNTER_OFFER: 2 }, MANUAL_REVIEW: { MANUAL_REVIEW: 9 }, DECLINED: { DECLINED: 6 } },
+    matrix: {
+      APPROVED: { APPROVED: 40, COUNTER_OFFER: 2 },
+      MANUAL_REVIEW: { MANUAL_REVIEW: 9 },
+      DECLINED: { DECLINED: 6 },
+    },
     disagreements: [
       {
         applicationId,
         decidedAt: at,
         active: { version: 2, decision: 'APPROVED' },
-        challenger: { version: 3, decision: 'COUNTER_OFFER', reasons: ['₦500,000 is affordable over 18 months instead of 12.'] },
+        challenger: {
+          version: 3,
+          decision: 'COUNTER_OFFER',
+          reasons: ['₦500,000 is affordable over 18 months instead of 12.'],
+        },
       },
     ],
   },
@@ -292,7 +319,12 @@ export const Examples = {
     review: {
       outcome: 'COUNTER_OFFER',
       status: 'PENDING_CONFIRMATION',
-      approval_details: { approved_amount: 400_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 45_130.16 },
+      approval_details: {
+        approved_amount: 400_000,
+        approved_tenor: 12,
+        approved_interest: 5,
+        monthly_payment: 45_130.16,
+      },
       reasonCode: 'INCOME_VERIFIED',
       note: 'Salary confirmed with the employer; a smaller amount fits the verified income.',
       override: false,
@@ -310,7 +342,12 @@ export const Examples = {
     review: {
       outcome: 'COUNTER_OFFER',
       status: 'FINAL',
-      approval_details: { approved_amount: 400_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 45_130.16 },
+      approval_details: {
+        approved_amount: 400_000,
+        approved_tenor: 12,
+        approved_interest: 5,
+        monthly_payment: 45_130.16,
+      },
       reasonCode: 'INCOME_VERIFIED',
       note: 'Salary confirmed with the employer; a smaller amount fits the verified income.',
       override: false,
@@ -330,8 +367,18 @@ export const Examples = {
         loan: { amount: 500_000, tenor: 12, interestRate: 5 },
         score: 76.4,
         score_band: 'MEDIUM_RISK',
-        manual_review_reasons: [{ code: 'BUREAU_UNAVAILABLE', description: 'The credit bureau could not be reached; the credit history is unverified' }],
-        approval_details: { approved_amount: 500_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 56_412.71 },
+        manual_review_reasons: [
+          {
+            code: 'BUREAU_UNAVAILABLE',
+            description: 'The credit bureau could not be reached; the credit history is unverified',
+          },
+        ],
+        approval_details: {
+          approved_amount: 500_000,
+          approved_tenor: 12,
+          approved_interest: 5,
+          monthly_payment: 56_412.71,
+        },
         decidedAt: '2026-11-20T09:15:27.412Z',
         ageSeconds: 2790,
         review: null,
@@ -346,7 +393,10 @@ export const Examples = {
 } as const;
 
 /** The webhook body of each event, as it is signed and sent. */
-export const EventExamples: Record<EventName, { id: string; event: EventName; data: Record<string, unknown>; timestamp: string }> = {
+export const EventExamples: Record<
+  EventName,
+  { id: string; event: EventName; data: Record<string, unknown>; timestamp: string }
+> = {
   'account.linked': {
     id: eventId,
     event: 'account.linked',
@@ -402,14 +452,21 @@ export const EventExamples: Record<EventName, { id: string; event: EventName; da
       applicationId,
       applicantId,
       reason: 'no_link',
-      message: 'No bank account was linked within the allowed time; the widget address has expired. Initiate a fresh application.',
+      message:
+        'No bank account was linked within the allowed time; the widget address has expired. Initiate a fresh application.',
     },
     timestamp: at,
   },
   'application.decision': {
     id: eventId,
     event: 'application.decision',
-    data: { applicationId, applicantId, status: 'COMPLETED', score: Examples.decision.score, decision: Examples.decision },
+    data: {
+      applicationId,
+      applicantId,
+      status: 'COMPLETED',
+      score: Examples.decision.score,
+      decision: Examples.decision,
+    },
     timestamp: at,
   },
   'application.review_completed': {
@@ -419,7 +476,12 @@ export const EventExamples: Record<EventName, { id: string; event: EventName; da
       applicationId,
       applicantId,
       outcome: 'COUNTER_OFFER',
-      approval_details: { approved_amount: 400_000, approved_tenor: 12, approved_interest: 5, monthly_payment: 45_130.16 },
+      approval_details: {
+        approved_amount: 400_000,
+        approved_tenor: 12,
+        approved_interest: 5,
+        monthly_payment: 45_130.16,
+      },
       reviewer: 'officer-1042',
       reasonCode: 'INCOME_VERIFIED',
       note: 'Salary confirmed with the employer; a smaller amount fits the verified income.',

@@ -22,7 +22,8 @@ function examplesOfRoutes(routes: RouteConfig[], section: 'paths' | 'webhooks') 
   const found = new Map<string, { schema: unknown; example: unknown }>();
   const add = (where: string, content: Content | undefined) => {
     for (const [mediaType, body] of Object.entries(content ?? {})) {
-      if (body.example !== undefined) found.set(`${where} ${mediaType} example`, { schema: body.schema, example: body.example });
+      if (body.example !== undefined)
+        found.set(`${where} ${mediaType} example`, { schema: body.schema, example: body.example });
       for (const [name, one] of Object.entries(body.examples ?? {})) {
         found.set(`${where} ${mediaType} examples.${name}`, { schema: body.schema, example: one.value });
       }
@@ -49,9 +50,15 @@ function examplesOfDocument(document: { paths?: object; webhooks?: object }) {
   };
   for (const section of ['paths', 'webhooks'] as const) {
     for (const [route, methods] of Object.entries(document[section] ?? {})) {
-      for (const [method, operation] of Object.entries(methods as Record<string, { requestBody?: { content?: Content }; responses?: Record<string, { content?: Content }> }>)) {
+      for (const [method, operation] of Object.entries(
+        methods as Record<
+          string,
+          { requestBody?: { content?: Content }; responses?: Record<string, { content?: Content }> }
+        >,
+      )) {
         add(`${section} ${route} ${method} request`, operation.requestBody?.content);
-        for (const [status, response] of Object.entries(operation.responses ?? {})) add(`${section} ${route} ${method} ${status}`, response.content);
+        for (const [status, response] of Object.entries(operation.responses ?? {}))
+          add(`${section} ${route} ${method} ${status}`, response.content);
       }
     }
   }
@@ -62,7 +69,13 @@ const BREAKDOWN_PARTS = Object.keys(COMPONENT_MAX_POINTS) as (keyof typeof COMPO
 
 /** The band of a total score, as the scorecard draws them. */
 const bandOf = (score: number) =>
-  score >= BAND_THRESHOLDS.LOW_RISK ? 'LOW_RISK' : score >= BAND_THRESHOLDS.MEDIUM_RISK ? 'MEDIUM_RISK' : score >= BAND_THRESHOLDS.HIGH_RISK ? 'HIGH_RISK' : 'VERY_HIGH_RISK';
+  score >= BAND_THRESHOLDS.LOW_RISK
+    ? 'LOW_RISK'
+    : score >= BAND_THRESHOLDS.MEDIUM_RISK
+      ? 'MEDIUM_RISK'
+      : score >= BAND_THRESHOLDS.HIGH_RISK
+        ? 'HIGH_RISK'
+        : 'VERY_HIGH_RISK';
 
 /** What in an example is out of the real ranges, as `path: problem`. */
 function outOfRange(value: unknown, at = '$'): string[] {
@@ -86,8 +99,10 @@ function outOfRange(value: unknown, at = '$'): string[] {
       }
     }
     const sum = BREAKDOWN_PARTS.reduce((total, part) => total + (breakdown[part] ?? 0), 0);
-    if (Math.abs(sum - breakdown.total!) > 0.01) problems.push(`${at}.score_breakdown.total: ${breakdown.total} is not the sum of its parts (${sum})`);
-    if (typeof score === 'number' && score !== breakdown.total) problems.push(`${at}.score: ${score} is not its breakdown's total (${breakdown.total})`);
+    if (Math.abs(sum - breakdown.total!) > 0.01)
+      problems.push(`${at}.score_breakdown.total: ${breakdown.total} is not the sum of its parts (${sum})`);
+    if (typeof score === 'number' && score !== breakdown.total)
+      problems.push(`${at}.score: ${score} is not its breakdown's total (${breakdown.total})`);
   }
   for (const [key, inner] of Object.entries(object)) problems.push(...outOfRange(inner, `${at}.${key}`));
   return problems;
@@ -97,31 +112,45 @@ const ROOT = path.resolve(__dirname, '../../../../../..');
 
 describe('every example of the documents', () => {
   const documents = [
-    ['lender', lenderDocument('http://localhost'), [...examplesOfRoutes(lenderOperations, 'paths'), ...examplesOfRoutes(lenderWebhooks, 'webhooks')]],
-    ['operator', adminDocument('http://localhost'), [...examplesOfRoutes([...adminOperations, ...auditOperations, ...providerOperations], 'paths')]],
+    [
+      'lender',
+      lenderDocument('http://localhost'),
+      [...examplesOfRoutes(lenderOperations, 'paths'), ...examplesOfRoutes(lenderWebhooks, 'webhooks')],
+    ],
+    [
+      'operator',
+      adminDocument('http://localhost'),
+      [...examplesOfRoutes([...adminOperations, ...auditOperations, ...providerOperations], 'paths')],
+    ],
   ] as const;
 
-  it.each(documents)('when the %s OpenAPI document is published, then each of its examples is read with the schema it illustrates', (_name, document, fromRoutes) => {
-    const known = new Map(fromRoutes);
-    const inDocument = examplesOfDocument(document as never);
-    expect(inDocument.length).toBeGreaterThan(10);
-    expect(inDocument.filter((where) => !known.has(where))).toEqual([]);
-  });
+  it.each(documents)(
+    'when the %s OpenAPI document is published, then each of its examples is read with the schema it illustrates',
+    (_name, document, fromRoutes) => {
+      const known = new Map(fromRoutes);
+      const inDocument = examplesOfDocument(document as never);
+      expect(inDocument.length).toBeGreaterThan(10);
+      expect(inDocument.filter((where) => !known.has(where))).toEqual([]);
+    },
+  );
 
-  it.each(documents)('when the %s OpenAPI document is published, then every example is valid for its schema and within the real ranges', (_name, _document, fromRoutes) => {
-    const invalid: string[] = [];
-    for (const [where, { schema, example }] of fromRoutes) {
-      const zod = schema as Partial<Zod> | undefined;
-      if (typeof zod?.safeParse !== 'function') {
-        invalid.push(`${where}: no schema to read it with`);
-        continue;
+  it.each(documents)(
+    'when the %s OpenAPI document is published, then every example is valid for its schema and within the real ranges',
+    (_name, _document, fromRoutes) => {
+      const invalid: string[] = [];
+      for (const [where, { schema, example }] of fromRoutes) {
+        const zod = schema as Partial<Zod> | undefined;
+        if (typeof zod?.safeParse !== 'function') {
+          invalid.push(`${where}: no schema to read it with`);
+          continue;
+        }
+        const parsed = zod.safeParse(example);
+        if (!parsed.success) invalid.push(`${where}: ${String(parsed.error)}`);
+        invalid.push(...outOfRange(example).map((problem) => `${where}: ${problem}`));
       }
-      const parsed = zod.safeParse(example);
-      if (!parsed.success) invalid.push(`${where}: ${String(parsed.error)}`);
-      invalid.push(...outOfRange(example).map((problem) => `${where}: ${problem}`));
-    }
-    expect(invalid).toEqual([]);
-  });
+      expect(invalid).toEqual([]);
+    },
+  );
 
   it('when the AsyncAPI document of the topics is published, then any example it carries is within the real ranges', () => {
     const asyncapi = parse(readFileSync(path.join(ROOT, 'deploy/asyncapi.yaml'), 'utf8')) as unknown;
@@ -147,10 +176,29 @@ describe('every example of the documents', () => {
           decision: {
             score: 89.2,
             score_band: 'MEDIUM_RISK',
-            score_breakdown: { total: 89.2, cash_flow_health: 18.4, income_stability: 17.2, debt_service_capacity: 22.1, account_behavior: 19, credit_history: 12.5 },
+            score_breakdown: {
+              total: 89.2,
+              cash_flow_health: 18.4,
+              income_stability: 17.2,
+              debt_service_capacity: 22.1,
+              account_behavior: 19,
+              credit_history: 12.5,
+            },
           },
         },
-        items: [{ score: 90, score_breakdown: { total: 90, cash_flow_health: 30, income_stability: 20, debt_service_capacity: 20, account_behavior: 10, credit_history: 10 } }],
+        items: [
+          {
+            score: 90,
+            score_breakdown: {
+              total: 90,
+              cash_flow_health: 30,
+              income_stability: 20,
+              debt_service_capacity: 20,
+              account_behavior: 10,
+              credit_history: 10,
+            },
+          },
+        ],
       }),
     ).toEqual([
       '$.data.score: 742 is not within 0-100',

@@ -338,7 +338,6 @@ decisions carry. Until you activate one of your own, the built-in policy (versio
 4. \`POST /api/policies/{version}/activate\`: every analysis you ask for from then on is decided by it.
    Each decision names its version in \`policy_version\`.`;
 
-
 const reviews = `## Reviewing MANUAL_REVIEW decisions
 
 A MANUAL_REVIEW decision is referred to your credit officers (\`manual_review_reasons\` say why).
@@ -365,4 +364,14 @@ their own review is a 409 (staff ids compared regardless of case). Once a review
 for a decline), the maker as \`reviewer\`, the reason code, the note and \`reviewedAt\`, always
 after the application's \`application.decision\`.`;
 
-export const guides = [quickStart, signatures, sandbox, errors, rateLimits, events, reviews, account, creditPolicy].join('\n\n');
+export const guides = [
+  quickStart,
+  signatures,
+  sandbox,
+  errors,
+  rateLimits,
+  events,
+  reviews,
+  account,
+  creditPolicy,
+].join('\n\n');

@@ -79,14 +79,19 @@ const InitiateBody = InitiateRequest.extend({
     example: '22200000001',
   }),
   purpose: absentable(Purpose).meta({ description: 'What the loan is for', example: 'Stock for a provisions shop' }),
-}).meta({ id: 'InitiateRequest',  example: Examples.initiateRequest });
+}).meta({ id: 'InitiateRequest', example: Examples.initiateRequest });
 
 const LinkAccountBody = z
-  .object({ accountId: Uuid.optional().meta({ description: 'The account to re-link, from account.enrichment_failed' }) })
-  .meta({ id: 'LinkAccountRequest',  example: Examples.linkAccountRequest });
+  .object({
+    accountId: Uuid.optional().meta({ description: 'The account to re-link, from account.enrichment_failed' }),
+  })
+  .meta({ id: 'LinkAccountRequest', example: Examples.linkAccountRequest });
 
 const ApplicationId = z.object({
-  id: Uuid.meta({ param: { description: 'The applicationId returned by initiate' }, example: Examples.initiateCreated.applicationId }),
+  id: Uuid.meta({
+    param: { description: 'The applicationId returned by initiate' },
+    example: Examples.initiateCreated.applicationId,
+  }),
 });
 const DeliveryId = z.object({
   id: z.string().meta({ param: { description: 'The id of a delivery in the log' }, example: Examples.delivery.id }),
@@ -118,13 +123,19 @@ const policies = 'Credit policies';
 const staff = 'Your staff';
 
 export const lenderTags = [
-  { name: applications, description: 'Open an application, have the applicant link accounts, analyze, read the outcome.' },
+  {
+    name: applications,
+    description: 'Open an application, have the applicant link accounts, analyze, read the outcome.',
+  },
   {
     name: reviews,
     description:
       'Your credit officers’ reviews of MANUAL_REVIEW decisions: the queue, the review, and the second reviewer’s confirmation above your threshold (maker-checker).',
   },
-  { name: deliveries, description: 'Your webhook delivery log: every attempt, redelivery and replay of failed deliveries.' },
+  {
+    name: deliveries,
+    description: 'Your webhook delivery log: every attempt, redelivery and replay of failed deliveries.',
+  },
   { name: account, description: 'Your account: webhook URL, webhook secrets and API key, each rotated by you.' },
   {
     name: policies,
@@ -146,10 +157,14 @@ const PolicyVersionSchema = PolicyVersionView.meta({ id: 'PolicyVersion' });
 
 const StaffUserSchema = StaffUser.meta({ id: 'StaffUser' });
 const UserId = z.object({
-  id: z.string().meta({ param: { description: 'The userId of the user' }, example: '5b1f0c3e-8a2d-4f6b-9c7e-1d3a5f7b9e20' }),
+  id: z
+    .string()
+    .meta({ param: { description: 'The userId of the user' }, example: '5b1f0c3e-8a2d-4f6b-9c7e-1d3a5f7b9e20' }),
 });
 const StaffSettings = z.object({ requireTotp: z.boolean() }).meta({ id: 'StaffSettings' });
-const StaffSettingsRequest = z.strictObject({ requireTotp: z.boolean() }).meta({ id: 'StaffSettingsRequest', example: Examples.staffSettings });
+const StaffSettingsRequest = z
+  .strictObject({ requireTotp: z.boolean() })
+  .meta({ id: 'StaffSettingsRequest', example: Examples.staffSettings });
 /** An address as the service checks it: the contract's pattern is its rule (no `format: email`, which is another rule). */
 export const staffEmail = z.string().meta({
   description: 'An e-mail address (compared without regard to case)',
@@ -157,7 +172,9 @@ export const staffEmail = z.string().meta({
   maxLength: 254,
   example: 'ada.obi@acme-lending.example',
 });
-const InviteUserBody = z.strictObject({ email: staffEmail, role: InviteUserRequest.shape.role }).meta({ id: 'InviteUserRequest', example: Examples.inviteUserRequest });
+const InviteUserBody = z
+  .strictObject({ email: staffEmail, role: InviteUserRequest.shape.role })
+  .meta({ id: 'InviteUserRequest', example: Examples.inviteUserRequest });
 const userNotFound = failure(404, 'No such user of yours, or a malformed id', { 'not found': 'User not found' });
 const lastOwner = failure(409, 'The lender’s last owner, or a concurrent change', {
   'last owner': 'A lender keeps at least one owner; make another user owner first',
@@ -174,7 +191,8 @@ const staffErrors = {
 /** The list's query as a document states it: `status` repeated (a comma-separated list works too). */
 const ListQuery = ApplicationListQuery.extend({
   status: z.array(ApplicationStatus).optional().meta({
-    description: 'Only applications in these states: repeat the parameter (`status=LINKED&status=PROCESSING`) or separate them with commas',
+    description:
+      'Only applications in these states: repeat the parameter (`status=LINKED&status=PROCESSING`) or separate them with commas',
   }),
   decision: z.array(DecisionOutcome).optional().meta({
     description: 'Only applications decided with these outcomes: repeat the parameter or separate them with commas',
@@ -235,8 +253,9 @@ export const lenderOperations: RouteConfig[] = [
       }),
       400: failure(400, 'A field missing or invalid (the message names each), or malformed JSON', {
         'missing field': 'firstName is required',
-        'invalid values': 'email: email must be a valid e-mail address; tenor: tenor must be a positive integer number of months',
-        'bvn': 'bvn: must be exactly 11 digits',
+        'invalid values':
+          'email: email must be a valid e-mail address; tenor: tenor must be a positive integer number of months',
+        bvn: 'bvn: must be exactly 11 digits',
         ...malformedJson,
       }),
       401: lenderErrors[401],
@@ -249,10 +268,14 @@ export const lenderOperations: RouteConfig[] = [
       413: lenderErrors[413],
       415: notJson,
       429: lenderErrors[429],
-      500: failure(500, 'No provider key on your account, or a downstream failure: retry with the same idempotencyKey', {
-        'no provider key': PROVIDER_KEY_MISSING_MESSAGE,
-        'took too long': 'The request took too long to process; retry it (initiate with the same idempotencyKey)',
-      }),
+      500: failure(
+        500,
+        'No provider key on your account, or a downstream failure: retry with the same idempotencyKey',
+        {
+          'no provider key': PROVIDER_KEY_MISSING_MESSAGE,
+          'took too long': 'The request took too long to process; retry it (initiate with the same idempotencyKey)',
+        },
+      ),
     },
   },
   {
@@ -267,11 +290,18 @@ export const lenderOperations: RouteConfig[] = [
     responses: {
       200: ok(
         'A page of applications',
-        ApplicationPage.extend({ items: z.array(ApplicationSummary.meta({ id: 'ApplicationSummary' })) }).meta({ id: 'ApplicationPage' }),
+        ApplicationPage.extend({ items: z.array(ApplicationSummary.meta({ id: 'ApplicationSummary' })) }).meta({
+          id: 'ApplicationPage',
+        }),
         Examples.applicationPage,
         {
           limited: true,
-          links: { GetApplication: { operationId: 'getApplication', parameters: { id: '$response.body#/items/0/applicationId' } } },
+          links: {
+            GetApplication: {
+              operationId: 'getApplication',
+              parameters: { id: '$response.body#/items/0/applicationId' },
+            },
+          },
         },
       ),
       400: failure(400, 'An invalid query parameter (the message names it), or an unknown one', {
@@ -302,7 +332,10 @@ export const lenderOperations: RouteConfig[] = [
       200: {
         description: 'The CSV file (RFC 4180, UTF-8, CRLF line ends, a header line first)',
         headers: {
-          'Content-Disposition': { description: 'attachment; filename="applications-<date>.csv"', schema: { type: 'string' } },
+          'Content-Disposition': {
+            description: 'attachment; filename="applications-<date>.csv"',
+            schema: { type: 'string' },
+          },
         },
         content: { 'text/csv': { schema: z.string(), example: Examples.applicationsCsv } },
       },
@@ -324,37 +357,42 @@ export const lenderOperations: RouteConfig[] = [
     description: 'For polling when a webhook went missing. Rate limit: 60 a minute per IP with the other calls.',
     request: { params: ApplicationId },
     responses: {
-      200: ok('The application', ApplicationView.meta({ id: 'Application' }), {
-        applicationId: Examples.initiateCreated.applicationId,
-        applicantId: Examples.initiateCreated.applicantId,
-        status: 'COMPLETED',
-        applicant: { firstName: 'Chinedu', lastName: 'Okonkwo', email: 'chinedu.okonkwo@example.com' },
-        loan: { amount: 300000, tenor: 6, interestRate: 5, purpose: 'Stock for a provisions shop' },
-        linkingLocked: true,
-        linkingFinalizedAt: '2026-11-20T09:04:40.000Z',
-        analysisRequestedAt: '2026-11-20T09:15:20.000Z',
-        accounts: [
-          {
-            accountId: Examples.linkAccount.accountId,
-            providerAccountId: '65f1c0ffee0123456789abcd',
-            institution: 'GTBank',
-            accountNumber: '0123456785',
-            enrichmentStatus: 'READY',
-            linkedAt: '2026-11-20T09:02:11.000Z',
-            enrichedAt: '2026-11-20T09:04:02.000Z',
-            monthlyFlows: [
-              { month: '2026-09', inflow: 412_500, outflow: 371_200, partial: false },
-              { month: '2026-10', inflow: 398_000, outflow: 402_750, partial: false },
-            ],
-          },
-        ],
-        decision: Examples.decision,
-        review: null,
-        failureReason: null,
-        abandonReason: null,
-        createdAt: '2026-11-20T09:00:00.000Z',
-        updatedAt: '2026-11-20T09:15:27.412Z',
-      }, { limited: true }),
+      200: ok(
+        'The application',
+        ApplicationView.meta({ id: 'Application' }),
+        {
+          applicationId: Examples.initiateCreated.applicationId,
+          applicantId: Examples.initiateCreated.applicantId,
+          status: 'COMPLETED',
+          applicant: { firstName: 'Chinedu', lastName: 'Okonkwo', email: 'chinedu.okonkwo@example.com' },
+          loan: { amount: 300000, tenor: 6, interestRate: 5, purpose: 'Stock for a provisions shop' },
+          linkingLocked: true,
+          linkingFinalizedAt: '2026-11-20T09:04:40.000Z',
+          analysisRequestedAt: '2026-11-20T09:15:20.000Z',
+          accounts: [
+            {
+              accountId: Examples.linkAccount.accountId,
+              providerAccountId: '65f1c0ffee0123456789abcd',
+              institution: 'GTBank',
+              accountNumber: '0123456785',
+              enrichmentStatus: 'READY',
+              linkedAt: '2026-11-20T09:02:11.000Z',
+              enrichedAt: '2026-11-20T09:04:02.000Z',
+              monthlyFlows: [
+                { month: '2026-09', inflow: 412_500, outflow: 371_200, partial: false },
+                { month: '2026-10', inflow: 398_000, outflow: 402_750, partial: false },
+              ],
+            },
+          ],
+          decision: Examples.decision,
+          review: null,
+          failureReason: null,
+          abandonReason: null,
+          createdAt: '2026-11-20T09:00:00.000Z',
+          updatedAt: '2026-11-20T09:15:27.412Z',
+        },
+        { limited: true },
+      ),
       401: lenderErrors[401],
       404: notFound,
       413: lenderErrors[413],
@@ -368,12 +406,18 @@ export const lenderOperations: RouteConfig[] = [
     operationId: 'finalizeLinking',
     tags: [applications],
     summary: 'Lock linking; application.ready_for_analysis follows once every account is enriched',
-    description: 'No body. Call once the applicant has linked every account (ideally after each sent account.enrichment_ready).',
+    description:
+      'No body. Call once the applicant has linked every account (ideally after each sent account.enrichment_ready).',
     request: { params: ApplicationId },
     responses: {
-      200: ok('Linking finalized', FinalizeLinkingResponse.meta({ id: 'FinalizeLinkingResponse' }), Examples.finalizeLinking, {
-        limited: true,
-      }),
+      200: ok(
+        'Linking finalized',
+        FinalizeLinkingResponse.meta({ id: 'FinalizeLinkingResponse' }),
+        Examples.finalizeLinking,
+        {
+          limited: true,
+        },
+      ),
       400: failure(400, 'Not LINKED, or no account linked yet', {
         'wrong status': 'Cannot finalize linking for application with status: PENDING_LINKING',
         'no accounts': 'No accounts linked yet',
@@ -419,14 +463,23 @@ export const lenderOperations: RouteConfig[] = [
     summary: 'A fresh widget address; restarts enrichment of the account(s) re-linked',
     description:
       'With `accountId` (from account.enrichment_failed) that account is re-linked and its enrichment restarts; without a body a fresh widget address is issued and every account whose enrichment is not complete restarts. Checks the application (404, 400) before the provider key (500).',
-    request: { params: ApplicationId, body: { required: false, content: { 'application/json': { schema: LinkAccountBody } } } },
+    request: {
+      params: ApplicationId,
+      body: { required: false, content: { 'application/json': { schema: LinkAccountBody } } },
+    },
     responses: {
-      200: ok('Widget address issued', LinkAccountResponse.meta({ id: 'LinkAccountResponse' }), Examples.linkAccount, { limited: true }),
-      400: failure(400, 'Application COMPLETED, FAILED or ABANDONED, an account not of this application, or an invalid body', {
-        'terminal status': 'Cannot link accounts for application with status: COMPLETED',
-        'unknown account': `Account ${Examples.linkAccount.accountId} is not linked to this application`,
-        ...malformedJson,
+      200: ok('Widget address issued', LinkAccountResponse.meta({ id: 'LinkAccountResponse' }), Examples.linkAccount, {
+        limited: true,
       }),
+      400: failure(
+        400,
+        'Application COMPLETED, FAILED or ABANDONED, an account not of this application, or an invalid body',
+        {
+          'terminal status': 'Cannot link accounts for application with status: COMPLETED',
+          'unknown account': `Account ${Examples.linkAccount.accountId} is not linked to this application`,
+          ...malformedJson,
+        },
+      ),
       401: lenderErrors[401],
       404: notFound,
       413: lenderErrors[413],
@@ -448,23 +501,35 @@ export const lenderOperations: RouteConfig[] = [
       'Only for a COMPLETED application whose decision is MANUAL_REVIEW and that has no final review yet. `reviewer` is your staff id of the reviewer, recorded as such (in the console, `/console/api`, the reviewer is the signed-in user’s e-mail address and `reviewer` may be left out; another name there is a 400). APPROVED grants the ask unless `terms` are given; COUNTER_OFFER needs `terms`; DECLINED takes none. Terms are priced with the scorecard’s own formula (`monthly_payment`); a payment beyond the applicant’s repayment capacity (a third of verified monthly income less existing repayments) needs `override: true` and a `note`. A review granting more than your `reviewConfirmationAbove` stays PENDING_CONFIRMATION until another reviewer confirms it; any other is FINAL at once. application.review_completed is sent when it is final, always after the application’s application.decision; the application stays COMPLETED. The same review sent again (a retry) answers as the first did. Rate limit: 60 a minute per IP with the other calls.',
     request: {
       params: ApplicationId,
-      body: { required: true, content: { 'application/json': { schema: ReviewRequest.meta({ id: 'ReviewRequest', example: Examples.reviewRequest }) } } },
+      body: {
+        required: true,
+        content: {
+          'application/json': { schema: ReviewRequest.meta({ id: 'ReviewRequest', example: Examples.reviewRequest }) },
+        },
+      },
     },
     responses: {
-      200: ok('The review as made: FINAL, or PENDING_CONFIRMATION above your threshold', ReviewResult, Examples.reviewPending, { limited: true }),
+      200: ok(
+        'The review as made: FINAL, or PENDING_CONFIRMATION above your threshold',
+        ReviewResult,
+        Examples.reviewPending,
+        { limited: true },
+      ),
       400: failure(400, 'Not a COMPLETED MANUAL_REVIEW application, already reviewed, or a review that breaks a rule', {
         'wrong status': 'Cannot review application with status: PROCESSING',
         'not referred': 'Only a MANUAL_REVIEW decision is reviewed; this application’s decision is APPROVED',
         'already reviewed': 'Application has already been reviewed (APPROVED); a final review is not changed',
         'missing terms': 'A COUNTER_OFFER review needs terms: amount, tenor and interestRate',
-        'beyond capacity': 'The terms need override: true and a note: the monthly payment of ₦112,825.41 is beyond the applicant’s repayment capacity of ₦80,000',
+        'beyond capacity':
+          'The terms need override: true and a note: the monthly payment of ₦112,825.41 is beyond the applicant’s repayment capacity of ₦80,000',
         'invalid field': 'outcome must be one of: APPROVED, COUNTER_OFFER, DECLINED',
         ...malformedJson,
       }),
       401: lenderErrors[401],
       404: notFound,
       409: failure(409, 'Another review of the application awaits confirmation', {
-        'review under way': 'A review of this application by officer-1042 awaits confirmation; confirm it or wait for it',
+        'review under way':
+          'A review of this application by officer-1042 awaits confirmation; confirm it or wait for it',
       }),
       413: lenderErrors[413],
       415: notJson,
@@ -484,7 +549,11 @@ export const lenderOperations: RouteConfig[] = [
       params: ApplicationId,
       body: {
         required: true,
-        content: { 'application/json': { schema: ConfirmReviewRequest.meta({ id: 'ConfirmReviewRequest', example: Examples.confirmReviewRequest }) } },
+        content: {
+          'application/json': {
+            schema: ConfirmReviewRequest.meta({ id: 'ConfirmReviewRequest', example: Examples.confirmReviewRequest }),
+          },
+        },
       },
     },
     responses: {
@@ -514,15 +583,26 @@ export const lenderOperations: RouteConfig[] = [
     summary: 'Your review queue: MANUAL_REVIEW applications, oldest decision first, a page at a time',
     description:
       '`status=OPEN` (the default): no final review yet, a review awaiting confirmation included; `status=DONE`: reviewed. Each carries the reasons, score, ask, the terms scoring would grant, and its age since the decision. Pass `nextCursor` as `cursor` for the next page. Any other query parameter is a 400. Rate limit: 60 a minute per IP with the other calls.',
-    request: { query: ReviewListQuery.extend({ cursor: ReviewListQuery.shape.cursor.meta({ description: 'The `nextCursor` of the previous page; opaque' }) }) },
+    request: {
+      query: ReviewListQuery.extend({
+        cursor: ReviewListQuery.shape.cursor.meta({ description: 'The `nextCursor` of the previous page; opaque' }),
+      }),
+    },
     responses: {
       200: ok(
         'A page of the queue',
-        ReviewPage.extend({ items: z.array(ReviewQueueItem.meta({ id: 'ReviewQueueItem' })) }).meta({ id: 'ReviewPage' }),
+        ReviewPage.extend({ items: z.array(ReviewQueueItem.meta({ id: 'ReviewQueueItem' })) }).meta({
+          id: 'ReviewPage',
+        }),
         Examples.reviewPage,
         {
           limited: true,
-          links: { ReviewApplication: { operationId: 'reviewApplication', parameters: { id: '$response.body#/items/0/applicationId' } } },
+          links: {
+            ReviewApplication: {
+              operationId: 'reviewApplication',
+              parameters: { id: '$response.body#/items/0/applicationId' },
+            },
+          },
         },
       ),
       400: failure(400, 'An invalid query parameter (the message names it), or an unknown one', {
@@ -557,7 +637,9 @@ export const lenderOperations: RouteConfig[] = [
           },
         },
       ),
-      400: failure(400, 'An invalid filter', { 'bad status': 'status: Invalid option: expected one of "PENDING"|"DELIVERED"|"FAILED"|"SKIPPED"' }),
+      400: failure(400, 'An invalid filter', {
+        'bad status': 'status: Invalid option: expected one of "PENDING"|"DELIVERED"|"FAILED"|"SKIPPED"',
+      }),
       401: lenderErrors[401],
       413: lenderErrors[413],
       429: lenderErrors[429],
@@ -572,15 +654,20 @@ export const lenderOperations: RouteConfig[] = [
     operationId: 'replayDeliveries',
     tags: [deliveries],
     summary: 'Re-queue FAILED deliveries since a time (the oldest first, at most `limit` a call)',
-    description: 'While `more` is true, call again: the deliveries re-queued are no longer FAILED, so the next call goes on where this one stopped.',
+    description:
+      'While `more` is true, call again: the deliveries re-queued are no longer FAILED, so the next call goes on where this one stopped.',
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: ReplayRequest.meta({ id: 'ReplayRequest',  example: Examples.replayRequest }) } },
+        content: {
+          'application/json': { schema: ReplayRequest.meta({ id: 'ReplayRequest', example: Examples.replayRequest }) },
+        },
       },
     },
     responses: {
-      202: ok('Deliveries re-queued', ReplayResult.meta({ id: 'ReplayResult' }), Examples.replayResult, { limited: true }),
+      202: ok('Deliveries re-queued', ReplayResult.meta({ id: 'ReplayResult' }), Examples.replayResult, {
+        limited: true,
+      }),
       400: failure(400, 'An invalid body', {
         'no since': 'since: since is required and must be an ISO 8601 date-time',
         ...malformedJson,
@@ -623,7 +710,12 @@ export const lenderOperations: RouteConfig[] = [
     summary: 'Send a delivery again (one attempt), whatever its status',
     request: { params: DeliveryId },
     responses: {
-      202: ok('Redelivery queued', DeliveryView, { ...Examples.delivery, status: 'PENDING', reason: null, nextAttemptAt: '2026-11-20T09:30:00.000Z' }, { limited: true }),
+      202: ok(
+        'Redelivery queued',
+        DeliveryView,
+        { ...Examples.delivery, status: 'PENDING', reason: null, nextAttemptAt: '2026-11-20T09:30:00.000Z' },
+        { limited: true },
+      ),
       400: failure(400, 'Malformed JSON', malformedJson),
       401: lenderErrors[401],
       404: failure(404, 'No such delivery of yours', { 'not found': 'Delivery not found' }),
@@ -660,7 +752,12 @@ export const lenderOperations: RouteConfig[] = [
     description:
       'Versions are immutable: to change a policy, post a new version. A bad policy is refused with every bad field named (`field: problem; ...`).',
     request: {
-      body: { required: true, content: { 'application/json': { schema: CreditPolicy.meta({ id: 'CreditPolicy', example: Examples.policy }) } } },
+      body: {
+        required: true,
+        content: {
+          'application/json': { schema: CreditPolicy.meta({ id: 'CreditPolicy', example: Examples.policy }) },
+        },
+      },
     },
     responses: {
       201: ok('The draft', PolicyCreated.meta({ id: 'PolicyCreated' }), Examples.policyCreated, { limited: true }),
@@ -684,7 +781,9 @@ export const lenderOperations: RouteConfig[] = [
     summary: 'The challenger against the active version on every decision since it was set',
     description: 'The challenger’s outcomes are kept with each analysis and never sent by webhook.',
     responses: {
-      200: ok('The report', ChallengerReport.meta({ id: 'ChallengerReport' }), Examples.challengerReport, { limited: true }),
+      200: ok('The report', ChallengerReport.meta({ id: 'ChallengerReport' }), Examples.challengerReport, {
+        limited: true,
+      }),
       401: lenderErrors[401],
       404: failure(404, 'No challenger', { none: 'There is no challenger' }),
       413: lenderErrors[413],
@@ -699,10 +798,17 @@ export const lenderOperations: RouteConfig[] = [
     tags: [policies],
     summary: 'Stop the challenger',
     responses: {
-      200: ok('No challenger any more', z.object({ challenger: z.null() }).meta({ id: 'ChallengerCleared' }), { challenger: null }, { limited: true }),
+      200: ok(
+        'No challenger any more',
+        z.object({ challenger: z.null() }).meta({ id: 'ChallengerCleared' }),
+        { challenger: null },
+        { limited: true },
+      ),
       401: lenderErrors[401],
       404: failure(404, 'No challenger', { none: 'There is no challenger' }),
-      409: failure(409, 'Your policies changed at the same time: retry', { concurrent: 'The policies changed at the same time; retry the request' }),
+      409: failure(409, 'Your policies changed at the same time: retry', {
+        concurrent: 'The policies changed at the same time; retry the request',
+      }),
       413: lenderErrors[413],
       429: lenderErrors[429],
       500: policyUnavailable,
@@ -734,11 +840,26 @@ export const lenderOperations: RouteConfig[] = [
       'Read-only and deterministic: each analysis is decided again from its stored audit (derived features, bureau summary, the ask), with no new call to the bureau or the bank-data provider and no event; it works after the bank data was scrubbed.',
     request: {
       params: PolicyVersionParam,
-      body: { required: false, content: { 'application/json': { schema: SimulateRequest.meta({ id: 'SimulateRequest', example: Examples.simulateRequest }) } } },
+      body: {
+        required: false,
+        content: {
+          'application/json': {
+            schema: SimulateRequest.meta({ id: 'SimulateRequest', example: Examples.simulateRequest }),
+          },
+        },
+      },
     },
     responses: {
-      200: ok('Outcomes now and under the version', SimulationResult.meta({ id: 'SimulationResult' }), Examples.simulation, { limited: true }),
-      400: failure(400, 'An invalid limit', { 'bad limit': 'limit: limit must be between 1 and 5000', ...malformedJson }),
+      200: ok(
+        'Outcomes now and under the version',
+        SimulationResult.meta({ id: 'SimulationResult' }),
+        Examples.simulation,
+        { limited: true },
+      ),
+      400: failure(400, 'An invalid limit', {
+        'bad limit': 'limit: limit must be between 1 and 5000',
+        ...malformedJson,
+      }),
       401: lenderErrors[401],
       404: policyNotFound,
       413: lenderErrors[413],
@@ -758,10 +879,14 @@ export const lenderOperations: RouteConfig[] = [
     request: { params: PolicyVersionParam },
     responses: {
       200: ok('The version, active', PolicyVersionSchema, Examples.policyVersion, { limited: true }),
-      400: failure(400, 'A retired version', { retired: 'Policy version 1 is retired and cannot be activated again; create a new version from it' }),
+      400: failure(400, 'A retired version', {
+        retired: 'Policy version 1 is retired and cannot be activated again; create a new version from it',
+      }),
       401: lenderErrors[401],
       404: policyNotFound,
-      409: failure(409, 'Your policies changed at the same time: retry', { concurrent: 'The policies changed at the same time; retry the request' }),
+      409: failure(409, 'Your policies changed at the same time: retry', {
+        concurrent: 'The policies changed at the same time; retry the request',
+      }),
       413: lenderErrors[413],
       429: lenderErrors[429],
       500: policyUnavailable,
@@ -773,14 +898,24 @@ export const lenderOperations: RouteConfig[] = [
     operationId: 'setChallenger',
     tags: [policies],
     summary: 'Run a draft in the shadow of the active version',
-    description: 'From now on, each analysis is also decided by the challenger; its outcome is kept for the report and never sent.',
+    description:
+      'From now on, each analysis is also decided by the challenger; its outcome is kept for the report and never sent.',
     request: { params: PolicyVersionParam },
     responses: {
-      200: ok('The version, challenger', PolicyVersionSchema, { ...Examples.policyVersion, version: 3, status: 'DRAFT', challenger: true, activatedAt: null }, { limited: true }),
-      400: failure(400, 'Not a draft', { 'not a draft': 'Policy version 2 is ACTIVE; only a draft can be the challenger' }),
+      200: ok(
+        'The version, challenger',
+        PolicyVersionSchema,
+        { ...Examples.policyVersion, version: 3, status: 'DRAFT', challenger: true, activatedAt: null },
+        { limited: true },
+      ),
+      400: failure(400, 'Not a draft', {
+        'not a draft': 'Policy version 2 is ACTIVE; only a draft can be the challenger',
+      }),
       401: lenderErrors[401],
       404: policyNotFound,
-      409: failure(409, 'Your policies changed at the same time: retry', { concurrent: 'The policies changed at the same time; retry the request' }),
+      409: failure(409, 'Your policies changed at the same time: retry', {
+        concurrent: 'The policies changed at the same time; retry the request',
+      }),
       413: lenderErrors[413],
       429: lenderErrors[429],
       500: policyUnavailable,
@@ -843,7 +978,9 @@ export const lenderOperations: RouteConfig[] = [
     summary: 'A new API key, shown once; the key of this request stops working at once',
     description: 'No body. Store the new key before anything else: the old one is refused from this answer on.',
     responses: {
-      200: ok('The new key', RotateKeyResponse.meta({ id: 'RotateKeyResponse' }), Examples.rotateKey, { limited: true }),
+      200: ok('The new key', RotateKeyResponse.meta({ id: 'RotateKeyResponse' }), Examples.rotateKey, {
+        limited: true,
+      }),
       400: failure(400, 'Malformed JSON', malformedJson),
       ...accountChangeErrors,
     },
@@ -854,22 +991,34 @@ export const lenderOperations: RouteConfig[] = [
     operationId: 'rotateClientWebhookSecret',
     tags: [account],
     summary: 'A new webhook secret, shown once; the previous one keeps signing x-signature-previous for the overlap',
-    description: 'The overlap is `overlapSeconds` (0 to 7 days), 24 hours when absent. Webhooks carry `x-signature` with the new secret and, during the overlap, `x-signature-previous` with the previous one.',
+    description:
+      'The overlap is `overlapSeconds` (0 to 7 days), 24 hours when absent. Webhooks carry `x-signature` with the new secret and, during the overlap, `x-signature-previous` with the previous one.',
     request: {
       body: {
         required: false,
         content: {
           'application/json': {
-            schema: RotateWebhookSecretBody.meta({ id: 'RotateWebhookSecretRequest', example: Examples.rotateWebhookSecretRequest }),
+            schema: RotateWebhookSecretBody.meta({
+              id: 'RotateWebhookSecretRequest',
+              example: Examples.rotateWebhookSecretRequest,
+            }),
           },
         },
       },
     },
     responses: {
-      200: ok('The new secret', RotateWebhookSecretResponse.meta({ id: 'RotateWebhookSecretResponse' }), Examples.rotateWebhookSecret, {
-        limited: true,
+      200: ok(
+        'The new secret',
+        RotateWebhookSecretResponse.meta({ id: 'RotateWebhookSecretResponse' }),
+        Examples.rotateWebhookSecret,
+        {
+          limited: true,
+        },
+      ),
+      400: failure(400, 'An invalid overlap', {
+        'bad overlap': 'overlapSeconds: Too big: expected number to be <=604800',
+        ...malformedJson,
       }),
-      400: failure(400, 'An invalid overlap', { 'bad overlap': 'overlapSeconds: Too big: expected number to be <=604800', ...malformedJson }),
       ...accountChangeErrors,
     },
   },
@@ -880,7 +1029,12 @@ export const lenderOperations: RouteConfig[] = [
     tags: [staff],
     summary: 'Your staff, oldest first: e-mail, role, invited or active, authenticator enrolled',
     responses: {
-      200: ok('Your staff', StaffUserList.meta({ id: 'StaffUserList' }), { items: [Examples.staffUser] }, { limited: true }),
+      200: ok(
+        'Your staff',
+        StaffUserList.meta({ id: 'StaffUserList' }),
+        { items: [Examples.staffUser] },
+        { limited: true },
+      ),
       ...staffErrors,
     },
   },
@@ -896,14 +1050,18 @@ export const lenderOperations: RouteConfig[] = [
       body: { required: true, content: { 'application/json': { schema: InviteUserBody } } },
     },
     responses: {
-      201: ok('The invitation', StaffInvitation.meta({ id: 'StaffInvitation' }), Examples.staffInvitation, { limited: true }),
+      201: ok('The invitation', StaffInvitation.meta({ id: 'StaffInvitation' }), Examples.staffInvitation, {
+        limited: true,
+      }),
       400: failure(400, 'No or an invalid e-mail address or role, or another field', {
         'bad e-mail': 'email: email must be a valid e-mail address',
         'bad role': 'role: role must be one of owner, developer, credit_officer, credit_manager, viewer',
         'other field': 'Unknown field name; only email and role are taken',
         ...malformedJson,
       }),
-      409: failure(409, 'A user of yours already has this address', { taken: 'A user with this e-mail address already exists' }),
+      409: failure(409, 'A user of yours already has this address', {
+        taken: 'A user with this e-mail address already exists',
+      }),
       415: notJson,
       ...staffErrors,
     },
@@ -922,11 +1080,15 @@ export const lenderOperations: RouteConfig[] = [
     operationId: 'updateStaffSettings',
     tags: [staff],
     summary: 'Require an authenticator code of every user (or not)',
-    description: 'With `requireTotp`, a user without an enrolled authenticator is refused at sign-in (403) until invited again.',
+    description:
+      'With `requireTotp`, a user without an enrolled authenticator is refused at sign-in (403) until invited again.',
     request: { body: { required: true, content: { 'application/json': { schema: StaffSettingsRequest } } } },
     responses: {
       200: ok('The settings as they now are', StaffSettings, Examples.staffSettings, { limited: true }),
-      400: failure(400, 'No or a non-boolean requireTotp', { 'bad value': 'requireTotp: requireTotp must be true or false', ...malformedJson }),
+      400: failure(400, 'No or a non-boolean requireTotp', {
+        'bad value': 'requireTotp: requireTotp must be true or false',
+        ...malformedJson,
+      }),
       415: notJson,
       ...staffErrors,
     },
@@ -939,10 +1101,22 @@ export const lenderOperations: RouteConfig[] = [
     summary: 'Change a user’s role; the user’s console sessions end',
     request: {
       params: UserId,
-      body: { required: true, content: { 'application/json': { schema: UpdateUserRequest.meta({ id: 'UpdateUserRequest', example: Examples.updateUserRequest }) } } },
+      body: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: UpdateUserRequest.meta({ id: 'UpdateUserRequest', example: Examples.updateUserRequest }),
+          },
+        },
+      },
     },
     responses: {
-      200: ok('The user as it now is', StaffUserSchema, { ...Examples.staffUser, role: 'credit_manager' }, { limited: true }),
+      200: ok(
+        'The user as it now is',
+        StaffUserSchema,
+        { ...Examples.staffUser, role: 'credit_manager' },
+        { limited: true },
+      ),
       400: failure(400, 'No or an invalid role, or another field', {
         'bad role': 'role: role must be one of owner, developer, credit_officer, credit_manager, viewer',
         'other field': 'Unknown field name; only role can be changed',
@@ -971,28 +1145,47 @@ export const lenderOperations: RouteConfig[] = [
 ];
 
 const signatureHeaders = z.object({
-  'x-signature': z.string().regex(/^[0-9a-f]{64}$/).meta({
-    description: 'Hex HMAC-SHA256 of the raw body, keyed with your webhook secret',
-  }),
-  'x-signature-previous': z.string().regex(/^[0-9a-f]{64}$/).optional().meta({
-    description: 'The same, keyed with your previous webhook secret, during the overlap after a rotation',
-  }),
-  'webhook-id': z.string().meta({ description: 'Standard Webhooks: the delivery’s id, the same on every attempt of it' }),
-  'webhook-timestamp': z.string().regex(/^\d+$/).meta({ description: 'Standard Webhooks: the attempt’s time in Unix seconds; refuse one more than 5 minutes off' }),
+  'x-signature': z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .meta({
+      description: 'Hex HMAC-SHA256 of the raw body, keyed with your webhook secret',
+    }),
+  'x-signature-previous': z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .meta({
+      description: 'The same, keyed with your previous webhook secret, during the overlap after a rotation',
+    }),
+  'webhook-id': z
+    .string()
+    .meta({ description: 'Standard Webhooks: the delivery’s id, the same on every attempt of it' }),
+  'webhook-timestamp': z
+    .string()
+    .regex(/^\d+$/)
+    .meta({ description: 'Standard Webhooks: the attempt’s time in Unix seconds; refuse one more than 5 minutes off' }),
   'webhook-signature': z.string().meta({
-    description: 'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes of your webhook secret; one per secret, space-separated, during a rotation overlap',
+    description:
+      'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes of your webhook secret; one per secret, space-separated, during a rotation overlap',
   }),
   'x-event-id': Uuid.meta({ description: 'The event id (the body’s id): deduplicate on it' }),
-  'x-event-name': z.enum(EventNames as [EventName, ...EventName[]]).meta({ description: 'The event name (the body’s event)' }),
+  'x-event-name': z
+    .enum(EventNames as [EventName, ...EventName[]])
+    .meta({ description: 'The event name (the body’s event)' }),
 });
 
 const eventDescriptions: Record<EventName, string> = {
   'account.linked': 'A bank account was linked through the widget; its enrichment starts.',
-  'account.enrichment_ready': 'Income analysis and statement insights have both completed for one account. Once per account (again after a re-link).',
+  'account.enrichment_ready':
+    'Income analysis and statement insights have both completed for one account. Once per account (again after a re-link).',
   'application.ready_for_analysis': 'After finalize-linking, once every linked account is enriched: call analyze.',
-  'account.enrichment_failed': 'An account stayed unenriched for 20 minutes: re-link it with link-account and its accountId.',
-  'application.failed': 'The analysis could not complete (no enriched account, scoring_error, analysis_timeout). Initiate a new application.',
-  'application.abandoned': 'No account linked within 24 hours (no_link) or no analyze within 7 days of linking (no_analyze; bank data scrubbed).',
+  'account.enrichment_failed':
+    'An account stayed unenriched for 20 minutes: re-link it with link-account and its accountId.',
+  'application.failed':
+    'The analysis could not complete (no enriched account, scoring_error, analysis_timeout). Initiate a new application.',
+  'application.abandoned':
+    'No account linked within 24 hours (no_link) or no analyze within 7 days of linking (no_analyze; bank data scrubbed).',
   'application.decision': 'The scored, explained decision.',
   'application.review_completed':
     'Not in the original contract: your reviewer finished a MANUAL_REVIEW decision (POST /api/applications/{id}/review, confirmed by a second reviewer above your threshold). Always after the application’s application.decision; the application stays COMPLETED.',
@@ -1017,11 +1210,18 @@ export const lenderWebhooks: RouteConfig[] = EventNames.map((event) => {
     description: `${eventDescriptions[event]} Verify \`x-signature\` or, with its time, \`webhook-signature\`, answer 2xx within 10 seconds, deduplicate on \`id\`.`,
     request: {
       headers: signatureHeaders,
-      body: { required: true, content: { 'application/json': { schema: envelope.meta({ id: componentName(event) }), example: EventExamples[event] } } },
+      body: {
+        required: true,
+        content: {
+          'application/json': { schema: envelope.meta({ id: componentName(event) }), example: EventExamples[event] },
+        },
+      },
     },
     responses: {
       200: { description: 'Any 2xx within 10 seconds acknowledges the event; anything else (3xx included) is retried' },
-      401: { description: 'Your receiver refuses a signature that does not match (the delivery is retried, then FAILED)' },
+      401: {
+        description: 'Your receiver refuses a signature that does not match (the delivery is retried, then FAILED)',
+      },
     },
   } satisfies RouteConfig;
 });

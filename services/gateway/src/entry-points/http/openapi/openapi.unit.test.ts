@@ -76,10 +76,30 @@ function assembledApp() {
     trustProxy: false,
     api: applicationRoutes({ commands: unused, sealer, staff: unused, authenticate: pass, limit: () => pass }),
     reviews: reviewRoutes({ commands: unused, authenticate: pass, limit: () => pass }),
-    deliveries: deliveryRoutes({ notifierUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
-    policies: policyRoutes({ scoringUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', authenticate: pass, limit: () => pass }),
+    deliveries: deliveryRoutes({
+      notifierUrl: 'http://127.0.0.1:1',
+      internalToken: 'unused-token',
+      authenticate: pass,
+      limit: () => pass,
+    }),
+    policies: policyRoutes({
+      scoringUrl: 'http://127.0.0.1:1',
+      internalToken: 'unused-token',
+      authenticate: pass,
+      limit: () => pass,
+    }),
     client: clientRoutes({ accounts, clock: systemClock, authenticate: pass, limit: () => pass }),
-    console: consoleRoutes({ sessions: unused, staff: unused, clients: unused, times: { ttlMs: 1000, idleMs: 1000 }, clock: systemClock, authenticate: pass, limit: () => pass, logger, production: false }),
+    console: consoleRoutes({
+      sessions: unused,
+      staff: unused,
+      clients: unused,
+      times: { ttlMs: 1000, idleMs: 1000 },
+      clock: systemClock,
+      authenticate: pass,
+      limit: () => pass,
+      logger,
+      production: false,
+    }),
     adminGuard: pass,
     admin: adminRoutes({ accounts, staff: unused, audit: unused }),
     users: userRoutes({ staff: unused, authenticate: pass, limit: () => pass }),
@@ -136,14 +156,18 @@ const admin = adminDocument('http://127.0.0.1:1');
 describe('the OpenAPI documents', () => {
   it('when the app serves a route, then a document describes it, and every documented operation is served', () => {
     const app = assembledApp();
-    const all = servedRoutes((app as unknown as { router: { stack: unknown[] } }).router.stack).map((r) => `${r.method} ${r.path}`);
+    const all = servedRoutes((app as unknown as { router: { stack: unknown[] } }).router.stack).map(
+      (r) => `${r.method} ${r.path}`,
+    );
     const isConsole = (r: string) => / \/console(\/|$)/.test(r);
     const served = all.filter((r) => !isConsole(r));
     const documented = [...operationsOf(lender), ...operationsOf(admin)];
     expect(served.length).toBeGreaterThan(15);
     expect(served.filter((r) => !DOCUMENTATION.includes(r) && !documented.includes(r))).toEqual([]);
     // The console serves exactly the lender API under /console/api, and its own page and session.
-    const consoleApi = all.filter((r) => r.includes(` ${CONSOLE_API}`)).map((r) => r.replace(` ${CONSOLE_API}`, ' /api/'));
+    const consoleApi = all
+      .filter((r) => r.includes(` ${CONSOLE_API}`))
+      .map((r) => r.replace(` ${CONSOLE_API}`, ' /api/'));
     expect(consoleApi.sort()).toEqual(operationsOf(lender).sort());
     expect(all.filter((r) => isConsole(r) && !r.includes(` ${CONSOLE_API}`)).sort()).toEqual([...CONSOLE].sort());
     expect(documented.filter((r) => !served.includes(r))).toEqual([]);
@@ -152,7 +176,9 @@ describe('the OpenAPI documents', () => {
 
   it('when an operation of the lender API is documented, then it lists 401, 429 and 500 in the error shape', () => {
     for (const [path, item] of Object.entries(lender.paths ?? {})) {
-      for (const [method, op] of Object.entries(item as Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>)) {
+      for (const [method, op] of Object.entries(
+        item as Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>,
+      )) {
         for (const status of ['401', '429', '500']) {
           expect([`${method} ${path}`, status, op.responses[status]?.content?.['application/json']?.schema]).toEqual([
             `${method} ${path}`,
@@ -178,14 +204,20 @@ describe('the OpenAPI documents', () => {
 
   it('when a limited operation answers, then its rate-limit headers are documented', () => {
     const created = (lender.paths!['/api/applications/initiate'] as any).post.responses['201'];
-    expect(Object.keys(created.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+    expect(Object.keys(created.headers)).toEqual(
+      expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
+    );
     const limited = (lender.paths!['/api/applications/initiate'] as any).post.responses['429'];
     expect(Object.keys(limited.headers)).toContain('Retry-After');
   });
 
   it('when initiate answers, then links lead to every operation on the application (for stateful testing)', () => {
     const links = (lender.paths!['/api/applications/initiate'] as any).post.responses['201'].links;
-    expect(Object.values(links).map((l: any) => l.operationId).sort()).toEqual(['analyzeApplication', 'finalizeLinking', 'getApplication', 'linkAccount']);
+    expect(
+      Object.values(links)
+        .map((l: any) => l.operationId)
+        .sort(),
+    ).toEqual(['analyzeApplication', 'finalizeLinking', 'getApplication', 'linkAccount']);
   });
 
   it('when an event is sent, then the webhooks section describes it with its example', () => {
@@ -198,7 +230,10 @@ describe('the OpenAPI documents', () => {
 
   it('when the admin document is generated, then it uses the admin token and not the API key', () => {
     expect(JSON.stringify(admin)).not.toContain('x-api-key');
-    expect((admin.components!.securitySchemes as any).adminToken).toMatchObject({ in: 'header', name: 'x-admin-token' });
+    expect((admin.components!.securitySchemes as any).adminToken).toMatchObject({
+      in: 'header',
+      name: 'x-admin-token',
+    });
   });
 });
 
@@ -211,7 +246,11 @@ describe('the examples of the documents', () => {
     ['analyze answer', AnalyzeResponse, Examples.analyze],
     ['link-account request', LinkAccountRequest, Examples.linkAccountRequest],
     ['link-account answer', LinkAccountResponse, Examples.linkAccount],
-    ['application', ApplicationView, (lender.paths!['/api/applications/{id}'] as any).get.responses['200'].content['application/json'].example],
+    [
+      'application',
+      ApplicationView,
+      (lender.paths!['/api/applications/{id}'] as any).get.responses['200'].content['application/json'].example,
+    ],
     ['application page', ApplicationPage, Examples.applicationPage],
     ['client settings', ClientSettings, Examples.clientSettings],
     ['client settings update', UpdateClientSettingsRequest, Examples.updateClientSettingsRequest],

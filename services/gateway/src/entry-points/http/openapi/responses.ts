@@ -4,7 +4,8 @@ import type { z } from 'zod';
 
 /** Building blocks of the route tables: the spec's error shape and the headers we send. */
 
-export const ErrorSchema = ErrorBody.meta({ id: 'Error', 
+export const ErrorSchema = ErrorBody.meta({
+  id: 'Error',
   description: 'Every error answer (spec section 7): the HTTP status, a plain-language cause and the status name.',
   example: errorBody(404, 'Application not found'),
 });
@@ -26,13 +27,19 @@ export const rateLimitHeaders = {
 
 const correlationHeader = {
   'x-correlation-id': {
-    description: 'The id of this request in our logs (yours when you sent a valid one); quote it when you report a problem',
+    description:
+      'The id of this request in our logs (yours when you sent a valid one); quote it when you report a problem',
     schema: { type: 'string' as const },
   },
 };
 
 /** A JSON answer with its example; limited operations also announce their rate-limit headers. */
-export function ok(description: string, schema: z.ZodType, example: unknown, opts: { limited?: boolean; links?: ResponseConfig['links'] } = {}): ResponseConfig {
+export function ok(
+  description: string,
+  schema: z.ZodType,
+  example: unknown,
+  opts: { limited?: boolean; links?: ResponseConfig['links'] } = {},
+): ResponseConfig {
   return {
     description,
     headers: { ...correlationHeader, ...(opts.limited ? rateLimitHeaders : {}) },
@@ -71,7 +78,7 @@ export const lenderErrors = {
   }),
   500: failure(500, 'A downstream failure or timeout: retry with backoff', {
     'took too long': 'The request took too long to process; retry it (initiate with the same idempotencyKey)',
-    'internal': 'Internal server error',
+    internal: 'Internal server error',
   }),
 } satisfies Record<number, ResponseConfig>;
 
