@@ -210,7 +210,7 @@ export function applicationRoutes(deps: {
   );
 
   /**
-   * The list as CSV, filtered as the list is (status, q), newest first, with each decision and
+   * The list as CSV, filtered as the list is (status, decision, from, to, q), newest first, with each decision and
    * its terms: one request for the whole file. Up to EXPORT_MAX_ROWS applications; more is a 400
    * asking for a narrower filter.
    */
@@ -231,7 +231,7 @@ export function applicationRoutes(deps: {
         if (items.length > EXPORT_MAX_ROWS) {
           throw new HttpError(
             400,
-            `More than ${EXPORT_MAX_ROWS} applications match; narrow the filter (status) to export them`,
+            `More than ${EXPORT_MAX_ROWS} applications match; narrow the filter (status, decision, from, to or q) to export them`,
           );
         }
         const last = page.items.at(-1);

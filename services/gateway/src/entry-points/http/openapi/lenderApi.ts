@@ -341,7 +341,8 @@ export const lenderOperations: RouteConfig[] = [
       },
       400: failure(400, 'An invalid query parameter, or more applications than one file holds', {
         'bad status': 'status must be one of: PENDING_LINKING, LINKED, PROCESSING, COMPLETED, FAILED, ABANDONED',
-        'too many': 'More than 5000 applications match; narrow the filter (status) to export them',
+        'too many':
+          'More than 5000 applications match; narrow the filter (status, decision, from, to or q) to export them',
       }),
       401: lenderErrors[401],
       429: lenderErrors[429],
