@@ -31,7 +31,6 @@ function request(correlationId: number, sent: number[]) {
 }
 
 const answer = (queue: Queue, correlationId: number) => queue.fulfillRequest({ correlationId, payload: null, size: 0 });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('kafkajs request queue timers', () => {
   const queues: Queue[] = [];
@@ -53,18 +52,21 @@ describe('kafkajs request queue timers', () => {
 
   describe('fixed', () => {
     beforeAll(() => expect(fixKafkajsIdleTimers()).toBe(true));
+    // The queue's timers and Date.now() are the test's: time moves only when it says so.
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
 
-    it('arms no timer once every request is answered', async () => {
+    it('arms no timer once every request is answered', () => {
       const queue = track(newQueue());
       const sent: number[] = [];
       queue.push(request(1, sent));
       answer(queue, 1);
-      await sleep(20);
+      jest.advanceTimersByTime(20);
       expect(sent).toEqual([1]);
       expect(queue.throttleCheckTimeoutId).toBeNull();
     });
 
-    it('still sends a request that waited for the in-flight slot as soon as the slot frees', async () => {
+    it('still sends a request that waited for the in-flight slot as soon as the slot frees', () => {
       const queue = track(newQueue());
       const sent: number[] = [];
       queue.push(request(1, sent));
@@ -76,18 +78,20 @@ describe('kafkajs request queue timers', () => {
       answer(queue, 2);
       expect(queue.pending).toHaveLength(0);
       // The check scheduled while request 2 waited runs once more, and arms nothing after it.
-      await sleep(30);
+      jest.advanceTimersByTime(30);
       expect(queue.throttleCheckTimeoutId).toBeNull();
     });
 
-    it('sends a request held back by client-side throttling once the throttling ends', async () => {
+    it('sends a request held back by client-side throttling once the throttling ends', () => {
       const queue = track(newQueue());
       const sent: number[] = [];
       queue.maybeThrottle(50);
       queue.push(request(1, sent));
       expect(sent).toEqual([]);
       expect(queue.throttleCheckTimeoutId).not.toBeNull();
-      await sleep(120);
+      jest.advanceTimersByTime(49);
+      expect(sent).toEqual([]);
+      jest.advanceTimersByTime(71);
       expect(sent).toEqual([1]);
       answer(queue, 1);
       expect(queue.throttleCheckTimeoutId).toBeNull();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, systemClock } from '@loan/runtime';
+import { waitFor } from '../../../../../testing/helpers';
 import type { Delivery, ScheduleEntry } from '../../domain/delivery';
 import type { Claim } from './claims';
 import { createDispatcher } from './dispatcher';
@@ -45,7 +46,8 @@ function setUp() {
   return { dispatcher, started, finish, reads: () => reads };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits, a millisecond at a time and for at most 5 s, until `done` holds. */
+const until = (done: () => boolean, what: string) => waitFor(done, { intervalMs: 1, timeoutMs: 5_000, what });
 
 function delivery(applicationId: string, seq: number): { entry: ScheduleEntry; delivery: Delivery } {
   const deliveryId = randomUUID();
@@ -69,16 +71,16 @@ describe('dispatcher', () => {
       const first = delivery('app-1', 1);
       const second = delivery('app-1', 2);
       void dispatcher.attemptFirst(first.entry, first.delivery);
-      while (!started.includes(first.entry.deliveryId)) await sleep(1);
+      await until(() => started.includes(first.entry.deliveryId), 'the first attempt');
       // Reads of the (empty) schedule happen while the first attempt runs.
       const readsBefore = reads();
-      while (reads() < readsBefore + 3) await sleep(2);
+      await until(() => reads() >= readsBefore + 3, 'three reads of the schedule');
       void dispatcher.attemptFirst(second.entry, second.delivery);
-      while (reads() < readsBefore + 6) await sleep(2);
+      await until(() => reads() >= readsBefore + 6, 'three more reads');
       expect(started).toEqual([first.entry.deliveryId]);
 
       finish.get(first.entry.deliveryId)!();
-      while (!started.includes(second.entry.deliveryId)) await sleep(1);
+      await until(() => started.includes(second.entry.deliveryId), 'the second attempt');
       expect(started).toEqual([first.entry.deliveryId, second.entry.deliveryId]);
     } finally {
       for (const done of finish.values()) done();
@@ -94,7 +96,7 @@ describe('dispatcher', () => {
       const b = delivery('app-b', 1);
       void dispatcher.attemptFirst(a.entry, a.delivery);
       void dispatcher.attemptFirst(b.entry, b.delivery);
-      while (started.length < 2) await sleep(1);
+      await until(() => started.length === 2, 'both attempts');
       expect(new Set(started)).toEqual(new Set([a.entry.deliveryId, b.entry.deliveryId]));
     } finally {
       for (const done of finish.values()) done();
