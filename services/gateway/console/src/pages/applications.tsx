@@ -1,13 +1,15 @@
-import { useState } from 'preact/hooks';
 import { api, type ApplicationStatus, type DecisionOutcome } from '../api';
 import { say } from '../labels';
 import { money } from '../model';
 import { navigate } from '../nav';
+import { pageTrails } from '../pageTrail';
 import { Badge, Loading, PageHeading, Problem, ShortId, Time, Updated, useLive } from '../ui';
 
 const STATUSES: ApplicationStatus[] = ['PENDING_LINKING', 'LINKED', 'PROCESSING', 'COMPLETED', 'FAILED', 'ABANDONED'];
 const DECISIONS: DecisionOutcome[] = ['APPROVED', 'COUNTER_OFFER', 'MANUAL_REVIEW', 'DECLINED'];
 const PAGE_SIZE = 20;
+/** The tab's memory of the pages before each page, so that a reload or Back keeps the pager. */
+const trails = pageTrails(typeof sessionStorage === 'undefined' ? null : sessionStorage);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the list is narrowed to, as the address and the API name it. */
@@ -55,8 +57,9 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
   const filter = filterOf(params);
   const { q = '' } = filter;
   const cursor = params.get('cursor');
-  // The cursors of the pages before this one, for "Previous page".
-  const [trail, setTrail] = useState<(string | null)[]>([]);
+  const listKey = JSON.stringify(filter);
+  // The cursors of the pages before this one, for "Previous page" (kept for the tab).
+  const trail = trails.before(listKey, cursor);
   const [list, , updatedAt] = useLive(
     () => api.applications({ ...filter, limit: PAGE_SIZE, cursor }),
     params.toString(),
@@ -66,7 +69,6 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
-    setTrail([]);
     navigate('/applications', {
       status: form.getAll('status').map(String),
       decision: form.getAll('decision').map(String),
@@ -76,7 +78,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
     });
   }
   const go = (next: string | null, nextTrail: (string | null)[]) => {
-    setTrail(nextTrail);
+    trails.remember(listKey, next, nextTrail);
     navigate('/applications', { ...filter, cursor: next ?? undefined });
   };
 
@@ -209,6 +211,9 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
             >
               Previous page
             </button>
+            <span class="page-number" aria-live="polite">
+              Page {trail.length + 1}
+            </span>
             <button
               type="button"
               disabled={!list.value.nextCursor}

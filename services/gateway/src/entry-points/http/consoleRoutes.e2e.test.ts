@@ -44,6 +44,7 @@ const timings = {
   WEBHOOK_RETRY_BASE: '300ms',
   // The limits stay on, high enough for the suite's own calls from one address.
   RATE_LIMIT_GLOBAL: '1000',
+  RATE_LIMIT_INITIATE: '1000',
   // The proxy in front of the gateway says whether the browser used https.
   TRUST_PROXY: '1',
   // A trace UI the application page links to (only the link is checked; nothing listens there).
@@ -1123,6 +1124,42 @@ describe('the console follows an application as it moves on, and a redelivery ne
     await picture(page, 'print-summary');
     await page.emulateMedia({ media: 'screen' });
     await eventually(async () => expect(await page.locator('header.top').isVisible()).toBe(true));
+    expect(problems).toEqual([]);
+  });
+
+  it('when the lender pages on to page 2 and reloads it, then it is still page 2 with its Previous page, which leads back to page 1', async () => {
+    // More applications than a page holds (20): the list has a second page.
+    for (let i = 0; i < 21; i++) {
+      const opened = await theirApi(
+        'POST',
+        '/api/applications/initiate',
+        applicant({ firstName: 'Pager', lastName: `Okafor${'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[i]}` }),
+      );
+      expect(opened.status).toBe(201);
+    }
+    const page = await pageOf({ width: 390, height: 844 });
+    await page.goto(`${stack.gatewayUrl}/console#/applications`);
+    const pager = page.getByRole('navigation', { name: 'Pages of applications' });
+    await pager.getByText('Page 1').waitFor();
+    const rows = page.locator('table.data tbody tr');
+    await eventually(async () => expect(await rows.count()).toBe(20));
+    const firstOfPage1 = await rows.first().locator('td.name').textContent();
+
+    await pager.getByRole('button', { name: 'Next page' }).click();
+    await pager.getByText('Page 2').waitFor();
+    expect(page.url()).toContain('cursor=');
+    await page.reload();
+    await pager.getByText('Page 2').waitFor();
+    const previous = pager.getByRole('button', { name: 'Previous page' });
+    await eventually(async () => expect(await previous.isEnabled()).toBe(true));
+    await eventually(async () => expect(await rows.count()).toBeGreaterThan(0));
+    expect(await rows.first().locator('td.name').textContent()).not.toBe(firstOfPage1);
+
+    await previous.click();
+    await pager.getByText('Page 1').waitFor();
+    expect(page.url()).not.toContain('cursor=');
+    await eventually(async () => expect(await rows.first().locator('td.name').textContent()).toBe(firstOfPage1));
+    expect(await previous.isEnabled()).toBe(false);
     expect(problems).toEqual([]);
   });
 });
