@@ -1154,6 +1154,7 @@ describe('the console follows an application as it moves on, and a redelivery ne
     await eventually(async () => expect(await previous.isEnabled()).toBe(true));
     await eventually(async () => expect(await rows.count()).toBeGreaterThan(0));
     expect(await rows.first().locator('td.name').textContent()).not.toBe(firstOfPage1);
+    await picture(page, 'applications-page-2-390');
 
     await previous.click();
     await pager.getByText('Page 1').waitFor();
