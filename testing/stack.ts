@@ -279,6 +279,30 @@ export function testBus(ns: string, clientId: string) {
 }
 
 /**
+ * A lender's application initiated over real HTTP and linked in the sandbox (the salaried
+ * persona), once the gateway shows it LINKED with its one account.
+ */
+export async function linkedApplication(gatewayUrl: string, lender: { apiKey: string }) {
+  const started = await call(gatewayUrl, lender.apiKey, 'POST', '/api/applications/initiate', applicant());
+  if (started.status !== 201) throw new Error(`initiate answered ${started.status}`);
+  const app = started.body as { applicationId: string; applicantId: string; widgetUrl: string };
+  const linked = await fetch(`${new URL(app.widgetUrl).origin}/sandbox/link`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ widgetUrl: app.widgetUrl, persona: 'salaried' }),
+  });
+  if (linked.status !== 200) throw new Error(`the sandbox's link answered ${linked.status}`);
+  const view = await waitFor(
+    async () => {
+      const v = await call(gatewayUrl, lender.apiKey, 'GET', `/api/applications/${app.applicationId}`);
+      return v.body.status === 'LINKED' && v.body.accounts.length === 1 ? v.body : null;
+    },
+    { what: 'the application to be LINKED' },
+  );
+  return { ...app, accountId: view.accounts[0].accountId as string };
+}
+
+/**
  * A lender's application taken to COMPLETED over real HTTP and the real broker: initiated,
  * linked in the sandbox (the salaried persona), finalized, its account reported enriched as
  * enrichment would, analyzed, and scored with what `scored` gives for its applicant id (the
@@ -292,26 +316,11 @@ export async function decidedApplication(
   ) => Pick<Extract<ScoringResult, { type: 'ApplicationScored' }>, 'decision' | 'repaymentCapacity'>,
 ) {
   const api = (method: string, path: string) => call(stack.gatewayUrl, lender.apiKey, method, path);
-  const started = await call(stack.gatewayUrl, lender.apiKey, 'POST', '/api/applications/initiate', applicant());
-  if (started.status !== 201) throw new Error(`initiate answered ${started.status}`);
-  const app = started.body as { applicationId: string; applicantId: string; widgetUrl: string };
-  const linked = await fetch(`${new URL(app.widgetUrl).origin}/sandbox/link`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ widgetUrl: app.widgetUrl, persona: 'salaried' }),
-  });
-  if (linked.status !== 200) throw new Error(`the sandbox's link answered ${linked.status}`);
-  const view = await waitFor(
-    async () => {
-      const v = await api('GET', `/api/applications/${app.applicationId}`);
-      return v.body.status === 'LINKED' && v.body.accounts.length === 1 ? v.body : null;
-    },
-    { what: 'the application to be LINKED' },
-  );
+  const app = await linkedApplication(stack.gatewayUrl, lender);
   const finalized = await api('POST', `/api/applications/${app.applicationId}/finalize-linking`);
   if (finalized.status !== 200) throw new Error(`finalize-linking answered ${finalized.status}`);
   const ids = { clientId: lender.clientId, applicationId: app.applicationId, applicantId: app.applicantId };
-  const accountId = view.accounts[0].accountId as string;
+  const { accountId } = app;
   await stack.bus.publish(Topics.enrichmentResults, [
     { key: app.applicationId, value: accountEnriched({ ...ids, accountId }) },
   ]);
@@ -334,7 +343,7 @@ export async function decidedApplication(
   await waitFor(async () => (await api('GET', `/api/applications/${app.applicationId}`)).body.status === 'COMPLETED', {
     what: 'the application to be COMPLETED',
   });
-  return { ...app, accountId };
+  return app;
 }
 
 /** An AccountEnriched result as the enrichment service reports it, with a small profile. */

@@ -7,6 +7,7 @@ import {
   call,
   createClient,
   decidedApplication,
+  linkedApplication,
   startApplications,
   startGateway,
   startSandbox,
@@ -64,23 +65,7 @@ async function initiate(key = lender.apiKey, overrides: Record<string, unknown> 
   return res.body as { applicationId: string; applicantId: string; widgetUrl: string };
 }
 
-async function linked() {
-  const app = await initiate();
-  const res = await fetch(`${new URL(app.widgetUrl).origin}/sandbox/link`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ widgetUrl: app.widgetUrl, persona: 'salaried' }),
-  });
-  expect(res.status).toBe(200);
-  const view = await waitFor(
-    async () => {
-      const v = await call(gateway.url, lender.apiKey, 'GET', `/api/applications/${app.applicationId}`);
-      return v.body.status === 'LINKED' && v.body.accounts.length === 1 ? v.body : null;
-    },
-    { what: 'the application to be LINKED' },
-  );
-  return { ...app, accountId: view.accounts[0].accountId as string };
-}
+const linked = () => linkedApplication(gateway.url, lender);
 
 /** A linked application taken to COMPLETED with the example decision, its outcome set to `outcome`. */
 const scoredApplication = (outcome: DecisionOutcome = 'APPROVED') =>

@@ -3,6 +3,9 @@ import type { ScheduleEntry } from '../delivery';
 /** Deliveries that must go out in order: one application's events, as its partition holds them. */
 const orderKey = (e: ScheduleEntry) => `${e.clientId}\u0000${e.applicationId}\u0000${e.partition}`;
 
+/** The deliveries under way on the replica asking (only asked whether it holds one). */
+export type UnderWay = Pick<ReadonlySet<string>, 'has'>;
+
 /** Whether the replica asking holds an entry's first claim itself and will use it. */
 export type OwnHold = (entry: ScheduleEntry) => boolean;
 
@@ -40,7 +43,7 @@ function headsOf(entries: Iterable<ScheduleEntry>): ScheduleEntry[] {
 export function dueHeads(
   entries: Iterable<ScheduleEntry>,
   now: Date,
-  busy: ReadonlySet<string> = new Set(),
+  busy: UnderWay = new Set(),
   ownHold?: OwnHold,
 ): ScheduleEntry[] {
   return headsOf(entries)
@@ -55,7 +58,7 @@ export function dueHeads(
  */
 export function nextHeadDueAt(
   entries: Iterable<ScheduleEntry>,
-  busy: ReadonlySet<string>,
+  busy: UnderWay,
   ownHold?: OwnHold,
   skip: (deliveryId: string) => boolean = () => false,
 ): number | null {

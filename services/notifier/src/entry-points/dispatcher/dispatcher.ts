@@ -45,20 +45,11 @@ export function createDispatcher(deps: {
 }) {
   const { repo, clock, logger } = deps;
   const view = createScheduleView();
-  const busy = new Set<string>();
-  /** The lender of each attempt under way, so that no lender holds every slot (`fairPick`). */
-  const busyFor = new Map<string, string>();
-  const markBusy = (entry: ScheduleEntry) => {
-    busy.add(entry.deliveryId);
-    busyFor.set(entry.deliveryId, entry.clientId);
-  };
-  const unmarkBusy = (deliveryId: string) => {
-    busy.delete(deliveryId);
-    busyFor.delete(deliveryId);
-  };
+  /** The attempts under way here, each with its lender, so that no lender holds every slot (`fairPick`). */
+  const busy = new Map<string, string>();
   const busyPerLender = () => {
     const counts = new Map<string, number>();
-    for (const clientId of busyFor.values()) counts.set(clientId, (counts.get(clientId) ?? 0) + 1);
+    for (const clientId of busy.values()) counts.set(clientId, (counts.get(clientId) ?? 0) + 1);
     return counts;
   };
   const jobs = new Set<Promise<void>>();
@@ -186,7 +177,7 @@ export function createDispatcher(deps: {
   }
 
   async function start(entry: ScheduleEntry, now: Date): Promise<boolean> {
-    markBusy(entry);
+    busy.set(entry.deliveryId, entry.clientId);
     let claim: Claim | null = null;
     const mine = recorded.get(entry.deliveryId);
     recorded.delete(entry.deliveryId);
@@ -197,7 +188,7 @@ export function createDispatcher(deps: {
     }
     const offSchedule = unscheduled.has(entry.deliveryId);
     if (!claim || !active) {
-      unmarkBusy(entry.deliveryId);
+      busy.delete(entry.deliveryId);
       // Held by another replica, or the picture was stale: left alone until the next read.
       if (!claim) view.heldElsewhere(entry.deliveryId);
       else if (!halted) toRelease.push(...claim.claimIds);
@@ -221,7 +212,7 @@ export function createDispatcher(deps: {
       })
       .finally(() => {
         // The claims stay: they record that this version was attempted.
-        unmarkBusy(entry.deliveryId);
+        busy.delete(entry.deliveryId);
         jobs.delete(job);
         wake();
       });
