@@ -3,6 +3,7 @@ import { Decision, DecisionOutcome } from './decision';
 import { ApplicationStatus, Bvn, EnrichmentStatus, Limits, PageParams, Uuid } from './primitives';
 import { ReviewView } from './review';
 import { searchTextTerms } from './search';
+import { TimeZone } from './zonedDays';
 
 /** The characters `String.prototype.trim` removes, spelled out so that every regex engine agrees. */
 const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
@@ -218,23 +219,23 @@ function repeatedParam<E extends z.ZodEnum>(allowed: E, message: string) {
   );
 }
 
-/** A calendar day in Lagos (WAT, UTC+1 all year), as `YYYY-MM-DD`. */
-const LagosDay = (name: string) => z.iso.date({ error: `${name} must be a date (YYYY-MM-DD)` });
+/** A calendar day in the lender's time zone (Africa/Lagos unless it set another), as `YYYY-MM-DD`. */
+const LenderDay = (name: string) => z.iso.date({ error: `${name} must be a date (YYYY-MM-DD)` });
 
 /** The query names `GET /api/applications` understands; any other is refused. */
 export const ApplicationListParams = ['status', 'decision', 'from', 'to', 'q', 'limit', 'cursor'] as const;
 
 /**
  * Query of `GET /api/applications`: the caller's applications, newest first. `status` and
- * `decision` may be repeated or comma-separated lists; `from` and `to` are days in Lagos time,
+ * `decision` may be repeated or comma-separated lists; `from` and `to` are days in the lender's time zone,
  * both included, of the application's creation; `q` is an id or who applied.
  */
 export const ApplicationListQuery = z.strictObject(
   {
     status: repeatedParam(ApplicationStatus, STATUS_MESSAGE).optional(),
     decision: repeatedParam(DecisionOutcome, DECISION_MESSAGE).optional(),
-    from: LagosDay('from').optional(),
-    to: LagosDay('to').optional(),
+    from: LenderDay('from').optional(),
+    to: LenderDay('to').optional(),
     q: SearchQuery.optional(),
     ...PageParams,
   },
@@ -246,17 +247,6 @@ export const ApplicationListQuery = z.strictObject(
   },
 );
 
-/** The instants a Lagos day range covers: from the start of `from` (included) to the start of the day after `to` (excluded). */
-export function lagosDayRange(
-  from: string | undefined,
-  to: string | undefined,
-): { createdFrom?: string; createdBefore?: string } {
-  const startOf = (day: string) => new Date(`${day}T00:00:00+01:00`);
-  return {
-    ...(from ? { createdFrom: startOf(from).toISOString() } : {}),
-    ...(to ? { createdBefore: new Date(startOf(to).getTime() + 86_400_000).toISOString() } : {}),
-  };
-}
 export type ApplicationListQuery = z.input<typeof ApplicationListQuery>;
 
 /** One row of the application list: who, how much, where it stands. */
@@ -351,6 +341,8 @@ export const UpdateClientRequest = z.object({
     .nullable()
     .optional(),
   reviewConfirmationAbove: ReviewConfirmationAbove.optional(),
+  /** The IANA time zone of the lender's days and times; null: back to Africa/Lagos. */
+  timeZone: TimeZone.nullable().optional(),
 });
 export const CreateClientResponse = z.object({
   clientId: z.string(),
@@ -366,6 +358,7 @@ export const ClientView = z.object({
   providerKeyConfigured: z.boolean(),
   providerWebhookSecretConfigured: z.boolean(),
   reviewConfirmationAbove: z.number().nullable(),
+  timeZone: z.string(),
   version: z.number().int(),
 });
 
@@ -389,6 +382,8 @@ export const ClientSettings = z.object({
   providerKeyConfigured: z.boolean(),
   /** Reviews granting more Naira than this await a second reviewer; null: none does. */
   reviewConfirmationAbove: z.number().nullable(),
+  /** The IANA time zone of the lender's days (the list's `from` and `to`, the portfolio) and of times in the console. */
+  timeZone: z.string(),
 });
 export type ClientSettings = z.infer<typeof ClientSettings>;
 
@@ -398,17 +393,22 @@ export const UpdateClientSettingsRequest = z
     {
       webhookUrl: z.url({ error: 'webhookUrl must be a URL or null' }).nullable().optional(),
       reviewConfirmationAbove: ReviewConfirmationAbove.optional(),
+      timeZone: TimeZone.nullable().optional(),
     },
     {
       error: (issue) =>
         issue.code === 'unrecognized_keys'
-          ? `Unknown field ${issue.keys.join(', ')}; only webhookUrl and reviewConfirmationAbove can be changed`
+          ? `Unknown field ${issue.keys.join(', ')}; only webhookUrl, reviewConfirmationAbove and timeZone can be changed`
           : undefined,
     },
   )
-  .refine((body) => body.webhookUrl !== undefined || body.reviewConfirmationAbove !== undefined, {
-    message: 'webhookUrl or reviewConfirmationAbove is required',
-  });
+  .refine(
+    (body) =>
+      body.webhookUrl !== undefined || body.reviewConfirmationAbove !== undefined || body.timeZone !== undefined,
+    {
+      message: 'webhookUrl, reviewConfirmationAbove or timeZone is required',
+    },
+  );
 export type UpdateClientSettingsRequest = z.infer<typeof UpdateClientSettingsRequest>;
 
 export const RotateKeyResponse = z.object({ clientId: z.string(), apiKey: z.string() });

@@ -1,4 +1,5 @@
-import { ApplicationListQuery, InitiateRequest, lagosDayRange } from './api';
+import { ApplicationListQuery, InitiateRequest } from './api';
+import { zonedDayRange } from './zonedDays';
 import { InitiateTerms } from './commands';
 
 const ask = {
@@ -31,14 +32,16 @@ describe('an applicant name at initiate', () => {
   });
 });
 
-describe('days in Lagos as a range of instants', () => {
-  it('when a day range is given, then it runs from the start of the first day in Lagos (UTC+1) to the start of the day after the last', () => {
-    expect(lagosDayRange('2026-11-27', '2026-11-27')).toEqual({
+describe('days in the lender’s time zone as a range of instants', () => {
+  it('when a day range is given, then it runs from the start of the first day in Lagos (UTC+1, the default) to the start of the day after the last', () => {
+    expect(zonedDayRange('2026-11-27', '2026-11-27', 'Africa/Lagos')).toEqual({
       createdFrom: '2026-11-26T23:00:00.000Z',
       createdBefore: '2026-11-27T23:00:00.000Z',
     });
-    expect(lagosDayRange(undefined, '2026-12-31')).toEqual({ createdBefore: '2026-12-31T23:00:00.000Z' });
-    expect(lagosDayRange(undefined, undefined)).toEqual({});
+    expect(zonedDayRange(undefined, '2026-12-31', 'Africa/Lagos')).toEqual({
+      createdBefore: '2026-12-31T23:00:00.000Z',
+    });
+    expect(zonedDayRange(undefined, undefined, 'Africa/Lagos')).toEqual({});
   });
 
   it('when the list is asked for by decision and days, then the query is read as lists and days, and a day that is not one is refused', () => {

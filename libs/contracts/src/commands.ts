@@ -3,6 +3,7 @@ import { InitiateRequest, storedName } from './api';
 import { ApplicationStatus, IsoTimestamp, Uuid } from './primitives';
 import { ReviewQueueStatus, ReviewRequest } from './review';
 import { DecisionOutcome } from './decision';
+import { TimeZone } from './zonedDays';
 
 /**
  * A secret sealed with the platform's data key (AES-256-GCM), as it travels on Kafka and sits
@@ -108,6 +109,15 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
     applicationId: Uuid,
     /** The second reviewer's staff id, sealed; not the one who made the review. */
     reviewer: SealedSecret,
+  }),
+  z.object({
+    ...commandBase,
+    type: z.literal('GetPortfolio'),
+    /** The first and last day of the period, both included (`YYYY-MM-DD`)... */
+    from: z.iso.date(),
+    to: z.iso.date(),
+    /** ...in the lender's time zone, whose calendar days the report counts by. */
+    timeZone: TimeZone,
   }),
   z.object({
     ...commandBase,

@@ -17,3 +17,5 @@ export * from './webhookTarget';
 export * from './policy';
 export * from './staff';
 export * from './search';
+export * from './portfolio';
+export * from './zonedDays';

@@ -26,6 +26,7 @@ import { createStaffUserRepository, staffSettingsModel, staffUserModel } from '.
 import { userRoutes } from './entry-points/http/userRoutes';
 import { clientRoutes } from './entry-points/http/clientRoutes';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
+import { portfolioRoutes } from './entry-points/http/portfolioRoutes';
 import { policyRoutes } from './entry-points/http/policyRoutes';
 import {
   adminOnly,
@@ -177,6 +178,14 @@ export function createGatewayService(deps: {
       onKeyOfAnotherAccount: keyOfAnotherAccount,
     }),
     reviews: reviewRoutes({ commands, authenticate: auth, limit: limiter }),
+    portfolio: portfolioRoutes({
+      commands,
+      notifierUrl: config.NOTIFIER_URL,
+      internalToken: config.INTERNAL_TOKEN,
+      clock,
+      authenticate: auth,
+      limit: limiter,
+    }),
     deliveries: deliveryRoutes({
       notifierUrl: config.NOTIFIER_URL,
       internalToken: config.INTERNAL_TOKEN,

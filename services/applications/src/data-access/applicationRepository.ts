@@ -1,6 +1,7 @@
 import { applicantSearchTerms, indexedTerm } from '@loan/contracts';
 import { rawCollection, type OutboxEntry, type PurposeSealer } from '@loan/runtime';
 import { applicationIdFor, type Application } from '../domain/application';
+import type { PortfolioRow } from '../domain/portfolio/tally';
 import type { ApplicationModel } from './applicationModel';
 import { sealIdentity } from './personalData';
 
@@ -192,6 +193,53 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Pur
         .limit(query.limit + 1)
         .toArray();
       return { items: docs.slice(0, query.limit).map(toState), more: docs.length > query.limit };
+    },
+
+    /**
+     * What the portfolio counts of each of a client's applications created in `[from, before)`,
+     * one at a time, a batch per round trip: the index range of the lender's list, and only the
+     * few fields counted (no applicant, accounts or outbox).
+     */
+    async *portfolioRows(clientId: string, from: Date, before: Date): AsyncGenerator<PortfolioRow> {
+      const cursor = applications
+        .find(
+          { clientId, createdAt: { $gte: from, $lt: before } },
+          {
+            projection: {
+              status: 1,
+              createdAt: 1,
+              abandonReason: 1,
+              'decision.decision': 1,
+              'decision.score': 1,
+              'decision.timestamp': 1,
+              'decision.approval_details.approved_amount': 1,
+            },
+          },
+        )
+        .sort({ createdAt: -1, _id: -1 })
+        .batchSize(1_000);
+      for await (const doc of cursor) {
+        const d = doc as unknown as {
+          status: PortfolioRow['status'];
+          createdAt: Date;
+          abandonReason?: PortfolioRow['abandonReason'];
+          decision?: {
+            decision?: NonNullable<PortfolioRow['decision']>['outcome'];
+            score?: number;
+            timestamp?: string;
+            approval_details?: { approved_amount?: number };
+          } | null;
+        };
+        const decision = d.decision?.decision
+          ? {
+              outcome: d.decision.decision,
+              score: d.decision.score ?? 0,
+              decidedAt: new Date(d.decision.timestamp ?? d.createdAt),
+              approvedAmount: d.decision.approval_details?.approved_amount ?? 0,
+            }
+          : null;
+        yield { status: d.status, createdAt: new Date(d.createdAt), decision, abandonReason: d.abandonReason ?? null };
+      }
     },
 
     /** Inserts a new application; a duplicate idempotencyKey makes this throw (code 11000). */

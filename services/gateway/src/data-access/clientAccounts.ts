@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { checkWebhookUrl, type ClientSettings } from '@loan/contracts';
+import { DEFAULT_TIME_ZONE, checkWebhookUrl, type ClientSettings } from '@loan/contracts';
 import type { Clock, Logger, Sealer } from '@loan/runtime';
 import type { AuditRecorder } from './auditLog';
 import type { ClientRecord, ClientRepository } from './clientRepository';
@@ -65,6 +65,7 @@ export function settingsOf(client: ClientRecord, now: Date): ClientSettings {
       })),
     providerKeyConfigured: client.providerSecretKey !== null,
     reviewConfirmationAbove: client.reviewConfirmationAbove,
+    timeZone: client.timeZone ?? DEFAULT_TIME_ZONE,
   };
 }
 
@@ -149,6 +150,7 @@ export function createClientAccounts(deps: {
         providerSecretKey: body.providerSecretKey ? sealer.seal(body.providerSecretKey) : null,
         providerWebhookSecret: body.providerWebhookSecret ? sealer.seal(body.providerWebhookSecret) : null,
         reviewConfirmationAbove: null,
+        timeZone: null,
         version: 1,
       };
       await clients.create(record, now);
@@ -164,6 +166,7 @@ export function createClientAccounts(deps: {
         providerSecretKey?: string | null;
         providerWebhookSecret?: string | null;
         reviewConfirmationAbove?: number | null;
+        timeZone?: string | null;
       },
       by: Actor,
     ): Promise<ClientRecord> {
@@ -178,6 +181,7 @@ export function createClientAccounts(deps: {
           changes.providerWebhookSecret === null ? null : sealer.seal(changes.providerWebhookSecret);
       }
       if (changes.reviewConfirmationAbove !== undefined) next.reviewConfirmationAbove = changes.reviewConfirmationAbove;
+      if (changes.timeZone !== undefined) next.timeZone = changes.timeZone;
       await save(next);
       deps.onKeyChange();
       await audit(by, 'client.update', clientId, Object.keys(changes));

@@ -15,6 +15,7 @@ const clientSchema = new Schema(
     providerSecretKey: { type: String, default: null },
     providerWebhookSecret: { type: String, default: null },
     reviewConfirmationAbove: { type: Number, default: null },
+    timeZone: { type: String, default: null },
     version: { type: Number, required: true },
     createdAt: Date,
     updatedAt: Date,

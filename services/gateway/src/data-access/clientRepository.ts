@@ -15,6 +15,8 @@ export interface ClientRecord {
   providerWebhookSecret: string | null;
   /** The maker-checker threshold of reviews, in Naira; null: every review is final at once. */
   reviewConfirmationAbove: number | null;
+  /** The IANA time zone of the lender's days and times; null: Africa/Lagos. */
+  timeZone: string | null;
   version: number;
 }
 
@@ -32,6 +34,7 @@ const toRecord = (doc: Doc): ClientRecord => ({
   providerSecretKey: doc.providerSecretKey ?? null,
   providerWebhookSecret: doc.providerWebhookSecret ?? null,
   reviewConfirmationAbove: doc.reviewConfirmationAbove ?? null,
+  timeZone: doc.timeZone ?? null,
   version: doc.version,
 });
 

@@ -85,7 +85,7 @@ export function createCommandBus(deps: {
     const key =
       command.type === 'InitiateApplication'
         ? `key:${createHash('sha256').update(command.request.idempotencyKey).digest('base64url')}`
-        : command.type === 'ListApplications' || command.type === 'ListReviews'
+        : command.type === 'ListApplications' || command.type === 'ListReviews' || command.type === 'GetPortfolio'
           ? commandId // a read of many applications: nothing to keep in order
           : command.applicationId;
     return new Promise<CommandReply>((resolve, reject) => {

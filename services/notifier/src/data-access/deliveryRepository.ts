@@ -245,6 +245,15 @@ export function createDeliveryRepository(models: NotifierModels) {
       return { items: docs.slice(0, query.limit).map(toDelivery), more: docs.length > query.limit };
     },
 
+    /** How many of a client's deliveries recorded in `[from, before)` stand in each status. */
+    async countByStatus(clientId: string, from: Date, before: Date): Promise<Record<string, number>> {
+      const groups = await deliveries.aggregate<{ _id: string; count: number }>([
+        { $match: { clientId, createdAt: { $gte: from, $lt: before } } },
+        { $group: { _id: '$status', count: { $sum: 1 } } },
+      ]);
+      return Object.fromEntries(groups.map((g) => [g._id, g.count]));
+    },
+
     /**
      * A client's FAILED deliveries recorded since a time, oldest first (the replay order),
      * `limit` at most, without their bodies (a replay changes only their state).

@@ -6,6 +6,7 @@ import {
   type CommandReply,
   type InitiateRequest,
   type ReviewRequest,
+  zonedDayRange,
 } from '@loan/contracts';
 import type { AccountLinkingProvider } from '@loan/provider';
 import {
@@ -29,6 +30,7 @@ import { decideExistingKey, openApplication, resumeApplication } from '../../dom
 import { accountsToRelink, checkRelink, relinkAccount } from '../../domain/linkAccount/decide';
 import { confirmReview, reviewApplication, toQueueItem } from '../../domain/reviewApplication/decide';
 import { toSummary, toView } from '../../domain/view';
+import { portfolioTally } from '../../domain/portfolio/tally';
 
 const MAX_CONFLICT_RETRIES = 10;
 
@@ -223,6 +225,14 @@ export function createCommandHandler(deps: {
           (state, now) => confirmReview(state, { reviewer: sealer.open(cmd.reviewer), now }),
           publishing,
         );
+      case 'GetPortfolio': {
+        const { from, to, timeZone } = cmd;
+        const range = zonedDayRange(from, to, timeZone);
+        const tally = portfolioTally({ from, to, timeZone });
+        const rows = repo.portfolioRows(cmd.clientId, new Date(range.createdFrom!), new Date(range.createdBefore!));
+        for await (const row of rows) tally.add(row);
+        return { ok: true, result: tally.report() };
+      }
       case 'ListReviews': {
         const page = await repo.listForReview({
           clientId: cmd.clientId,

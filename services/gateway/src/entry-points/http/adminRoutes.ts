@@ -3,6 +3,7 @@ import {
   AuditListQuery,
   CreateClientRequest,
   CreateOwnerRequest,
+  DEFAULT_TIME_ZONE,
   RotateWebhookSecretRequest,
   UpdateClientRequest,
 } from '@loan/contracts';
@@ -20,6 +21,7 @@ const adminView = (client: ClientRecord) => ({
   providerKeyConfigured: client.providerSecretKey !== null,
   providerWebhookSecretConfigured: client.providerWebhookSecret !== null,
   reviewConfirmationAbove: client.reviewConfirmationAbove,
+  timeZone: client.timeZone ?? DEFAULT_TIME_ZONE,
   version: client.version,
 });
 

@@ -19,6 +19,8 @@ export function createHttpApp(deps: {
   deliveries: express.Router;
   /** The credit policy API, forwarded to scoring. */
   policies: express.Router;
+  /** The lender's numbers over a period (`/api/portfolio`). */
+  portfolio: express.Router;
   /** The caller's own account (`/api/client`). */
   client: express.Router;
   /** The lender's staff (`/api/users`). */
@@ -52,6 +54,7 @@ export function createHttpApp(deps: {
   const lenderApi: [string, express.Router][] = [
     ['/applications', deps.api],
     ['/reviews', deps.reviews],
+    ['/portfolio', deps.portfolio],
     ['/webhooks', deps.deliveries],
     ['/policies', deps.policies],
     ['/client', deps.client],

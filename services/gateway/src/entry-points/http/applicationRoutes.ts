@@ -11,7 +11,8 @@ import {
   Reviewer,
   Uuid,
   indexedTerm,
-  lagosDayRange,
+  DEFAULT_TIME_ZONE,
+  zonedDayRange,
   type ApplicationSummary,
   type ApplicationView,
   type ReviewQueueItem,
@@ -81,13 +82,13 @@ function searchOf(
  * What of a lender's applications the list (and its CSV) asks the applications service for;
  * null when the search text can match none.
  */
-function filterOf(query: ApplicationExportQuery, clientId: string, sealer: PurposeSealer) {
-  const search = searchOf(query.q, clientId, sealer);
+function filterOf(query: ApplicationExportQuery, client: ClientRecord, sealer: PurposeSealer) {
+  const search = searchOf(query.q, client.clientId, sealer);
   if (!search) return null;
   return {
     statuses: [...new Set(query.status ?? [])],
     decisions: [...new Set(query.decision ?? [])],
-    ...lagosDayRange(query.from, query.to),
+    ...zonedDayRange(query.from, query.to, client.timeZone ?? DEFAULT_TIME_ZONE),
     ...search,
   };
 }
@@ -196,7 +197,7 @@ export function applicationRoutes(deps: {
       const query = validate(ApplicationListQuery, req.query);
       const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
       if (query.cursor !== undefined && !after) throw new HttpError(400, INVALID_CURSOR);
-      const filter = filterOf(query, ctx(res).client!.clientId, deps.sealer);
+      const filter = filterOf(query, ctx(res).client!, deps.sealer);
       // A text no applicant could be found by finds none, without asking.
       const page = filter
         ? ((await ask(res, { type: 'ListApplications', ...filter, limit: query.limit, after })) as {
@@ -220,7 +221,7 @@ export function applicationRoutes(deps: {
     route(async (req, res) => {
       const query = validate(ApplicationExportQuery, req.query);
       const items: ApplicationSummary[] = [];
-      const filter = filterOf(query, ctx(res).client!.clientId, deps.sealer);
+      const filter = filterOf(query, ctx(res).client!, deps.sealer);
       let after: { createdAt: string; applicationId: string } | null = null;
       while (filter) {
         const page = (await ask(res, { type: 'ListApplications', ...filter, limit: 100, after })) as {

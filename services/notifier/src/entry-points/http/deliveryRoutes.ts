@@ -1,5 +1,12 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { DeliveryListQuery, ReplayRequest, errorBody } from '@loan/contracts';
+import {
+  DeliveryListQuery,
+  DeliveryStatus,
+  IsoTimestamp,
+  ReplayRequest,
+  errorBody,
+  type DeliveryHealth,
+} from '@loan/contracts';
 import type { Clock } from '@loan/runtime';
 import { z } from 'zod';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
@@ -69,6 +76,9 @@ const route =
     }
   };
 
+/** The period of a delivery-health count: deliveries recorded from `from` (included) to `before` (excluded). */
+const HealthQuery = z.object({ from: IsoTimestamp, before: IsoTimestamp });
+
 const paramId = (req: Request) => String(req.params.id ?? '');
 
 /**
@@ -108,6 +118,25 @@ export function deliveryRoutes(deps: {
       });
       const last = page.items[page.items.length - 1];
       res.json({ data: page.items.map(toView), nextCursor: page.more && last ? encodeCursor(last) : null });
+    }),
+  );
+
+  router.get(
+    '/deliveries/health',
+    route(async (req, res, clientId) => {
+      const query = parse(HealthQuery, req.query);
+      const counts = await repo.countByStatus(clientId, new Date(query.from), new Date(query.before));
+      const byStatus = Object.fromEntries(DeliveryStatus.options.map((s) => [s, counts[s] ?? 0])) as Record<
+        DeliveryStatus,
+        number
+      >;
+      const finished = byStatus.DELIVERED + byStatus.FAILED;
+      const health: DeliveryHealth = {
+        deliveries: Object.values(byStatus).reduce((a, b) => a + b, 0),
+        byStatus,
+        deliveredRate: finished === 0 ? null : byStatus.DELIVERED / finished,
+      };
+      res.json(health);
     }),
   );
 

@@ -8,6 +8,9 @@ import {
   ApplicationView,
   ChallengerReport,
   ClientSettings,
+  PortfolioQuery,
+  PortfolioReport,
+  PORTFOLIO_MAX_DAYS,
   DecisionOutcome,
   CreditPolicy,
   PolicyCreated,
@@ -117,6 +120,7 @@ const notFound = failure(404, 'No such application, a malformed id, or another l
 
 const applications = 'Applications';
 const reviews = 'Reviews';
+const portfolio = 'Portfolio';
 const deliveries = 'Webhook deliveries';
 const account = 'Your account';
 const policies = 'Credit policies';
@@ -131,6 +135,11 @@ export const lenderTags = [
     name: reviews,
     description:
       'Your credit officers’ reviews of MANUAL_REVIEW decisions: the queue, the review, and the second reviewer’s confirmation above your threshold (maker-checker).',
+  },
+  {
+    name: portfolio,
+    description:
+      'Your numbers over a period, counted where the data lives: applications by status and decision day by day, approval rate, approved amounts, scores, time to decision, abandonment and webhook delivery health.',
   },
   {
     name: deliveries,
@@ -198,11 +207,12 @@ const ListQuery = ApplicationListQuery.extend({
     description: 'Only applications decided with these outcomes: repeat the parameter or separate them with commas',
   }),
   from: ApplicationListQuery.shape.from.meta({
-    description: 'Only applications created on or after this day, in Lagos time (WAT, UTC+1)',
+    description:
+      'Only applications created on or after this day, in your time zone (`timeZone` of `GET /api/client`; Africa/Lagos unless you set another)',
     example: '2026-11-01',
   }),
   to: ApplicationListQuery.shape.to.meta({
-    description: 'Only applications created on or before this day, in Lagos time (WAT, UTC+1)',
+    description: 'Only applications created on or before this day, in your time zone',
     example: '2026-11-30',
   }),
   q: ApplicationListQuery.shape.q.meta({
@@ -924,6 +934,31 @@ export const lenderOperations: RouteConfig[] = [
   },
   {
     method: 'get',
+    path: '/api/portfolio',
+    operationId: 'getPortfolio',
+    tags: [portfolio],
+    summary:
+      'Your numbers over a period: applications by status and decision, day by day, approval rate, scores, time to decision, abandonment, webhook health',
+    description: `Counts your applications created from \`from\` to \`to\` (days in your time zone, both included; the last 30 days by default, at most ${PORTFOLIO_MAX_DAYS}), as they stand now, and your webhook deliveries recorded in the same period. An application belongs to the day it was created: \`days\` lists every day of the period with what became of that day's applications. \`approvalRate\` is APPROVED among the decided; \`decisionTime\` runs from initiate to the decision. Nothing in it names an applicant. Rate limit: 60 a minute per IP with the other calls.`,
+    request: { query: PortfolioQuery },
+    responses: {
+      200: ok('The period’s numbers', PortfolioReport.meta({ id: 'PortfolioReport' }), Examples.portfolio, {
+        limited: true,
+      }),
+      400: failure(400, 'A day that is not one, from after to, a period too long, or an unknown parameter', {
+        'bad day': 'from must be a date (YYYY-MM-DD)',
+        'from after to': 'from must not be after to',
+        'too long': `The period is longer than ${PORTFOLIO_MAX_DAYS} days; choose a later from or an earlier to`,
+        'unknown parameter': 'Unknown query parameter status; allowed: from, to',
+      }),
+      401: lenderErrors[401],
+      413: lenderErrors[413],
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'get',
     path: '/api/client',
     operationId: 'getClientSettings',
     tags: [account],
@@ -941,9 +976,10 @@ export const lenderOperations: RouteConfig[] = [
     path: '/api/client',
     operationId: 'updateClientSettings',
     tags: [account],
-    summary: 'Set where your webhooks go (null: nowhere; events are then logged as SKIPPED), and your review threshold',
+    summary:
+      'Set where your webhooks go (null: nowhere; events are then logged as SKIPPED), your review threshold and your time zone',
     description:
-      'The URL is checked as the notifier will deliver to it: https to a public host (plain http and private addresses only on local stacks). `reviewConfirmationAbove` (Naira, or null for none) is the maker-checker threshold: a review granting more awaits a second reviewer’s confirmation. Send either or both.',
+      'The URL is checked as the notifier will deliver to it: https to a public host (plain http and private addresses only on local stacks). `reviewConfirmationAbove` (Naira, or null for none) is the maker-checker threshold: a review granting more awaits a second reviewer’s confirmation. `timeZone` (an IANA name such as Africa/Lagos, the default; null goes back to it) is the zone of your days: the list’s `from` and `to`, the portfolio, and the times the console shows. Send any of them.',
     request: {
       body: {
         required: true,
@@ -962,10 +998,11 @@ export const lenderOperations: RouteConfig[] = [
     responses: {
       200: ok('Your account as it now is', ClientSettingsSchema, Examples.clientSettings, { limited: true }),
       400: failure(400, 'No webhookUrl, not a URL, one the notifier would refuse, or another field', {
-        'nothing to change': 'webhookUrl or reviewConfirmationAbove is required',
+        'nothing to change': 'webhookUrl, reviewConfirmationAbove or timeZone is required',
+        'bad time zone': 'timeZone must be an IANA time zone name, such as Africa/Lagos',
         'refused URL': 'webhookUrl is refused: the webhook URL must use https',
         'bad threshold': 'reviewConfirmationAbove must be 0 or more Naira',
-        'other field': 'Unknown field name; only webhookUrl and reviewConfirmationAbove can be changed',
+        'other field': 'Unknown field name; only webhookUrl, reviewConfirmationAbove and timeZone can be changed',
         ...malformedJson,
       }),
       ...accountChangeErrors,

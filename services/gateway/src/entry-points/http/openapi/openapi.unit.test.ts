@@ -43,6 +43,7 @@ import { applicationRoutes, reviewRoutes } from '../applicationRoutes';
 import { userRoutes } from '../userRoutes';
 import { clientRoutes } from '../clientRoutes';
 import { deliveryRoutes } from '../deliveryRoutes';
+import { portfolioRoutes } from '../portfolioRoutes';
 import { policyRoutes } from '../policyRoutes';
 import { providerWebhookRoutes } from '../providerWebhookRoutes';
 import { servedRoutes } from '../support';
@@ -76,6 +77,14 @@ function assembledApp() {
     trustProxy: false,
     api: applicationRoutes({ commands: unused, sealer, staff: unused, authenticate: pass, limit: () => pass }),
     reviews: reviewRoutes({ commands: unused, authenticate: pass, limit: () => pass }),
+    portfolio: portfolioRoutes({
+      commands: unused,
+      notifierUrl: 'http://127.0.0.1:1',
+      internalToken: 'unused-token',
+      clock: systemClock,
+      authenticate: pass,
+      limit: () => pass,
+    }),
     deliveries: deliveryRoutes({
       notifierUrl: 'http://127.0.0.1:1',
       internalToken: 'unused-token',

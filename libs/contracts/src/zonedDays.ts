@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/** The time zone a lender's days and times are in unless it sets another. */
+export const DEFAULT_TIME_ZONE = 'Africa/Lagos';
+
+const DAY_MS = 86_400_000;
+
+/** Whether `zone` is an IANA time zone this runtime knows (`Africa/Lagos`, `Europe/London`, `UTC`). */
+export function isTimeZone(zone: string): boolean {
+  // A name, not an offset: "+01:00" is accepted by Intl but follows no place's clock changes.
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A lender's time zone: an IANA name. */
+export const TimeZone = z
+  .string({ error: 'timeZone must be an IANA time zone name, such as Africa/Lagos' })
+  .max(64, 'timeZone must be an IANA time zone name, such as Africa/Lagos')
+  .refine(isTimeZone, 'timeZone must be an IANA time zone name, such as Africa/Lagos');
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+function dayFormat(zone: string): Intl.DateTimeFormat {
+  let format = dayFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    dayFormats.set(zone, format);
+  }
+  return format;
+}
+
+function wallClock(instant: Date, zone: string): Record<string, number> {
+  const parts: Record<string, number> = {};
+  for (const part of dayFormat(zone).formatToParts(instant)) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return parts;
+}
+
+/** The calendar day (`YYYY-MM-DD`) an instant falls on in a time zone. */
+export function dayIn(instant: Date, zone: string): string {
+  const p = wallClock(instant, zone);
+  return `${String(p.year).padStart(4, '0')}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+}
+
+/** How far the zone's wall clock is ahead of UTC at an instant, in milliseconds. */
+function offsetAt(instant: Date, zone: string): number {
+  const p = wallClock(instant, zone);
+  const asUtc = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
+  return asUtc - Math.floor(instant.getTime() / 1000) * 1000;
+}
+
+/**
+ * The instant a calendar day starts in a time zone. Where a clock change skips midnight, the
+ * day starts at the first instant that exists.
+ */
+export function startOfDayIn(day: string, zone: string): Date {
+  const midnightUtc = Date.parse(`${day}T00:00:00Z`);
+  // Two passes settle the offset on either side of a clock change.
+  let guess = midnightUtc - offsetAt(new Date(midnightUtc), zone);
+  guess = midnightUtc - offsetAt(new Date(guess), zone);
+  if (dayIn(new Date(guess), zone) !== day) guess += 3_600_000;
+  return new Date(guess);
+}
+
+/** The day after a calendar day. */
+export function nextDay(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Every calendar day from `from` to `to`, both included. */
+export function daysFrom(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let day = from; day <= to; day = nextDay(day)) days.push(day);
+  return days;
+}
+
+/**
+ * The instants a range of days in a time zone covers: from the start of `from` (included) to
+ * the start of the day after `to` (excluded). Either end may be left open.
+ */
+export function zonedDayRange(
+  from: string | undefined,
+  to: string | undefined,
+  zone: string,
+): { createdFrom?: string; createdBefore?: string } {
+  return {
+    ...(from ? { createdFrom: startOfDayIn(from, zone).toISOString() } : {}),
+    ...(to ? { createdBefore: startOfDayIn(nextDay(to), zone).toISOString() } : {}),
+  };
+}
