@@ -27,6 +27,8 @@ import type {
   ReplayResult,
   ReviewListQuery,
   ReviewPage,
+  PortfolioQuery,
+  PortfolioReport,
   ReviewQueueItem,
   ReviewRequest,
   ReviewView,
@@ -163,9 +165,11 @@ export interface LoanClient {
   listReviews(query?: ReviewListQuery, options?: RequestOptions): Promise<ReviewPage>;
   /** Every application of the review queue matching `query`, fetching page after page as you iterate. */
   reviews(query?: Omit<ReviewListQuery, 'cursor'>, options?: RequestOptions): AsyncIterable<ReviewQueueItem>;
+  /** Your numbers over a period of your days (the last 30 by default, at most 366). */
+  getPortfolio(query?: PortfolioQuery, options?: RequestOptions): Promise<PortfolioReport>;
   /** Your account: webhook URL, the webhook secrets signing now (never their values), provider key set or not. */
   getClientSettings(options?: RequestOptions): Promise<ClientSettings>;
-  /** Sets where your webhooks go (null: nowhere) and your review threshold. */
+  /** Sets where your webhooks go (null: nowhere), your review threshold and your time zone. */
   updateClientSettings(request: UpdateClientSettingsRequest, options?: RequestOptions): Promise<ClientSettings>;
   /**
    * A new API key, shown once: store it. The old key stops working at once; this client uses
@@ -479,6 +483,8 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
         },
       };
     },
+    getPortfolio: async (query = {}, requestOptions) =>
+      request({ method: 'GET', path: '/api/portfolio', query: { ...query }, options: requestOptions }),
     getClientSettings: async (requestOptions) =>
       request({ method: 'GET', path: '/api/client', options: requestOptions }),
     updateClientSettings: async (body, requestOptions) =>

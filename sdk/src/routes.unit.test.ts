@@ -77,6 +77,7 @@ const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>>
   reviews: async (c) => {
     for await (const _ of c.reviews()) void _;
   },
+  getPortfolio: (c) => c.getPortfolio({ from: '2026-11-01', to: '2026-11-30' }),
   getClientSettings: (c) => c.getClientSettings(),
   updateClientSettings: (c) => c.updateClientSettings({ webhookUrl: null }),
   rotateApiKey: (c) => c.rotateApiKey(),

@@ -405,14 +405,55 @@ export interface ClientSettings {
   providerKeyConfigured: boolean;
   /** Reviews granting more Naira than this await a second reviewer; null: none does. */
   reviewConfirmationAbove: number | null;
+  /** The IANA time zone of your days (the list's `from` and `to`, the portfolio) and of times in the console. */
+  timeZone: string;
 }
 
-/** Body of `PATCH /api/client`: at least one of the two. */
+/** Body of `PATCH /api/client`: at least one field. */
 export interface UpdateClientSettingsRequest {
   /** Where webhooks go; null for nowhere. */
   webhookUrl?: string | null;
   /** The maker-checker threshold of reviews in Naira; null: every review is final at once. */
   reviewConfirmationAbove?: number | null;
+  /** An IANA time zone name such as `Africa/Lagos` (the default); null goes back to the default. */
+  timeZone?: string | null;
+}
+
+/** Query of `GET /api/portfolio`: days in your time zone, both included (the last 30 days by default). */
+export interface PortfolioQuery {
+  from?: string;
+  to?: string;
+}
+
+type Counts<K extends string> = { [key in K]: number };
+
+/** `GET /api/portfolio`: your numbers over a period. An application belongs to the day it was created. */
+export interface PortfolioReport {
+  from: string;
+  to: string;
+  timeZone: string;
+  applications: number;
+  byStatus: Counts<ApplicationStatus>;
+  byDecision: Counts<DecisionOutcome>;
+  /** APPROVED among the decided, 0 to 1; null when none was decided. */
+  approvalRate: number | null;
+  /** Whole Naira; null when none was approved. */
+  averageApprovedAmount: number | null;
+  scoreBands: { from: number; to: number; count: number }[];
+  decisionTime: {
+    decided: number;
+    medianSeconds: number | null;
+    p90Seconds: number | null;
+    buckets: { upToSeconds: number | null; count: number }[];
+  };
+  abandoned: Counts<'no_link' | 'no_analyze'>;
+  days: { day: string; created: number; byDecision: Counts<DecisionOutcome>; undecided: number }[];
+  webhooks: {
+    deliveries: number;
+    byStatus: Counts<DeliveryStatus>;
+    /** DELIVERED among the finished (DELIVERED or FAILED); null when none finished. */
+    deliveredRate: number | null;
+  };
 }
 
 /** `POST /api/client/rotate-key`: the new key, shown once. */

@@ -90,6 +90,8 @@ export type Checks = [
   Holds<Same<sdk.ApplicationSummary, contracts.ApplicationSummary>>,
   Holds<Same<sdk.ApplicationPage, contracts.ApplicationPage>>,
   Holds<Same<sdk.ClientSettings, contracts.ClientSettings>>,
+  Holds<Accepted<sdk.PortfolioQuery, contracts.PortfolioQuery>>,
+  Holds<Same<sdk.PortfolioReport, contracts.PortfolioReport>>,
   Holds<Accepted<sdk.UpdateClientSettingsRequest, z.input<typeof contracts.UpdateClientSettingsRequest>>>,
   Holds<Same<sdk.RotateKeyResponse, z.infer<typeof contracts.RotateKeyResponse>>>,
   Holds<Same<sdk.StaffUser, contracts.StaffUser>>,

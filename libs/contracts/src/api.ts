@@ -3,7 +3,7 @@ import { Decision, DecisionOutcome } from './decision';
 import { ApplicationStatus, Bvn, EnrichmentStatus, Limits, PageParams, Uuid } from './primitives';
 import { ReviewView } from './review';
 import { searchTextTerms } from './search';
-import { TimeZone } from './zonedDays';
+import { CalendarDay, TimeZone } from './zonedDays';
 
 /** The characters `String.prototype.trim` removes, spelled out so that every regex engine agrees. */
 const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
@@ -220,7 +220,7 @@ function repeatedParam<E extends z.ZodEnum>(allowed: E, message: string) {
 }
 
 /** A calendar day in the lender's time zone (Africa/Lagos unless it set another), as `YYYY-MM-DD`. */
-const LenderDay = (name: string) => z.iso.date({ error: `${name} must be a date (YYYY-MM-DD)` });
+const LenderDay = CalendarDay;
 
 /** The query names `GET /api/applications` understands; any other is refused. */
 export const ApplicationListParams = ['status', 'decision', 'from', 'to', 'q', 'limit', 'cursor'] as const;

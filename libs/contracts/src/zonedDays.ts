@@ -23,6 +23,16 @@ export const TimeZone = z
   .max(64, 'timeZone must be an IANA time zone name, such as Africa/Lagos')
   .refine(isTimeZone, 'timeZone must be an IANA time zone name, such as Africa/Lagos');
 
+/** The days a lender may ask about: ours have no history before 2000, and 2999 is far enough ahead. */
+export const FIRST_DAY = '2000-01-01';
+export const LAST_DAY = '2999-12-31';
+
+/** A calendar day as `YYYY-MM-DD`, named `name` in its errors. */
+export const CalendarDay = (name: string) =>
+  z.iso
+    .date({ error: `${name} must be a date (YYYY-MM-DD)` })
+    .refine((day) => day >= FIRST_DAY && day <= LAST_DAY, `${name} must be a day from ${FIRST_DAY} to ${LAST_DAY}`);
+
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
 function dayFormat(zone: string): Intl.DateTimeFormat {
   let format = dayFormats.get(zone);

@@ -1,4 +1,4 @@
-import { dayIn, daysFrom, isTimeZone, startOfDayIn, zonedDayRange } from './zonedDays';
+import { CalendarDay, dayIn, daysFrom, isTimeZone, startOfDayIn, zonedDayRange } from './zonedDays';
 
 describe('days in a lender’s time zone', () => {
   it('starts a Lagos day at 23:00 UTC the evening before (WAT is UTC+1 all year)', () => {
@@ -42,5 +42,17 @@ describe('days in a lender’s time zone', () => {
     expect(isTimeZone('Lagos')).toBe(false);
     expect(isTimeZone('')).toBe(false);
     expect(isTimeZone('+01:00')).toBe(false);
+  });
+});
+
+describe('a day asked for', () => {
+  it('is a date from 2000 to 2999, named in the error', () => {
+    const day = CalendarDay('from');
+    expect(day.parse('2026-11-27')).toBe('2026-11-27');
+    expect(day.safeParse('2026-02-30').error?.issues[0]?.message).toBe('from must be a date (YYYY-MM-DD)');
+    expect(day.safeParse('0001-01-01').error?.issues[0]?.message).toBe(
+      'from must be a day from 2000-01-01 to 2999-12-31',
+    );
+    expect(day.safeParse('9999-12-31').success).toBe(false);
   });
 });
