@@ -393,6 +393,10 @@ export interface ApplicationPage {
   items: ApplicationSummary[];
   /** The cursor of the next page; null on the last one. */
   nextCursor: string | null;
+  /** How many applications the filter matches, on every page; counted up to 10,000. */
+  total: number;
+  /** True when more than `total` (10,000) match. */
+  totalCapped: boolean;
 }
 
 /** Your account: never a key or a secret. */

@@ -275,6 +275,10 @@ export const ApplicationPage = z.object({
   items: z.array(ApplicationSummary),
   /** The cursor of the next page; null on the last one. */
   nextCursor: z.string().nullable(),
+  /** How many applications the filter matches, on every page; counted up to 10,000. */
+  total: z.number().int().min(0),
+  /** True when more than `total` (10,000) match: the count stopped there. */
+  totalCapped: z.boolean(),
 });
 export type ApplicationPage = z.infer<typeof ApplicationPage>;
 

@@ -31,7 +31,11 @@ export const LAST_DAY = '2999-12-31';
 export const CalendarDay = (name: string) =>
   z.iso
     .date({ error: `${name} must be a date (YYYY-MM-DD)` })
-    .refine((day) => day >= FIRST_DAY && day <= LAST_DAY, `${name} must be a day from ${FIRST_DAY} to ${LAST_DAY}`);
+    // Only a day in the date's form is checked for its range: anything else has its error already.
+    .refine(
+      (day) => !/^\d{4}-\d{2}-\d{2}$/.test(day) || (day >= FIRST_DAY && day <= LAST_DAY),
+      `${name} must be a day from ${FIRST_DAY} to ${LAST_DAY}`,
+    );
 
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
 function dayFormat(zone: string): Intl.DateTimeFormat {

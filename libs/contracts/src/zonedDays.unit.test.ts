@@ -56,3 +56,11 @@ describe('a day asked for', () => {
     expect(day.safeParse('9999-12-31').success).toBe(false);
   });
 });
+
+it('a text that is no date gets one error, not two', () => {
+  expect(
+    CalendarDay('to')
+      .safeParse('yesterday')
+      .error?.issues.map((i) => i.message),
+  ).toEqual(['to must be a date (YYYY-MM-DD)']);
+});

@@ -107,6 +107,17 @@ describe('GET /api/applications', () => {
     const all = await everyPage('limit=100');
     expect(all.seen.map((s) => s.applicationId)).toEqual(expect.arrayContaining(ids));
     expect(all.seen).toHaveLength(ids.length + pages);
+    // Every page counts the whole list, not what is left of it.
+    const first = await list('?limit=3');
+    expect({ total: first.body.total, totalCapped: first.body.totalCapped }).toEqual({
+      total: all.seen.length,
+      totalCapped: false,
+    });
+    const second = await list(`?limit=3&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    expect(second.body.total).toBe(all.seen.length);
+    expect((await list('?limit=1&status=COMPLETED,FAILED')).body.total).toBe(
+      all.seen.filter((s) => s.status === 'COMPLETED' || s.status === 'FAILED').length,
+    );
     const others = await list('?limit=100', other.apiKey);
     expect(others.body.items.map((s: Summary) => s.applicationId).filter((id: string) => ids.includes(id))).toEqual([]);
   });
@@ -198,10 +209,22 @@ describe('GET /api/applications', () => {
       expect(res.body).toEqual({
         items: [expect.objectContaining({ applicationId: app.applicationId })],
         nextCursor: null,
+        total: 1,
+        totalCapped: false,
       });
     }
-    expect((await list(`?q=${app.applicationId}`, other.apiKey)).body).toEqual({ items: [], nextCursor: null });
-    expect((await list(`?q=${randomUUID()}`)).body).toEqual({ items: [], nextCursor: null });
+    expect((await list(`?q=${app.applicationId}`, other.apiKey)).body).toEqual({
+      items: [],
+      nextCursor: null,
+      total: 0,
+      totalCapped: false,
+    });
+    expect((await list(`?q=${randomUUID()}`)).body).toEqual({
+      items: [],
+      nextCursor: null,
+      total: 0,
+      totalCapped: false,
+    });
   });
 
   it("when q is who applied (words of the names in any order and case, the e-mail, a phone number in any of its forms, the BVN), then that lender's applications of that person are listed, and another lender's of the same person are not", async () => {

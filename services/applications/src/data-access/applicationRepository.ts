@@ -14,6 +14,9 @@ export interface Stored {
 
 type Doc = Record<string, unknown> & { _id: string; rev: number };
 
+/** A list's count stops here: past it, the list says "more than" rather than read the lender's whole history. */
+export const LIST_COUNT_LIMIT = 10_000;
+
 /** Which of a client's applications a page holds. */
 export interface ApplicationListFilter {
   clientId: string;
@@ -143,7 +146,9 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Pur
      * position, not an offset, so applications opened meanwhile never shift a later page. One
      * more than `limit` is read to tell whether another page follows.
      */
-    async list(query: ApplicationListFilter): Promise<{ items: Application[]; more: boolean }> {
+    async list(
+      query: ApplicationListFilter,
+    ): Promise<{ items: Application[]; more: boolean; total: number; totalCapped: boolean }> {
       const and: Record<string, unknown>[] = [{ clientId: query.clientId }];
       if (query.statuses.length > 0) and.push({ status: { $in: query.statuses } });
       if (query.q) and.push({ $or: [{ _id: query.q }, { applicantId: query.q }] });
@@ -151,6 +156,8 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Pur
       if (query.decisions?.length) and.push({ 'decision.decision': { $in: query.decisions } });
       if (query.createdFrom) and.push({ createdAt: { $gte: query.createdFrom } });
       if (query.createdBefore) and.push({ createdAt: { $lt: query.createdBefore } });
+      // Counted without the page's position: the whole filtered list, up to the limit.
+      const counting = applications.countDocuments({ $and: [...and] }, { limit: LIST_COUNT_LIMIT + 1 });
       if (query.after) {
         and.push({
           $or: [
@@ -164,7 +171,13 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Pur
         .sort({ createdAt: -1, _id: -1 })
         .limit(query.limit + 1)
         .toArray();
-      return { items: docs.slice(0, query.limit).map(toState), more: docs.length > query.limit };
+      const counted = await counting;
+      return {
+        items: docs.slice(0, query.limit).map(toState),
+        more: docs.length > query.limit,
+        total: Math.min(counted, LIST_COUNT_LIMIT),
+        totalCapped: counted > LIST_COUNT_LIMIT,
+      };
     },
 
     /**

@@ -206,7 +206,11 @@ export function createCommandHandler(deps: {
           after: after ? { createdAt: new Date(after.createdAt), applicationId: after.applicationId } : null,
         });
         // Applicants' names: sealed again with every other result below.
-        return { ok: true, result: { items: page.items.map((state) => toSummary(readable(state))), more: page.more } };
+        const { more, total, totalCapped } = page;
+        return {
+          ok: true,
+          result: { items: page.items.map((state) => toSummary(readable(state))), more, total, totalCapped },
+        };
       }
       case 'ReviewApplication':
         return writer.commandMutation(

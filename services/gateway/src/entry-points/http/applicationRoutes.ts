@@ -203,10 +203,18 @@ export function applicationRoutes(deps: {
         ? ((await ask(res, { type: 'ListApplications', ...filter, limit: query.limit, after })) as {
             items: ApplicationSummary[];
             more: boolean;
+            total?: number;
+            totalCapped?: boolean;
           })
-        : { items: [], more: false };
+        : { items: [], more: false, total: 0, totalCapped: false };
       const last = page.items.at(-1);
-      res.json({ items: page.items, nextCursor: page.more && last ? encodeCursor(last) : null });
+      res.json({
+        items: page.items,
+        nextCursor: page.more && last ? encodeCursor(last) : null,
+        // An applications service older than the count answers none: the page then says what it can.
+        total: page.total ?? page.items.length,
+        totalCapped: page.totalCapped ?? page.more,
+      });
     }),
   );
 

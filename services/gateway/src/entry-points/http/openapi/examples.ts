@@ -294,6 +294,8 @@ export const Examples = {
       },
     ],
     nextCursor: 'WyIyMDI2LTExLTIwVDA5OjAwOjAwLjAwMFoiLCIzZjZjMWYxZS04YTUyLTRjMWItOWQzZS0yYjdmMGM5YTZlNDEiXQ',
+    total: 37,
+    totalCapped: false,
   },
   clientSettings: {
     clientId,
