@@ -13,6 +13,7 @@ import type {
   PolicyCreated,
   PolicyList,
   PolicyVersionView,
+  PortfolioReport,
   ReplayResult,
   SimulationResult,
   ReviewOutcome,
@@ -42,6 +43,7 @@ export type {
 };
 export type { StaffInvitation, StaffRole, StaffUser };
 export type { ChallengerReport, CreditPolicy, PolicyList, PolicyVersionView, SimulationResult };
+export type { PortfolioReport };
 export type { ReviewOutcome, ReviewPage, ReviewQueueItem, ReviewQueueStatus, ReviewView };
 
 /** What a review or a confirmation answers: the review as it now stands. */
@@ -61,6 +63,8 @@ export interface SessionState {
   user?: { userId: string; email: string | null; role: StaffRole } | null;
   /** A trace UI (Jaeger) to link an application's traces to, when the gateway names one. */
   traceUiUrl?: string | null;
+  /** The lender's time zone: its days and the times shown. */
+  timeZone?: string;
 }
 
 /** What an invitation link shows before it is accepted. */
@@ -211,7 +215,10 @@ export const api = {
       `/api/applications/${id(applicationId)}/review/confirm`,
       reviewer === null ? {} : { reviewer },
     ),
+  portfolio: (params: { from?: string; to?: string }) =>
+    request<PortfolioReport>('GET', `/api/portfolio${query(params)}`),
   client: () => request<ClientSettings>('GET', '/api/client'),
+  updateTimeZone: (timeZone: string | null) => request<ClientSettings>('PATCH', '/api/client', { timeZone }),
   updateWebhookUrl: (webhookUrl: string | null) => request<ClientSettings>('PATCH', '/api/client', { webhookUrl }),
   updateReviewThreshold: (reviewConfirmationAbove: number | null) =>
     request<ClientSettings>('PATCH', '/api/client', { reviewConfirmationAbove }),

@@ -4,6 +4,8 @@ import { api, ApiError, onSignedOut, type SessionState, type StaffRole } from '.
 import { AccountPage } from './pages/account';
 import { ApplicationPage } from './pages/application';
 import { ApplicationsPage } from './pages/applications';
+import { PortfolioPage } from './pages/portfolio';
+import { setTimeZone } from './model';
 import { KeysPage } from './pages/keys';
 import { PolicyPage } from './pages/policy';
 import { ReviewsPage } from './pages/reviews';
@@ -166,6 +168,7 @@ function SignIn(props: { onSignedIn: (state: SessionState) => void; notice?: str
 
 /** The pages, and who sees them: everyone, a developer's, an owner's (a console opened with the API key sees all). */
 const NAV = [
+  ['/portfolio', 'Portfolio', null],
   ['/applications', 'Applications', null],
   ['/reviews', 'Reviews', null],
   ['/webhooks', 'Webhooks', null],
@@ -188,6 +191,7 @@ function Page({
 }) {
   const detail = /^\/applications\/([^/]+)$/.exec(location.path);
   if (detail) return <ApplicationPage applicationId={decodeURIComponent(detail[1]!)} />;
+  if (location.path === '/portfolio') return <PortfolioPage params={location.params} />;
   if (location.path === '/applications') return <ApplicationsPage params={location.params} />;
   if (location.path === '/reviews') return <ReviewsPage params={location.params} />;
   if (location.path === '/webhooks') return <WebhooksPage params={location.params} />;
@@ -277,6 +281,8 @@ function App() {
     );
   }
 
+  // Times on every page are in the lender's time zone.
+  setTimeZone(session.timeZone);
   const section = NAV.find(([path]) => location.path === path || location.path.startsWith(`${path}/`))?.[0];
   return (
     <>

@@ -284,20 +284,38 @@ export const words = (code: string) => say(code);
 const naira = new Intl.NumberFormat('en-NG', { style: 'currency', currency: 'NGN', maximumFractionDigits: 0 });
 export const money = (amount: number) => naira.format(amount);
 
-/** The lender's time zone: times are shown in it, with their UTC on hover. */
+/** The time zone of a lender that has not set one. */
 export const TIME_ZONE = 'Africa/Lagos';
 
-const lenderClock = new Intl.DateTimeFormat('en-NG', {
-  timeZone: TIME_ZONE,
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-  timeZoneName: 'short',
-});
+const clockIn = (timeZone: string) =>
+  new Intl.DateTimeFormat('en-NG', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'short',
+  });
+let lenderZone = TIME_ZONE;
+let lenderClock = clockIn(TIME_ZONE);
+
+/** The lender's time zone (its account's `timeZone`): times are shown in it, with their UTC on hover. */
+export function setTimeZone(timeZone: string | undefined): void {
+  const zone = timeZone || TIME_ZONE;
+  if (zone === lenderZone) return;
+  try {
+    lenderClock = clockIn(zone);
+    lenderZone = zone;
+  } catch {
+    // A zone this browser does not know: times stay in the last one it did.
+  }
+}
+
+/** The time zone times are shown in now. */
+export const timeZone = () => lenderZone;
 
 /** A time in the lender's time zone, to the second: `2026-11-24 11:05:09 WAT`. */
 export function when(iso: string | null | undefined): string {

@@ -1,15 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 
-/** Where the console is: `#/applications?status=...`, `#/applications/<id>`, `#/webhooks`, `#/keys`, `#/policy`. */
+/** Where the console is: `#/portfolio` (home), `#/applications?status=...`, `#/applications/<id>`, `#/webhooks`, `#/keys`, `#/policy`. */
 export interface Location {
   path: string;
   params: URLSearchParams;
 }
 
 function readLocation(): Location {
-  const hash = window.location.hash.replace(/^#/, '') || '/applications';
-  const [path = '/applications', search = ''] = hash.split('?');
-  return { path: path === '/' ? '/applications' : path, params: new URLSearchParams(search) };
+  const hash = window.location.hash.replace(/^#/, '') || '/portfolio';
+  const [path = '/portfolio', search = ''] = hash.split('?');
+  return { path: path === '/' ? '/portfolio' : path, params: new URLSearchParams(search) };
 }
 
 /** Moves to another page of the console. */

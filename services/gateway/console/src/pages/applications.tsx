@@ -52,6 +52,11 @@ function captionOf(filter: ListFilter): string {
   return `Applications${parts.join('')}`;
 }
 
+/** How many the list holds in all, in words: `47 in all`, or `more than 10,000` where the count stopped. */
+export function countWords(total: number, capped: boolean): string {
+  return capped ? `more than ${total.toLocaleString('en-NG')}` : `${total.toLocaleString('en-NG')} in all`;
+}
+
 /** The lender's applications, newest first: filter by status, decision and days, search by who applied or by id, page on. */
 export function ApplicationsPage({ params }: { params: URLSearchParams }) {
   const filter = filterOf(params);
@@ -143,7 +148,11 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
       {list.state === 'ok' ? (
         <>
           <table class="data cards">
-            <caption>{list.value.items.length === 0 ? 'No application matches.' : captionOf(filter)}</caption>
+            <caption>
+              {list.value.items.length === 0
+                ? 'No application matches.'
+                : `${captionOf(filter)}: ${countWords(list.value.total, list.value.totalCapped)}`}
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Application</th>
@@ -213,6 +222,7 @@ export function ApplicationsPage({ params }: { params: URLSearchParams }) {
             </button>
             <span class="page-number" aria-live="polite">
               Page {trail.length + 1}
+              {list.value.totalCapped ? '' : ` of ${Math.max(1, Math.ceil(list.value.total / PAGE_SIZE))}`}
             </span>
             <button
               type="button"

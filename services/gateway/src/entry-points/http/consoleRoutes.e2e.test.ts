@@ -403,7 +403,7 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
     await page.getByText('Sign in with the API key').click();
     await page.getByLabel('API key').fill(stack.lender.apiKey);
     await page.getByRole('button', { name: 'Sign in with the key' }).click();
-    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Portfolio', level: 1 }).waitFor();
   });
 
   afterAll(async () => {
@@ -412,6 +412,7 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
 
   it('when every page is opened on a desktop and at 390 px, then none scrolls sideways and axe finds nothing', async () => {
     const pages: [string, string, string | RegExp][] = [
+      ['portfolio', '/portfolio', 'Portfolio'],
       ['applications', '/applications', 'Applications'],
       ['application', `/applications/${decided.applicationId}`, /Adaeze Nwosu/],
       ['application-declined', `/applications/${declined.applicationId}`, /Emeka Obi/],
@@ -447,6 +448,72 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
       ).toContain('"Applicant"'),
     );
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('when the portfolio is opened, then its figures are the API’s, each chart has its table, and a preset period moves it', async () => {
+    const report = (await call(stack.gatewayUrl, stack.lender.apiKey, 'GET', '/api/portfolio')).body;
+    await open('/portfolio', 'Portfolio');
+    const headline = page.locator('.portfolio-headline');
+    await eventually(async () =>
+      expect(await headline.locator('dd').first().textContent()).toBe(report.applications.toLocaleString('en-NG')),
+    );
+    expect(report.applications).toBeGreaterThanOrEqual(3);
+    // Every chart is an image with its words, and a table says the same numbers.
+    for (const heading of ['Where they stand', 'Decisions', 'Time from initiate to decision', 'Webhook deliveries']) {
+      const figure = page.getByRole('region', { name: heading });
+      await figure.getByRole('img').waitFor();
+      expect(await figure.getByRole('table').count()).toBe(1);
+    }
+    const decisions = page.getByRole('table', { name: 'Decisions by outcome' });
+    expect(
+      await decisions
+        .getByRole('row', { name: /Declined/ })
+        .getByRole('cell')
+        .textContent(),
+    ).toBe(String(report.byDecision.DECLINED));
+    // The day table opens from its summary; today's row counts what was created today.
+    await page.getByText('The numbers by day').click();
+    const today = report.days.at(-1);
+    expect(
+      await page
+        .getByRole('table', { name: 'Applications created each day, by decision' })
+        .getByRole('row', { name: new RegExp(today.day) })
+        .locator('td')
+        .first()
+        .textContent(),
+    ).toBe(String(today.created));
+    await page.getByRole('link', { name: 'Last 7 days' }).click();
+    await eventually(async () =>
+      expect(await page.locator('.period').textContent()).toContain(`to ${report.to} (days in Africa/Lagos)`),
+    );
+    expect(await page.locator('.period strong').first().textContent()).not.toBe(report.from);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+    expect(await violationsOf(page)).toEqual([]);
+    await picture('portfolio-days-390');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('when the lender sets its time zone, then every time is shown in it, UTC still on hover, and empty goes back to Lagos', async () => {
+    await open('/keys', 'Keys');
+    await page.getByLabel('Time zone (empty: Africa/Lagos)').fill('Pacific/Kiritimati');
+    await page.getByRole('button', { name: 'Save time zone' }).click();
+    await page.getByText('Days and times are now in Pacific/Kiritimati.').waitFor();
+    await open(`/applications/${decided.applicationId}`, /Adaeze Nwosu/);
+    const created = page.locator('time').first();
+    await eventually(async () => expect(await created.textContent()).toMatch(/ GMT\+14$/));
+    expect(await created.getAttribute('title')).toMatch(/ UTC$/);
+    // A zone no one has is refused by name, and what was typed stays.
+    await open('/keys', 'Keys');
+    await page.getByLabel('Time zone (empty: Africa/Lagos)').fill('Lagos');
+    await page.getByRole('button', { name: 'Save time zone' }).click();
+    await page.getByText('timeZone must be an IANA time zone name, such as Africa/Lagos').waitFor();
+    expect(await page.getByLabel('Time zone (empty: Africa/Lagos)').inputValue()).toBe('Lagos');
+    await page.getByLabel('Time zone (empty: Africa/Lagos)').fill('');
+    await page.getByRole('button', { name: 'Save time zone' }).click();
+    await page.getByText('Days and times are now in Africa/Lagos.').waitFor();
+    await open(`/applications/${decided.applicationId}`, /Adaeze Nwosu/);
+    await eventually(async () => expect(await page.locator('time').first().textContent()).toMatch(/ WAT$/));
   });
 
   it('when the list is narrowed to declined decisions and to days, then it shows only declined applications of those days, says so, and the CSV link carries the same filter', async () => {
@@ -784,7 +851,7 @@ describe('the console follows an application as it moves on, and a redelivery ne
     await page.getByText('Sign in with the API key').click();
     await page.getByLabel('API key').fill(lender.apiKey);
     await page.getByRole('button', { name: 'Sign in with the key' }).click();
-    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Portfolio', level: 1 }).waitFor();
     await page.close();
   });
 
@@ -1252,7 +1319,7 @@ describe('the console in a browser', () => {
     expect(await page.evaluate(() => document.cookie)).toBe('');
   };
 
-  it('when a lender whose owner has no account yet signs in with the API key by keyboard, then the applications list opens and the key is nowhere a script can read', async () => {
+  it('when a lender whose owner has no account yet signs in with the API key by keyboard, then the portfolio opens, the applications list is a click away, and the key is nowhere a script can read', async () => {
     const response = await page.goto(`${stack.gatewayUrl}/console`);
     expect(response?.status()).toBe(200);
     await page.getByRole('heading', { name: 'Sign in to the lender console' }).waitFor();
@@ -1266,6 +1333,9 @@ describe('the console in a browser', () => {
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('api-key');
     await page.keyboard.type(stack.lender.apiKey);
     await page.keyboard.press('Enter');
+    // The console opens on the portfolio; the list is a click away.
+    await page.getByRole('heading', { name: 'Portfolio', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Applications', exact: true }).click();
     await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
     await page.getByRole('link', { name: decided.applicationId }).waitFor();
     await eventually(async () => expect(await page.getByRole('cell', { name: 'Tunde Bakare' }).count()).toBe(1));

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import cookieParser from 'cookie-parser';
 import express, { Router, type CookieOptions, type Request, type RequestHandler, type Response } from 'express';
+import { DEFAULT_TIME_ZONE } from '@loan/contracts';
 import type { Clock, Logger } from '@loan/runtime';
 import type { Permission } from '../../domain/staff';
 import { permit, type AuthFailures } from './guards';
@@ -239,6 +240,7 @@ export function consoleRoutes(deps: {
     /** The staff user; null for a console signed in with the API key, which may do everything. */
     user: session.userId ? { userId: session.userId, email, role: session.role } : null,
     traceUiUrl: deps.traceUiUrl ?? null,
+    timeZone: client.timeZone ?? DEFAULT_TIME_ZONE,
   });
   const emailOf = async (session: ConsoleSession) =>
     session.userId ? ((await deps.staff.get(session.clientId, session.userId))?.email ?? null) : null;
