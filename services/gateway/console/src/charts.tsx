@@ -22,9 +22,18 @@ export function BarChart(props: {
   /** The series stack into one bar per category (a part and what it falls short of its maximum). */
   stacked?: boolean;
   format?: (n: number) => string;
+  /** The values are counts: the axis shows whole numbers only. */
+  whole?: boolean;
 }) {
   const canvas = useRef<HTMLCanvasElement>(null);
-  const data = JSON.stringify([props.categories, props.series, props.horizontal, props.max, props.stacked]);
+  const data = JSON.stringify([
+    props.categories,
+    props.series,
+    props.horizontal,
+    props.max,
+    props.stacked,
+    props.whole,
+  ]);
   useEffect(() => {
     if (!canvas.current) return undefined;
     const format = props.format ?? ((n: number) => String(n));
@@ -33,7 +42,11 @@ export function BarChart(props: {
       beginAtZero: true,
       max: props.max,
       stacked,
-      ticks: { color: '#333', callback: (value: string | number) => format(Number(value)) },
+      ticks: {
+        color: '#333',
+        precision: props.whole ? 0 : undefined,
+        callback: (value: string | number) => format(Number(value)),
+      },
     };
     const chart = new Chart(canvas.current, {
       type: 'bar',

@@ -14,6 +14,8 @@ const DECISION_COLOUR: Record<DecisionOutcome, string> = {
   MANUAL_REVIEW: '#6a4fb3',
   DECLINED: '#b3261e',
 };
+/** Why an application was abandoned, short enough for a chart's axis. */
+const ABANDONED_BECAUSE = { no_link: 'No account linked in time', no_analyze: 'No analysis asked for in time' };
 const UNDECIDED_COLOUR = '#8a96a3';
 const BLUE = '#1f5fa8';
 
@@ -131,6 +133,7 @@ function Charts({ report }: { report: PortfolioReport }) {
               { label: 'Not decided', values: days.map((d) => d.undecided), colour: UNDECIDED_COLOUR },
             ]}
             stacked
+            whole
           />
         }
         table={
@@ -156,6 +159,7 @@ function Charts({ report }: { report: PortfolioReport }) {
             categories={statuses.map(([s]) => say(s, 'status'))}
             series={[{ label: 'Applications', values: statuses.map(([, n]) => n), colour: BLUE }]}
             horizontal
+            whole
           />
         }
         table={
@@ -175,6 +179,7 @@ function Charts({ report }: { report: PortfolioReport }) {
             categories={DECISIONS.map((o) => say(o, 'decision'))}
             series={[{ label: 'Decisions', values: DECISIONS.map((o) => report.byDecision[o]), colour: BLUE }]}
             horizontal
+            whole
           />
         }
         table={
@@ -193,6 +198,7 @@ function Charts({ report }: { report: PortfolioReport }) {
             label={`Decided applications by score: ${report.scoreBands.map((b) => `${b.from} to ${b.to}: ${b.count}`).join(', ')}`}
             categories={report.scoreBands.map((b) => `${b.from}–${b.to}`)}
             series={[{ label: 'Applications', values: report.scoreBands.map((b) => b.count), colour: BLUE }]}
+            whole
           />
         }
         table={
@@ -215,6 +221,7 @@ function Charts({ report }: { report: PortfolioReport }) {
             categories={buckets}
             series={[{ label: 'Applications', values: report.decisionTime.buckets.map((b) => b.count), colour: BLUE }]}
             horizontal
+            whole
           />
         }
         table={
@@ -230,17 +237,18 @@ function Charts({ report }: { report: PortfolioReport }) {
         title="Abandoned, and why"
         chart={
           <BarChart
-            label={`Abandoned applications by reason: ${abandoned.map(([r, n]) => `${say(r, 'abandonReason')} ${n}`).join(', ')}`}
-            categories={abandoned.map(([r]) => say(r, 'abandonReason'))}
+            label={`Abandoned applications by reason: ${abandoned.map(([r, n]) => `${ABANDONED_BECAUSE[r as keyof typeof ABANDONED_BECAUSE]} ${n}`).join(', ')}`}
+            categories={abandoned.map(([r]) => ABANDONED_BECAUSE[r as keyof typeof ABANDONED_BECAUSE])}
             series={[{ label: 'Applications', values: abandoned.map(([, n]) => n), colour: '#b06000' }]}
             horizontal
+            whole
           />
         }
         table={
           <CountTable
             caption="Abandoned applications by reason"
             headers={['Reason', 'Applications']}
-            rows={abandoned.map(([r, n]) => [say(r, 'abandonReason'), n])}
+            rows={abandoned.map(([r, n]) => [ABANDONED_BECAUSE[r as keyof typeof ABANDONED_BECAUSE], n])}
           />
         }
       />
@@ -253,6 +261,7 @@ function Charts({ report }: { report: PortfolioReport }) {
             categories={deliveries.map(([s]) => say(s, 'delivery'))}
             series={[{ label: 'Deliveries', values: deliveries.map(([, n]) => n), colour: BLUE }]}
             horizontal
+            whole
           />
         }
         table={

@@ -503,12 +503,15 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
     const created = page.locator('time').first();
     await eventually(async () => expect(await created.textContent()).toMatch(/ GMT\+14$/));
     expect(await created.getAttribute('title')).toMatch(/ UTC$/);
-    // A zone no one has is refused by name, and what was typed stays.
+    // A zone no one has is refused by name, and what was typed stays. The refusal is the page's
+    // business (it shows the reason): the browser's log of that 400 is not a fault of the page.
     await open('/keys', 'Keys');
+    const logged = problems.length;
     await page.getByLabel('Time zone (empty: Africa/Lagos)').fill('Lagos');
     await page.getByRole('button', { name: 'Save time zone' }).click();
     await page.getByText('timeZone must be an IANA time zone name, such as Africa/Lagos').waitFor();
     expect(await page.getByLabel('Time zone (empty: Africa/Lagos)').inputValue()).toBe('Lagos');
+    problems.push(...problems.splice(logged).filter((p) => !p.includes('status of 400 (Bad Request)')));
     await page.getByLabel('Time zone (empty: Africa/Lagos)').fill('');
     await page.getByRole('button', { name: 'Save time zone' }).click();
     await page.getByText('Days and times are now in Africa/Lagos.').waitFor();
@@ -2034,6 +2037,7 @@ describe("the lender's staff in a browser", () => {
     // Only the pages a viewer may read: no Keys, no Users.
     await eventually(async () =>
       expect(await viewer.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual([
+        'Portfolio',
         'Applications',
         'Reviews',
         'Webhooks',
