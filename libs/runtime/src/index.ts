@@ -5,6 +5,7 @@ export * from './errors';
 export * from './http';
 export * from './keyedLock';
 export * from './kafka';
+export { fixKafkajsIdleTimers } from './kafkajsRequestQueue';
 export * from './lifecycle';
 export * from './logger';
 export * from './metrics';

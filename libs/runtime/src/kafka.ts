@@ -17,14 +17,15 @@ export { createCodec, type Codec } from './kafka/codec';
 export { continueAfter, type InboundMessage, type OutboundMessage } from './kafka/messages';
 export type { KafkaSettings } from './kafka/settings';
 
-// Before any connection exists: see kafkajsRequestQueue.ts.
-fixKafkajsIdleTimers();
-
 /**
  * Kafka plumbing of one service: an idempotent producer that encodes through the registry,
  * consumers that decode, validate and dead-letter poison messages, and topic creation.
+ *
+ * Fixes kafkajs's idle connection timer first (once per process, see kafkajsRequestQueue.ts):
+ * before this bus opens any connection.
  */
 export function createKafkaBus(options: { settings: KafkaSettings; logger: Logger; metrics: Metrics }) {
+  fixKafkajsIdleTimers();
   const { settings, metrics } = options;
   const logger = options.logger.child({ component: 'kafka' });
   const kafka = createKafkaClient(settings, logger);
