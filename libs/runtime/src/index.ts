@@ -1,3 +1,4 @@
+export * from './bulkLane';
 export * from './clock';
 export * from './config';
 export * from './duration';

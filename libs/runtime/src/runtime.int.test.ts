@@ -8,6 +8,7 @@ import { createMetrics } from './metrics';
 import { connectMongo, isDuplicateKey, syncIndexes } from './mongo';
 import { FACT_TYPE_HEADER } from '@loan/contracts';
 import { createOutboxRelay, outboxFields } from './outbox';
+import { createBulkLane } from './bulkLane';
 import { uniqueName, waitFor } from '../../../testing/helpers';
 
 const Greeting = z.object({ id: z.string(), text: z.string().min(1), count: z.number().int() });
@@ -582,7 +583,7 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when a document carries outbox entries, then the relay publishes them in order once and empties the outbox; the sweep finds leftovers', () =>
     withOutboxStage('test.outbox', async ({ bus, seen, model, entry, stored }) => {
-      const relay = createOutboxRelay({ bus, model, logger, sweepEveryMs: 100 });
+      const relay = createOutboxRelay({ bus, model, logger, bulkLane: createBulkLane(), sweepEveryMs: 100 });
       await model.create({ _id: 'flushed', outbox: [entry('a'), entry('b')], outboxPending: true });
       await relay.flush('flushed');
       const after = await stored('flushed');
@@ -609,7 +610,7 @@ describe('shared runtime against the real broker, registry and database', () => 
           );
         },
       };
-      const relay = createOutboxRelay({ bus: meanwhile, model, logger });
+      const relay = createOutboxRelay({ bus: meanwhile, model, logger, bulkLane: createBulkLane() });
       await model.create({ _id: 'doc', outbox: [entry('first')], outboxPending: true });
       await relay.flush('doc');
       const after = await stored('doc');
@@ -621,7 +622,7 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when the writer hands over the entries it wrote, then they are published and the outbox emptied without reading it first', () =>
     withOutboxStage('test.outbox-written', async ({ bus, seen, model, entry, stored }) => {
-      const relay = createOutboxRelay({ bus, model, logger });
+      const relay = createOutboxRelay({ bus, model, logger, bulkLane: createBulkLane() });
       // Written through mongoose, stored with its key order; handed over in the caller's.
       const written = [entry('w1'), entry('w2')].map(({ value, ...rest }) => ({
         value,
@@ -658,7 +659,7 @@ describe('shared runtime against the real broker, registry and database', () => 
           }
         },
       };
-      const relay = createOutboxRelay({ bus: meanwhile, model, logger });
+      const relay = createOutboxRelay({ bus: meanwhile, model, logger, bulkLane: createBulkLane() });
       const bulk: number[] = [];
       const single: string[] = [];
       const { bulkWrite, updateOne } = model.collection;
@@ -701,7 +702,7 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when removals are delayed, then a document written again meanwhile is emptied once, nothing is published twice, and a stop removes what waits', () =>
     withOutboxStage('test.outbox-delayed', async ({ bus, seen, model, entry, stored }) => {
-      const relay = createOutboxRelay({ bus, model, logger, clearDelayMs: 60_000 });
+      const relay = createOutboxRelay({ bus, model, logger, bulkLane: createBulkLane(), clearDelayMs: 60_000 });
       const bulk: number[] = [];
       const { bulkWrite } = model.collection;
       model.collection.bulkWrite = ((ops: Parameters<typeof bulkWrite>[0], ...rest: unknown[]) => {
@@ -733,7 +734,13 @@ describe('shared runtime against the real broker, registry and database', () => 
   it('when documents are written and flushed in bursts while removals are delayed, then every write and flush completes and every outbox is emptied', () =>
     withOutboxStage('test.outbox-delayed-load', async ({ model, entry }) => {
       // Large bulk updates beside many inserts once wedged the local database for good.
-      const relay = createOutboxRelay({ bus: { publishAll: async () => undefined }, model, logger, clearDelayMs: 300 });
+      const relay = createOutboxRelay({
+        bus: { publishAll: async () => undefined },
+        model,
+        logger,
+        bulkLane: createBulkLane(),
+        clearDelayMs: 300,
+      });
       const written: Promise<void>[] = [];
       for (let i = 0; i < 400; i++) {
         const outbox = [entry(`e${i}`)];
@@ -751,8 +758,8 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when another replica sweeps while published entries wait for their removal, then it publishes only what a crash left', () =>
     withOutboxStage('test.outbox-delayed-sweep', async ({ bus, seen, model, entry, stored }) => {
-      const owner = createOutboxRelay({ bus, model, logger, clearDelayMs: 300 });
-      const replica = createOutboxRelay({ bus, model, logger, clearDelayMs: 300 });
+      const owner = createOutboxRelay({ bus, model, logger, bulkLane: createBulkLane(), clearDelayMs: 300 });
+      const replica = createOutboxRelay({ bus, model, logger, bulkLane: createBulkLane(), clearDelayMs: 300 });
       await model.create({ _id: 'written', outbox: [entry('a')], outboxPending: true });
       await model.create({ _id: 'left', outbox: [entry('b')], outboxPending: true });
       await owner.flush('written', [entry('a')]);
@@ -771,7 +778,7 @@ describe('shared runtime against the real broker, registry and database', () => 
   it('when a flush failed earlier, then a later flush that hands over its entries publishes the older ones first', () =>
     withOutboxStage('test.outbox-written-after-failure', async ({ bus, seen, model, entry, stored }) => {
       const flaky = withOutage(bus);
-      const relay = createOutboxRelay({ bus: flaky, model, logger });
+      const relay = createOutboxRelay({ bus: flaky, model, logger, bulkLane: createBulkLane() });
       await model.create({ _id: 'doc', outbox: [entry('old')], outboxPending: true });
       await expect(relay.flush('doc', [entry('old')])).rejects.toThrow('broker unreachable');
       flaky.outage = false;
@@ -785,7 +792,14 @@ describe('shared runtime against the real broker, registry and database', () => 
   it('when publishing fails right after a write, then the relay retries that document shortly, without waiting for a sweep', () =>
     withOutboxStage('test.outbox-retry', async ({ bus, seen, model, entry, stored }) => {
       const flaky = withOutage(bus);
-      const relay = createOutboxRelay({ bus: flaky, model, logger, sweepEveryMs: 3_600_000, retryEveryMs: 100 });
+      const relay = createOutboxRelay({
+        bus: flaky,
+        model,
+        logger,
+        bulkLane: createBulkLane(),
+        sweepEveryMs: 3_600_000,
+        retryEveryMs: 100,
+      });
       relay.start();
       await new Promise((resolve) => setTimeout(resolve, 300)); // the start-up sweep found nothing
       await model.create({ _id: 'doc', outbox: [entry('x'), entry('y')], outboxPending: true });
