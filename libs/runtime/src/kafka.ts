@@ -103,22 +103,30 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
   }
 
   return {
-    kafka,
-    codec,
-    admin,
     connect,
+    disconnect,
+    isConnected: () => producerConnected,
+    checkBroker: topics.checkBroker,
     ensureTopics: topics.ensureTopics,
+    listTopics: topics.listTopics,
+    deleteTopics: topics.deleteTopics,
+    topicOffsets: topics.topicOffsets,
+    groupMembers: topics.groupMembers,
+    deleteGroups: topics.deleteGroups,
     publishAll: published.publishAll,
     publish: published.publish,
     publishReply: replies.publishReply,
     consume,
     stopConsumer,
-    disconnect,
-    isConnected: () => producerConnected,
     /** The broker's name of a topic (with the namespace). */
     topicName: real,
     /** The broker's name of a consumer group: prefixed with the topic namespace, as consume() does. */
     groupName: real,
+    /**
+     * kafkajs and the codec beneath the bus, for tests that work below it (raw bytes, a client
+     * of their own, topic configurations). Services use the operations above.
+     */
+    raw: { kafka, admin, codec },
   };
 }
 export type KafkaBus = ReturnType<typeof createKafkaBus>;

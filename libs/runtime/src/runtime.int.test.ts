@@ -208,7 +208,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     await bus.publishReply(gone, [
       { key: 'command-1', value: { id: 'to-the-stopped-replica', text: 'done', count: 1 } },
     ]);
-    await bus.admin.deleteTopics({ topics: [bus.topicName(gone)] });
+    await bus.deleteTopics([gone]);
     await bus.publishReply(live, [{ key: 'command-2', value: { id: 'to-a-live-replica', text: 'done', count: 2 } }]);
     await waitFor(() => seen.length >= 1, { what: 'the reply to the live replica' });
     expect(seen).toEqual(['to-a-live-replica']);
@@ -235,8 +235,7 @@ describe('shared runtime against the real broker, registry and database', () => 
       [0, 1, 2, 3].map((count) => ({ key: 'k', value: { id: String(count), text: 'x', count } })),
     );
     await waitFor(() => handled.length >= 4, { what: 'four messages handled' });
-    const committed = async () =>
-      Number((await bus.admin.fetchOffsets({ groupId, topics: [topic] }))[0]!.partitions[0]!.offset);
+    const committed = async () => (await bus.topicOffsets(topic, groupId)).find((p) => p.partition === 0)!.committed;
     // Messages 2 and 3 are handled, but 1's work goes on: the group stays at 1.
     await waitFor(async () => (await committed()) === 1, { what: 'offset 1 committed' });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -253,7 +252,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     await bus.ensureTopics([topic, deadLetterTopicFor(topic)]);
     const seen: unknown[] = [];
     await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push(m.value) });
-    const producer = bus.kafka.producer();
+    const producer = bus.raw.kafka.producer();
     await producer.connect();
     await producer.send({ topic, messages: [{ key: 'bad', value: Buffer.from('not registry framed') }] });
     await producer.disconnect();
@@ -261,7 +260,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     await waitFor(() => seen.length === 1, { what: 'the good message' });
 
     const dead: { key: string; reason: string }[] = [];
-    const dlq = bus.kafka.consumer({ groupId: uniqueName('dlq') });
+    const dlq = bus.raw.kafka.consumer({ groupId: uniqueName('dlq') });
     await dlq.connect();
     await dlq.subscribe({ topic: deadLetterTopicFor(topic), fromBeginning: true });
     await dlq.run({
@@ -284,14 +283,14 @@ describe('shared runtime against the real broker, registry and database', () => 
     await bus.ensureTopics([topic, deadLetterTopicFor(topic)]);
     const seen: unknown[] = [];
     await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push(m.value) });
-    const schemaId = await bus.codec.schemaId(topic);
-    const producer = bus.kafka.producer();
+    const schemaId = await bus.raw.codec.schemaId(topic);
+    const producer = bus.raw.kafka.producer();
     await producer.connect();
     await producer.send({
       topic,
       messages: [
-        { key: 'app', value: await bus.codec.registry.encode(schemaId, { id: 'x', text: '', count: 1.5 }) },
-        { key: 'app', value: await bus.codec.encode(topic, { id: 'y', text: 'valid', count: 2 }) },
+        { key: 'app', value: await bus.raw.codec.registry.encode(schemaId, { id: 'x', text: '', count: 1.5 }) },
+        { key: 'app', value: await bus.raw.codec.encode(topic, { id: 'y', text: 'valid', count: 2 }) },
       ],
     });
     await producer.disconnect();
@@ -301,7 +300,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     );
     expect(deadLettered.map((v) => v.value)).toEqual([1]);
     expect(seen).toEqual([{ id: 'y', text: 'valid', count: 2 }]);
-    await expect(bus.codec.encode(topic, { id: 'z', text: '', count: 1 })).rejects.toThrow();
+    await expect(bus.raw.codec.encode(topic, { id: 'z', text: '', count: 1 })).rejects.toThrow();
   });
 
   it('when a fact names a type the consumer does not act on, then it is passed over without being decoded, and the others are handled in order', async () => {
@@ -320,15 +319,15 @@ describe('shared runtime against the real broker, registry and database', () => 
     });
     const wanted = { id: '1', text: 'a kind it acts on', count: 1 };
     const unnamed = { id: '2', text: 'no type header', count: 2 };
-    const producer = bus.kafka.producer();
+    const producer = bus.raw.kafka.producer();
     await producer.connect();
     await producer.send({
       topic,
       messages: [
         // Not registry framed: decoding it would dead-letter it.
         { key: 'app', value: Buffer.from('never decoded'), headers: { [FACT_TYPE_HEADER]: 'Ignored' } },
-        { key: 'app', value: await bus.codec.encode(topic, wanted), headers: { [FACT_TYPE_HEADER]: 'Wanted' } },
-        { key: 'app', value: await bus.codec.encode(topic, unnamed) },
+        { key: 'app', value: await bus.raw.codec.encode(topic, wanted), headers: { [FACT_TYPE_HEADER]: 'Wanted' } },
+        { key: 'app', value: await bus.raw.codec.encode(topic, unnamed) },
       ],
     });
     await producer.disconnect();
@@ -365,7 +364,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     // Both members must be in the group before the messages go out.
     await waitFor(
       async () => {
-        const d = await a.admin.describeGroups([groupId]);
+        const d = await a.raw.admin.describeGroups([groupId]);
         return d.groups[0]?.state === 'Stable' && d.groups[0].members.length === 2;
       },
       { what: 'a stable group of two' },
@@ -405,8 +404,8 @@ describe('shared runtime against the real broker, registry and database', () => 
     const second = newBus(topic);
     buses.push(second);
     await second.connect();
-    const offsets = await second.admin.fetchOffsets({ groupId, topics: [topic] });
-    const total = offsets[0]!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+    const offsets = await second.topicOffsets(topic, groupId);
+    const total = offsets.reduce((sum, p) => sum + Math.max(0, p.committed), 0);
     expect(total).toBe(20);
     const again: string[] = [];
     await second.consume({

@@ -87,7 +87,7 @@ export async function createServiceRuntime(
     checks: {
       kafka: roundTripCheck(async () => {
         if (!bus.isConnected()) throw new Error('not connected');
-        await bus.admin.describeCluster();
+        await bus.checkBroker();
       }),
       database: roundTripCheck(async () => {
         const handle = db.db;
