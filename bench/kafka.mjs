@@ -91,6 +91,8 @@ export async function runKafka() {
     process.env.SCHEMA_REGISTRY_URL ?? infra.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:8081/apis/ccompat/v7';
   const { Kafka, logLevel } = requireFromRoot('kafkajs');
   const runtime = requireFromRoot(path.join(root, 'libs', 'runtime', 'dist', 'index.js'));
+  // The raw kafkajs client below runs with the services' fix of its idle connection timer too.
+  runtime.fixKafkajsIdleTimers();
   // The zod the runtime itself resolves, so that its toJSONSchema understands the schema.
   const { z } = createRequire(path.join(root, 'libs', 'runtime', 'package.json'))('zod');
 

@@ -251,12 +251,8 @@ async function readAnalytics(): Promise<AnalyticsRecord[]> {
   const records: AnalyticsRecord[] = [];
   await bus.connect();
   try {
-    const { kafka } = bus;
-    const admin = kafka.admin();
-    await admin.connect();
-    const offsets = await admin.fetchTopicOffsets(`${ns}loan.analytics.v1`);
-    await admin.disconnect();
-    const total = offsets.reduce((sum, o) => sum + Number(o.high) - Number(o.low), 0);
+    const offsets = await bus.topicOffsets('loan.analytics.v1');
+    const total = offsets.reduce((sum, o) => sum + o.high - o.low, 0);
     await bus.consume({
       groupId: `analyst-${Date.now()}`,
       topics: ['loan.analytics.v1'],

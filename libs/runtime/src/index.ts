@@ -1,3 +1,4 @@
+export * from './bulkLane';
 export * from './clock';
 export * from './config';
 export * from './duration';
@@ -5,6 +6,7 @@ export * from './errors';
 export * from './http';
 export * from './keyedLock';
 export * from './kafka';
+export { fixKafkajsIdleTimers } from './kafkajsRequestQueue';
 export * from './lifecycle';
 export * from './logger';
 export * from './metrics';

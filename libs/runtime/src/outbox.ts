@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { FACT_TYPE_HEADER, Topics, buildEvent, type EventName } from '@loan/contracts';
 import { Schema, type Model } from 'mongoose';
+import type { BulkLane } from './bulkLane';
 import type { KafkaBus } from './kafka';
 import { createKeyedLock, type KeyedLock } from './keyedLock';
 import type { Logger } from './logger';
@@ -72,6 +73,8 @@ export function createOutboxRelay(options: {
    * removing entries then never interleaves with a state change of the same document.
    */
   lock?: KeyedLock;
+  /** The bulk writes of the service, one after the other: the runtime's `bulkLane`. */
+  bulkLane: BulkLane;
 }) {
   const { bus, model } = options;
   const logger = options.logger.child({ component: 'outbox', collection: model.collection.name });
@@ -79,7 +82,7 @@ export function createOutboxRelay(options: {
   let sweeping = false;
   /** Documents whose last flush failed, retried by id. */
   const failed = new Map<string, unknown>();
-  const clear = createClearBatcher(model);
+  const clear = createClearBatcher(model, options.bulkLane);
   const locked = options.lock ?? createKeyedLock();
 
   const clearDelayMs = options.clearDelayMs ?? 0;
@@ -260,8 +263,6 @@ export type OutboxRelay = ReturnType<typeof createOutboxRelay>;
 
 /** How many outbox clears go into one bulk write at most (larger ones beside many inserts wedged FerretDB on SQLite). */
 const CLEAR_BATCH = 20;
-/** The bulk writes of every relay of the process, one after the other. */
-let bulkLane: Promise<void> = Promise.resolve();
 
 /**
  * Empties the outboxes of documents whose entries were just published, gathering the clears
@@ -272,7 +273,7 @@ let bulkLane: Promise<void> = Promise.resolve();
  * missed, one read of the batch's documents tells which still hold published entries, and only
  * those answer false (their callers then remove what is left of their own).
  */
-function createClearBatcher(model: Model<unknown>) {
+function createClearBatcher(model: Model<unknown>, lane: BulkLane) {
   type Waiting = {
     docId: unknown;
     ids: string[];
@@ -301,9 +302,8 @@ function createClearBatcher(model: Model<unknown>) {
     const batch = waiting;
     waiting = [];
     if (batch.length === 0) return;
-    // One bulk write at a time in the process: FerretDB on SQLite can wedge a database for good
-    // when two multi-statement updates of it overlap with other writes.
-    bulkLane = bulkLane.then(() =>
+    // One bulk write at a time in the service (see bulkLane.ts).
+    void lane.run(() =>
       settle(batch).then(
         (cleared) => batch.forEach((w, i) => w.done(cleared[i]!)),
         (error: unknown) => batch.forEach((w) => w.fail(error)),

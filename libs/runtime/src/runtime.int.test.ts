@@ -8,6 +8,7 @@ import { createMetrics } from './metrics';
 import { connectMongo, isDuplicateKey, syncIndexes } from './mongo';
 import { FACT_TYPE_HEADER } from '@loan/contracts';
 import { createOutboxRelay, outboxFields } from './outbox';
+import { createBulkLane } from './bulkLane';
 import { uniqueName, waitFor } from '../../../testing/helpers';
 
 const Greeting = z.object({ id: z.string(), text: z.string().min(1), count: z.number().int() });
@@ -207,7 +208,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     await bus.publishReply(gone, [
       { key: 'command-1', value: { id: 'to-the-stopped-replica', text: 'done', count: 1 } },
     ]);
-    await bus.admin.deleteTopics({ topics: [bus.topicName(gone)] });
+    await bus.deleteTopics([gone]);
     await bus.publishReply(live, [{ key: 'command-2', value: { id: 'to-a-live-replica', text: 'done', count: 2 } }]);
     await waitFor(() => seen.length >= 1, { what: 'the reply to the live replica' });
     expect(seen).toEqual(['to-a-live-replica']);
@@ -234,8 +235,7 @@ describe('shared runtime against the real broker, registry and database', () => 
       [0, 1, 2, 3].map((count) => ({ key: 'k', value: { id: String(count), text: 'x', count } })),
     );
     await waitFor(() => handled.length >= 4, { what: 'four messages handled' });
-    const committed = async () =>
-      Number((await bus.admin.fetchOffsets({ groupId, topics: [topic] }))[0]!.partitions[0]!.offset);
+    const committed = async () => (await bus.topicOffsets(topic, groupId)).find((p) => p.partition === 0)!.committed;
     // Messages 2 and 3 are handled, but 1's work goes on: the group stays at 1.
     await waitFor(async () => (await committed()) === 1, { what: 'offset 1 committed' });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -252,7 +252,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     await bus.ensureTopics([topic, deadLetterTopicFor(topic)]);
     const seen: unknown[] = [];
     await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push(m.value) });
-    const producer = bus.kafka.producer();
+    const producer = bus.raw.kafka.producer();
     await producer.connect();
     await producer.send({ topic, messages: [{ key: 'bad', value: Buffer.from('not registry framed') }] });
     await producer.disconnect();
@@ -260,7 +260,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     await waitFor(() => seen.length === 1, { what: 'the good message' });
 
     const dead: { key: string; reason: string }[] = [];
-    const dlq = bus.kafka.consumer({ groupId: uniqueName('dlq') });
+    const dlq = bus.raw.kafka.consumer({ groupId: uniqueName('dlq') });
     await dlq.connect();
     await dlq.subscribe({ topic: deadLetterTopicFor(topic), fromBeginning: true });
     await dlq.run({
@@ -283,14 +283,14 @@ describe('shared runtime against the real broker, registry and database', () => 
     await bus.ensureTopics([topic, deadLetterTopicFor(topic)]);
     const seen: unknown[] = [];
     await bus.consume({ groupId: uniqueName('g'), topics: [topic], handle: async (m) => void seen.push(m.value) });
-    const schemaId = await bus.codec.schemaId(topic);
-    const producer = bus.kafka.producer();
+    const schemaId = await bus.raw.codec.schemaId(topic);
+    const producer = bus.raw.kafka.producer();
     await producer.connect();
     await producer.send({
       topic,
       messages: [
-        { key: 'app', value: await bus.codec.registry.encode(schemaId, { id: 'x', text: '', count: 1.5 }) },
-        { key: 'app', value: await bus.codec.encode(topic, { id: 'y', text: 'valid', count: 2 }) },
+        { key: 'app', value: await bus.raw.codec.registry.encode(schemaId, { id: 'x', text: '', count: 1.5 }) },
+        { key: 'app', value: await bus.raw.codec.encode(topic, { id: 'y', text: 'valid', count: 2 }) },
       ],
     });
     await producer.disconnect();
@@ -300,7 +300,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     );
     expect(deadLettered.map((v) => v.value)).toEqual([1]);
     expect(seen).toEqual([{ id: 'y', text: 'valid', count: 2 }]);
-    await expect(bus.codec.encode(topic, { id: 'z', text: '', count: 1 })).rejects.toThrow();
+    await expect(bus.raw.codec.encode(topic, { id: 'z', text: '', count: 1 })).rejects.toThrow();
   });
 
   it('when a fact names a type the consumer does not act on, then it is passed over without being decoded, and the others are handled in order', async () => {
@@ -319,15 +319,15 @@ describe('shared runtime against the real broker, registry and database', () => 
     });
     const wanted = { id: '1', text: 'a kind it acts on', count: 1 };
     const unnamed = { id: '2', text: 'no type header', count: 2 };
-    const producer = bus.kafka.producer();
+    const producer = bus.raw.kafka.producer();
     await producer.connect();
     await producer.send({
       topic,
       messages: [
         // Not registry framed: decoding it would dead-letter it.
         { key: 'app', value: Buffer.from('never decoded'), headers: { [FACT_TYPE_HEADER]: 'Ignored' } },
-        { key: 'app', value: await bus.codec.encode(topic, wanted), headers: { [FACT_TYPE_HEADER]: 'Wanted' } },
-        { key: 'app', value: await bus.codec.encode(topic, unnamed) },
+        { key: 'app', value: await bus.raw.codec.encode(topic, wanted), headers: { [FACT_TYPE_HEADER]: 'Wanted' } },
+        { key: 'app', value: await bus.raw.codec.encode(topic, unnamed) },
       ],
     });
     await producer.disconnect();
@@ -364,7 +364,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     // Both members must be in the group before the messages go out.
     await waitFor(
       async () => {
-        const d = await a.admin.describeGroups([groupId]);
+        const d = await a.raw.admin.describeGroups([groupId]);
         return d.groups[0]?.state === 'Stable' && d.groups[0].members.length === 2;
       },
       { what: 'a stable group of two' },
@@ -404,8 +404,8 @@ describe('shared runtime against the real broker, registry and database', () => 
     const second = newBus(topic);
     buses.push(second);
     await second.connect();
-    const offsets = await second.admin.fetchOffsets({ groupId, topics: [topic] });
-    const total = offsets[0]!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+    const offsets = await second.topicOffsets(topic, groupId);
+    const total = offsets.reduce((sum, p) => sum + Math.max(0, p.committed), 0);
     expect(total).toBe(20);
     const again: string[] = [];
     await second.consume({
@@ -582,7 +582,7 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when a document carries outbox entries, then the relay publishes them in order once and empties the outbox; the sweep finds leftovers', () =>
     withOutboxStage('test.outbox', async ({ bus, seen, model, entry, stored }) => {
-      const relay = createOutboxRelay({ bus, model, logger, sweepEveryMs: 100 });
+      const relay = createOutboxRelay({ bus, model, logger, bulkLane: createBulkLane(), sweepEveryMs: 100 });
       await model.create({ _id: 'flushed', outbox: [entry('a'), entry('b')], outboxPending: true });
       await relay.flush('flushed');
       const after = await stored('flushed');
@@ -609,7 +609,7 @@ describe('shared runtime against the real broker, registry and database', () => 
           );
         },
       };
-      const relay = createOutboxRelay({ bus: meanwhile, model, logger });
+      const relay = createOutboxRelay({ bus: meanwhile, model, logger, bulkLane: createBulkLane() });
       await model.create({ _id: 'doc', outbox: [entry('first')], outboxPending: true });
       await relay.flush('doc');
       const after = await stored('doc');
@@ -621,7 +621,7 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when the writer hands over the entries it wrote, then they are published and the outbox emptied without reading it first', () =>
     withOutboxStage('test.outbox-written', async ({ bus, seen, model, entry, stored }) => {
-      const relay = createOutboxRelay({ bus, model, logger });
+      const relay = createOutboxRelay({ bus, model, logger, bulkLane: createBulkLane() });
       // Written through mongoose, stored with its key order; handed over in the caller's.
       const written = [entry('w1'), entry('w2')].map(({ value, ...rest }) => ({
         value,
@@ -658,7 +658,7 @@ describe('shared runtime against the real broker, registry and database', () => 
           }
         },
       };
-      const relay = createOutboxRelay({ bus: meanwhile, model, logger });
+      const relay = createOutboxRelay({ bus: meanwhile, model, logger, bulkLane: createBulkLane() });
       const bulk: number[] = [];
       const single: string[] = [];
       const { bulkWrite, updateOne } = model.collection;
@@ -701,7 +701,7 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when removals are delayed, then a document written again meanwhile is emptied once, nothing is published twice, and a stop removes what waits', () =>
     withOutboxStage('test.outbox-delayed', async ({ bus, seen, model, entry, stored }) => {
-      const relay = createOutboxRelay({ bus, model, logger, clearDelayMs: 60_000 });
+      const relay = createOutboxRelay({ bus, model, logger, bulkLane: createBulkLane(), clearDelayMs: 60_000 });
       const bulk: number[] = [];
       const { bulkWrite } = model.collection;
       model.collection.bulkWrite = ((ops: Parameters<typeof bulkWrite>[0], ...rest: unknown[]) => {
@@ -733,7 +733,13 @@ describe('shared runtime against the real broker, registry and database', () => 
   it('when documents are written and flushed in bursts while removals are delayed, then every write and flush completes and every outbox is emptied', () =>
     withOutboxStage('test.outbox-delayed-load', async ({ model, entry }) => {
       // Large bulk updates beside many inserts once wedged the local database for good.
-      const relay = createOutboxRelay({ bus: { publishAll: async () => undefined }, model, logger, clearDelayMs: 300 });
+      const relay = createOutboxRelay({
+        bus: { publishAll: async () => undefined },
+        model,
+        logger,
+        bulkLane: createBulkLane(),
+        clearDelayMs: 300,
+      });
       const written: Promise<void>[] = [];
       for (let i = 0; i < 400; i++) {
         const outbox = [entry(`e${i}`)];
@@ -751,8 +757,8 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when another replica sweeps while published entries wait for their removal, then it publishes only what a crash left', () =>
     withOutboxStage('test.outbox-delayed-sweep', async ({ bus, seen, model, entry, stored }) => {
-      const owner = createOutboxRelay({ bus, model, logger, clearDelayMs: 300 });
-      const replica = createOutboxRelay({ bus, model, logger, clearDelayMs: 300 });
+      const owner = createOutboxRelay({ bus, model, logger, bulkLane: createBulkLane(), clearDelayMs: 300 });
+      const replica = createOutboxRelay({ bus, model, logger, bulkLane: createBulkLane(), clearDelayMs: 300 });
       await model.create({ _id: 'written', outbox: [entry('a')], outboxPending: true });
       await model.create({ _id: 'left', outbox: [entry('b')], outboxPending: true });
       await owner.flush('written', [entry('a')]);
@@ -771,7 +777,7 @@ describe('shared runtime against the real broker, registry and database', () => 
   it('when a flush failed earlier, then a later flush that hands over its entries publishes the older ones first', () =>
     withOutboxStage('test.outbox-written-after-failure', async ({ bus, seen, model, entry, stored }) => {
       const flaky = withOutage(bus);
-      const relay = createOutboxRelay({ bus: flaky, model, logger });
+      const relay = createOutboxRelay({ bus: flaky, model, logger, bulkLane: createBulkLane() });
       await model.create({ _id: 'doc', outbox: [entry('old')], outboxPending: true });
       await expect(relay.flush('doc', [entry('old')])).rejects.toThrow('broker unreachable');
       flaky.outage = false;
@@ -785,7 +791,14 @@ describe('shared runtime against the real broker, registry and database', () => 
   it('when publishing fails right after a write, then the relay retries that document shortly, without waiting for a sweep', () =>
     withOutboxStage('test.outbox-retry', async ({ bus, seen, model, entry, stored }) => {
       const flaky = withOutage(bus);
-      const relay = createOutboxRelay({ bus: flaky, model, logger, sweepEveryMs: 3_600_000, retryEveryMs: 100 });
+      const relay = createOutboxRelay({
+        bus: flaky,
+        model,
+        logger,
+        bulkLane: createBulkLane(),
+        sweepEveryMs: 3_600_000,
+        retryEveryMs: 100,
+      });
       relay.start();
       await new Promise((resolve) => setTimeout(resolve, 300)); // the start-up sweep found nothing
       await model.create({ _id: 'doc', outbox: [entry('x'), entry('y')], outboxPending: true });

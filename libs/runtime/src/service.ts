@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import { createBulkLane, type BulkLane } from './bulkLane';
 import type { BaseConfig } from './config';
 import { createKafkaBus, type KafkaBus } from './kafka';
 import { createLifecycle, type Lifecycle } from './lifecycle';
@@ -16,6 +17,8 @@ export interface ServiceRuntime {
   metrics: Metrics;
   bus: KafkaBus;
   db: Connection;
+  /** The service's bulk writes to `db`, one after the other (see bulkLane.ts). */
+  bulkLane: BulkLane;
   /** Seals personal data; `sealer.for(purpose)` seals anything else. */
   sealer: PurposeSealer;
   lifecycle: Lifecycle;
@@ -78,12 +81,13 @@ export async function createServiceRuntime(
     metrics,
     bus,
     db,
+    bulkLane: createBulkLane(),
     sealer: createSealer(config.DATA_KEY, config.DATA_KEY_PREVIOUS),
     lifecycle,
     checks: {
       kafka: roundTripCheck(async () => {
         if (!bus.isConnected()) throw new Error('not connected');
-        await bus.admin.describeCluster();
+        await bus.checkBroker();
       }),
       database: roundTripCheck(async () => {
         const handle = db.db;

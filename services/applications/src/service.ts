@@ -29,7 +29,13 @@ export function createApplicationsService(deps: {
   const { bus, logger, sealer } = runtime;
   const model = applicationModel(runtime.db);
   const repo = createApplicationRepository(model, sealer);
-  const relay = createOutboxRelay({ bus, model, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
+  const relay = createOutboxRelay({
+    bus,
+    bulkLane: runtime.bulkLane,
+    model,
+    logger,
+    clearDelayMs: config.OUTBOX_CLEAR_DELAY,
+  });
   const writer = createApplicationWriter({ repo, relay, sealer, clock });
   const handlers = consumerHandlers({
     onCommand: createCommandHandler({ writer, repo, provider, bus, sealer, config, clock, logger }),

@@ -54,6 +54,7 @@ export function createEnrichmentService(deps: {
   const sweepEveryMs = config.ENRICHMENT_RESCAN_INTERVAL;
   const jobRelay = createOutboxRelay({
     bus,
+    bulkLane: runtime.bulkLane,
     model: models.jobs,
     logger,
     lock,
@@ -62,6 +63,7 @@ export function createEnrichmentService(deps: {
   });
   const scrubRelay = createOutboxRelay({
     bus,
+    bulkLane: runtime.bulkLane,
     model: models.scrubs,
     logger,
     sweepEveryMs,

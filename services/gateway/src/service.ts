@@ -53,7 +53,13 @@ export function createGatewayService(deps: {
   const { bus, logger, metrics, sealer } = runtime;
   const clients = clientModel(runtime.db);
   const windows = rateWindowModel(runtime.db);
-  const relay = createOutboxRelay({ bus, model: clients, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
+  const relay = createOutboxRelay({
+    bus,
+    bulkLane: runtime.bulkLane,
+    model: clients,
+    logger,
+    clearDelayMs: config.OUTBOX_CLEAR_DELAY,
+  });
   const clientRepo = createClientRepository({ model: clients, relay, sealer: sealer.for('client-secrets') });
   const commands = createCommandBus({
     bus,

@@ -29,8 +29,20 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
     enrichment_timeout: config.ENRICHMENT_TIMEOUT,
   };
   const relays = {
-    timeline: createOutboxRelay({ bus, model: models.timelineHeads, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY }),
-    outcome: createOutboxRelay({ bus, model: models.outcomes, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY }),
+    timeline: createOutboxRelay({
+      bus,
+      bulkLane: runtime.bulkLane,
+      model: models.timelineHeads,
+      logger,
+      clearDelayMs: config.OUTBOX_CLEAR_DELAY,
+    }),
+    outcome: createOutboxRelay({
+      bus,
+      bulkLane: runtime.bulkLane,
+      model: models.outcomes,
+      logger,
+      clearDelayMs: config.OUTBOX_CLEAR_DELAY,
+    }),
   };
   const scheduler = createScheduler({
     deadlines,

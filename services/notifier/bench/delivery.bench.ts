@@ -271,7 +271,7 @@ async function main() {
     await cleanup.asPromise();
     await cleanup.dropDatabase().catch(() => undefined);
     await cleanup.close();
-    const admin = createKafkaBus({
+    const leftovers = createKafkaBus({
       logger: createLogger('bench', 'silent'),
       metrics: createMetrics('bench'),
       settings: {
@@ -280,13 +280,13 @@ async function main() {
         registryUrl: config.SCHEMA_REGISTRY_URL,
         partitions: 1,
         replicationFactor: 1,
+        namespace: config.KAFKA_TOPIC_NAMESPACE,
       },
-    }).admin;
-    await admin.connect();
-    const topics = (await admin.listTopics()).filter((t) => t.startsWith(config.KAFKA_TOPIC_NAMESPACE));
-    await admin.deleteTopics({ topics }).catch(() => undefined);
-    await admin.deleteGroups([`${config.KAFKA_TOPIC_NAMESPACE}${config.CONSUMER_GROUP}`]).catch(() => undefined);
-    await admin.disconnect();
+    });
+    await leftovers.connect();
+    await leftovers.deleteTopics(await leftovers.listTopics()).catch(() => undefined);
+    await leftovers.deleteGroups([config.CONSUMER_GROUP]).catch(() => undefined);
+    await leftovers.disconnect();
   }
 }
 

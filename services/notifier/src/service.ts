@@ -48,7 +48,7 @@ export function createNotifierService(deps: {
   }
   const { bus, sealer, logger } = runtime;
   const models = notifierModels(runtime.db);
-  const repo = createDeliveryRepository(models);
+  const repo = createDeliveryRepository(models, runtime.bulkLane);
   const endpoints = createEndpointRepository({ model: models.endpoints, clock, cacheMs: ENDPOINT_CACHE_MS });
   const policy: DeliveryPolicy = {
     retryBaseMs: config.WEBHOOK_RETRY_BASE,

@@ -38,7 +38,13 @@ export function createScoringService(deps: {
   const analyses = analysisModel(runtime.db);
   const raw = rawCollections({ profiles, analyses });
   const policies = createPolicyRepository(policyModels(runtime.db));
-  const relay = createOutboxRelay({ bus, model: analyses, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
+  const relay = createOutboxRelay({
+    bus,
+    bulkLane: runtime.bulkLane,
+    model: analyses,
+    logger,
+    clearDelayMs: config.OUTBOX_CLEAR_DELAY,
+  });
   const metrics = createScoringMetrics(runtime.metrics.registry);
   const handlers = consumerHandlers({
     analyse: createAnalysisHandler({ raw, relay, bureau, policies, sealer, metrics, config, clock, logger }),

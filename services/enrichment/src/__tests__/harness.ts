@@ -319,18 +319,12 @@ export async function startHarness(options: { jobDelay?: string } = {}): Promise
     },
 
     async settled(service) {
-      const groupId = `${namespace}enrichment`;
       await waitFor(
         async () => {
           for (const topic of [Topics.applicationFacts, Topics.providerCallbacks, Topics.deadlines]) {
-            const real = driver.bus.topicName(topic);
-            const [ends, committed] = await Promise.all([
-              driver.bus.admin.fetchTopicOffsets(real),
-              driver.bus.admin.fetchOffsets({ groupId, topics: [real] }),
-            ]);
-            const done = new Map(committed[0]?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? []);
-            for (const p of ends) {
-              if (Number(p.high) > 0 && (done.get(p.partition) ?? -1) < Number(p.high)) return false;
+            // The driver's bus shares the service's namespace: the group is the service's.
+            for (const p of await driver.bus.topicOffsets(topic, 'enrichment')) {
+              if (p.high > 0 && p.committed < p.high) return false;
             }
           }
           return service.busy() === 0;

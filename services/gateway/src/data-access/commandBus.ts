@@ -69,8 +69,8 @@ export function createCommandBus(deps: {
     for (const [, waiter] of pending) clearTimeout(waiter.timer);
     pending.clear();
     await bus.stopConsumer(groupId);
-    await bus.admin
-      .deleteTopics({ topics: [bus.topicName(replyTo), bus.topicName(deadLetterTopicFor(replyTo))], timeout: 5_000 })
+    await bus
+      .deleteTopics([replyTo, deadLetterTopicFor(replyTo)])
       .catch((error: unknown) =>
         deps.logger.warn(
           { err: error, topic: replyTo },

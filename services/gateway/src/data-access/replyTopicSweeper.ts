@@ -13,49 +13,49 @@ export const replyGroupFor = (instanceId: string) => `gateway-replies-${instance
  * Every replica sweeps; deleting what another one deleted first is harmless.
  */
 export function createReplyTopicSweeper(deps: {
-  bus: KafkaBus;
+  bus: Pick<KafkaBus, 'listTopics' | 'deleteTopics' | 'groupMembers' | 'deleteGroups' | 'topicName'>;
   ownInstanceId: string;
   graceMs: number;
   clock: Clock;
   logger: Logger;
 }) {
   const { bus, clock, logger } = deps;
-  const prefix = bus.topicName(replyTopicPrefix);
   /** Instance id → when this replica first saw its group without a member. */
   const emptySince = new Map<string, number>();
 
   /** One pass; returns the instance ids whose topics were deleted. */
   async function sweep(): Promise<string[]> {
-    const topics = new Set((await bus.admin.listTopics()).filter((t) => t.startsWith(prefix)));
+    const topics = new Set(await bus.listTopics(replyTopicPrefix));
     const ids = new Set<string>();
     for (const topic of topics) {
-      const id = topic.slice(prefix.length).replace(/\.dlq$/, '');
+      const id = topic.slice(replyTopicPrefix.length).replace(/\.dlq$/, '');
       if (id && id !== deps.ownInstanceId) ids.add(id);
     }
     for (const id of emptySince.keys()) if (!ids.has(id)) emptySince.delete(id);
     if (ids.size === 0) return [];
 
-    const groupOf = (id: string) => bus.groupName(replyGroupFor(id));
-    const { groups } = await bus.admin.describeGroups([...ids].map(groupOf));
-    const members = new Map(groups.map((g) => [g.groupId, g.members.length]));
+    const members = await bus.groupMembers([...ids].map(replyGroupFor));
     const now = clock.now().getTime();
     const removed: string[] = [];
     for (const id of ids) {
-      if ((members.get(groupOf(id)) ?? 0) > 0) {
+      if ((members.get(replyGroupFor(id)) ?? 0) > 0) {
         emptySince.delete(id);
         continue;
       }
       const since = emptySince.get(id) ?? now;
       emptySince.set(id, since);
       if (now - since < deps.graceMs) continue;
-      const own = [`${prefix}${id}`, bus.topicName(deadLetterTopicFor(`${replyTopicPrefix}${id}`))].filter((t) =>
+      const own = [`${replyTopicPrefix}${id}`, deadLetterTopicFor(`${replyTopicPrefix}${id}`)].filter((t) =>
         topics.has(t),
       );
-      await bus.admin.deleteTopics({ topics: own, timeout: 5_000 });
-      await bus.admin.deleteGroups([groupOf(id)]).catch(() => undefined);
+      await bus.deleteTopics(own);
+      await bus.deleteGroups([replyGroupFor(id)]).catch(() => undefined);
       emptySince.delete(id);
       removed.push(id);
-      logger.info({ instanceId: id, topics: own }, 'deleted the reply topics of a gateway replica that is gone');
+      logger.info(
+        { instanceId: id, topics: own.map(bus.topicName) },
+        'deleted the reply topics of a gateway replica that is gone',
+      );
     }
     return removed;
   }

@@ -13,10 +13,9 @@ describe('gateway reply topics', () => {
   const ns = suiteNamespace();
   const bus = testBus(ns, 'reply-topics-test');
   const gateways: Running[] = [];
-  const topicsNow = async () =>
-    (await bus.admin.listTopics()).filter((t) => t.startsWith(`${ns}loan.gateway.replies.`)).sort();
+  const topicsNow = async () => (await bus.listTopics('loan.gateway.replies.')).map(bus.topicName).sort();
   const retentionOf = async (topic: string) => {
-    const { resources } = await bus.admin.describeConfigs({
+    const { resources } = await bus.raw.admin.describeConfigs({
       includeSynonyms: false,
       resources: [{ type: 2 /* TOPIC */, name: topic, configNames: ['retention.ms'] }],
     });
@@ -72,17 +71,13 @@ describe('gateway reply topics', () => {
     gateways.push(live);
     // A replica that was killed: its topics are left, and its group has no member any more.
     await bus.ensureTopics(['loan.gateway.replies.dead1', 'loan.gateway.replies.dead1.dlq'], { partitions: 1 });
-    const dead = bus.kafka.consumer({ groupId: bus.groupName(replyGroupFor('dead1')), retry: { retries: 0 } });
+    const dead = bus.raw.kafka.consumer({ groupId: bus.groupName(replyGroupFor('dead1')), retry: { retries: 0 } });
     await dead.connect();
     await dead.subscribe({ topic: `${ns}loan.gateway.replies.dead1`, fromBeginning: true });
     await dead.run({ eachMessage: async () => undefined });
-    await waitFor(
-      async () =>
-        (await bus.admin.describeGroups([bus.groupName(replyGroupFor('dead1'))])).groups[0]?.members.length === 1,
-      {
-        what: 'the dead replica consuming',
-      },
-    );
+    await waitFor(async () => (await bus.groupMembers([replyGroupFor('dead1')])).get(replyGroupFor('dead1')) === 1, {
+      what: 'the dead replica consuming',
+    });
 
     let now = Date.now();
     const clock: Clock = { now: () => new Date(now) };
@@ -96,13 +91,9 @@ describe('gateway reply topics', () => {
     // While it still consumes, it is alive.
     expect(await sweeper.sweep()).toEqual([]);
     await dead.disconnect();
-    await waitFor(
-      async () =>
-        (await bus.admin.describeGroups([bus.groupName(replyGroupFor('dead1'))])).groups[0]?.members.length === 0,
-      {
-        what: 'the dead replica gone from its group',
-      },
-    );
+    await waitFor(async () => (await bus.groupMembers([replyGroupFor('dead1')])).get(replyGroupFor('dead1')) === 0, {
+      what: 'the dead replica gone from its group',
+    });
 
     expect(await sweeper.sweep()).toEqual([]); // first seen without a member
     now += 9 * 60_000;
@@ -114,7 +105,7 @@ describe('gateway reply topics', () => {
       what: 'the dead replica topics deleted',
     });
     expect(await topicsNow()).toEqual([`${ns}loan.gateway.replies.live1`, `${ns}loan.gateway.replies.live1.dlq`]);
-    const groups = (await bus.admin.listGroups()).groups.map((g) => g.groupId);
+    const groups = (await bus.raw.admin.listGroups()).groups.map((g) => g.groupId);
     expect(groups).not.toContain(bus.groupName(replyGroupFor('dead1')));
 
     // A live replica's topics stay, however long it lives.

@@ -143,13 +143,10 @@ export async function startDriver(stage: Stage) {
       seen.filter((s) => s.value.applicationId === applicationId).map((s) => s.value),
     /** Waits until everything on the deadlines topic so far has been read. */
     async readToEnd() {
-      const ends = await bus.admin.fetchTopicOffsets(bus.topicName(Topics.deadlines));
-      await waitFor(
-        () => ends.every((p) => Number(p.high) === 0 || (read.get(p.partition) ?? -1) >= Number(p.high) - 1),
-        {
-          what: 'the end of the deadlines topic',
-        },
-      );
+      const ends = await bus.topicOffsets(Topics.deadlines);
+      await waitFor(() => ends.every((p) => p.high === 0 || (read.get(p.partition) ?? -1) >= p.high - 1), {
+        what: 'the end of the deadlines topic',
+      });
     },
     stop: () => bus.disconnect(),
   };

@@ -1,7 +1,7 @@
 import type { EventName } from '@loan/contracts';
-import { isDuplicateKey, rawCollection } from '@loan/runtime';
+import { isDuplicateKey, rawCollection, type BulkLane } from '@loan/runtime';
 import type { Delivery, DeliveryHead, DeliveryStatus, ScheduleEntry } from '../domain/delivery';
-import { coalesce, writeErrorsByIndex } from './coalesce';
+import { writeErrorsByIndex } from './bulkWriteErrors';
 import type { NotifierModels } from './models';
 
 type DeliveryDoc = Omit<Delivery, 'deliveryId'> & { _id: string };
@@ -98,10 +98,11 @@ export interface ClaimRecord {
  * The per-delivery reads and writes go to the driver's collections with complete documents
  * (`rawCollection`); the delivery log queries use the models. The writes of the hot path (a
  * delivery recorded, an attempt's outcome, an entry leaving the schedule) are coalesced: those
- * of deliveries arriving together go as one bulk command (`coalesce`), each still acknowledged
- * before its caller goes on.
+ * of deliveries arriving together go as one bulk command (`bulkLane.coalesce`, the service's bulk
+ * writes one after the other), each still acknowledged before its caller goes on.
  */
-export function createDeliveryRepository(models: NotifierModels) {
+export function createDeliveryRepository(models: NotifierModels, bulkLane: BulkLane) {
+  const { coalesce } = bulkLane;
   const { deliveries, schedule, claims } = models;
   const raw = {
     deliveries: rawCollection<DeliveryDoc>(deliveries),

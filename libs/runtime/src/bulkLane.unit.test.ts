@@ -1,4 +1,7 @@
-import { coalesce } from './coalesce';
+import { createBulkLane } from './bulkLane';
+
+const coalesce = <T, R>(write: (items: T[]) => Promise<(R | Error)[]>, maxBatch?: number) =>
+  createBulkLane().coalesce(write, maxBatch);
 
 /** A write that holds each batch until the test lets it go, recording the batches it was sent. */
 function heldWrite() {
@@ -73,5 +76,49 @@ describe('coalescing writes into bulk commands', () => {
     await release();
     await Promise.all(all);
     expect(batches).toEqual([['a'], ['b', 'c'], ['d', 'e']]);
+  });
+});
+
+describe('the bulk lane of a service', () => {
+  it('when bulk writes are run together, then each starts once the one before it ended, failed or not', async () => {
+    const lane = createBulkLane();
+    const log: string[] = [];
+    const write =
+      (name: string, fail = false) =>
+      async () => {
+        log.push(`start ${name}`);
+        await new Promise((resolve) => setImmediate(resolve));
+        log.push(`end ${name}`);
+        if (fail) throw new Error(`${name} failed`);
+        return name;
+      };
+    const results = [lane.run(write('a')), lane.run(write('b', true)), lane.run(write('c'))];
+    await expect(results[0]).resolves.toBe('a');
+    await expect(results[1]).rejects.toThrow('b failed');
+    await expect(results[2]).resolves.toBe('c');
+    expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
+  });
+
+  it('when a coalesced batch of several writes is ready while another bulk write runs, then it waits for it; a single write does not', async () => {
+    const lane = createBulkLane();
+    const batches: string[][] = [];
+    const send = lane.coalesce(async (items: string[]) => {
+      batches.push(items);
+      return items;
+    });
+    let finish: () => void = () => undefined;
+    const other = lane.run(() => new Promise<void>((resolve) => (finish = resolve)));
+
+    await expect(send('alone')).resolves.toBe('alone');
+    const first = send('a');
+    const together = [send('b'), send('c')];
+    await first;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([['alone'], ['a']]);
+
+    finish();
+    await other;
+    await expect(Promise.all(together)).resolves.toEqual(['b', 'c']);
+    expect(batches).toEqual([['alone'], ['a'], ['b', 'c']]);
   });
 });

@@ -1,0 +1,100 @@
+import type { Consumer } from 'kafkajs';
+import type { Logger } from '../logger';
+import { createOffsetTracker } from './offsetTracker';
+import { sleep } from './timing';
+
+/**
+ * Offsets committed on an interval instead of after every fetched batch (kafkajs's
+ * `autoCommit`, one OffsetCommit request per batch, most of them of one message under load).
+ * What may be committed is the offset tracker's (`offsetTracker.ts`); a handler that throws
+ * leaves its message unrecorded and kafkajs fetches it again. On a rebalance the offsets of
+ * partitions no longer assigned are dropped (their new owner handles those messages again);
+ * on stop, fetching pauses, the handlers in flight finish and what they handled is committed
+ * before the consumer leaves its group.
+ */
+export function createOffsetCommitter(deps: {
+  consumer: Consumer;
+  groupId: string;
+  /** The topics of the consumer, by the broker's names. */
+  topics: string[];
+  commitIntervalMs: number;
+  logger: Logger;
+}) {
+  const { consumer, groupId, logger } = deps;
+  const tracker = createOffsetTracker();
+  let inFlight = 0;
+  /** When each handler in flight started. */
+  const handlerStarts = new Set<{ at: number }>();
+  let committing: Promise<void> = Promise.resolve();
+  // kafkajs ignores a commit while the consumer is not running (before it joins, after a
+  // crash until it rejoins): the offsets are kept for a commit once it is back.
+  let running = false;
+  consumer.on(consumer.events.CRASH, () => (running = false));
+  consumer.on(consumer.events.STOP, () => (running = false));
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    running = true;
+    tracker.assigned(payload.memberAssignment as Record<string, number[]>);
+  });
+
+  function commit(): Promise<void> {
+    committing = committing.then(async () => {
+      const batch = tracker.pending();
+      if (batch.length === 0 || !running) return;
+      try {
+        await consumer.commitOffsets(batch);
+        tracker.committed(batch);
+      } catch (error) {
+        logger.warn({ err: error, groupId }, 'committing consumer offsets failed; retried on the next interval');
+      }
+    });
+    return committing;
+  }
+
+  const timer = setInterval(() => void commit(), deps.commitIntervalMs);
+  timer.unref();
+
+  return {
+    /**
+     * Runs the handling of one message; its offset is recorded once `handle` returns, held
+     * until the work it hands back (if any) ends.
+     */
+    async handling(
+      topic: string,
+      partition: number,
+      offset: string,
+      handle: () => Promise<{ work: Promise<unknown> } | undefined>,
+    ) {
+      inFlight += 1;
+      const since = { at: Date.now() };
+      handlerStarts.add(since);
+      try {
+        const work = (await handle())?.work;
+        const release = tracker.handled(topic, partition, offset, work !== undefined);
+        if (work && release) void work.then(release);
+      } finally {
+        inFlight -= 1;
+        handlerStarts.delete(since);
+      }
+    },
+    inFlight: () => inFlight,
+    /** When the longest-running handler in flight started. */
+    oldestInFlight: () => {
+      let oldest: number | undefined;
+      for (const { at } of handlerStarts) if (oldest === undefined || at < oldest) oldest = at;
+      return oldest;
+    },
+    async stop() {
+      clearInterval(timer);
+      try {
+        consumer.pause(deps.topics.map((topic) => ({ topic })));
+      } catch {
+        // Never ran (start-up failed before `run`): nothing is fetching.
+      }
+      const deadline = Date.now() + 10_000;
+      while (inFlight > 0 && Date.now() < deadline) await sleep(10);
+      await commit();
+      await consumer.disconnect();
+    },
+  };
+}
+export type OffsetCommitter = ReturnType<typeof createOffsetCommitter>;

@@ -1,0 +1,129 @@
+import { Topics } from '@loan/contracts';
+import type { Admin } from 'kafkajs';
+import type { Logger } from '../logger';
+import type { KafkaSettings } from './settings';
+import { sleep } from './timing';
+
+/**
+ * The broker's names of topics and consumer groups: the plain names handlers and schemas see,
+ * prefixed with the bus's namespace (empty in production).
+ */
+export function namespacedNames(namespace = '') {
+  return {
+    namespace,
+    /** The broker's name of a topic or group. */
+    real: (name: string) => `${namespace}${name}`,
+    /** The plain name of a topic or group the broker names. */
+    logical: (name: string) => (namespace && name.startsWith(namespace) ? name.slice(namespace.length) : name),
+  };
+}
+export type Names = ReturnType<typeof namespacedNames>;
+
+/** Offsets of one partition of a topic, and what a consumer group committed there (-1: nothing). */
+export interface PartitionOffsets {
+  partition: number;
+  low: number;
+  high: number;
+  committed: number;
+}
+
+/**
+ * Topic and group administration of a bus, in the plain names of topics and groups: creating
+ * topics, listing and deleting them, the members of groups, offsets.
+ */
+export function createTopicAdmin(deps: { admin: Admin; settings: KafkaSettings; names: Names; logger: Logger }) {
+  const { admin, settings, logger } = deps;
+  const { real, logical } = deps.names;
+
+  /** What a topic is created with: compaction, or how long its records are kept. */
+  function topicConfig(topic: string, compacted: boolean, retentionMs?: number): { name: string; value: string }[] {
+    if (compacted) return [{ name: 'cleanup.policy', value: 'compact' }];
+    const published = topic === real(Topics.events) || topic === real(Topics.analytics);
+    const retention = retentionMs ?? (published ? settings.eventsRetentionMs : settings.retentionMs);
+    return retention === undefined ? [] : [{ name: 'retention.ms', value: String(retention) }];
+  }
+
+  /**
+   * Creates the topics that are missing (existing ones are left as they are), then waits until
+   * every partition has a leader: a topic another process is creating at the same moment is
+   * not usable before that.
+   */
+  async function ensureTopics(
+    topics: string[],
+    overrides: { partitions?: number; compacted?: boolean; retentionMs?: number } = {},
+  ) {
+    const names = topics.map(real);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        const existing = new Set(await admin.listTopics());
+        const missing = names.filter((t) => !existing.has(t));
+        if (missing.length > 0) {
+          await admin.createTopics({
+            waitForLeaders: true,
+            topics: missing.map((topic) => ({
+              topic,
+              numPartitions: overrides.partitions ?? settings.partitions,
+              replicationFactor: settings.replicationFactor,
+              configEntries: topicConfig(topic, overrides.compacted ?? false, overrides.retentionMs),
+            })),
+          });
+        }
+        const { topics: meta } = await admin.fetchTopicMetadata({ topics: names });
+        if (meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+      } catch (error) {
+        // Another process may be creating the same topics, and right after creation a KRaft
+        // broker may still answer that it does not host them: both settle within moments.
+        if (Date.now() > deadline) throw error;
+        logger.debug({ err: error }, 'topics not ready yet');
+      }
+      if (Date.now() > deadline) throw new Error(`Topics have no leaders yet: ${names.join(', ')}`);
+      await sleep(200);
+    }
+  }
+
+  /** Offsets of every partition of a topic and a group's commits there, in the broker's names. */
+  async function offsetsOf(realTopic: string, realGroupId?: string): Promise<PartitionOffsets[]> {
+    const [ends, committed] = await Promise.all([
+      admin.fetchTopicOffsets(realTopic),
+      realGroupId ? admin.fetchOffsets({ groupId: realGroupId, topics: [realTopic] }) : Promise.resolve([]),
+    ]);
+    const done = new Map(committed[0]?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? []);
+    return ends.map((p) => ({
+      partition: p.partition,
+      low: Number(p.low),
+      high: Number(p.high),
+      committed: done.get(p.partition) ?? -1,
+    }));
+  }
+
+  return {
+    ensureTopics,
+    offsetsOf,
+    /** Offsets of every partition of a topic and, given a group, what it committed there. */
+    topicOffsets: (topic: string, groupId?: string) =>
+      offsetsOf(real(topic), groupId === undefined ? undefined : real(groupId)),
+    /** The topics whose plain name starts with `prefix`, by their plain names. */
+    async listTopics(prefix = ''): Promise<string[]> {
+      return (await admin.listTopics()).filter((t) => t.startsWith(real(prefix))).map(logical);
+    },
+    /** Deletes topics (none when the list is empty); the broker's error when one does not exist. */
+    async deleteTopics(topics: string[], timeoutMs = 5_000): Promise<void> {
+      if (topics.length > 0) await admin.deleteTopics({ topics: topics.map(real), timeout: timeoutMs });
+    },
+    /** How many members each consumer group has now (0 for a group the broker does not know). */
+    async groupMembers(groupIds: string[]): Promise<Map<string, number>> {
+      const { groups } = await admin.describeGroups(groupIds.map(real));
+      const members = new Map(groups.map((g) => [logical(g.groupId), g.members.length]));
+      return new Map(groupIds.map((id) => [id, members.get(id) ?? 0]));
+    },
+    async deleteGroups(groupIds: string[]): Promise<void> {
+      await admin.deleteGroups(groupIds.map(real));
+    },
+    /** Asks the broker for its cluster: a round trip that fails when it does not answer. */
+    async checkBroker(): Promise<void> {
+      await admin.describeCluster();
+    },
+  };
+}
+export type TopicAdmin = ReturnType<typeof createTopicAdmin>;
