@@ -12,9 +12,9 @@ import {
   generateAccount,
   type PersonaId,
 } from '@loan/sandbox';
-import { normaliseCrcResponse, type BureauOutcome } from '../data-access/bureau';
-import type { LoanAsk } from '../domain/affordability';
-import type { ScoreApplicationInput } from '../domain/scoreApplication';
+import { normaliseCrcResponse, type BureauOutcome } from '../src/data-access/bureau';
+import type { LoanAsk } from '../src/domain/affordability';
+import type { ScoreApplicationInput } from '../src/domain/scoreApplication';
 
 /** Months of history enrichment asks the provider's income analysis to cover (`INCOME_PERIOD_MONTHS`). */
 export const INCOME_PERIOD_MONTHS = 12;
