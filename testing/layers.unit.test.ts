@@ -60,8 +60,7 @@ function domainFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory())
-      return entry.name === '__fixtures__' || entry.name === '__tests__' ? [] : domainFiles(path);
+    if (entry.isDirectory()) return entry.name === '__tests__' ? [] : domainFiles(path);
     return /\.(ts|js|mjs|cjs)$/.test(entry.name) && !/\.test\.ts$/.test(entry.name) && !entry.name.endsWith('.d.ts')
       ? [path]
       : [];

@@ -24,7 +24,7 @@ import {
   shiftableClock,
   startDriver,
   startJanitor,
-} from './__fixtures__/harness';
+} from './__tests__/harness';
 
 /**
  * The whole abandonment chain of spec section 3: the real applications service (with the
