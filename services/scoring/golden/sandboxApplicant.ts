@@ -4,7 +4,7 @@ import { toProviderAccount, type ProviderTransaction } from '@loan/provider';
 import {
   COMMERCIAL_BANKS,
   TEST_BVNS,
-  analyseIncome,
+  analyzeIncome,
   consumerHitResponse,
   consumerNoHitResponse,
   createRng,
@@ -81,7 +81,7 @@ function enrichedAccount(applicant: SandboxApplicant, n: number, { linkedAt }: S
     ...(applicant.bvn ? { bvn: applicant.bvn } : {}),
   });
   const income = overTheWire<Record<string, unknown>>(
-    analyseIncome({
+    analyzeIncome({
       account: generated.account,
       transactions: generated.transactions,
       periodMonths: INCOME_PERIOD_MONTHS,

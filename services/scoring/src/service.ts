@@ -44,7 +44,7 @@ export function createScoringService(deps: {
   const relay = createOutboxRelay({ bus, model: analyses, logger, clearDelayMs: config.OUTBOX_CLEAR_DELAY });
   const metrics = createScoringMetrics(runtime.metrics.registry);
   const handlers = consumerHandlers({
-    analyse: createAnalysisHandler({
+    analyze: createAnalysisHandler({
       analyses: analysisRepository,
       profiles: profileRepository,
       relay,

@@ -58,7 +58,7 @@ export function createAnalysisHandler(deps: {
    * for it): the caller holds the fact's offset until it ends (a failed one is retried by the
    * relay).
    */
-  return async function analyse(fact: AnalysisRequested): Promise<{ published: Promise<void> }> {
+  return async function analyze(fact: AnalysisRequested): Promise<{ published: Promise<void> }> {
     const status = await analyses.statusOf(fact.analysisId);
     // Decided before a crash: make sure the result went out.
     if (status && status !== 'PENDING') return { published: relay.flush(fact.analysisId) };
