@@ -12,7 +12,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts', 'testing/**', '**/__fixtures__/**', '**/bench/**'],
+    files: ['**/*.test.ts', 'testing/**', '**/__tests__/**', '**/bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   {

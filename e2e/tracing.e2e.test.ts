@@ -423,15 +423,15 @@ it('when a lender takes an application from initiate to a decision, then each re
     spans
       .filter((s) => s.service === 'notifier' && s.name === 'webhook attempt application.decision')
       .sort((a, b) => Number(a.attributes['loan.delivery_attempt']) - Number(b.attributes['loan.delivery_attempt']));
-  const analysed = await traceReaching(
+  const analyzed = await traceReaching(
     analyze.traceId,
     ['gateway', 'applications', 'scoring', 'janitor', 'notifier'],
     (spans) => attemptsOfDecision(spans).length === 2,
   );
-  expectKafkaHopsParented(analysed);
+  expectKafkaHopsParented(analyzed);
   // Scoring's handler is the consumer of the analysis fact; its result goes back to applications.
   const topics = (service: string) =>
-    analysed
+    analyzed
       .filter((s) => s.service === service && s.kind === CONSUMER)
       .map((s) => s.attributes['messaging.destination.name']);
   expect(topics('scoring')).toContain('loan.applications.facts');
@@ -441,13 +441,13 @@ it('when a lender takes an application from initiate to a decision, then each re
   expect(topics('notifier')).toContain('loan.events.v1');
 
   // The gateway's handling of the request names the application and the lender's pseudonym.
-  expect(analysed.filter((s) => s.service === 'gateway').map((s) => s.attributes)).toContainEqual(
+  expect(analyzed.filter((s) => s.service === 'gateway').map((s) => s.attributes)).toContainEqual(
     expect.objectContaining({ 'loan.application_id': applicationId, 'loan.client_id': pseudonym(lender.clientId) }),
   );
 
   // Each webhook attempt, the retry included, is a span of its own, child of the notifier's
   // handling of the event, with the call to the lender's receiver inside it.
-  const [first, retry] = attemptsOfDecision(analysed);
+  const [first, retry] = attemptsOfDecision(analyzed);
   const common = { 'loan.application_id': applicationId, 'loan.client_id': pseudonym(lender.clientId) };
   expect(first!.attributes).toMatchObject({
     ...common,
@@ -459,16 +459,16 @@ it('when a lender takes an application from initiate to a decision, then each re
     'loan.delivery_attempt': 2,
     'loan.delivery_outcome': 'delivered',
   });
-  const byId = new Map(analysed.map((s) => [s.spanId, s]));
+  const byId = new Map(analyzed.map((s) => [s.spanId, s]));
   for (const attempt of [first!, retry!]) {
     const parentOfAttempt = byId.get(attempt.parentSpanId);
     expect(parentOfAttempt).toMatchObject({ service: 'notifier', kind: CONSUMER });
     expect(parentOfAttempt!.attributes['messaging.destination.name']).toBe('loan.events.v1');
-    expect(analysed.some((s) => s.parentSpanId === attempt.spanId)).toBe(true);
+    expect(analyzed.some((s) => s.parentSpanId === attempt.spanId)).toBe(true);
   }
 
   // Spans name the application and the lender's pseudonym, never the applicant.
-  const kafkaSpans = [...initiated, ...finalized, ...analysed].filter(
+  const kafkaSpans = [...initiated, ...finalized, ...analyzed].filter(
     (s) => s.kind === CONSUMER || s.kind === PRODUCER,
   );
   const ofRecords = kafkaSpans.filter((s) =>
@@ -482,7 +482,7 @@ it('when a lender takes an application from initiate to a decision, then each re
     });
   }
   for (const span of kafkaSpans) expect(span.attributes['loan.application_id'] ?? applicationId).toBe(applicationId);
-  const everything = JSON.stringify([...initiated, ...finalized, ...analysed]);
+  const everything = JSON.stringify([...initiated, ...finalized, ...analyzed]);
   for (const personal of [person.email, person.phone, person.firstName, person.lastName, person.bvn, lender.clientId]) {
     expect(everything).not.toContain(String(personal));
   }
@@ -494,7 +494,7 @@ it('when a lender takes an application from initiate to a decision, then each re
     { what: 'the scoring log line' },
   );
   expect(scored).toMatchObject({ service: 'scoring', trace_id: analyze.traceId });
-  expect(analysed.find((s) => s.spanId === scored.span_id)).toMatchObject({ service: 'scoring' });
+  expect(analyzed.find((s) => s.spanId === scored.span_id)).toMatchObject({ service: 'scoring' });
   const traced = logs().filter((l) => l.trace_id !== undefined);
   expect(traced.length).toBeGreaterThan(1);
   for (const line of traced) {

@@ -1,12 +1,13 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
 /**
  * The skeleton every service promises (README, "Each service is one process with the same
- * skeleton"): `domain/` is pure, and a service's message handlers are found in
- * `src/entry-points/consumers/`, mapped topic -> handler in its `index.ts`. Read from the
- * source tree; nothing is run.
+ * skeleton"): the same folders at the top of every `src`, `domain/` is pure, a service's
+ * message handlers are found in `src/entry-points/consumers/`, mapped topic -> handler in its
+ * `index.ts`, and services share nothing but topics and `libs/`: no service imports another,
+ * and `libs/` imports no service. Read from the source tree; nothing is run.
  */
 const ROOT = join(__dirname, '..');
 const SERVICES = join(ROOT, 'services');
@@ -34,6 +35,24 @@ const IO_LIBRARIES = [
 /** The layers a domain folder must not reach into. */
 const OUTER_LAYERS = ['data-access', 'entry-points'];
 
+/** What the top of every service's `src` holds: the three layers and the wiring, nothing else. */
+const SKELETON = {
+  /** Every service has these. */
+  required: ['data-access/', 'domain/', 'entry-points/', 'config.ts', 'index.ts', 'service.ts', 'start.ts'],
+  /** A service may have these: its own metrics, its test harness. */
+  optional: ['metrics.ts', '__tests__/'],
+};
+/** Tests of the whole service sit at the top of `src` too (the tier is in the name). */
+const isTestFile = (name: string) => /\.(unit|int|e2e|fault|container)\.test\.ts$/.test(name);
+
+/** Why an entry at the top of a service's `src` is not part of the skeleton, or null when it is. */
+function outOfSkeleton(name: string, isDirectory: boolean): string | null {
+  const entry = isDirectory ? `${name}/` : name;
+  if ([...SKELETON.required, ...SKELETON.optional].includes(entry)) return null;
+  if (!isDirectory && isTestFile(name)) return null;
+  return isDirectory ? 'a folder outside the skeleton' : 'a file outside the skeleton';
+}
+
 const names = (specifier: string, name: string) => specifier === name || specifier.startsWith(`${name}/`);
 
 /** Why a domain file may not import `specifier`, or null when it may. */
@@ -55,13 +74,38 @@ const services = readdirSync(SERVICES, { withFileTypes: true })
   .map((entry) => entry.name)
   .sort();
 
+const LIBS = join(ROOT, 'libs');
+const libs = readdirSync(LIBS, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && existsSync(join(LIBS, entry.name, 'src')))
+  .map((entry) => entry.name)
+  .sort();
+
+/** The service a module specifier names (`@loan/<service>`, or a path that resolves into `services/<service>`), or null. */
+function serviceNamedBy(specifier: string, fromFile: string, known: readonly string[]): string | null {
+  const pkg = /^@loan\/([^/]+)/.exec(specifier)?.[1];
+  if (pkg) return known.includes(pkg) ? pkg : null;
+  if (!specifier.startsWith('.')) return null;
+  const into = relative(SERVICES, resolve(dirname(fromFile), specifier));
+  if (into.startsWith('..') || isAbsolute(into)) return null;
+  return into.split(sep)[0] ?? null;
+}
+
+/** Every source file under a folder, tests and harnesses included (they may not reach into another service either). */
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' ? [] : sourceFiles(path);
+    return /\.(ts|tsx|js|mjs|cjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
 /** The production code of a domain folder: tests and their fixtures excluded. */
 function domainFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory())
-      return entry.name === '__fixtures__' || entry.name === '__tests__' ? [] : domainFiles(path);
+    if (entry.isDirectory()) return entry.name === '__tests__' ? [] : domainFiles(path);
     return /\.(ts|js|mjs|cjs)$/.test(entry.name) && !/\.test\.ts$/.test(entry.name) && !entry.name.endsWith('.d.ts')
       ? [path]
       : [];
@@ -128,5 +172,85 @@ describe('the layers every service is built of', () => {
     ]) {
       expect(forbiddenInDomain(refused)).not.toBeNull();
     }
+  });
+
+  it("when the top of each service's src is listed, then it holds the three layers and the wiring, and nothing else", () => {
+    const problems: string[] = [];
+    for (const service of services) {
+      const src = join(SERVICES, service, 'src');
+      const entries = readdirSync(src, { withFileTypes: true });
+      const present = new Set(entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)));
+      for (const required of SKELETON.required)
+        if (!present.has(required)) problems.push(`services/${service}/src has no ${required}`);
+      for (const entry of entries) {
+        const why = outOfSkeleton(entry.name, entry.isDirectory());
+        if (why) problems.push(`services/${service}/src/${entry.name} is ${why}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('when a file of a service imports, then it names no other service, by package or by path', () => {
+    const violations: string[] = [];
+    for (const service of services) {
+      for (const file of sourceFiles(join(SERVICES, service, 'src'))) {
+        for (const specifier of importsOf(file)) {
+          const other = serviceNamedBy(specifier, file, services);
+          if (other && other !== service) violations.push(`${relative(ROOT, file)} imports '${specifier}' (${other})`);
+        }
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('when a file of libs/ imports, then it names no service', () => {
+    expect(libs).toEqual(expect.arrayContaining(['contracts', 'provider', 'runtime']));
+    const violations: string[] = [];
+    for (const lib of libs) {
+      for (const file of sourceFiles(join(LIBS, lib, 'src'))) {
+        for (const specifier of importsOf(file)) {
+          const service = serviceNamedBy(specifier, file, services);
+          if (service) violations.push(`${relative(ROOT, file)} imports '${specifier}' (${service})`);
+        }
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('when an entry of src or an import is classified, then the skeleton and the other services are told apart', () => {
+    for (const [name, isDirectory] of [
+      ['domain', true],
+      ['data-access', true],
+      ['entry-points', true],
+      ['__tests__', true],
+      ['config.ts', false],
+      ['start.ts', false],
+      ['metrics.ts', false],
+      ['service.int.test.ts', false],
+    ] as const) {
+      expect(outOfSkeleton(name, isDirectory)).toBeNull();
+    }
+    for (const [name, isDirectory] of [
+      ['golden', true],
+      ['__fixtures__', true],
+      ['utils', true],
+      ['helpers.ts', false],
+      ['domain', false],
+    ] as const) {
+      expect(outOfSkeleton(name, isDirectory)).not.toBeNull();
+    }
+    const inScoring = join(SERVICES, 'scoring', 'src', 'entry-points', 'consumers', 'x.ts');
+    expect(serviceNamedBy('@loan/enrichment/domain', inScoring, services)).toBe('enrichment');
+    expect(serviceNamedBy('@loan/applications', inScoring, services)).toBe('applications');
+    expect(serviceNamedBy('../../../../enrichment/src/domain', inScoring, services)).toBe('enrichment');
+    expect(serviceNamedBy('../../domain/scorecard', inScoring, services)).toBe('scoring');
+    for (const shared of [
+      '@loan/contracts',
+      '@loan/runtime',
+      '@loan/provider',
+      'mongoose',
+      '../../../../../libs/runtime',
+    ])
+      expect(serviceNamedBy(shared, inScoring, services)).toBeNull();
   });
 });

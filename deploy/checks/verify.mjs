@@ -459,7 +459,7 @@ function exportedMetrics() {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!['node_modules', 'dist', '__fixtures__'].includes(entry.name)) walk(p);
+        if (!['node_modules', 'dist', '__tests__'].includes(entry.name)) walk(p);
       } else if (entry.name.endsWith('.ts') && !/\.test\.ts$/.test(entry.name)) {
         const text = readFileSync(p, 'utf8');
         if (!/new (Counter|Gauge|Histogram|Summary)\b/.test(text)) continue;

@@ -88,7 +88,7 @@ export interface AccountView {
   linkedAt: string;
   /** When its statement was read; null before, and when it could not be read. */
   enrichedAt?: string | null;
-  /** Month by month, oldest first, once the statement is analysed; empty before and after its bank data is scrubbed. */
+  /** Month by month, oldest first, once the statement is analyzed; empty before and after its bank data is scrubbed. */
   monthlyFlows: MonthlyFlow[];
 }
 

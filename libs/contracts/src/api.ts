@@ -151,7 +151,7 @@ export const AccountView = z.object({
   enrichedAt: z.string().nullable().optional(),
   /**
    * Inflows and outflows month by month, oldest first, once the account's statement has been
-   * analysed; empty before, and after its bank data is scrubbed.
+   * analyzed; empty before, and after its bank data is scrubbed.
    */
   monthlyFlows: z.array(MonthlyFlow),
 });

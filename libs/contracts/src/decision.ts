@@ -63,6 +63,18 @@ export const ScoreBreakdown = z.object({
 });
 export type ScoreBreakdown = z.infer<typeof ScoreBreakdown>;
 
+/**
+ * The most points each part of `score_breakdown` can earn (the scorecard's components,
+ * docs/scoring.md "Components"); they add up to the total's 100.
+ */
+export const SCORE_BREAKDOWN_MAX = {
+  cash_flow_health: 20,
+  income_stability: 20,
+  debt_service_capacity: 25,
+  account_behavior: 20,
+  credit_history: 15,
+} as const satisfies Record<Exclude<keyof ScoreBreakdown, 'total'>, number>;
+
 /** The decision object of spec section 2, carried in `application.decision`. */
 export const Decision = z.object({
   score: z.number(),

@@ -1,5 +1,5 @@
-import { analyseIncome } from './income';
-import { analyseStatement, recurringKey } from './insights';
+import { analyzeIncome } from './income';
+import { analyzeStatement, recurringKey } from './insights';
 import type { MonoTransaction, TransactionCategory } from './types';
 
 const ACCOUNT = { id: 'acc-1', name: 'SAMUEL OLAMIDE', account_number: '0123456785' };
@@ -29,7 +29,7 @@ describe('income analysis', () => {
         [date.replace(/-2\d$/, '-28'), 'MC Loc POS Prch-1--SHOPRITE', 20_000_00, 'debit', 'food'] as const,
       ]),
     );
-    const income = analyseIncome({ account: ACCOUNT, transactions: lines, now: NOW });
+    const income = analyzeIncome({ account: ACCOUNT, transactions: lines, now: NOW });
     expect(income.income_summary).toEqual({ total_income: 6 * 350_000_00, employer: 'DANGOTE CEMENT PLC' });
     expect(income.income_streams).toEqual([
       expect.objectContaining({
@@ -52,7 +52,7 @@ describe('income analysis', () => {
       ['2026-07-01', 'TRF FRM SAMUEL OLAMIDE TO SAMUEL OLAMIDE|top up', 20_000_00, 'credit', 'transfer'],
       ['2026-08-01', 'REV-DD/CARBON/LOAN REPAYMENT/CA1 INSUFFICIENT FUNDS', 10_000_00, 'credit', 'reversal'],
     ]);
-    expect(analyseIncome({ account: ACCOUNT, transactions: lines, now: NOW }).total_income).toBe(0);
+    expect(analyzeIncome({ account: ACCOUNT, transactions: lines, now: NOW }).total_income).toBe(0);
   });
 
   it('when there is less than four weeks of history, then no income is reported', () => {
@@ -60,32 +60,32 @@ describe('income analysis', () => {
       ['2026-11-01', 'NIP/FBN/ACME LTD/SALARY NOV 2026', 200_000_00, 'credit', 'salary'],
       ['2026-11-15', 'MC Loc POS Prch-1--SPAR', 5_000_00, 'debit', 'food'],
     ]);
-    const income = analyseIncome({ account: ACCOUNT, transactions: lines, now: NOW });
+    const income = analyzeIncome({ account: ACCOUNT, transactions: lines, now: NOW });
     expect(income.income_summary).toEqual({ total_income: 0, employer: '' });
     expect(income.income_streams).toEqual([]);
   });
 
-  it('when a period is asked for, then only that many months before now are analysed', () => {
+  it('when a period is asked for, then only that many months before now are analyzed', () => {
     const lines = statement(
       0,
       salaryMonths.map(
         (date, i) => [date, `NIP/FBN/ACME LTD/SALARY ${MONTH_NAMES[i]} 2026`, 100_000_00, 'credit', 'salary'] as const,
       ),
     );
-    const income = analyseIncome({ account: ACCOUNT, transactions: lines, periodMonths: 3, now: NOW });
+    const income = analyzeIncome({ account: ACCOUNT, transactions: lines, periodMonths: 3, now: NOW });
     expect(income.period).toBe(3);
     expect(income.total_income).toBe(3 * 100_000_00);
   });
 });
 
 describe('statement insights', () => {
-  it('when a statement is analysed, then totals, balances and counts follow from its lines', () => {
+  it('when a statement is analyzed, then totals, balances and counts follow from its lines', () => {
     const lines = statement(1_000_00, [
       ['2026-10-01', 'NIP/GTB/ADA OBI/gift', 5_000_00, 'credit', 'transfer'],
       ['2026-10-02', 'MC Loc POS Prch-1--SPAR', 2_000_00, 'debit', 'food'],
       ['2026-10-04', 'ATM WDL 1 GTB MARINA', 1_000_00, 'debit', 'cash_withdrawal'],
     ]);
-    const insights = analyseStatement([...lines].reverse());
+    const insights = analyzeStatement([...lines].reverse());
     expect(insights).toMatchObject({
       transaction_length: 3,
       transaction_count: 3,
@@ -114,7 +114,7 @@ describe('statement insights', () => {
       ),
     );
     expect(recurringKey(lines[0] as MonoTransaction)).toBe(recurringKey(lines[2] as MonoTransaction));
-    expect(analyseStatement(lines).total_recurring_debits).toBe(3 * 15_700_00);
+    expect(analyzeStatement(lines).total_recurring_debits).toBe(3 * 15_700_00);
   });
 
   it('when money is received and sent on in the same amount, or most of a salary leaves at once, then the red flags are raised', () => {
@@ -125,7 +125,7 @@ describe('statement insights', () => {
       ['2026-10-26', 'NIP CR/SPORTYBET NIGERIA/PAYSTACK-TITAN', 150_000_00, 'debit', 'betting_deposit'],
       ['2026-10-27', 'CASH DEPOSIT/BY SAMUEL OLAMIDE', 250_000_00, 'credit', 'cash_deposit'],
     ]);
-    expect(analyseStatement(lines)).toMatchObject({
+    expect(analyzeStatement(lines)).toMatchObject({
       identical_debit_vs_credit: true,
       immediate_large_withdrawal_post_payday: true,
       cash_deposits_larger_than_salary: true,

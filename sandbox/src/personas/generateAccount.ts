@@ -1,6 +1,6 @@
 import { personaSpec, type PersonaId } from './catalog';
-import { analyseIncome } from './income';
-import { analyseStatement } from './insights';
+import { analyzeIncome } from './income';
+import { analyzeStatement } from './insights';
 import { bankCodeOf, type Institution } from './institutions';
 import { makeNuban } from './nuban';
 import { createRng, seededId, type Rng } from './prng';
@@ -111,8 +111,8 @@ export function generateAccount(input: GenerateAccountInput): GeneratedAccount {
     persona: input.persona,
     account,
     transactions: [...simulation.transactions].reverse(),
-    income: analyseIncome({ account, transactions: simulation.transactions, now: input.now }),
-    insights: analyseStatement(simulation.transactions),
+    income: analyzeIncome({ account, transactions: simulation.transactions, now: input.now }),
+    insights: analyzeStatement(simulation.transactions),
     identity,
   };
 }

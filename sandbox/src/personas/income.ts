@@ -140,7 +140,7 @@ function wholeMonthKeys(first: number, last: number): string[] {
  * disbursements, betting payouts, reversals, own-account and person-to-person transfers are
  * not income.
  */
-export function analyseIncome(input: IncomeAnalysisInput): MonoIncome {
+export function analyzeIncome(input: IncomeAnalysisInput): MonoIncome {
   const { account, now } = input;
   const from =
     input.periodMonths === undefined

@@ -120,7 +120,7 @@ function cashDepositsExceedSalary(sorted: readonly MonoTransaction[]): boolean {
 }
 
 /** Statement insights as the provider computes them from the transactions. */
-export function analyseStatement(transactions: readonly MonoTransaction[]): MonoStatementInsights {
+export function analyzeStatement(transactions: readonly MonoTransaction[]): MonoStatementInsights {
   const sorted = chronological(transactions);
   const lines: Timed[] = sorted.map((tx) => ({ tx, at: time(tx) }));
   const first = sorted[0];

@@ -103,7 +103,7 @@ export interface MonoIncomeStream {
   /** Calendar months in which this stream paid anything. */
   periods_with_income: number;
   number_of_incomes: number;
-  /** Months in the analysed period. */
+  /** Months in the analyzed period. */
   number_of_months: number;
 }
 
@@ -116,7 +116,7 @@ export interface MonoIncome {
   income_streams: MonoIncomeStream[];
   first_transaction_date: string | null;
   last_transaction_date: string | null;
-  /** Months analysed. */
+  /** Months analyzed. */
   period: number;
   number_of_income_streams: number;
   total_income: Kobo;

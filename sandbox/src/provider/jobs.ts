@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../logger';
-import { analyseIncome, personaSpec } from '../personas';
+import { analyzeIncome, personaSpec } from '../personas';
 import type { Job, LinkedAccount, ProviderStore } from './store';
 import type { WebhookSender } from './webhooks';
 
@@ -55,7 +55,7 @@ export function createJobs({ store, webhooks, delayMs, clock, logger }: JobsOpti
         result: null,
       };
       later(account, job, () => {
-        const result = analyseIncome({
+        const result = analyzeIncome({
           account: account.data.account,
           transactions: account.data.transactions,
           ...(periodMonths === undefined ? {} : { periodMonths }),

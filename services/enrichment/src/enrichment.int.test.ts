@@ -3,7 +3,7 @@ import { EnrichedAccount, type DeadlinePassed, type EnrichmentResult } from '@lo
 import { isSealed } from '@loan/runtime';
 import { waitFor } from '../../../testing/helpers';
 import { testSealer } from '../../../testing/stack';
-import { startHarness, type Harness } from './__tests__/harness';
+import { startHarness, type Harness } from '../../../testing/enrichmentHarness';
 import type { EnrichmentService } from './service';
 
 const sealer = testSealer();

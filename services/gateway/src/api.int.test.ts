@@ -83,7 +83,7 @@ async function linkedApplication() {
   return { ...res.body, accounts: linked.accounts as { accountId: string; providerAccountId: string }[] };
 }
 
-/** What the enrichment service would report once an account's data is analysed. */
+/** What the enrichment service would report once an account's data is analyzed. */
 async function reportEnriched(app: { applicationId: string; applicantId: string }, accountId: string) {
   const result = accountEnriched({ clientId: lender.clientId, ...app, accountId });
   await bus.publish(Topics.enrichmentResults, [{ key: app.applicationId, value: result }]);

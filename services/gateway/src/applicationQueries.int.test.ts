@@ -341,7 +341,7 @@ describe('GET /api/applications/:id, monthly flows', () => {
       monthlyFlows: unknown[];
     }[];
 
-  it('when an account’s statement is analysed, then its inflows and outflows by month are shown, oldest first, until its bank data is scrubbed', async () => {
+  it('when an account’s statement is analyzed, then its inflows and outflows by month are shown, oldest first, until its bank data is scrubbed', async () => {
     const app = await linked();
     expect(await accountsOf(app.applicationId)).toEqual([
       expect.objectContaining({ enrichmentStatus: 'PENDING', monthlyFlows: [] }),

@@ -12,7 +12,9 @@ import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { Registry } from 'prom-client';
 import { createLogger, systemClock, type InboundMessage } from '@loan/runtime';
+import { createDeadlineGauges } from '../src/data-access/deadlineGauges';
 import { createDeadlineRepository } from '../src/data-access/deadlineRepository';
+import { createPublishLeases } from '../src/data-access/leases';
 import { janitorModels } from '../src/data-access/models';
 import { createTimelineRepository } from '../src/data-access/timelineRepository';
 import { createFactHandler } from '../src/entry-points/consumers/trackFacts';
@@ -72,7 +74,7 @@ async function main() {
     const logger = createLogger('janitor-bench', 'silent');
     const deadlines = createDeadlineRepository(models);
     const timelines = createTimelineRepository(models);
-    const metrics = createJanitorMetrics(new Registry(), deadlines);
+    const metrics = createJanitorMetrics(new Registry(), createDeadlineGauges(models));
     const ttls = {
       no_link: DAY,
       no_analyze: 7 * DAY,
@@ -85,6 +87,7 @@ async function main() {
     const relays = { timeline: relay, outcome: relay };
     const scheduler = createScheduler({
       deadlines,
+      leases: createPublishLeases(models),
       relays,
       clock: systemClock,
       metrics,

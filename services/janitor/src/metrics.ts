@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { DeadlineRepository } from './data-access/deadlineRepository';
+import type { DeadlineGauges } from './data-access/deadlineGauges';
 import type { DeadlineKind } from './domain/deadline';
 
 const KINDS: readonly DeadlineKind[] = [
@@ -11,11 +11,7 @@ const KINDS: readonly DeadlineKind[] = [
 ];
 
 /** The janitor's own metrics, on the service's registry. */
-export function createJanitorMetrics(
-  registry: Registry,
-  deadlines: Pick<DeadlineRepository, 'countArmed' | 'countUnpublished' | 'countOverdue'>,
-  now: () => Date = () => new Date(),
-) {
+export function createJanitorMetrics(registry: Registry, gauges: DeadlineGauges, now: () => Date = () => new Date()) {
   const armed = new Counter({
     name: 'janitor_deadlines_armed_total',
     help: 'Deadlines armed, by kind',
@@ -41,7 +37,7 @@ export function createJanitorMetrics(
     registers: [registry],
     // Counted from the database at scrape time: every replica reports the shared total.
     async collect() {
-      for (const kind of KINDS) this.set({ kind }, await deadlines.countArmed(kind));
+      for (const kind of KINDS) this.set({ kind }, await gauges.countArmed(kind));
     },
   });
   new Gauge({
@@ -49,7 +45,7 @@ export function createJanitorMetrics(
     help: 'Deadlines fired but not yet published to the broker',
     registers: [registry],
     async collect() {
-      this.set(await deadlines.countUnpublished());
+      this.set(await gauges.countUnpublished());
     },
   });
   new Gauge({
@@ -57,7 +53,7 @@ export function createJanitorMetrics(
     help: 'Armed deadlines whose due time has passed but that have not fired yet',
     registers: [registry],
     async collect() {
-      this.set(await deadlines.countOverdue(now()));
+      this.set(await gauges.countOverdue(now()));
     },
   });
   for (const kind of KINDS) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { waitFor } from '../../../testing/helpers';
-import { factsOf } from './__fixtures__/facts';
+import { factsOf } from './__tests__/facts';
 import {
   type Driver,
   type RunningJanitor,
@@ -10,7 +10,7 @@ import {
   shiftableClock,
   startDriver,
   startJanitor,
-} from './__fixtures__/harness';
+} from './__tests__/harness';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

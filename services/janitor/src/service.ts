@@ -1,6 +1,8 @@
 import { createOpsApp, createOutboxRelay, listen, syncIndexes, type Clock, type ServiceRuntime } from '@loan/runtime';
 import type { JanitorConfig } from './config';
+import { createDeadlineGauges } from './data-access/deadlineGauges';
 import { createDeadlineRepository } from './data-access/deadlineRepository';
+import { createPublishLeases } from './data-access/leases';
 import { janitorModels } from './data-access/models';
 import { createTimelineRepository } from './data-access/timelineRepository';
 import { prepareTopics } from './data-access/topics';
@@ -19,8 +21,10 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
   const { bus, logger } = runtime;
   const models = janitorModels(runtime.db);
   const deadlines = createDeadlineRepository(models);
+  const leases = createPublishLeases(models);
+  const gauges = createDeadlineGauges(models);
   const timelines = createTimelineRepository(models);
-  const metrics = createJanitorMetrics(runtime.metrics.registry, deadlines, () => clock.now());
+  const metrics = createJanitorMetrics(runtime.metrics.registry, gauges, () => clock.now());
   const ttls: DeadlineTtls = {
     no_link: config.NO_LINK_TTL,
     no_analyze: config.NO_ANALYZE_TTL,
@@ -46,6 +50,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
   };
   const scheduler = createScheduler({
     deadlines,
+    leases,
     relays,
     clock,
     metrics,
@@ -64,6 +69,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
 
   return {
     deadlines,
+    gauges,
     timelines,
     scheduler,
     async start() {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { Topics } from '@loan/contracts';
 import { waitFor } from '../../../testing/helpers';
-import { factsOf, type FactsOf } from './__fixtures__/facts';
+import { factsOf, type FactsOf } from './__tests__/facts';
 import {
   type Driver,
   type RunningJanitor,
@@ -11,7 +11,7 @@ import {
   shiftableClock,
   startDriver,
   startJanitor,
-} from './__fixtures__/harness';
+} from './__tests__/harness';
 import { type Deadline, type DeadlineKind, deadlineIdOf } from './domain/deadline';
 import { fireDeadline } from './domain/fireDeadline/decide';
 

@@ -16,10 +16,10 @@ import { createWebhookClient, type WebhookClient } from './data-access/webhookCl
 import { scheduleEntryOf, type DeliveryPolicy } from './domain/delivery';
 import {
   consumerHandlers,
-  projectAnalyticsHandler,
-  projectClientHandler,
-  recordEventHandler,
-  scrubBodiesHandlers,
+  createProjectAnalyticsHandler,
+  createProjectClientHandler,
+  createRecordEventHandler,
+  createScrubBodiesHandlers,
 } from './entry-points/consumers';
 import { createAttemptRunner } from './entry-points/dispatcher/attempt';
 import { createClaimer } from './entry-points/dispatcher/claims';
@@ -89,8 +89,8 @@ export function createNotifierService(deps: {
   });
 
   const handlers = consumerHandlers({
-    projectClient: projectClientHandler({ endpoints, logger }),
-    recordEvent: recordEventHandler({
+    projectClient: createProjectClientHandler({ endpoints, logger }),
+    recordEvent: createRecordEventHandler({
       repo,
       clock,
       policy,
@@ -99,8 +99,8 @@ export function createNotifierService(deps: {
       onRecorded: (entry, delivery, inserted) => dispatcher.wake(entry, delivery, inserted),
       attemptFirst: (entry, delivery) => dispatcher.attemptFirst(entry, delivery),
     }),
-    scrubBodies: scrubBodiesHandlers({ repo, logger }),
-    projectAnalytics: projectAnalyticsHandler({ bus, key: config.ANALYTICS_KEY }),
+    scrubBodies: createScrubBodiesHandlers({ repo, logger }),
+    projectAnalytics: createProjectAnalyticsHandler({ bus, key: config.ANALYTICS_KEY }),
   });
 
   let http: Awaited<ReturnType<typeof listen>> | null = null;

@@ -1,13 +1,13 @@
 /**
  * Time per decision of the scorecard on a 12-month, 3-account application (no assertions).
  * The accounts are the sandbox's personas as the provider serves them, enriched by enrichment's
- * own code (the golden table's path, src/golden), with the sandbox bureau's clean file.
+ * own code (the golden table's path, golden/), with the sandbox bureau's clean file.
  * Then the replay of a credit policy (simulate) on SIMULATED stored audits, as the policy API
  * runs it once the analyses are read (the database read is not in this figure).
- * Run: `npx tsx services/scoring/bench/scorecard.bench.ts` (ITERATIONS=... to change the count).
+ * Run: `npx tsc -b && node scripts/run-ts.js services/scoring/bench/scorecard.bench.ts` (ITERATIONS=... to change the count).
  */
-import { GOLDEN_TIMELINE } from '../src/golden/goldenTable';
-import { sandboxFile, scoringInput } from '../src/golden/sandboxApplicant';
+import { GOLDEN_TIMELINE } from '../golden/goldenTable';
+import { sandboxFile, scoringInput } from '../golden/sandboxApplicant';
 import { BUILTIN_POLICY } from '@loan/contracts';
 import { simulatePolicy, type StoredAnalysis } from '../src/domain/policy/simulate';
 import {

@@ -117,7 +117,7 @@ function profile(accountId: string): EnrichedAccount {
 }
 
 /** Enriches one account, asks for its analysis (at `at`) and waits for the decision. */
-async function analyse(clientId: string, at = new Date()) {
+async function analyze(clientId: string, at = new Date()) {
   const applicationId = randomUUID();
   const accountId = randomUUID();
   await bus.publish(Topics.enrichmentResults, [
@@ -184,7 +184,7 @@ describe('credit policies in scoring', () => {
     expect(listed.status).toBe(200);
     expect(listed.body).toMatchObject({ active: { version: 0, status: 'ACTIVE', builtin: true }, challenger: null });
     expect(listed.body.versions).toHaveLength(1);
-    const { decision } = await analyse(lender);
+    const { decision } = await analyze(lender);
     expect(decision.policy_version).toBe(0);
   });
 
@@ -210,7 +210,7 @@ describe('credit policies in scoring', () => {
   });
 
   it('when a draft is simulated, made the challenger and activated, then each step shows on the right analyses and the other lender sees none of it', async () => {
-    const past = await analyse(lender);
+    const past = await analyze(lender);
     expect(past.decision.decision).not.toBe('DECLINED');
     const created = await call(lender, 'POST', '/policies', strict());
     expect(created.status).toBe(201);
@@ -245,7 +245,7 @@ describe('credit policies in scoring', () => {
     const challenged = await call(lender, 'POST', `/policies/${version}/challenger`);
     expect(challenged.status).toBe(200);
     expect(challenged.body).toMatchObject({ version, status: 'DRAFT', challenger: true });
-    const shadowed = await analyse(lender);
+    const shadowed = await analyze(lender);
     expect(shadowed.decision).toMatchObject({ decision: past.decision.decision, policy_version: 0 });
     const report = await call(lender, 'GET', '/policies/challenger/report');
     expect(report.status).toBe(200);
@@ -264,9 +264,9 @@ describe('credit policies in scoring', () => {
     const activated = await call(lender, 'POST', `/policies/${version}/activate`);
     expect(activated.status).toBe(200);
     expect(activated.body).toMatchObject({ version, status: 'ACTIVE', challenger: false });
-    const late = await analyse(lender, new Date(askedBefore.getTime() - 1000));
+    const late = await analyze(lender, new Date(askedBefore.getTime() - 1000));
     expect(late.decision).toMatchObject({ decision: past.decision.decision, policy_version: 0 });
-    const after = await analyse(lender);
+    const after = await analyze(lender);
     expect(after.decision).toMatchObject({ decision: 'DECLINED', policy_version: version });
     expect(after.decision.risk_factors[0]).toEqual({
       code: 'EVERYONE_OUT',

@@ -9,8 +9,10 @@ import {
 } from '@loan/runtime';
 import type { ScoringConfig } from './config';
 import type { CreditBureau } from './data-access/bureau';
-import { analysisModel, policyModels, profileModel, rawCollections } from './data-access/models';
+import { createAnalysisRepository } from './data-access/analysisRepository';
+import { analysisModel, policyModels, profileModel } from './data-access/models';
 import { createPolicyRepository } from './data-access/policyRepository';
+import { createProfileRepository } from './data-access/profileRepository';
 import {
   HANDLED_FACTS,
   consumerHandlers,
@@ -36,7 +38,8 @@ export function createScoringService(deps: {
   const { bus, logger, sealer } = runtime;
   const profiles = profileModel(runtime.db);
   const analyses = analysisModel(runtime.db);
-  const raw = rawCollections({ profiles, analyses });
+  const analysisRepository = createAnalysisRepository(analyses);
+  const profileRepository = createProfileRepository(profiles);
   const policies = createPolicyRepository(policyModels(runtime.db));
   const relay = createOutboxRelay({
     bus,
@@ -47,8 +50,19 @@ export function createScoringService(deps: {
   });
   const metrics = createScoringMetrics(runtime.metrics.registry);
   const handlers = consumerHandlers({
-    analyse: createAnalysisHandler({ raw, relay, bureau, policies, sealer, metrics, config, clock, logger }),
-    profiles: createProfileHandlers({ profiles, raw, clock }),
+    analyze: createAnalysisHandler({
+      analyses: analysisRepository,
+      profiles: profileRepository,
+      relay,
+      bureau,
+      policies,
+      sealer,
+      metrics,
+      config,
+      clock,
+      logger,
+    }),
+    profiles: createProfileHandlers({ profiles: profileRepository, clock }),
   });
   let http: Awaited<ReturnType<typeof listen>> | null = null;
 
@@ -72,7 +86,12 @@ export function createScoringService(deps: {
         checks: runtime.checks,
         logger,
         bodyLimit: '64kb',
-        api: policyRoutes({ policies, raw, clock, logger: logger.child({ component: 'policies' }) }),
+        api: policyRoutes({
+          policies,
+          analyses: analysisRepository,
+          clock,
+          logger: logger.child({ component: 'policies' }),
+        }),
         internalToken: config.INTERNAL_TOKEN,
       });
       http = await listen(app, config.HTTP_HOST, config.HTTP_PORT);

@@ -32,7 +32,7 @@ export const TRANSITIONS: Record<ApplicationStatus, Partial<Record<Trigger, Appl
   },
   // No re-link while PROCESSING: the analysis in flight scores the accounts as they were
   // enriched when analyze was accepted, and PROCESSING only ends in COMPLETED or FAILED, both
-  // terminal for re-linking, so a re-link now could never be analysed (docs/security.md).
+  // terminal for re-linking, so a re-link now could never be analyzed (docs/security.md).
   PROCESSING: {
     analysis_completed: 'COMPLETED',
     analysis_failed: 'FAILED',

@@ -225,7 +225,7 @@ export const BREAKDOWN_PARTS = [
 
 /**
  * The most points each part of the score can earn, and the total: the scorecard's own maxima
- * (COMPONENT_MAX_POINTS in services/scoring, docs/scoring.md "Components"; a unit test holds
+ * (SCORE_BREAKDOWN_MAX in libs/contracts, docs/scoring.md "Components"; a unit test holds
  * them equal).
  */
 export const BREAKDOWN_MAX = {

@@ -1,5 +1,5 @@
 import type { ApplicationView, DeliveryView } from './api';
-import { COMPONENT_MAX_POINTS } from '@loan/scoring/domain';
+import { SCORE_BREAKDOWN_MAX } from '@loan/contracts';
 import {
   BREAKDOWN_MAX,
   BREAKDOWN_PARTS,
@@ -198,7 +198,7 @@ describe('the console model', () => {
 
 describe('the score breakdown', () => {
   it("when the parts are shown against their maxima, then the maxima are the scorecard's and add up to the total of 100", () => {
-    expect(Object.fromEntries(BREAKDOWN_PARTS.map(([key]) => [key, BREAKDOWN_MAX[key]]))).toEqual(COMPONENT_MAX_POINTS);
+    expect(Object.fromEntries(BREAKDOWN_PARTS.map(([key]) => [key, BREAKDOWN_MAX[key]]))).toEqual(SCORE_BREAKDOWN_MAX);
     expect(BREAKDOWN_PARTS.reduce((sum, [key]) => sum + BREAKDOWN_MAX[key], 0)).toBe(BREAKDOWN_MAX.total);
     expect(BREAKDOWN_MAX.total).toBe(100);
   });

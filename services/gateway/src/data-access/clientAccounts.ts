@@ -3,7 +3,7 @@ import { DEFAULT_TIME_ZONE, checkWebhookUrl, type ClientSettings } from '@loan/c
 import type { Clock, Logger, Sealer } from '@loan/runtime';
 import type { AuditRecorder } from './auditLog';
 import type { ClientRecord, ClientRepository } from './clientRepository';
-import { HttpError } from '../domain/errors';
+import { Refusal } from '../domain/errors';
 import { hashApiKey, newApiKey, newWebhookSecret } from '../domain/keys';
 
 /** Who asks for a change of a client account, for the audit line. */
@@ -115,19 +115,19 @@ export function createClientAccounts(deps: {
   function webhookUrlOf(url: string | null | undefined): string | null | undefined {
     if (url === null || url === undefined) return url;
     const check = checkWebhookUrl(url, { allowPrivate: deps.allowPrivateWebhookUrls });
-    if (!check.ok) throw new HttpError(400, `webhookUrl is refused: ${check.reason}`);
+    if (!check.ok) throw new Refusal('INVALID', `webhookUrl is refused: ${check.reason}`);
     return url;
   }
 
   async function load(clientId: string): Promise<ClientRecord> {
     const client = await clients.get(clientId);
-    if (!client) throw new HttpError(404, 'Client not found');
+    if (!client) throw new Refusal('NOT_FOUND', 'Client not found');
     return client;
   }
 
   async function save(next: ClientRecord) {
     if (!(await clients.update(next, clock.now()))) {
-      throw new HttpError(409, 'The client was changed concurrently; retry');
+      throw new Refusal('CONFLICT', 'The client was changed concurrently; retry');
     }
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StaffInvitation, StaffRole, StaffUser } from '@loan/contracts';
 import type { Clock, Logger, PurposeSealer } from '@loan/runtime';
-import { HttpError } from '../domain/errors';
+import { Refusal } from '../domain/errors';
 import {
   PASSWORD_MAX,
   PASSWORD_MIN,
@@ -71,9 +71,11 @@ const view = (user: StaffUserRecord): StaffUser => ({
 const isUserId = (id: unknown): id is string => typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id);
 
 export function checkPassword(password: unknown): string {
-  if (typeof password !== 'string') throw new HttpError(400, 'password is required and must be a string');
-  if (password.length < PASSWORD_MIN) throw new HttpError(400, `password must be at least ${PASSWORD_MIN} characters`);
-  if (password.length > PASSWORD_MAX) throw new HttpError(400, `password must be at most ${PASSWORD_MAX} characters`);
+  if (typeof password !== 'string') throw new Refusal('INVALID', 'password is required and must be a string');
+  if (password.length < PASSWORD_MIN)
+    throw new Refusal('INVALID', `password must be at least ${PASSWORD_MIN} characters`);
+  if (password.length > PASSWORD_MAX)
+    throw new Refusal('INVALID', `password must be at most ${PASSWORD_MAX} characters`);
   return password;
 }
 
@@ -132,12 +134,12 @@ export function createStaffAccounts(deps: {
 
   async function load(clientId: string, userId: unknown): Promise<StaffUserRecord> {
     const user = isUserId(userId) ? await users.get(clientId, userId) : null;
-    if (!user) throw new HttpError(404, 'User not found');
+    if (!user) throw new Refusal('NOT_FOUND', 'User not found');
     return user;
   }
 
   async function save(next: StaffUserRecord) {
-    if (!(await users.update(next))) throw new HttpError(409, 'The user was changed concurrently; retry');
+    if (!(await users.update(next))) throw new Refusal('CONFLICT', 'The user was changed concurrently; retry');
   }
 
   /** A started enrolment handed back: what it sealed, or null when it is not one of ours. */
@@ -157,7 +159,7 @@ export function createStaffAccounts(deps: {
 
   async function invite(clientId: string, email: string, role: StaffRole, by: Actor): Promise<StaffInvitation> {
     if (await users.byEmail(clientId, email))
-      throw new HttpError(409, 'A user with this e-mail address already exists');
+      throw new Refusal('CONFLICT', 'A user with this e-mail address already exists');
     const now = clock.now();
     const token = newOneTimeToken();
     const lenderName = await deps.lenderName(clientId);
@@ -183,7 +185,7 @@ export function createStaffAccounts(deps: {
       await users.create(record);
     } catch (error) {
       if ((error as { code?: number }).code === 11000)
-        throw new HttpError(409, 'A user with this e-mail address already exists');
+        throw new Refusal('CONFLICT', 'A user with this e-mail address already exists');
       throw error;
     }
     // The token travels in the fragment: it never reaches a server log or a Referer.
@@ -203,8 +205,8 @@ export function createStaffAccounts(deps: {
     const user =
       typeof token === 'string' && /^[\w-]{43}$/.test(token) ? await users.byInvitation(tokenHashOf(token)) : null;
     if (!user || user.status !== 'invited' || !user.invitation || user.invitation.expiresAt <= clock.now()) {
-      throw new HttpError(
-        404,
+      throw new Refusal(
+        'NOT_FOUND',
         'This invitation is not valid: it was used, withdrawn or has lapsed; ask an owner for a new one',
       );
     }
@@ -217,7 +219,7 @@ export function createStaffAccounts(deps: {
     /** The first owner of a lender, made by the operator; refused once the lender has one. */
     async createOwner(clientId: string, email: string, by: Actor) {
       if ((await users.countOwners(clientId)) > 0)
-        throw new HttpError(409, 'This lender already has an owner; owners invite further users');
+        throw new Refusal('CONFLICT', 'This lender already has an owner; owners invite further users');
       return invite(clientId, email, 'owner', by);
     },
 
@@ -237,7 +239,7 @@ export function createStaffAccounts(deps: {
     async changeRole(clientId: string, userId: unknown, role: StaffRole, by: Actor) {
       const user = await load(clientId, userId);
       if (user.role === 'owner' && role !== 'owner' && (await users.countOwners(clientId)) <= 1) {
-        throw new HttpError(409, 'A lender keeps at least one owner; make another user owner first');
+        throw new Refusal('CONFLICT', 'A lender keeps at least one owner; make another user owner first');
       }
       const next = { ...user, role, version: user.version + 1 };
       await save(next);
@@ -249,7 +251,7 @@ export function createStaffAccounts(deps: {
     async remove(clientId: string, userId: unknown, by: Actor) {
       const user = await load(clientId, userId);
       if (user.role === 'owner' && (await users.countOwners(clientId)) <= 1) {
-        throw new HttpError(409, 'A lender keeps at least one owner; make another user owner first');
+        throw new Refusal('CONFLICT', 'A lender keeps at least one owner; make another user owner first');
       }
       await users.remove(clientId, user.userId);
       await deps.endUserSessions(clientId, user.userId);
@@ -292,12 +294,12 @@ export function createStaffAccounts(deps: {
             ? checkTotp(deps.sealer.for('staff-credentials').open(user.totpSecret!), totpCode, now, null)
             : null;
         if (step === null)
-          throw new HttpError(
-            400,
+          throw new Refusal(
+            'INVALID',
             'totpCode is not the current code of the secret shown; check the device clock and retry',
           );
       } else if (required) {
-        throw new HttpError(400, 'totpCode is required: this lender signs in with an authenticator code');
+        throw new Refusal('INVALID', 'totpCode is required: this lender signs in with an authenticator code');
       }
       const next: StaffUserRecord = {
         ...user,
@@ -336,7 +338,7 @@ export function createStaffAccounts(deps: {
       const candidates = (await users.allByEmail(email))
         .filter((u) => u.status === 'active' && u.passwordHash)
         .slice(0, 5);
-      const refused = () => new HttpError(401, 'Wrong e-mail address, password or authenticator code');
+      const refused = () => new Refusal('UNAUTHENTICATED', 'Wrong e-mail address, password or authenticator code');
       if (candidates.length === 0) {
         await verifyPassword(password, await decoyHash());
         throw refused();
@@ -344,9 +346,11 @@ export function createStaffAccounts(deps: {
       const blocked = candidates.find((u) => u.signInBlockedUntil && u.signInBlockedUntil > now);
       if (blocked && candidates.length === 1) {
         const seconds = Math.ceil((blocked.signInBlockedUntil!.getTime() - now.getTime()) / 1000);
-        throw new HttpError(429, `Too many failed sign-ins for this account; try again in ${seconds} s`, {
-          'Retry-After': String(seconds),
-        });
+        throw new Refusal(
+          'TOO_MANY_ATTEMPTS',
+          `Too many failed sign-ins for this account; try again in ${seconds} s`,
+          seconds,
+        );
       }
       for (const user of candidates) {
         if (user.signInBlockedUntil && user.signInBlockedUntil > now) continue;
@@ -358,8 +362,8 @@ export function createStaffAccounts(deps: {
         let step = user.totpLastStep;
         if (required) {
           if (!user.totpEnabled || !user.totpSecret) {
-            throw new HttpError(
-              403,
+            throw new Refusal(
+              'FORBIDDEN',
               'This lender requires an authenticator code and this account has none enrolled; ask an owner to invite you again',
             );
           }
@@ -402,7 +406,7 @@ export function createStaffAccounts(deps: {
     async changePassword(clientId: string, userId: string, current: unknown, chosen: unknown, keepSession: string) {
       const user = await load(clientId, userId);
       if (typeof current !== 'string' || !user.passwordHash || !(await verifyPassword(current, user.passwordHash))) {
-        throw new HttpError(403, 'The current password is wrong');
+        throw new Refusal('FORBIDDEN', 'The current password is wrong');
       }
       const next = { ...user, passwordHash: await hashPassword(checkPassword(chosen)), version: user.version + 1 };
       await save(next);
@@ -421,7 +425,7 @@ export function createStaffAccounts(deps: {
     async startTotpEnrolment(clientId: string, userId: string, current: unknown) {
       const user = await load(clientId, userId);
       if (typeof current !== 'string' || !user.passwordHash || !(await verifyPassword(current, user.passwordHash))) {
-        throw new HttpError(403, 'The current password is wrong');
+        throw new Refusal('FORBIDDEN', 'The current password is wrong');
       }
       const { secret, uri } = newTotpSecret(await deps.lenderName(clientId), user.email);
       const until = clock.now().getTime() + TOTP_ENROLMENT_MS;
@@ -442,15 +446,15 @@ export function createStaffAccounts(deps: {
         pending.userId !== userId ||
         typeof pending.secret !== 'string'
       ) {
-        throw new HttpError(400, 'enrolment is not valid; start the new authenticator again');
+        throw new Refusal('INVALID', 'enrolment is not valid; start the new authenticator again');
       }
       if (typeof pending.until !== 'number' || pending.until < now.getTime()) {
-        throw new HttpError(400, 'enrolment has lapsed; start the new authenticator again');
+        throw new Refusal('INVALID', 'enrolment has lapsed; start the new authenticator again');
       }
       const step = typeof code === 'string' ? checkTotp(pending.secret, code, now, null) : null;
       if (step === null)
-        throw new HttpError(
-          400,
+        throw new Refusal(
+          'INVALID',
           'totpCode is not the current code of the new secret; check the device clock and retry',
         );
       const user = await load(clientId, userId);

@@ -1,26 +1,25 @@
-import type { CommandErrorCode } from '@loan/contracts';
+/**
+ * Why the gateway refuses what it was asked, said before any protocol is chosen: the HTTP edge
+ * (`entry-points/http/errors.ts`) gives each code its status.
+ * - `INVALID`: what was sent breaks a rule of its own (a password too short, a webhook URL the
+ *   notifier would refuse).
+ * - `UNAUTHENTICATED`: a credential is missing or wrong.
+ * - `FORBIDDEN`: the caller is known and may not do this.
+ * - `NOT_FOUND`: what the request names does not exist (for this caller).
+ * - `CONFLICT`: the request clashes with what is stored (a concurrent change, a duplicate).
+ * - `TOO_MANY_ATTEMPTS`: an account waits after failed sign-ins.
+ */
+export type RefusalCode = 'INVALID' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'TOO_MANY_ATTEMPTS';
 
-/** An expected failure at the HTTP edge, in the spec's error shape. */
-export class HttpError extends Error {
+/** An expected failure of the gateway's own rules, thrown by its domain and data-access code. */
+export class Refusal extends Error {
   constructor(
-    readonly statusCode: number,
+    readonly code: RefusalCode,
     message: string,
-    readonly headers: Record<string, string> = {},
+    /** When the same request may be tried again (TOO_MANY_ATTEMPTS). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
-    this.name = 'HttpError';
+    this.name = 'Refusal';
   }
 }
-
-/** The one place command error codes become HTTP statuses. */
-export const STATUS_OF: Record<CommandErrorCode, number> = {
-  INVALID_STATE: 400,
-  NO_ACCOUNTS: 400,
-  NOT_FOUND: 404,
-  KEY_OWNED_BY_OTHER_CLIENT: 403,
-  KEY_IN_USE: 409,
-  PROVIDER_UNAVAILABLE: 500,
-  PROVIDER_KEY_MISSING: 500,
-  INVALID_REVIEW: 400,
-  REVIEW_CONFLICT: 409,
-};

@@ -4,7 +4,7 @@ import { Counter, Registry } from 'prom-client';
 import { Topics } from '@loan/contracts';
 import { connectMongo, createLogger, syncIndexes, type InboundMessage } from '@loan/runtime';
 import { uniqueName } from '../../../../testing/helpers';
-import { factsOf } from '../__fixtures__/facts';
+import { factsOf } from '../__tests__/facts';
 import type { DeadlineTtls } from '../domain/deadline';
 import { fireDeadline } from '../domain/fireDeadline/decide';
 import type { TrackedFact } from '../domain/trackDeadlines/decide';

@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import type { EnrichedAccount } from '@loan/contracts';
-import { outboxFields, rawCollection, type OutboxEntry } from '@loan/runtime';
+import { outboxFields, type OutboxEntry } from '@loan/runtime';
 
 /** Scoring's own projection of enriched accounts (the applicant's bank data). */
 const profileSchema = new Schema(
@@ -132,13 +132,3 @@ export interface ChallengerOutcome {
   approvedAmount: number;
   reasons: string[];
 }
-
-/**
- * The per-message reads and writes go through the driver's collections: profiles and
- * decisions are large, and are stored as they are.
- */
-export const rawCollections = (models: { profiles: ProfileModel; analyses: AnalysisModel }) => ({
-  profiles: rawCollection<ProfileDoc>(models.profiles),
-  analyses: rawCollection<AnalysisDoc>(models.analyses),
-});
-export type RawCollections = ReturnType<typeof rawCollections>;

@@ -9,7 +9,7 @@ import {
 } from '@loan/contracts';
 import { BadCursorError, type AuditEntry, type AuditLog } from '../../data-access/auditLog';
 import type { StaffAccounts } from '../../data-access/staffAccounts';
-import { HttpError } from '../../domain/errors';
+import { HttpError } from './errors';
 import type { ClientAccounts } from '../../data-access/clientAccounts';
 import type { ClientRecord } from '../../data-access/clientRepository';
 import { actorOf, allowOnlyRoutedMethods, requireJson, route, rotationBody, validate } from './support';

@@ -19,7 +19,7 @@ import {
   type CommandReply,
 } from '@loan/contracts';
 import { annotateActiveSpan, type PurposeSealer } from '@loan/runtime';
-import { HttpError, STATUS_OF } from '../../domain/errors';
+import { HttpError, STATUS_OF } from './errors';
 import { INVALID_CURSOR, decodeCursor, encodeCursor } from '../../domain/pageCursor';
 import {
   ReplyTimeoutError,

@@ -7,7 +7,7 @@ import type { Clock, Logger } from '@loan/runtime';
 import type { Permission } from '../../domain/staff';
 import { permit, type AuthFailures } from './guards';
 import { z } from 'zod';
-import { HttpError } from '../../domain/errors';
+import { HttpError, asHttpError } from './errors';
 import { safeEqual } from '../../domain/keys';
 import {
   isLive,
@@ -317,17 +317,19 @@ export function consoleRoutes(deps: {
       throw new HttpError(403, `Missing or invalid CSRF token (${CSRF_HEADER})`);
   }
 
+  /** The answer to a refused credential (401, 403 or 404), or null when the error is anything else. */
+  function credentialRefusal(error: unknown): HttpError | null {
+    const refusal = asHttpError(error);
+    return refusal && [401, 403, 404].includes(refusal.statusCode) ? refusal : null;
+  }
+
   /** A refusal of a presented credential (a wrong invitation link, say) counts against the address. */
   async function counted<T>(req: Request, check: () => Promise<T>): Promise<T> {
     try {
       return await check();
     } catch (error) {
-      if (
-        error instanceof HttpError &&
-        (error.statusCode === 401 || error.statusCode === 403 || error.statusCode === 404)
-      ) {
-        throw await deps.failures.failed(req, error);
-      }
+      const refusal = credentialRefusal(error);
+      if (refusal) throw await deps.failures.failed(req, refusal);
       throw error;
     }
   }
@@ -346,10 +348,7 @@ export function consoleRoutes(deps: {
       return result;
     } catch (error) {
       // Only a wrong credential keeps its count: a bad field (400) or an account's own wait (429) proves nothing.
-      passed = !(
-        error instanceof HttpError &&
-        (error.statusCode === 401 || error.statusCode === 403 || error.statusCode === 404)
-      );
+      passed = !credentialRefusal(error);
       throw error;
     } finally {
       if (passed) await attempt.giveBack();

@@ -1,5 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { HttpError } from '../../domain/errors';
+import { HttpError } from './errors';
 import { allowOnlyRoutedMethods, ctx, requireJson, route } from './support';
 
 /** Query parameters of the delivery log the notifier understands; anything else is dropped. */

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type { Counter } from 'prom-client';
-import { HttpError } from '../../domain/errors';
+import { HttpError } from './errors';
 import { hashApiKey, safeEqual } from '../../domain/keys';
 import { addressGroup, limitFor, windowOf } from '../../domain/rateLimit';
 import type { ClientRecord, ClientRepository } from '../../data-access/clientRepository';

@@ -1,5 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { HttpError } from '../../domain/errors';
+import { HttpError } from './errors';
 import { allowOnlyRoutedMethods, ctx, requireJson, route } from './support';
 
 const SCORING_TIMEOUT_MS = 30_000;

@@ -2,7 +2,7 @@ import { Router, type Request } from 'express';
 import { FACT_TYPE_HEADER, Topics } from '@loan/contracts';
 import { type Clock, type KafkaBus, type Logger, type Sealer } from '@loan/runtime';
 import type { Counter } from 'prom-client';
-import { HttpError } from '../../domain/errors';
+import { HttpError } from './errors';
 import { safeEqual } from '../../domain/keys';
 import { toProviderCallback } from '../../domain/providerCallback';
 import type { ClientRepository } from '../../data-access/clientRepository';

@@ -3,7 +3,7 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from 'ex
 import { errorBody } from '@loan/contracts';
 import type { Logger } from '@loan/runtime';
 import type { z } from 'zod';
-import { HttpError } from '../../domain/errors';
+import { HttpError, asHttpError } from './errors';
 import type { ClientRecord } from '../../data-access/clientRepository';
 import type { Actor } from '../../data-access/clientAccounts';
 import type { ConsoleSession } from '../../domain/consoleSession';
@@ -95,10 +95,11 @@ export function errorHandler(logger: Logger) {
     let status = 500;
     let message = 'Internal server error';
     const e = error as { type?: string; status?: number; statusCode?: number; message?: string; expose?: boolean };
-    if (error instanceof HttpError) {
-      status = error.statusCode;
-      message = error.message;
-      for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    const expected = asHttpError(error);
+    if (expected) {
+      status = expected.statusCode;
+      message = expected.message;
+      for (const [name, value] of Object.entries(expected.headers)) res.setHeader(name, value);
     } else if (e?.type === 'entity.parse.failed') {
       status = 400;
       message = 'Request body is not valid JSON';

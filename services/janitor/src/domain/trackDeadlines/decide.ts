@@ -93,7 +93,7 @@ export function applyFact(timeline: Timeline, fact: TrackedFact): Timeline | nul
     case 'ApplicationOpened':
     case 'ApplicationResumed': {
       if (stale || (timeline.linkWindowStart !== null && fact.at <= timeline.linkWindowStart)) return timeline;
-      // A new window: whatever was linked and analysed before it belongs to the closed period.
+      // A new window: whatever was linked and analyzed before it belongs to the closed period.
       return { ...timeline, linkWindowStart: fact.at, firstLinkedAt: null, analysisRequestedAt: null };
     }
     case 'AccountLinked': {

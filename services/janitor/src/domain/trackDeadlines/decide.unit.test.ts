@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { factsOf } from '../../__fixtures__/facts';
+import { factsOf } from '../../__tests__/facts';
 import type { Deadline, DeadlineStatus, DeadlineTtls } from '../deadline';
 import type { Timeline } from '../timeline';
 import { type CancelDeadlines, type TrackedFact, applyPlan, cancels, trackFact } from './decide';

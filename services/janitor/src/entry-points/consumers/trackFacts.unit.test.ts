@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { createLogger, type InboundMessage } from '@loan/runtime';
-import { factsOf } from '../../__fixtures__/facts';
+import { factsOf } from '../../__tests__/facts';
 import type { DeadlineRepository } from '../../data-access/deadlineRepository';
 import type { StoredTimeline, TimelineRepository } from '../../data-access/timelineRepository';
 import type { DeadlineStatus, DeadlineTtls } from '../../domain/deadline';

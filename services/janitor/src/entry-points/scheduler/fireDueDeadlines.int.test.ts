@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import { waitFor } from '../../../../../testing/helpers';
-import { factsOf } from '../../__fixtures__/facts';
+import { factsOf } from '../../__tests__/facts';
 import {
   type Driver,
   type RunningJanitor,
@@ -10,7 +10,7 @@ import {
   shiftableClock,
   startDriver,
   startJanitor,
-} from '../../__fixtures__/harness';
+} from '../../__tests__/harness';
 
 const DAY = 24 * 3_600_000;
 
@@ -56,7 +56,7 @@ describe('janitor scheduler: replicas, restarts and crashes, against the real br
     const [a, b] = [await janitorOn(stage, { clock }), await janitorOn(stage, { clock })];
     const apps = Array.from({ length: 30 }, () => factsOf());
     for (const app of apps) await driver.publish(app.opened(clock.now().toISOString()));
-    await waitFor(async () => (await a.service.deadlines.countArmed('no_link')) === apps.length, { what: 'all armed' });
+    await waitFor(async () => (await a.service.gauges.countArmed('no_link')) === apps.length, { what: 'all armed' });
 
     clock.advance(DAY + 1);
     // Both replicas' loops race, and two extra passes race with them.
@@ -84,7 +84,7 @@ describe('janitor scheduler: replicas, restarts and crashes, against the real br
     const openedAt = clock.now().toISOString();
     const first = await janitorOn(stage, { clock });
     await driver.publish(app.opened(openedAt));
-    await waitFor(async () => (await first.service.deadlines.countArmed('no_link')) === 1, { what: 'no_link armed' });
+    await waitFor(async () => (await first.service.gauges.countArmed('no_link')) === 1, { what: 'no_link armed' });
     await first.stop();
 
     clock.advance(DAY + 60_000);

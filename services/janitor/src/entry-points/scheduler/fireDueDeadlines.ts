@@ -9,7 +9,8 @@ import {
   type OutboxEntry,
   type OutboxRelay,
 } from '@loan/runtime';
-import type { DeadlineRepository, PendingMessage } from '../../data-access/deadlineRepository';
+import type { DeadlineRepository } from '../../data-access/deadlineRepository';
+import type { PendingMessage, PublishLeases } from '../../data-access/leases';
 import { fireDeadline } from '../../domain/fireDeadline/decide';
 import type { JanitorMetrics } from '../../metrics';
 
@@ -34,6 +35,7 @@ import type { JanitorMetrics } from '../../metrics';
  */
 export function createScheduler(deps: {
   deadlines: DeadlineRepository;
+  leases: PublishLeases;
   /** The relays of the timelines' outboxes and of the earlier version's outcomes'. */
   relays: Record<PendingMessage['outbox'], Pick<OutboxRelay, 'flush'>>;
   clock: Clock;
@@ -41,7 +43,7 @@ export function createScheduler(deps: {
   logger: Logger;
   settings: { pollIntervalMs: number; batchSize: number; publishLeaseMs: number; reloadIntervalMs: number };
 }) {
-  const { deadlines, relays, clock, metrics, settings } = deps;
+  const { deadlines, leases, relays, clock, metrics, settings } = deps;
   const logger = deps.logger.child({ component: 'scheduler' });
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
@@ -62,7 +64,7 @@ export function createScheduler(deps: {
   /** Publishes what other (or earlier) janitors fired but did not get to publish. */
   async function publishLeftovers(): Promise<number> {
     const now = clock.now();
-    const ids = await deadlines.takeOverUnpublished(now, settings.publishLeaseMs, settings.batchSize);
+    const ids = await leases.takeOverUnpublished(now, settings.publishLeaseMs, settings.batchSize);
     for (const id of ids) await publish(id);
     if (ids.length > 0) logger.info({ count: ids.length }, 'published deadlines left unpublished');
     return ids.length;

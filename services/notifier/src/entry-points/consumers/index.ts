@@ -1,19 +1,19 @@
 import { Topics } from '@loan/contracts';
 import type { InboundMessage } from '@loan/runtime';
-import type { projectAnalyticsHandler } from './projectAnalytics';
-import type { projectClientHandler } from './projectClient';
-import type { recordEventHandler } from './recordEvent';
-import type { scrubBodiesHandlers } from './scrubBodies';
+import type { createProjectAnalyticsHandler } from './projectAnalytics';
+import type { createProjectClientHandler } from './projectClient';
+import type { createRecordEventHandler } from './recordEvent';
+import type { createScrubBodiesHandlers } from './scrubBodies';
 
 /**
  * The topics the service consumes and the handler of each. Messages arrive parsed and
  * validated against their topic's schema (anything else was dead-lettered by the bus).
  */
 export function consumerHandlers(handlers: {
-  projectClient: ReturnType<typeof projectClientHandler>;
-  recordEvent: ReturnType<typeof recordEventHandler>;
-  scrubBodies: ReturnType<typeof scrubBodiesHandlers>;
-  projectAnalytics: ReturnType<typeof projectAnalyticsHandler>;
+  projectClient: ReturnType<typeof createProjectClientHandler>;
+  recordEvent: ReturnType<typeof createRecordEventHandler>;
+  scrubBodies: ReturnType<typeof createScrubBodiesHandlers>;
+  projectAnalytics: ReturnType<typeof createProjectAnalyticsHandler>;
 }): Record<string, (message: InboundMessage) => Promise<void>> {
   const { projectClient, recordEvent, scrubBodies, projectAnalytics } = handlers;
   return {
@@ -31,7 +31,7 @@ export function consumerHandlers(handlers: {
   };
 }
 
-export { projectAnalyticsHandler } from './projectAnalytics';
-export { projectClientHandler } from './projectClient';
-export { recordEventHandler } from './recordEvent';
-export { scrubBodiesHandlers } from './scrubBodies';
+export { createProjectAnalyticsHandler } from './projectAnalytics';
+export { createProjectClientHandler } from './projectClient';
+export { createRecordEventHandler } from './recordEvent';
+export { createScrubBodiesHandlers } from './scrubBodies';

@@ -9,7 +9,7 @@ import { toAnalyticsRecord, type Pseudonym } from '../../domain/analytics/toAnal
  * never loses it. Keyed by the application's pseudonym, so one application's records keep
  * their order.
  */
-export function projectAnalyticsHandler(deps: { bus: Pick<KafkaBus, 'publish'>; key: string }) {
+export function createProjectAnalyticsHandler(deps: { bus: Pick<KafkaBus, 'publish'>; key: string }) {
   const pseudonym: Pseudonym = (kind, id) => createHmac('sha256', deps.key).update(`${kind}:${id}`).digest('base64url');
   return async function onEvent(message: InboundMessage): Promise<void> {
     const record = toAnalyticsRecord(message.value as PublicEventRecord, pseudonym);

@@ -3,7 +3,7 @@ import type { InboundMessage, Logger } from '@loan/runtime';
 import type { EndpointRepository } from '../../data-access/endpointRepository';
 
 /** `loan.gateway.clients` → the client endpoints projection (newest version wins). */
-export function projectClientHandler(deps: { endpoints: EndpointRepository; logger: Logger }) {
+export function createProjectClientHandler(deps: { endpoints: EndpointRepository; logger: Logger }) {
   return async function onClientChanged(message: InboundMessage): Promise<void> {
     const change = message.value as ClientChanged;
     const applied = await deps.endpoints.apply(change);

@@ -25,7 +25,7 @@ import { newDelivery } from '../../domain/recordEvent/newDelivery';
  * it. A delivery found pending on a redelivered message goes on the schedule directly, unless
  * this replica's own insert stored it: then its dispatcher already has it in hand.
  */
-export function recordEventHandler(deps: {
+export function createRecordEventHandler(deps: {
   repo: DeliveryRepository;
   clock: Clock;
   policy: DeliveryPolicy;

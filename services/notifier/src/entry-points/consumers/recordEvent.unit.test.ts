@@ -4,7 +4,7 @@ import { systemClock, type InboundMessage } from '@loan/runtime';
 import type { DeliveryRepository } from '../../data-access/deliveryRepository';
 import type { Delivery, ScheduleEntry } from '../../domain/delivery';
 import { newDelivery } from '../../domain/recordEvent/newDelivery';
-import { recordEventHandler } from './recordEvent';
+import { createRecordEventHandler } from './recordEvent';
 
 /**
  * What the handler of `loan.events.v1` writes when the same event comes again, with the
@@ -20,7 +20,7 @@ function setUp(stored: Delivery) {
       return true;
     },
   } as unknown as DeliveryRepository;
-  const handle = recordEventHandler({
+  const handle = createRecordEventHandler({
     repo,
     clock: systemClock,
     policy: { retryBaseMs: 1_000, maxRetries: 5, allowPrivate: true },

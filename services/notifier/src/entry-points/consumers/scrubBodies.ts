@@ -9,7 +9,7 @@ import { maskAccountNumber } from '../../domain/scrubBodies/maskAccountNumber';
  * the retention period of a decided application ends (`bank_data_retention` on the janitor's
  * deadlines). Delivery metadata (event, status, attempts) stays. Scrubbing twice changes nothing.
  */
-export function scrubBodiesHandlers(deps: { repo: Pick<DeliveryRepository, 'scrubBodies'>; logger: Logger }) {
+export function createScrubBodiesHandlers(deps: { repo: Pick<DeliveryRepository, 'scrubBodies'>; logger: Logger }) {
   async function scrub(applicationId: string, why: string) {
     const scrubbed = await deps.repo.scrubBodies(applicationId, maskAccountNumber);
     if (scrubbed > 0) deps.logger.info({ applicationId, scrubbed, why }, 'webhook bodies scrubbed');

@@ -286,7 +286,7 @@ export function createDispatcher(deps: {
     },
     /**
      * A delivery just recorded here and not on the schedule: attempted first here, without a
-     * read. Resolves once it has settled or is on the schedule (see `recordEventHandler`).
+     * read. Resolves once it has settled or is on the schedule (see `createRecordEventHandler`).
      */
     attemptFirst(entry: ScheduleEntry, delivery: Delivery): Promise<void> {
       return new Promise<void>((done) => {

@@ -7,7 +7,7 @@ import {
   crcMultipleMatches,
   crcNoHit,
   crcSummaryOnlyHit,
-} from './__fixtures__/crc';
+} from './__tests__/crc';
 import { classifyFacility, crcBandOf, normaliseCrcResponse, parseCrcAmount, parseCrcDate } from './normalise';
 import type { NormalisedReport } from '../../domain/bureauReport';
 

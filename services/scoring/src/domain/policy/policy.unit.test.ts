@@ -1,6 +1,6 @@
 import { BUILTIN_POLICY, CreditPolicy, type KnockOutRule } from '@loan/contracts';
-import { GOLDEN_APPLICANTS, goldenFile } from '../../golden/goldenTable';
-import { scoringInput } from '../../golden/sandboxApplicant';
+import { GOLDEN_APPLICANTS, goldenFile } from '../../../golden/goldenTable';
+import { scoringInput } from '../../../golden/sandboxApplicant';
 import { BAND_THRESHOLDS, DSR_CAP, MIN_COUNTER_OFFER_AMOUNT, MIN_COUNTER_OFFER_SHARE, TENOR_OPTIONS } from '../index';
 import { scoreApplicationWithAudit, type AppliedPolicy } from '../scoreApplication/scoreApplication';
 import { bandUnder } from './evaluate';

@@ -1,6 +1,6 @@
 import { Decision, type MonthSummary } from '@loan/contracts';
-import { PERSONA_NAMES, applicationOf, bureauDown, notChecked, noHitBureau, persona } from '../__fixtures__/personas';
-import { FIXTURE_NOW } from '../__fixtures__/statements';
+import { PERSONA_NAMES, applicationOf, bureauDown, notChecked, noHitBureau, persona } from '../__tests__/personas';
+import { FIXTURE_NOW } from '../__tests__/statements';
 import { SCORECARD_VERSION, TENOR_OPTIONS } from '../index';
 import { NoEnrichedAccountsError } from './errors';
 import { buildScoringAudit, decideFromAudit, scoreApplication, scoreApplicationWithAudit } from './scoreApplication';

@@ -1,6 +1,6 @@
-import { bureauSummary, cleanFeatures } from '../__fixtures__/features';
-import { PERSONA_NAMES, persona } from '../__fixtures__/personas';
-import { FIXTURE_NOW } from '../__fixtures__/statements';
+import { bureauSummary, cleanFeatures } from '../__tests__/features';
+import { PERSONA_NAMES, persona } from '../__tests__/personas';
+import { FIXTURE_NOW } from '../__tests__/statements';
 import { summariseBureau } from './bureau';
 import { scoreBandOf, scoreComponents } from './components';
 import { BAND_THRESHOLDS, COMPONENT_MAX_POINTS, CREDIT_HISTORY, type ComponentName } from './constants';

@@ -1,3 +1,5 @@
+import { SCORE_BREAKDOWN_MAX } from '@loan/contracts';
+
 /**
  * The scorecard's version, written into every decision. Bump it whenever a weight, a threshold
  * or a rule below changes, and record the change in docs/scoring.md.
@@ -13,14 +15,8 @@ export const EXISTING_DEBT_LOOKBACK_MONTHS = 3;
 /** Days in an average month, to turn a statement span in days into months. */
 export const DAYS_PER_MONTH = 30.44;
 
-/** Points each component can earn; they add up to the total score of 0-100. */
-export const COMPONENT_MAX_POINTS = {
-  cash_flow_health: 20,
-  income_stability: 20,
-  debt_service_capacity: 25,
-  account_behavior: 20,
-  credit_history: 15,
-} as const;
+/** Points each component can earn; they add up to the total score of 0-100 (the decision's `score_breakdown`). */
+export const COMPONENT_MAX_POINTS = SCORE_BREAKDOWN_MAX;
 export type ComponentName = keyof typeof COMPONENT_MAX_POINTS;
 
 /** Lowest total score of each band, best first; below HIGH_RISK is VERY_HIGH_RISK. */

@@ -1,6 +1,6 @@
-import { bureauSummary, cleanFeatures } from '../__fixtures__/features';
-import { persona } from '../__fixtures__/personas';
-import { FIXTURE_NOW, buildAccount, type MonthPlan } from '../__fixtures__/statements';
+import { bureauSummary, cleanFeatures } from '../__tests__/features';
+import { persona } from '../__tests__/personas';
+import { FIXTURE_NOW, buildAccount, type MonthPlan } from '../__tests__/statements';
 import { deriveFeatures, existingMonthlyDebt } from './features';
 
 const applicant = { firstName: 'Chinedu', lastName: 'Okafor', bvn: null };

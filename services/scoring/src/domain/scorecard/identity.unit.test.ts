@@ -1,4 +1,4 @@
-import { persona } from '../__fixtures__/personas';
+import { persona } from '../__tests__/personas';
 import { checkIdentity, holderNameMatches, nameTokens } from './identity';
 
 const applicant = { firstName: 'Chinedu', lastName: 'Okafor' };

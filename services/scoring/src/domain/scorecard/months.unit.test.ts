@@ -1,4 +1,4 @@
-import { FIXTURE_NOW, buildAccount, type AccountPlan, type MonthPlan } from '../__fixtures__/statements';
+import { FIXTURE_NOW, buildAccount, type AccountPlan, type MonthPlan } from '../__tests__/statements';
 import { SCORING_WINDOW_MONTHS } from './constants';
 import { applicantMonths, monthOf, monthRange } from './months';
 

@@ -1,5 +1,5 @@
 import type { RiskFactor } from '@loan/contracts';
-import { bureauSummary, cleanFeatures } from '../__fixtures__/features';
+import { bureauSummary, cleanFeatures } from '../__tests__/features';
 import type { BureauSummary } from './bureau';
 import type { ScoringFeatures } from './features';
 import { riskFactorsOf, type RiskFactorCode } from './riskFactors';

@@ -1,6 +1,6 @@
 import { Topics, type ApplicationFact, type ApplicationFactType, type EnrichmentResultType } from '@loan/contracts';
 import { continueAfter, type InboundMessage } from '@loan/runtime';
-import type { createAnalysisHandler } from './analyseApplication';
+import type { createAnalysisHandler } from './analyzeApplication';
 import type { createProfileHandlers } from './projectProfiles';
 
 /**
@@ -8,17 +8,17 @@ import type { createProfileHandlers } from './projectProfiles';
  * validated against their topic's schema (anything else was dead-lettered by the bus).
  */
 export function consumerHandlers(handlers: {
-  analyse: ReturnType<typeof createAnalysisHandler>;
+  analyze: ReturnType<typeof createAnalysisHandler>;
   profiles: ReturnType<typeof createProfileHandlers>;
 }): Record<string, (message: InboundMessage) => Promise<void>> {
-  const { analyse, profiles } = handlers;
+  const { analyze, profiles } = handlers;
   return {
     [Topics.enrichmentResults]: profiles.onEnrichmentResult,
     [Topics.applicationFacts]: async (message) => {
       const fact = message.value as ApplicationFact;
       if (fact.type === 'AnalysisRequested') {
         // The decision is stored; its publication goes on while the next fact is handled.
-        const { published } = await analyse(fact);
+        const { published } = await analyze(fact);
         await continueAfter(message, published);
       } else if (fact.type === 'ApplicationClosed' && fact.abandonReason === 'no_analyze')
         await profiles.scrub(fact.applicationId);
@@ -32,5 +32,5 @@ export const HANDLED_FACTS = {
   [Topics.applicationFacts]: ['AnalysisRequested', 'ApplicationClosed'] satisfies ApplicationFactType[],
 };
 
-export { createAnalysisHandler } from './analyseApplication';
+export { createAnalysisHandler } from './analyzeApplication';
 export { createProfileHandlers } from './projectProfiles';

@@ -1,39 +1,19 @@
 import type { EnrichmentResult } from '@loan/contracts';
-import { isDuplicateKey, type Clock, type InboundMessage } from '@loan/runtime';
-import type { ProfileModel, RawCollections } from '../../data-access/models';
+import type { Clock, InboundMessage } from '@loan/runtime';
+import type { ProfileRepository } from '../../data-access/profileRepository';
 
 /**
  * Scoring's projection of enriched accounts: each account's profile as enrichment last
  * announced it (a newer attempt replaces an older one, never the reverse), gone with the
  * applicant's bank data.
  */
-export function createProfileHandlers(deps: {
-  profiles: ProfileModel;
-  raw: Pick<RawCollections, 'profiles'>;
-  clock: Clock;
-}) {
-  const { profiles, raw, clock } = deps;
+export function createProfileHandlers(deps: { profiles: ProfileRepository; clock: Clock }) {
+  const { profiles, clock } = deps;
 
   async function onEnrichmentResult(message: InboundMessage) {
     const result = message.value as EnrichmentResult;
     if (result.type === 'AccountEnriched') {
-      await raw.profiles
-        .updateOne(
-          { _id: result.accountId, $or: [{ attempt: { $lte: result.attempt } }] },
-          {
-            $set: {
-              applicationId: result.applicationId,
-              attempt: result.attempt,
-              profile: result.profile,
-              updatedAt: clock.now(),
-            },
-          },
-          { upsert: true },
-        )
-        .catch((error: unknown) => {
-          // A newer attempt is already stored: the upsert's insert collides, which is fine.
-          if (!isDuplicateKey(error)) throw error;
-        });
+      await profiles.save(result, clock.now());
     } else if (result.type === 'BankDataScrubbed') {
       await scrub(result.applicationId);
     }
@@ -45,7 +25,7 @@ export function createProfileHandlers(deps: {
    * features and the bureau summary, no statements) stay: they explain the decision.
    */
   async function scrub(applicationId: string) {
-    await profiles.deleteMany({ applicationId });
+    await profiles.deleteOf(applicationId);
   }
 
   return { onEnrichmentResult, scrub };

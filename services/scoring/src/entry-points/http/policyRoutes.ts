@@ -10,7 +10,7 @@ import {
 } from '@loan/contracts';
 import type { Clock, Logger } from '@loan/runtime';
 import type { z } from 'zod';
-import type { RawCollections } from '../../data-access/models';
+import type { AnalysisRepository } from '../../data-access/analysisRepository';
 import type { PolicyRepository, StoredPolicy } from '../../data-access/policyRepository';
 import { simulatePolicy, type StoredAnalysis } from '../../domain/policy/simulate';
 import {
@@ -96,11 +96,11 @@ const REPORT_LIMIT = 5000;
  */
 export function policyRoutes(deps: {
   policies: PolicyRepository;
-  raw: RawCollections;
+  analyses: Pick<AnalysisRepository, 'challenged' | 'latestDecided'>;
   clock: Clock;
   logger: Logger;
 }): Router {
-  const { policies, raw, clock, logger } = deps;
+  const { policies, analyses, clock, logger } = deps;
   const router = Router();
 
   async function versionFor(clientId: string, version: number): Promise<StoredPolicy> {
@@ -160,19 +160,7 @@ export function policyRoutes(deps: {
       const book = await policies.book(clientId);
       const challenger = book.challenger;
       if (!challenger) throw new ApiError('NOT_FOUND', 'There is no challenger');
-      const docs = await raw.analyses
-        .find(
-          {
-            clientId,
-            status: 'DECIDED',
-            'challenger.version': challenger.version,
-            decidedAt: { $gte: challenger.since },
-          },
-          { projection: { applicationId: 1, decision: 1, policyVersion: 1, challenger: 1, decidedAt: 1 } },
-        )
-        .sort({ decidedAt: -1 })
-        .limit(REPORT_LIMIT)
-        .toArray();
+      const docs = await analyses.challenged(clientId, challenger, REPORT_LIMIT);
       const matrix: Record<string, Record<string, number>> = {};
       const disagreements = [];
       for (const doc of docs) {
@@ -224,15 +212,8 @@ export function policyRoutes(deps: {
       const { limit } = parse(SimulateRequest, req.body ?? {});
       const book = await policies.book(clientId);
       const current = await policies.resolve(clientId, activeVersion(book));
-      const docs = await raw.analyses
-        .find(
-          { clientId, status: 'DECIDED' },
-          { projection: { applicationId: 1, applicantId: 1, loan: 1, audit: 1, decidedAt: 1 } },
-        )
-        .sort({ decidedAt: -1 })
-        .limit(limit)
-        .toArray();
-      const analyses: StoredAnalysis[] = docs.flatMap((doc) =>
+      const docs = await analyses.latestDecided(clientId, limit);
+      const replayed: StoredAnalysis[] = docs.flatMap((doc) =>
         doc.loan && doc.audit && doc.decidedAt
           ? [
               {
@@ -245,7 +226,7 @@ export function policyRoutes(deps: {
             ]
           : [],
       );
-      res.json(simulatePolicy(analyses, current, { version: draft.version, policy: draft.policy }));
+      res.json(simulatePolicy(replayed, current, { version: draft.version, policy: draft.policy }));
     }),
   );
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { BAND_THRESHOLDS, COMPONENT_MAX_POINTS } from '@loan/scoring/domain';
+import { BUILTIN_POLICY, SCORE_BREAKDOWN_MAX } from '@loan/contracts';
 import { parse } from 'yaml';
 import { adminOperations, auditOperations, providerOperations } from './adminApi';
 import { adminDocument, lenderDocument } from './document';
@@ -65,9 +65,10 @@ function examplesOfDocument(document: { paths?: object; webhooks?: object }) {
   return found;
 }
 
-const BREAKDOWN_PARTS = Object.keys(COMPONENT_MAX_POINTS) as (keyof typeof COMPONENT_MAX_POINTS)[];
+const BREAKDOWN_PARTS = Object.keys(SCORE_BREAKDOWN_MAX) as (keyof typeof SCORE_BREAKDOWN_MAX)[];
+const BAND_THRESHOLDS = BUILTIN_POLICY.bands.thresholds;
 
-/** The band of a total score, as the scorecard draws them. */
+/** The band of a total score, as the built-in policy draws them. */
 const bandOf = (score: number) =>
   score >= BAND_THRESHOLDS.LOW_RISK
     ? 'LOW_RISK'
@@ -94,8 +95,8 @@ function outOfRange(value: unknown, at = '$'): string[] {
   if (breakdown && typeof breakdown === 'object') {
     for (const part of BREAKDOWN_PARTS) {
       const points = breakdown[part];
-      if (typeof points !== 'number' || points < 0 || points > COMPONENT_MAX_POINTS[part]) {
-        problems.push(`${at}.score_breakdown.${part}: ${points} is not within 0-${COMPONENT_MAX_POINTS[part]}`);
+      if (typeof points !== 'number' || points < 0 || points > SCORE_BREAKDOWN_MAX[part]) {
+        problems.push(`${at}.score_breakdown.${part}: ${points} is not within 0-${SCORE_BREAKDOWN_MAX[part]}`);
       }
     }
     const sum = BREAKDOWN_PARTS.reduce((total, part) => total + (breakdown[part] ?? 0), 0);

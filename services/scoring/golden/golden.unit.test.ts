@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SCORECARD_VERSION } from '../domain/scorecard';
+import { SCORECARD_VERSION } from '../src/domain/scorecard';
 import {
   GOLDEN_APPLICANTS,
   applicantsTable,
@@ -11,7 +11,7 @@ import {
   type Table,
 } from './goldenTable';
 
-const SCORING_DOC = join(__dirname, '../../../../docs/scoring.md');
+const SCORING_DOC = join(__dirname, '../../../docs/scoring.md');
 const section = goldenSectionOf(readFileSync(SCORING_DOC, 'utf8')).text;
 const [documentedApplicants, documentedDecisions] = parseTables(section) as [Table?, Table?];
 

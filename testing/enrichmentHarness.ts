@@ -12,12 +12,11 @@ import {
 } from '@loan/contracts';
 import { createServiceRuntime, ensureContractTopics, listen, systemClock, type ServiceRuntime } from '@loan/runtime';
 import { createSandbox, loadConfig as loadSandboxConfig, type PersonaId, type Sandbox } from '@loan/sandbox';
-import { testConfig, testStamp, uniqueName, waitFor } from '../../../../testing/helpers';
+import { testConfig, testStamp, uniqueName, waitFor } from './helpers';
 // The gateway's own provider-webhook route: the sandbox's webhooks become ProviderCallback
 // messages exactly as in production.
-import { providerWebhookRoutes } from '../../../gateway/src/entry-points/http/providerWebhookRoutes';
-import { configShape, type EnrichmentConfig } from '../config';
-import { createEnrichmentService, type EnrichmentService } from '../service';
+import { providerWebhookRoutes } from '../services/gateway/src/entry-points/http/providerWebhookRoutes';
+import { configShape, createEnrichmentService, type EnrichmentConfig, type EnrichmentService } from '@loan/enrichment';
 
 const WEBHOOK_SECRET = 'enrichment-test-webhook-secret';
 const PROVIDER_KEY = 'test_sk_enrichment';

@@ -6,7 +6,7 @@ import {
   crcCleanHit,
   crcDelinquentHit,
   crcNoHit,
-} from '../../data-access/bureau/__fixtures__/crc';
+} from '../../data-access/bureau/__tests__/crc';
 import { normaliseCrcResponse, type BureauOutcome } from '../../data-access/bureau';
 import type { LoanAsk } from '../affordability';
 import type { ScoreApplicationInput } from '../scoreApplication';

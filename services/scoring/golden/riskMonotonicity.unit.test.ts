@@ -1,6 +1,6 @@
 import type { DecisionOutcome, EnrichedAccount, MonthSummary } from '@loan/contracts';
-import { scoreApplication } from '../domain/scoreApplication';
-import { MINIMUM_WAGE, SCORING_WINDOW_MONTHS, deriveFeatures } from '../domain/scorecard';
+import { scoreApplication } from '../src/domain/scoreApplication';
+import { MINIMUM_WAGE, SCORING_WINDOW_MONTHS, deriveFeatures } from '../src/domain/scorecard';
 import { GOLDEN_APPLICANTS, goldenFile, type GoldenApplicant } from './goldenTable';
 import { scoringInput, type SandboxFile } from './sandboxApplicant';
 

@@ -3,9 +3,9 @@ import { buildEvent } from '@loan/contracts';
 import express, { type RequestHandler } from 'express';
 import type { mongo } from 'mongoose';
 import { createLogger, listen } from '@loan/runtime';
-import { waitFor } from '../../../../../testing/helpers';
-import { deliveryRoutes as gatewayDeliveryRoutes } from '../../../../gateway/src/entry-points/http/deliveryRoutes';
-import { correlation, errorHandler } from '../../../../gateway/src/entry-points/http/support';
+import { waitFor } from '../testing/helpers';
+import { deliveryRoutes as gatewayDeliveryRoutes } from '../services/gateway/src/entry-points/http/deliveryRoutes';
+import { correlation, errorHandler } from '../services/gateway/src/entry-points/http/support';
 import {
   createPublisher,
   startNotifier,
@@ -15,8 +15,8 @@ import {
   type Publisher,
   type Receiver,
   type StartedNotifier,
-} from '../../__tests__/harness';
-import type { DeliveryView } from '../../domain/view';
+} from '../services/notifier/src/__tests__/harness';
+import type { DeliveryView } from '../services/notifier/src/domain/view';
 
 type Page = { data: DeliveryView[]; nextCursor: string | null };
 

@@ -7,7 +7,7 @@ import { goldenSectionOf, renderGoldenSection } from './goldenTable';
  * only says whether they are current (exit code 1 when not).
  * Run: `npm run golden -w services/scoring` (builds, then runs the compiled script).
  */
-const DOC = join(__dirname, '../../../../docs/scoring.md');
+const DOC = join(__dirname, '../../../docs/scoring.md');
 
 const markdown = readFileSync(DOC, 'utf8');
 const { start, end, text } = goldenSectionOf(markdown);

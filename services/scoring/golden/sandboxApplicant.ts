@@ -4,7 +4,7 @@ import { toProviderAccount, type ProviderTransaction } from '@loan/provider';
 import {
   COMMERCIAL_BANKS,
   TEST_BVNS,
-  analyseIncome,
+  analyzeIncome,
   consumerHitResponse,
   consumerNoHitResponse,
   createRng,
@@ -12,9 +12,9 @@ import {
   generateAccount,
   type PersonaId,
 } from '@loan/sandbox';
-import { normaliseCrcResponse, type BureauOutcome } from '../data-access/bureau';
-import type { LoanAsk } from '../domain/affordability';
-import type { ScoreApplicationInput } from '../domain/scoreApplication';
+import { normaliseCrcResponse, type BureauOutcome } from '../src/data-access/bureau';
+import type { LoanAsk } from '../src/domain/affordability';
+import type { ScoreApplicationInput } from '../src/domain/scoreApplication';
 
 /** Months of history enrichment asks the provider's income analysis to cover (`INCOME_PERIOD_MONTHS`). */
 export const INCOME_PERIOD_MONTHS = 12;
@@ -81,7 +81,7 @@ function enrichedAccount(applicant: SandboxApplicant, n: number, { linkedAt }: S
     ...(applicant.bvn ? { bvn: applicant.bvn } : {}),
   });
   const income = overTheWire<Record<string, unknown>>(
-    analyseIncome({
+    analyzeIncome({
       account: generated.account,
       transactions: generated.transactions,
       periodMonths: INCOME_PERIOD_MONTHS,

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Decision, Topics, type ApplicationFact, type ScoringResult } from '@loan/contracts';
 import {
   ServiceError,
-  isDuplicateKey,
   type Clock,
   type Logger,
   type OutboxEntry,
@@ -12,8 +11,10 @@ import {
 } from '@loan/runtime';
 import type { ScoringConfig } from '../../config';
 import type { BureauOutcome, CreditBureau } from '../../data-access/bureau';
-import type { AnalysisDoc, ChallengerOutcome, RawCollections } from '../../data-access/models';
+import type { AnalysisOutcome, AnalysisRepository } from '../../data-access/analysisRepository';
+import type { ChallengerOutcome } from '../../data-access/models';
 import type { PolicyRepository } from '../../data-access/policyRepository';
+import type { ProfileRepository } from '../../data-access/profileRepository';
 import { activeVersionAt } from '../../domain/policy/versions';
 import { reasonsOf } from '../../domain/policy/simulate';
 import {
@@ -32,7 +33,8 @@ export type AnalysisRequested = Extract<ApplicationFact, { type: 'AnalysisReques
  * decision (or why there is none) on `loan.scoring.results`, once per analysis.
  */
 export function createAnalysisHandler(deps: {
-  raw: RawCollections;
+  analyses: AnalysisRepository;
+  profiles: Pick<ProfileRepository, 'find'>;
   relay: Pick<OutboxRelay, 'flush'>;
   bureau: CreditBureau;
   policies: PolicyRepository;
@@ -42,7 +44,7 @@ export function createAnalysisHandler(deps: {
   clock: Clock;
   logger: Logger;
 }) {
-  const { raw, relay, bureau, policies, sealer, metrics, config, clock, logger } = deps;
+  const { analyses, profiles, relay, bureau, policies, sealer, metrics, config, clock, logger } = deps;
 
   async function lookupBureau(sealedBvn: string | null): Promise<BureauOutcome> {
     if (!sealedBvn) return { status: 'NOT_CHECKED' };
@@ -52,55 +54,15 @@ export function createAnalysisHandler(deps: {
   }
 
   /**
-   * Stores the decided analysis with its result in the outbox. The analysis is written once,
-   * decided: of two replicas (or a redelivery after a crash) only the first insert lands, and
-   * whoever loses publishes what the winner stored. A PENDING analysis written by an earlier
-   * version (it inserted one before asking the bureau) is decided by a conditional update.
-   * Returns the entries left to publish (undefined: read them from the document).
-   */
-  async function store(fact: AnalysisRequested, update: Partial<AnalysisDoc>, entry: OutboxEntry) {
-    try {
-      await raw.analyses.insertOne({
-        _id: fact.analysisId,
-        applicationId: fact.applicationId,
-        clientId: fact.clientId,
-        applicantId: fact.applicantId,
-        status: 'PENDING',
-        decision: null,
-        failureReason: null,
-        audit: null,
-        bureau: null,
-        requestedAt: new Date(fact.at),
-        ...update,
-        outbox: [entry],
-        outboxPending: true,
-      });
-      return [entry];
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-    }
-    const written = await raw.analyses.updateOne(
-      { _id: fact.analysisId, status: 'PENDING' },
-      { $set: { ...update, outboxPending: true }, $push: { outbox: entry } },
-    );
-    if (written.modifiedCount === 1) return [entry];
-    logger.info({ analysisId: fact.analysisId }, 'analysis already decided by another replica');
-    return undefined;
-  }
-
-  /**
    * Returns the publication of the result, under way (wrapped, or the async function would wait
    * for it): the caller holds the fact's offset until it ends (a failed one is retried by the
    * relay).
    */
-  return async function analyse(fact: AnalysisRequested): Promise<{ published: Promise<void> }> {
-    const existing = await raw.analyses.findOne({ _id: fact.analysisId }, { projection: { status: 1 } });
+  return async function analyze(fact: AnalysisRequested): Promise<{ published: Promise<void> }> {
+    const status = await analyses.statusOf(fact.analysisId);
     // Decided before a crash: make sure the result went out.
-    if (existing && existing.status !== 'PENDING') return { published: relay.flush(fact.analysisId) };
-    // One lookup by id per account rather than `$in`: FerretDB answers `_id` equality from its
-    // index but scans the whole collection of (large) profiles for `$in`.
-    const found = await Promise.all(fact.accountIds.map((accountId) => raw.profiles.findOne({ _id: accountId })));
-    const stored = found.filter((doc): doc is NonNullable<typeof doc> => doc !== null);
+    if (status && status !== 'PENDING') return { published: relay.flush(fact.analysisId) };
+    const stored = await profiles.find(fact.accountIds);
     const waited = clock.now().getTime() - new Date(fact.at).getTime();
     if (stored.length < fact.accountIds.length && waited < config.PROFILE_WAIT) {
       // Enriched data may still be on its way through the results topic: try again shortly.
@@ -118,7 +80,7 @@ export function createAnalysisHandler(deps: {
       analysisId: fact.analysisId,
       at: now.toISOString(),
     };
-    let update: Partial<AnalysisDoc>;
+    let update: AnalysisOutcome;
     const loan = { amount: fact.loan.amount, tenor: fact.loan.tenor, interestRate: fact.loan.interestRate };
     // The version active when the lender asked for the analysis decides it, however late (or
     // often) it is handled; the challenger in place now decides in the shadow.
@@ -203,7 +165,17 @@ export function createAnalysisHandler(deps: {
       value: result,
       headers: withTraceContext(),
     };
-    const toPublish = await store(fact, update, entry);
+    const request = {
+      analysisId: fact.analysisId,
+      applicationId: fact.applicationId,
+      clientId: fact.clientId,
+      applicantId: fact.applicantId,
+      requestedAt: new Date(fact.at),
+    };
+    // Undefined when another replica (or the run before a crash) decided it first: the relay
+    // publishes what that one stored.
+    const toPublish = await analyses.storeOutcome(request, update, entry);
+    if (!toPublish) logger.info({ analysisId: fact.analysisId }, 'analysis already decided by another replica');
     return { published: relay.flush(fact.analysisId, toPublish) };
   };
 }

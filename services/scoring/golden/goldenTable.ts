@@ -1,9 +1,9 @@
 import type { Decision } from '@loan/contracts';
 import { TEST_BVNS } from '@loan/sandbox';
-import type { LoanAsk } from '../domain/affordability';
-import { scoreApplicationWithAudit } from '../domain/scoreApplication';
-import { SCORECARD_VERSION } from '../domain/scorecard';
-import { formatNaira } from '../domain/scorecard/math';
+import type { LoanAsk } from '../src/domain/affordability';
+import { scoreApplicationWithAudit } from '../src/domain/scoreApplication';
+import { SCORECARD_VERSION } from '../src/domain/scorecard';
+import { formatNaira } from '../src/domain/scorecard/math';
 import {
   sandboxFile,
   scoringInput,

@@ -163,7 +163,7 @@ export async function settle(janitors: RunningJanitor[], driver: Driver) {
   for (const j of janitors) await j.service.scheduler.tick();
   await waitFor(
     async () => {
-      for (const j of janitors) if ((await j.service.deadlines.countUnpublished()) > 0) return false;
+      for (const j of janitors) if ((await j.service.gauges.countUnpublished()) > 0) return false;
       return true;
     },
     { what: 'every fired deadline published' },
