@@ -8,7 +8,7 @@ import { createMetrics } from './metrics';
 import { connectMongo, isDuplicateKey, syncIndexes } from './mongo';
 import { FACT_TYPE_HEADER } from '@loan/contracts';
 import { createOutboxRelay, outboxFields } from './outbox';
-import { uniqueName, waitFor } from '../../../testing/helpers';
+import { uniqueName, waitFor } from '@testing/helpers';
 
 const Greeting = z.object({ id: z.string(), text: z.string().min(1), count: z.number().int() });
 const logger = createLogger('runtime-test', 'silent');

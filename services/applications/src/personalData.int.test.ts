@@ -7,15 +7,8 @@ import {
   type CommandReply,
 } from '@loan/contracts';
 import { isSealed } from '@loan/runtime';
-import { waitFor } from '../../../testing/helpers';
-import {
-  startApplications,
-  startSandbox,
-  suiteNamespace,
-  testBus,
-  testSealer,
-  type Running,
-} from '../../../testing/stack';
+import { waitFor } from '@testing/helpers';
+import { startApplications, startSandbox, suiteNamespace, testBus, testSealer, type Running } from '@testing/stack';
 import type { Application } from './domain/application';
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { waitFor } from '../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import { startHarness, type Harness } from './__tests__/harness';
 import type { EnrichmentService } from './service';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { EnrichedAccount, type DeadlinePassed, type EnrichmentResult } from '@loan/contracts';
 import { isSealed } from '@loan/runtime';
-import { waitFor } from '../../../testing/helpers';
-import { testSealer } from '../../../testing/stack';
+import { waitFor } from '@testing/helpers';
+import { testSealer } from '@testing/stack';
 import { startHarness, type Harness } from './__tests__/harness';
 import type { EnrichmentService } from './service';
 

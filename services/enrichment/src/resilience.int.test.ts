@@ -1,4 +1,4 @@
-import { waitFor } from '../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import { startHarness, type Harness } from './__tests__/harness';
 import { openJob } from './domain/startEnrichment/decide';
 import type { EnrichmentService } from './service';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Topics, type DecisionOutcome, type EnrichmentResult, type MonthSummary } from '@loan/contracts';
-import { waitFor } from '../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import {
   accountEnriched,
   applicant,
@@ -14,7 +14,7 @@ import {
   suiteNamespace,
   testBus,
   type Running,
-} from '../../../testing/stack';
+} from '@testing/stack';
 import { Examples } from './entry-points/http/openapi/examples';
 
 /**

@@ -15,8 +15,8 @@ import {
 import { createMonoClient } from '@loan/provider';
 import { createLogger, createServiceRuntime, type ServiceRuntime } from '@loan/runtime';
 import { createSandbox, loadConfig as loadSandboxConfig, type Sandbox } from '@loan/sandbox';
-import { testConfig, uniqueName, waitFor } from '../../../testing/helpers';
-import { accountEnriched } from '../../../testing/stack';
+import { testConfig, uniqueName, waitFor } from '@testing/helpers';
+import { accountEnriched } from '@testing/stack';
 import {
   type Driver,
   type RunningJanitor,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { Topics, type ApplicationFact, type ScoringResult } from '@loan/contracts';
 import { TEST_BVNS, consumerHitResponse } from '@loan/sandbox';
-import { waitFor } from '../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import {
   applicant,
   baseEnv,
@@ -18,7 +18,7 @@ import {
   suiteNamespace,
   testBus,
   type Running,
-} from '../../../testing/stack';
+} from '@testing/stack';
 
 /**
  * A scoring process killed (SIGKILL: no shutdown, no offset commit, nothing flushed) while an

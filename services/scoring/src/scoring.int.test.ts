@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Topics, type ApplicationFact, type EnrichedAccount, type ScoringResult } from '@loan/contracts';
 import { createSealer } from '@loan/runtime';
-import { waitFor } from '../../../testing/helpers';
-import { startScoring, suiteNamespace, testBus, type Running } from '../../../testing/stack';
+import { waitFor } from '@testing/helpers';
+import { startScoring, suiteNamespace, testBus, type Running } from '@testing/stack';
 
 /**
  * The scoring service against the real broker, registry and database, fed the facts the

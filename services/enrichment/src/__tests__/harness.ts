@@ -12,7 +12,7 @@ import {
 } from '@loan/contracts';
 import { createServiceRuntime, ensureContractTopics, listen, systemClock, type ServiceRuntime } from '@loan/runtime';
 import { createSandbox, loadConfig as loadSandboxConfig, type PersonaId, type Sandbox } from '@loan/sandbox';
-import { testConfig, testStamp, uniqueName, waitFor } from '../../../../testing/helpers';
+import { testConfig, testStamp, uniqueName, waitFor } from '@testing/helpers';
 // The gateway's own provider-webhook route: the sandbox's webhooks become ProviderCallback
 // messages exactly as in production.
 import { providerWebhookRoutes } from '../../../gateway/src/entry-points/http/providerWebhookRoutes';

@@ -3,7 +3,7 @@ import type { Connection } from 'mongoose';
 import { Counter, Registry } from 'prom-client';
 import { Topics } from '@loan/contracts';
 import { connectMongo, createLogger, syncIndexes, type InboundMessage } from '@loan/runtime';
-import { uniqueName } from '../../../../testing/helpers';
+import { uniqueName } from '@testing/helpers';
 import { factsOf } from '../__fixtures__/facts';
 import type { DeadlineTtls } from '../domain/deadline';
 import { fireDeadline } from '../domain/fireDeadline/decide';

@@ -3,7 +3,7 @@ import { buildEvent } from '@loan/contracts';
 import express, { type RequestHandler } from 'express';
 import type { mongo } from 'mongoose';
 import { createLogger, listen } from '@loan/runtime';
-import { waitFor } from '../../../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import { deliveryRoutes as gatewayDeliveryRoutes } from '../../../../gateway/src/entry-points/http/deliveryRoutes';
 import { correlation, errorHandler } from '../../../../gateway/src/entry-points/http/support';
 import {
