@@ -279,6 +279,40 @@ export function testBus(ns: string, clientId: string) {
 }
 
 /**
+ * Waits until the consumer group (`group` as given to consume()) has committed every message of
+ * the topics up to where they end at the call: whatever was published before it has been
+ * handled. Shows a message was not published twice once nothing can publish it any more,
+ * where a fixed pause would guess.
+ */
+export async function consumedToEnd(
+  bus: ReturnType<typeof testBus>,
+  group: string,
+  topics: string[],
+  timeoutMs = 30_000,
+): Promise<void> {
+  const ends = await Promise.all(
+    topics.map(async (topic) => {
+      const real = bus.topicName(topic);
+      return { real, partitions: await bus.admin.fetchTopicOffsets(real) };
+    }),
+  );
+  const groupId = bus.groupName(group);
+  await waitFor(
+    async () => {
+      for (const { real, partitions } of ends) {
+        const committed = await bus.admin.fetchOffsets({ groupId, topics: [real] });
+        const at = new Map(committed[0]?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? []);
+        for (const p of partitions) {
+          if (Number(p.high) > Number(p.low) && (at.get(p.partition) ?? -1) < Number(p.high)) return false;
+        }
+      }
+      return true;
+    },
+    { what: `${group} to have handled ${topics.join(', ')} to their ends`, timeoutMs },
+  );
+}
+
+/**
  * A lender's application initiated over real HTTP and linked in the sandbox (the salaried
  * persona), once the gateway shows it LINKED with its one account.
  */

@@ -10,6 +10,7 @@ import {
   applicant,
   baseEnv,
   call,
+  consumedToEnd,
   createClient,
   startApplications,
   startEnrichment,
@@ -226,10 +227,12 @@ describe('scoring killed mid-analysis', () => {
     await waitFor(async () => (await analyses().findOne({ _id: analysisId }))?.outboxPending === false, {
       what: 'the outbox of the analysis to be published',
     });
-    // A clean stop of the second process: nothing of it can publish any more after this.
+    // A clean stop of the second process: nothing of it can publish any more after this. Once
+    // this test's reader has handled the results and events up to where they end now, a result
+    // or decision published twice would be among what it read.
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await consumedToEnd(bus, 'restart-reader', [Topics.scoringResults, Topics.events]);
 
     const scored = results.filter((r) => r.analysisId === analysisId);
     expect(scored).toHaveLength(1);
