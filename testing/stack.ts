@@ -157,7 +157,7 @@ export async function call(gatewayUrl: string, apiKey: string | null, method: st
   return { status: res.status, headers: res.headers, body: json };
 }
 
-export const applicant = (overrides: Record<string, unknown> = {}) => ({
+export const applicant = <O extends Record<string, unknown> = Record<never, never>>(overrides: O = {} as O) => ({
   firstName: 'Chinedu',
   lastName: 'Okonkwo',
   email: 'chinedu.okonkwo@example.com',

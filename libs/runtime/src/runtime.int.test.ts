@@ -564,7 +564,7 @@ describe('shared runtime against the real broker, registry and database', () => 
       await run({
         bus,
         seen,
-        model,
+        model: model as unknown as import('mongoose').Model<unknown>,
         entry: (id) => ({ id, topic, key: 'k', value: { id, text: 'hello', count: 1 } }),
         stored: (id) =>
           model.collection.findOne<{ outbox: { id: string }[]; outboxPending: boolean }>({ _id: id as never }),

@@ -171,7 +171,7 @@ describe('scoring service', () => {
     await waitFor(() => scoring.runtime.db.model('Profile').exists({ _id: accountId }), { what: 'the profile' });
     const fact = analysis(applicationId, [accountId], null);
     if (fact.type !== 'AnalysisRequested') throw new Error();
-    const analyses = scoring.runtime.db.collection<{ _id: string }>('analyses');
+    const analyses = scoring.runtime.db.collection<{ _id: string; [field: string]: unknown }>('analyses');
     await analyses.insertOne({
       _id: fact.analysisId,
       applicationId,

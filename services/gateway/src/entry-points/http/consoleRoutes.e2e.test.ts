@@ -1620,7 +1620,7 @@ describe('the console in a browser', () => {
       ['COUNTER_OFFER', 'Counter-offer'],
       ['MANUAL_REVIEW', 'Manual review'],
       ['DECLINED', 'Declined'],
-    ]) {
+    ] as const) {
       await eventually(async () =>
         expect(
           await table
