@@ -21,6 +21,8 @@ const base = {
     '^@loan/(gateway|applications|enrichment|scoring|notifier|janitor)/domain$': '<rootDir>/services/$1/src/domain',
     '^@loan/sandbox$': '<rootDir>/sandbox/src',
     '^@loan/client$': '<rootDir>/sdk/src',
+    // The tests' shared harness (testing/), however deep the test file is.
+    '^@testing/(.*)$': '<rootDir>/testing/$1',
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   rootDir: __dirname,

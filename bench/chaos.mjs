@@ -4,7 +4,7 @@
 // end as a lender does, and meanwhile SIGKILLs a random service every few seconds and starts it
 // again, and at other times Kafka or the database. Then it reports what every lender would
 // check (decided, lost, stuck, decided twice, events out of order, bad signatures) and how long
-// each fault took to recover, as a table and bench/results/chaos-<timestamp>.json. It exits
+// each fault took to recover, as a table and bench/results/chaos-latest.json. It exits
 // non-zero when anything was lost, stuck, decided twice, out of order or badly signed, or when
 // the pipeline did not move again after a fault.
 // Options: node bench/chaos.mjs --help. See bench/README.md.
@@ -105,7 +105,6 @@ const random = seededRandom(settings.seed);
 const pick = (list) => list[Math.floor(random() * list.length)];
 
 const runKey = Date.now().toString(36);
-const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const logDir = path.join(root, '.infra', 'logs', `chaos-${runKey}`);
 const t0 = Date.now();
 const since = (t) => round((t - t0) / 1000, 1);
@@ -706,12 +705,10 @@ function writeResults(results) {
   const dir = path.join(root, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const text = `${JSON.stringify(results, null, 2)}\n`;
-  for (const name of [`chaos-${stamp}.json`, 'chaos-latest.json']) {
-    const file = path.join(dir, name);
-    writeFileSync(`${file}.tmp`, text);
-    renameSync(`${file}.tmp`, file);
-  }
-  return path.join(dir, `chaos-${stamp}.json`);
+  const file = path.join(dir, 'chaos-latest.json');
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+  return file;
 }
 
 function printReport(results, file) {

@@ -5,7 +5,7 @@
 // and measures, per container, the time from its start to its first passing health check
 // (compose's own checks, asked every second while they start:
 // deploy/docker-compose.probe-every-second.yml), and the wall time of `docker compose up --wait`. Then `down -v`. Prints a table and writes
-// bench/results/containers-<timestamp>.json and containers-latest.json. When no Docker engine
+// bench/results/containers-latest.json. When no Docker engine
 // can be had it says why and exits 0 with nothing measured. See bench/README.md.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { formatTable, freePort, log, root, round, sleep } from './lib/util.mjs';
 
-const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const project = `loan-bench-${Date.now().toString(36)}`;
 const OURS = ['gateway', 'applications', 'enrichment', 'scoring', 'notifier', 'janitor', 'sandbox'];
 const PROBED = ['kafka', 'schema-registry', 'mongo', ...OURS];
@@ -157,9 +156,7 @@ console.log(
 console.log(formatTable(startup, ['service', 'start to healthy (s)']));
 const dir = path.join(root, 'bench', 'results');
 mkdirSync(dir, { recursive: true });
-for (const name of [`containers-${stamp}.json`, 'containers-latest.json']) {
-  const file = path.join(dir, name);
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(results, null, 2)}\n`);
-  renameSync(`${file}.tmp`, file);
-}
+const file = path.join(dir, 'containers-latest.json');
+writeFileSync(`${file}.tmp`, `${JSON.stringify(results, null, 2)}\n`);
+renameSync(`${file}.tmp`, file);
 process.exit(exitCode);

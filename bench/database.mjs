@@ -291,7 +291,7 @@ console.log(
     `PostgreSQL's figure is FerretDB + PostgreSQL. Load average ${json.loadAverage.join(' ')} on ${json.cpus} cpus.\n`,
 );
 console.log(formatTable(table, columns));
-const out = path.join(root, 'bench', 'results', `database-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+const out = path.join(root, 'bench', 'results', 'database-latest.json');
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(json, null, 2));
 log(`figures in ${path.relative(root, out)}`);

@@ -4,12 +4,13 @@
 // infrastructure with `FERRETDB_DEBUG_ADDR=127.0.0.1:8088`). Prints, per process, its profiled
 // CPU time by what spent it (the product's code, each library, Node's own modules, garbage
 // collection) and the functions that spent the most, and writes them to
-// bench/results/profile-<timestamp>.json. The raw profiles stay in .infra/profiles/<timestamp>
-// (open a .cpuprofile in Chrome DevTools, a FerretDB profile with `go tool pprof`).
+// bench/results/profile-latest.json (the e2e figures of the profiled run to
+// profiled-latest.json). The raw profiles stay in .infra/profiles/<timestamp> (open a
+// .cpuprofile in Chrome DevTools, a FerretDB profile with `go tool pprof`).
 // Profiling costs some CPU itself: the e2e figures of this run are not the benchmark's figures.
 /* global AbortSignal */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { envInt, log, root, round } from './lib/util.mjs';
 
@@ -178,11 +179,10 @@ running = false;
 
 // The e2e run under the profiler: its figures, and the window its applications ran in.
 const resultsDir = path.join(root, 'bench', 'results');
-const runFile = readdirSync(resultsDir)
-  .filter((f) => f.endsWith('-profiled.json') && statSync(path.join(resultsDir, f)).mtimeMs >= startedMs)
-  .sort()
-  .pop();
-const run = runFile ? JSON.parse(readFileSync(path.join(resultsDir, runFile), 'utf8')) : null;
+const runFile = 'profiled-latest.json';
+const runPath = path.join(resultsDir, runFile);
+const fresh = existsSync(runPath) && statSync(runPath).mtimeMs >= startedMs;
+const run = fresh ? JSON.parse(readFileSync(runPath, 'utf8')) : null;
 const window = run?.e2e?.monotonicWindowUs ?? null;
 if (!window) log('no measured window in the e2e results: the whole life of each process is counted');
 
@@ -214,7 +214,7 @@ if (ferretdb?.byPackage) {
   for (const f of ferretdb.topFunctions.slice(0, 8)) console.log(`  ${String(f.percent).padStart(5)}%  ${f.function}`);
 }
 
-const out = path.join(root, 'bench', 'results', `profile-${stamp}.json`);
+const out = path.join(resultsDir, 'profile-latest.json');
 const e2e = run?.e2e
   ? {
       file: `bench/results/${runFile}`,

@@ -1,7 +1,8 @@
 // Benchmark suite entry point (`npm run bench`, or `node bench/run.mjs [e2e|tracing|scaling|
 // gateway|scoring|kafka|notifier ...]`). Starts the real local stack when a benchmark needs it, runs the
 // benchmarks one after the other, prints a table against the targets and writes
-// bench/results/<timestamp>.json and bench/results/latest.json. See bench/README.md.
+// bench/results/latest.json (the run before it stays in git's history and a line of
+// bench/results/SUMMARY.md). See bench/README.md.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -26,7 +27,6 @@ if (unknown.length > 0) {
 }
 const selected = requested.length > 0 ? ORDER.filter((n) => requested.includes(n)) : ORDER;
 
-const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const runKey = Date.now().toString(36);
 // Each benchmark that needs the stack gets a fresh one: topics and consumer groups of its own
 // and, unless BENCH_DB=shared (the usual loan_<service>), databases of its own; all removed after.
@@ -73,13 +73,10 @@ function writeResults() {
   mkdirSync(resultsDir, { recursive: true });
   const text = `${JSON.stringify(results, null, 2)}\n`;
   // A run under the profiler (bench/profile.mjs) is not a benchmark run: latest.json stays.
-  const names = profiled ? [`${stamp}-profiled.json`] : [`${stamp}.json`, 'latest.json'];
-  for (const name of names) {
-    const file = path.join(resultsDir, name);
-    writeFileSync(`${file}.tmp`, text);
-    renameSync(`${file}.tmp`, file);
-  }
-  return path.join(resultsDir, names[0]);
+  const file = path.join(resultsDir, profiled ? 'profiled-latest.json' : 'latest.json');
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+  return file;
 }
 
 /** Starts a fresh stack for one benchmark (with a Kafka tap when asked). */
@@ -728,7 +725,7 @@ async function main() {
   finished = true;
   const file = writeResults();
   console.log(report());
-  console.log(`\nresults: ${path.relative(root, file)}${profiled ? '' : ' and bench/results/latest.json'}`);
+  console.log(`\nresults: ${path.relative(root, file)}`);
 }
 
 main().then(

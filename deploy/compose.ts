@@ -36,7 +36,7 @@ export const interpolate = (value: string) =>
 const bytes = (size: string) => {
   const m = /^(\d+)([kmg]?)b?$/i.exec(size.trim());
   if (!m) throw new Error(`unreadable mem_limit ${size}`);
-  return Number(m[1]) * { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2].toLowerCase() as '' | 'k' | 'm' | 'g'];
+  return Number(m[1]) * { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g'];
 };
 
 export function composeServices(file = path.join(ROOT, 'docker-compose.yml')): ComposeService[] {

@@ -41,7 +41,7 @@ function composeTopics(env: Record<string, string>): string {
   const compose = readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
   const block = /^ {6}TOPICS: \|\n((?: {8}\S.*\n)+)/m.exec(compose);
   if (!block) throw new Error('docker-compose.yml has no TOPICS block in its topics service');
-  return block[1]
+  return block[1]!
     .split('\n')
     .map((line) => line.trim())
     .filter(Boolean)
@@ -99,7 +99,7 @@ describe('topic creation for compose and the Helm chart', () => {
     createTopics(ns, topics);
     const names = topics.split('\n').map((line) => `${ns}${line.split(/\s+/)[0]}`);
     const configs = await topicConfigs(names);
-    const retention = (name: string) => Number(configs[`${ns}${name}`]['retention.ms']);
+    const retention = (name: string) => Number(configs[`${ns}${name}`]!['retention.ms']);
     expect(Object.keys(configs).sort()).toEqual([...names].sort());
     expect(retention('loan.events.v1')).toBe(7 * day);
     for (const name of [
@@ -113,7 +113,7 @@ describe('topic creation for compose and the Helm chart', () => {
       expect({ name, days: retention(name) / day }).toEqual({ name, days: 3 });
       expect({ name: `${name}.dlq`, days: retention(`${name}.dlq`) / day }).toEqual({ name: `${name}.dlq`, days: 3 });
     }
-    expect(configs[`${ns}loan.gateway.clients`]['cleanup.policy']).toBe('compact');
+    expect(configs[`${ns}loan.gateway.clients`]!['cleanup.policy']).toBe('compact');
     expect(retention('loan.events.v1.dlq')).toBe(3 * day);
   });
 
@@ -124,8 +124,8 @@ describe('topic creation for compose and the Helm chart', () => {
     // A broker applies an accepted change to its metadata a moment later: read until it shows.
     const retentions = () =>
       topicConfigs([`${ns}loan.applications.commands`, `${ns}loan.events.v1`]).then((configs) => ({
-        commands: Number(configs[`${ns}loan.applications.commands`]['retention.ms']),
-        events: Number(configs[`${ns}loan.events.v1`]['retention.ms']),
+        commands: Number(configs[`${ns}loan.applications.commands`]!['retention.ms']),
+        events: Number(configs[`${ns}loan.events.v1`]!['retention.ms']),
       }));
     const wanted = { commands: 36 * 3_600_000, events: 14 * day };
     let seen = await retentions();

@@ -196,7 +196,7 @@ function blockedByPolicy(containers: Container[]): string[] {
     for (const [setting, value] of Object.entries(from.env)) {
       for (const [, host, port] of value.matchAll(/(?:^|\/\/|@|,)([a-z0-9][a-z0-9.-]*):(\d+)/gi)) {
         for (const to of containers) {
-          const target = to.addresses.get(host)?.get(Number(port));
+          const target = to.addresses.get(host!)?.get(Number(port));
           if (target === undefined || !from.pod || !to.pod) continue;
           if (!allowed(to.pod.policies, 'Ingress', from.pod.labels, target, to.pod.ports))
             problems.push(`${from.name} → ${to.name}:${target} (${setting}): ${to.name}'s ingress policy refuses it`);
@@ -333,7 +333,7 @@ async function wire(
       SANDBOX_HOST: '127.0.0.1',
       SANDBOX_PORT: String(await freePort()),
       PROVIDER_WEBHOOK_URL: `http://127.0.0.1:${gateway.GATEWAY_PORT}/provider/webhooks/mono`,
-      PROVIDER_WEBHOOK_SECRET: gateway.PROVIDER_WEBHOOK_SECRET,
+      PROVIDER_WEBHOOK_SECRET: gateway.PROVIDER_WEBHOOK_SECRET!,
       SANDBOX_LOG_LEVEL: 'warn',
     });
   }
@@ -450,13 +450,10 @@ async function lenderFlow(wired: Map<string, Record<string, string>>) {
       what: 'ready_for_analysis',
     });
     expect((await api('POST', `/api/applications/${applicationId}/analyze`)).status).toBe(200);
-    const [decision] = await waitFor(
-      () => events(applicationId, 'application.decision').length > 0 && events(applicationId, 'application.decision'),
-      {
-        timeoutMs: 60_000,
-        what: 'application.decision',
-      },
-    );
+    const decision = await waitFor(() => events(applicationId, 'application.decision')[0], {
+      timeoutMs: 60_000,
+      what: 'application.decision',
+    });
     expect(decision.body.data).toMatchObject({ applicationId, status: 'COMPLETED', score: expect.any(Number) });
     const expected = createHmac('sha256', lender.webhookSecret).update(decision.raw).digest();
     const given = Buffer.from(String(decision.headers['x-signature']), 'hex');

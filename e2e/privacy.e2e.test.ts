@@ -340,13 +340,13 @@ describe('personal data of an applicant', () => {
     const dlq = 'loan.gateway.provider-callbacks.dlq';
 
     let scan = await scanTopics();
-    await waitFor(async () => (scan = await scanTopics()).counts[dlq] > 0, {
+    await waitFor(async () => ((scan = await scanTopics()).counts[dlq] ?? 0) > 0, {
       timeoutMs: 60_000,
       what: 'the poison message in its dead-letter topic',
     });
     const replies = Object.keys(scan.counts).filter((t) => t.startsWith('loan.gateway.replies.'));
     expect(replies.length).toBeGreaterThan(0);
-    expect(replies.reduce((n, t) => n + scan.counts[t], 0)).toBeGreaterThan(0);
+    expect(replies.reduce((n, t) => n + (scan.counts[t] ?? 0), 0)).toBeGreaterThan(0);
     for (const topic of [
       'loan.applications.commands',
       'loan.gateway.provider-callbacks',

@@ -202,7 +202,7 @@ function envOf(name: Service, extra: Record<string, string> = {}): Record<string
     OTEL_BSP_SCHEDULE_DELAY: '100',
     OTEL_TRACES_SAMPLER: 'always_on',
   };
-  const own =
+  const own: Record<string, string> =
     name === 'gateway'
       ? { GATEWAY_PORT: String(ports.public), NOTIFIER_URL: local('notifier'), SCORING_URL: local('scoring') }
       : {};

@@ -296,7 +296,7 @@ export async function startHarness(options: { jobDelay?: string } = {}): Promise
       const res = await fetch(`${receiver.url}/provider/webhooks/mono`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'mono-webhook-secret': WEBHOOK_SECRET },
-        body: webhook.raw,
+        body: new Uint8Array(webhook.raw),
       });
       if (!res.ok) throw new Error(`webhook redelivery answered ${res.status}`);
     },

@@ -25,6 +25,13 @@ export async function waitFor<T>(
 }
 
 /**
+ * A deliberate pause, for the pace of a load a test shapes (publishes spread over a linger,
+ * writes in bursts). Never to wait for something to happen or to have happened: `waitFor` that
+ * instead, or, to show something did not happen, a later thing that did.
+ */
+export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
  * Runs `assertion` until it passes, or throws its last failure after `timeoutMs`. For what a
  * page shows once it has rendered: Playwright's count(), allTextContents() and isVisible() read
  * the page as it is at that moment and do not wait.

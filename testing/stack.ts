@@ -157,7 +157,7 @@ export async function call(gatewayUrl: string, apiKey: string | null, method: st
   return { status: res.status, headers: res.headers, body: json };
 }
 
-export const applicant = (overrides: Record<string, unknown> = {}) => ({
+export const applicant = <O extends Record<string, unknown> = Record<never, never>>(overrides: O = {} as O) => ({
   firstName: 'Chinedu',
   lastName: 'Okonkwo',
   email: 'chinedu.okonkwo@example.com',
@@ -276,6 +276,33 @@ export function testBus(ns: string, clientId: string) {
       namespace: ns,
     },
   });
+}
+
+/**
+ * Waits until the consumer group (`group` as given to consume()) has committed every message of
+ * the topics up to where they end at the call: whatever was published before it has been
+ * handled. Shows a message was not published twice once nothing can publish it any more,
+ * where a fixed pause would guess.
+ */
+export async function consumedToEnd(
+  bus: ReturnType<typeof testBus>,
+  group: string,
+  topics: string[],
+  timeoutMs = 30_000,
+): Promise<void> {
+  const ends = await Promise.all(topics.map(async (topic) => ({ topic, partitions: await bus.topicOffsets(topic) })));
+  await waitFor(
+    async () => {
+      for (const { topic, partitions } of ends) {
+        const at = new Map((await bus.topicOffsets(topic, group)).map((p) => [p.partition, p.committed]));
+        for (const p of partitions) {
+          if (p.high > p.low && (at.get(p.partition) ?? -1) < p.high) return false;
+        }
+      }
+      return true;
+    },
+    { what: `${group} to have handled ${topics.join(', ')} to their ends`, timeoutMs },
+  );
 }
 
 /**

@@ -60,7 +60,7 @@ async function link(widgetUrl: string, persona = 'salaried') {
 function verifiedEvents(applicationId: string): WebhookEvent[] {
   return stack.receiver.received
     .map((r) => verifyWebhook(r.raw, r.headers['x-signature'] as string, [stack.lender.webhookSecret]))
-    .filter((e) => e.data.applicationId === applicationId);
+    .filter((e) => 'applicationId' in e.data && e.data.applicationId === applicationId);
 }
 
 /** An applicant for initiate without an idempotencyKey: the client makes one. */

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@loan/runtime';
+import { waitFor } from '@testing/helpers';
 import { ProviderError, createMonoClient } from './mono';
 
 /**
@@ -225,7 +226,8 @@ describe('Mono client contract', () => {
       expect(fast.retriable).toBe(true);
       expect(server.seen.length).toBe(before);
       healthy = true;
-      await new Promise((r) => setTimeout(r, 250));
+      // After its reset timeout the breaker lets one call through to try the provider again.
+      await waitFor(() => states.includes('half_open'), { what: 'the breaker to half-open', timeoutMs: 5_000 });
       await expect(client.getAccount('k', 'acc')).resolves.toMatchObject({ id: ACCOUNT.account.id });
       expect(states).toContain('closed');
     } finally {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import mongoose from 'mongoose';
-import { uniqueName } from '../../../testing/helpers';
+import { uniqueName } from '@testing/helpers';
 import { sealedBeforePurposes } from './__tests__/legacySealed';
 import { createSealer, isLegacySealed, SealPurposes } from './seal';
 

@@ -9,7 +9,7 @@ import { connectMongo, isDuplicateKey, syncIndexes } from './mongo';
 import { FACT_TYPE_HEADER } from '@loan/contracts';
 import { createOutboxRelay, outboxFields } from './outbox';
 import { createBulkLane } from './bulkLane';
-import { uniqueName, waitFor } from '../../../testing/helpers';
+import { pause, uniqueName, waitFor } from '@testing/helpers';
 
 const Greeting = z.object({ id: z.string(), text: z.string().min(1), count: z.number().int() });
 const logger = createLogger('runtime-test', 'silent');
@@ -159,13 +159,14 @@ describe('shared runtime against the real broker, registry and database', () => 
         (v) => v.labels.client === 'producer' && v.labels.api === 'Produce',
       )?.value ?? 0;
     const before = await produces();
-    // Five handlers publishing a few milliseconds apart, as under load.
+    // Five handlers publishing a few milliseconds apart, as under load: 20 ms apart, all five
+    // within the 300 ms linger of the first.
     const publishes: Promise<void>[] = [];
     for (let count = 0; count < 5; count++) {
       publishes.push(
         bus.publish(topic, [{ key: 'one-application', value: { id: String(count), text: 'step', count } }]),
       );
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await pause(20);
     }
     await Promise.all(publishes);
     expect((await produces()) - before).toBe(1);
@@ -218,13 +219,16 @@ describe('shared runtime against the real broker, registry and database', () => 
     const topic = uniqueName('test.commit-after');
     const groupId = uniqueName('g');
     const bus = await connectedBus(topic, { partitions: 1, commitIntervalMs: 50 });
+    const later = `${topic}.later`;
+    await bus.ensureTopics([later]);
     let finish!: () => void;
     const work = new Promise<void>((resolve) => (finish = resolve));
     const handled: number[] = [];
     await bus.consume({
       groupId,
-      topics: [topic],
+      topics: [topic, later],
       handle: async (m) => {
+        if (m.topic === later) return;
         const { count } = m.value as { count: number };
         if (count === 1) m.commitAfter!(work);
         handled.push(count);
@@ -235,10 +239,14 @@ describe('shared runtime against the real broker, registry and database', () => 
       [0, 1, 2, 3].map((count) => ({ key: 'k', value: { id: String(count), text: 'x', count } })),
     );
     await waitFor(() => handled.length >= 4, { what: 'four messages handled' });
-    const committed = async () => (await bus.topicOffsets(topic, groupId)).find((p) => p.partition === 0)!.committed;
+    const committed = async (of = topic) =>
+      (await bus.topicOffsets(of, groupId)).find((p) => p.partition === 0)!.committed;
     // Messages 2 and 3 are handled, but 1's work goes on: the group stays at 1.
     await waitFor(async () => (await committed()) === 1, { what: 'offset 1 committed' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A message of another topic, handled after 2 and 3, is committed by a later commit than
+    // theirs: that commit too left the group at 1.
+    await bus.publish(later, [{ key: 'k', value: { id: 'later', text: 'x', count: 0 } }]);
+    await waitFor(async () => (await committed(later)) === 1, { what: 'a later commit' });
     expect(await committed()).toBe(1);
     finish();
     await waitFor(async () => (await committed()) === 4, { what: 'every offset committed once the work ended' });
@@ -414,13 +422,11 @@ describe('shared runtime against the real broker, registry and database', () => 
       handle: async (m) => void again.push((m.value as { id: string }).id),
     });
     await second.publish(topic, batch(100));
-    await waitFor(() => again.length >= 20, { what: 'the next 20 messages' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(again.sort()).toEqual(
-      batch(100)
-        .map((m) => m.value.id)
-        .sort(),
-    );
+    // Each of the first 20 has the key, so the partition, of one of the next 20 and comes before
+    // it: had the second consumer started before them, it would have handled them by now.
+    const next = batch(100).map((m) => m.value.id);
+    await waitFor(() => next.every((id) => again.includes(id)), { what: 'the next 20 messages' });
+    expect(again.sort()).toEqual(next.sort());
   });
 
   it('when the service talks to the database, then each command is counted and its answer time observed', async () => {
@@ -559,7 +565,7 @@ describe('shared runtime against the real broker, registry and database', () => 
       await run({
         bus,
         seen,
-        model,
+        model: model as unknown as import('mongoose').Model<unknown>,
         entry: (id) => ({ id, topic, key: 'k', value: { id, text: 'hello', count: 1 } }),
         stored: (id) =>
           model.collection.findOne<{ outbox: { id: string }[]; outboxPending: boolean }>({ _id: id as never }),
@@ -732,7 +738,8 @@ describe('shared runtime against the real broker, registry and database', () => 
 
   it('when documents are written and flushed in bursts while removals are delayed, then every write and flush completes and every outbox is emptied', () =>
     withOutboxStage('test.outbox-delayed-load', async ({ model, entry }) => {
-      // Large bulk updates beside many inserts once wedged the local database for good.
+      // Large bulk updates beside many inserts once wedged the local database for good: 400
+      // writes in bursts of 20, 30 ms apart, each flushed as it is written.
       const relay = createOutboxRelay({
         bus: { publishAll: async () => undefined },
         model,
@@ -748,7 +755,7 @@ describe('shared runtime against the real broker, registry and database', () => 
             .insertOne({ _id: `d${i}`, outbox, outboxPending: true } as never)
             .then(() => relay.flush(`d${i}`, outbox)),
         );
-        if (i % 20 === 19) await new Promise((resolve) => setTimeout(resolve, 30));
+        if (i % 20 === 19) await pause(30);
       }
       await Promise.all(written);
       await relay.stop();
@@ -791,16 +798,9 @@ describe('shared runtime against the real broker, registry and database', () => 
   it('when publishing fails right after a write, then the relay retries that document shortly, without waiting for a sweep', () =>
     withOutboxStage('test.outbox-retry', async ({ bus, seen, model, entry, stored }) => {
       const flaky = withOutage(bus);
-      const relay = createOutboxRelay({
-        bus: flaky,
-        model,
-        logger,
-        bulkLane: createBulkLane(),
-        sweepEveryMs: 3_600_000,
-        retryEveryMs: 100,
-      });
-      relay.start();
-      await new Promise((resolve) => setTimeout(resolve, 300)); // the start-up sweep found nothing
+      const relay = createOutboxRelay({ bus: flaky, model, logger, bulkLane: createBulkLane(), retryEveryMs: 100 });
+      // No sweep at all: only the retry of the failed flush can publish the document.
+      relay.start({ sweep: false });
       await model.create({ _id: 'doc', outbox: [entry('x'), entry('y')], outboxPending: true });
       await expect(relay.flush('doc')).rejects.toThrow('broker unreachable');
       flaky.outage = false;

@@ -90,7 +90,7 @@ describe('what a sealed value says about its key', () => {
   it('when two values are sealed under one key, then their heads share nothing but the format mark, and no digest of the key appears in them', () => {
     const dataKey = 'the-data-key-of-the-platform';
     const sealer = createSealer(dataKey);
-    const [a, b] = [sealer.seal('same'), sealer.seal('same')].map((s) => s.split('.')[1]!);
+    const [a, b] = [sealer.seal('same'), sealer.seal('same')].map((s) => s.split('.')[1]!) as [string, string];
     expect(a).toHaveLength(17);
     expect(a[0]).toBe(b[0]);
     expect(a.slice(1)).not.toBe(b.slice(1));

@@ -1,5 +1,5 @@
 import { startTestSandbox, type TestSandbox } from '../testing/testSandbox';
-import { waitFor } from '../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import { isValidNuban } from '../personas';
 
 describe('provider sandbox over HTTP', () => {

@@ -1,5 +1,5 @@
 import { startTestSandbox, type TestSandbox } from '../testing/testSandbox';
-import { waitFor } from '../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 
 /** Submits a form the way a browser does (urlencoded, following nothing). */
 async function submit(url: string, fields: Record<string, string>) {

@@ -7,15 +7,8 @@ import {
   type CommandReply,
 } from '@loan/contracts';
 import { isSealed } from '@loan/runtime';
-import { waitFor } from '../../../testing/helpers';
-import {
-  startApplications,
-  startSandbox,
-  suiteNamespace,
-  testBus,
-  testSealer,
-  type Running,
-} from '../../../testing/stack';
+import { waitFor } from '@testing/helpers';
+import { startApplications, startSandbox, suiteNamespace, testBus, testSealer, type Running } from '@testing/stack';
 import type { Application } from './domain/application';
 
 /**
@@ -138,8 +131,8 @@ describe('the applicant\u2019s identity at rest', () => {
     const who = person();
     const opened = await send(initiate(clientId, key, who));
     expect(opened).toMatchObject({ ok: true, result: { status: 'PENDING_LINKING', resumed: false } });
-    const { applicationId, applicantId } = (opened as { result: { applicationId: string; applicantId: string } })
-      .result;
+    if (!opened.ok) throw new Error(opened.message);
+    const { applicationId, applicantId } = opened.result as { applicationId: string; applicantId: string };
 
     const doc = await stored(applicationId);
     expect(readableIn(doc, { ...who, bvn: '22200000009' })).toEqual([]);

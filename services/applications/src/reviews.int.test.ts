@@ -10,8 +10,8 @@ import {
   type ReviewRequest,
   type ReviewView,
 } from '@loan/contracts';
-import { waitFor } from '../../../testing/helpers';
-import { startApplications, suiteNamespace, testBus, testSealer, type Running } from '../../../testing/stack';
+import { waitFor } from '@testing/helpers';
+import { startApplications, suiteNamespace, testBus, testSealer, type Running } from '@testing/stack';
 import type { ApplicationModel } from './data-access/applicationModel';
 import { createApplicationRepository } from './data-access/applicationRepository';
 import type { Application } from './domain/application';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { waitFor } from '../../../testing/helpers';
-import { startHarness, type Harness } from '../../../testing/enrichmentHarness';
+import { waitFor } from '@testing/helpers';
+import { startHarness, type Harness } from '@testing/enrichmentHarness';
 import type { EnrichmentService } from './service';
 
 /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EnrichedAccount, type DeadlinePassed, type EnrichmentResult } from '@loan/contracts';
 import { isSealed } from '@loan/runtime';
-import { waitFor } from '../../../testing/helpers';
-import { testSealer } from '../../../testing/stack';
-import { startHarness, type Harness } from '../../../testing/enrichmentHarness';
+import { waitFor } from '@testing/helpers';
+import { testSealer } from '@testing/stack';
+import { startHarness, type Harness } from '@testing/enrichmentHarness';
 import type { EnrichmentService } from './service';
 
 const sealer = testSealer();

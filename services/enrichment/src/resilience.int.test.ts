@@ -1,5 +1,5 @@
-import { waitFor } from '../../../testing/helpers';
-import { startHarness, type Harness } from '../../../testing/enrichmentHarness';
+import { waitFor } from '@testing/helpers';
+import { startHarness, type Harness } from '@testing/enrichmentHarness';
 import { openJob } from './domain/startEnrichment/decide';
 import type { EnrichmentService } from './service';
 

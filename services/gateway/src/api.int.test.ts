@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { Topics, type ScoringResult, type DeadlinePassed } from '@loan/contracts';
-import { waitFor, windowClock } from '../../../testing/helpers';
+import { waitFor, windowClock } from '@testing/helpers';
 import {
   applicant,
   call,
@@ -14,7 +14,7 @@ import {
   suiteNamespace,
   testBus,
   type Running,
-} from '../../../testing/stack';
+} from '@testing/stack';
 
 /**
  * The lender API of spec sections 2-5, 7 and 8 over real HTTP: gateway and applications

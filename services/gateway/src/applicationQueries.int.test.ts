@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Topics, type DecisionOutcome, type EnrichmentResult, type MonthSummary } from '@loan/contracts';
-import { waitFor } from '../../../testing/helpers';
+import { Decision, Topics, type DecisionOutcome, type EnrichmentResult, type MonthSummary } from '@loan/contracts';
+import { waitFor } from '@testing/helpers';
 import {
   accountEnriched,
   applicant,
@@ -14,7 +14,7 @@ import {
   suiteNamespace,
   testBus,
   type Running,
-} from '../../../testing/stack';
+} from '@testing/stack';
 import { Examples } from './entry-points/http/openapi/examples';
 
 /**
@@ -70,7 +70,7 @@ const linked = () => linkedApplication(gateway.url, lender);
 /** A linked application taken to COMPLETED with the example decision, its outcome set to `outcome`. */
 const scoredApplication = (outcome: DecisionOutcome = 'APPROVED') =>
   decidedApplication({ gatewayUrl: gateway.url, bus, applications }, lender, (applicantId) => ({
-    decision: { ...Examples.decision, decision: outcome, applicant_id: applicantId },
+    decision: Decision.parse({ ...Examples.decision, decision: outcome, applicant_id: applicantId }),
   }));
 
 /** Every page from the first, `limit` at a time; `between` runs after each page. */

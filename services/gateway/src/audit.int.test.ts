@@ -1,4 +1,4 @@
-import { createClient, startGateway, suiteNamespace, type Running } from '../../../testing/stack';
+import { createClient, startGateway, suiteNamespace, type Running } from '@testing/stack';
 
 /**
  * The durable audit against the real database and gateway: account changes by named admin

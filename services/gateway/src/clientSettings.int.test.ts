@@ -1,5 +1,5 @@
 import { verifyWebhook } from '../../../sdk/src/webhooks';
-import { waitFor } from '../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import {
   applicant,
   call,
@@ -12,7 +12,7 @@ import {
   startSandbox,
   suiteNamespace,
   type Running,
-} from '../../../testing/stack';
+} from '@testing/stack';
 
 /**
  * The lender's own account over real HTTP (`/api/client`): settings, webhook URL, and the

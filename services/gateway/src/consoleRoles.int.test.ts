@@ -7,8 +7,8 @@ import {
   suiteNamespace,
   type Running,
   consoleBrowser,
-} from '../../../testing/stack';
-import { windowClock } from '../../../testing/helpers';
+} from '@testing/stack';
+import { windowClock } from '@testing/helpers';
 import { servedRoutes } from './entry-points/http/support';
 
 /**

@@ -1,6 +1,6 @@
 import type { Clock } from '@loan/runtime';
-import { call, createClient, startGateway, suiteNamespace, type Running } from '../../../testing/stack';
-import { windowClock } from '../../../testing/helpers';
+import { call, createClient, startGateway, suiteNamespace, type Running } from '@testing/stack';
+import { windowClock } from '@testing/helpers';
 
 /**
  * Console sessions across gateway replicas, against the real broker and database: sessions are

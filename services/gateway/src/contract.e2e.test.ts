@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { waitFor } from '../../../testing/helpers';
-import { applicant, call, captureLogs, createClient, startWholeStack, suiteNamespace } from '../../../testing/stack';
+import { waitFor } from '@testing/helpers';
+import { applicant, call, captureLogs, createClient, startWholeStack, suiteNamespace } from '@testing/stack';
 
 /**
  * Contract fuzzing: schemathesis reads the lender document (/api/openapi.json) and runs its

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { call, createClient, startGateway, suiteNamespace, type Running } from '../../../testing/stack';
+import { call, createClient, startGateway, suiteNamespace, type Running } from '@testing/stack';
 
 /**
  * The gateway's credit policy API forwards to scoring's internal port: the caller named and

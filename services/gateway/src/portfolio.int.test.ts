@@ -1,5 +1,5 @@
-import { PortfolioReport, dayIn, type DecisionOutcome } from '@loan/contracts';
-import { waitFor } from '../../../testing/helpers';
+import { Decision, PortfolioReport, dayIn, type DecisionOutcome } from '@loan/contracts';
+import { waitFor } from '@testing/helpers';
 import {
   call,
   applicant,
@@ -12,7 +12,7 @@ import {
   suiteNamespace,
   testBus,
   type Running,
-} from '../../../testing/stack';
+} from '@testing/stack';
 import { Examples } from './entry-points/http/openapi/examples';
 
 /**
@@ -55,14 +55,14 @@ const portfolio = (query = '', key = lender.apiKey) => call(gateway.url, key, 'G
 /** An application taken to COMPLETED with `outcome`, decided now. */
 const decided = (outcome: DecisionOutcome, amount: number, score: number) =>
   decidedApplication({ gatewayUrl: gateway.url, bus, applications }, lender, (applicantId) => ({
-    decision: {
+    decision: Decision.parse({
       ...Examples.decision,
       decision: outcome,
       score,
       applicant_id: applicantId,
       timestamp: new Date().toISOString(),
       approval_details: { ...Examples.decision.approval_details, approved_amount: amount },
-    },
+    }),
   }));
 
 describe('GET /api/portfolio', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Topics, type ApplicationCommand, type Decision } from '@loan/contracts';
-import { waitFor } from '../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import {
   applicant,
   call,
@@ -13,7 +13,7 @@ import {
   testBus,
   type Running,
   consoleBrowser,
-} from '../../../testing/stack';
+} from '@testing/stack';
 import { Examples } from './entry-points/http/openapi/examples';
 
 /**

@@ -1,7 +1,7 @@
 import type { Clock } from '@loan/runtime';
 import { generateSync } from 'otplib';
-import { call, createClient, startGateway, suiteNamespace, type Running, consoleBrowser } from '../../../testing/stack';
-import { windowClock } from '../../../testing/helpers';
+import { call, createClient, startGateway, suiteNamespace, type Running, consoleBrowser } from '@testing/stack';
+import { windowClock } from '@testing/helpers';
 
 /**
  * A lender's staff against the real broker and database: the operator invites the first owner,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
-import { waitFor } from '../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import { factsOf } from './__tests__/facts';
 import {
   type Driver,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { Topics } from '@loan/contracts';
-import { waitFor } from '../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import { factsOf, type FactsOf } from './__tests__/facts';
 import {
   type Driver,

@@ -7,8 +7,8 @@ import {
   type Decision,
   type EnrichedAccount,
 } from '@loan/contracts';
-import { waitFor } from '../../../testing/helpers';
-import { startScoring, suiteNamespace, testBus, type Running } from '../../../testing/stack';
+import { waitFor } from '@testing/helpers';
+import { startScoring, suiteNamespace, testBus, type Running } from '@testing/stack';
 
 /**
  * Lenders' credit policies in the scoring service, against the real broker, registry and

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { Topics, type ApplicationFact, type ScoringResult } from '@loan/contracts';
 import { TEST_BVNS, consumerHitResponse } from '@loan/sandbox';
-import { waitFor } from '../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import {
   applicant,
   baseEnv,
   call,
+  consumedToEnd,
   createClient,
   startApplications,
   startEnrichment,
@@ -18,7 +19,7 @@ import {
   suiteNamespace,
   testBus,
   type Running,
-} from '../../../testing/stack';
+} from '@testing/stack';
 
 /**
  * A scoring process killed (SIGKILL: no shutdown, no offset commit, nothing flushed) while an
@@ -226,10 +227,12 @@ describe('scoring killed mid-analysis', () => {
     await waitFor(async () => (await analyses().findOne({ _id: analysisId }))?.outboxPending === false, {
       what: 'the outbox of the analysis to be published',
     });
-    // A clean stop of the second process: nothing of it can publish any more after this.
+    // A clean stop of the second process: nothing of it can publish any more after this. Once
+    // this test's reader has handled the results and events up to where they end now, a result
+    // or decision published twice would be among what it read.
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await consumedToEnd(bus, 'restart-reader', [Topics.scoringResults, Topics.events]);
 
     const scored = results.filter((r) => r.analysisId === analysisId);
     expect(scored).toHaveLength(1);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Topics, type ApplicationFact, type EnrichedAccount, type ScoringResult } from '@loan/contracts';
 import { createSealer } from '@loan/runtime';
-import { waitFor } from '../../../testing/helpers';
-import { startScoring, suiteNamespace, testBus, type Running } from '../../../testing/stack';
+import { waitFor } from '@testing/helpers';
+import { startScoring, suiteNamespace, testBus, type Running } from '@testing/stack';
 
 /**
  * The scoring service against the real broker, registry and database, fed the facts the
@@ -171,7 +171,7 @@ describe('scoring service', () => {
     await waitFor(() => scoring.runtime.db.model('Profile').exists({ _id: accountId }), { what: 'the profile' });
     const fact = analysis(applicationId, [accountId], null);
     if (fact.type !== 'AnalysisRequested') throw new Error();
-    const analyses = scoring.runtime.db.collection<{ _id: string }>('analyses');
+    const analyses = scoring.runtime.db.collection<{ _id: string; [field: string]: unknown }>('analyses');
     await analyses.insertOne({
       _id: fact.analysisId,
       applicationId,

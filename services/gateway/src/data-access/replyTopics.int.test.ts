@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Clock } from '@loan/runtime';
-import { waitFor } from '../../../../testing/helpers';
-import { captureLogs, startGateway, suiteNamespace, testBus, type Running } from '../../../../testing/stack';
+import { waitFor } from '@testing/helpers';
+import { captureLogs, startGateway, suiteNamespace, testBus, type Running } from '@testing/stack';
 import { createReplyTopicSweeper, replyGroupFor } from './replyTopicSweeper';
 
 /**

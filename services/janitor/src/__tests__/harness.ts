@@ -8,7 +8,7 @@ import {
   type KafkaBus,
   type ServiceRuntime,
 } from '@loan/runtime';
-import { testConfig, testStamp, uniqueName, waitFor } from '../../../../testing/helpers';
+import { testConfig, testStamp, uniqueName, waitFor } from '@testing/helpers';
 import { configShape, type JanitorConfig } from '../config';
 import { prepareTopics } from '../data-access/topics';
 import { createJanitorService, type JanitorService } from '../service';

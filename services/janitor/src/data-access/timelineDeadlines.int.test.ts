@@ -3,7 +3,7 @@ import type { Connection } from 'mongoose';
 import { Counter, Registry } from 'prom-client';
 import { Topics } from '@loan/contracts';
 import { connectMongo, createLogger, syncIndexes, type InboundMessage } from '@loan/runtime';
-import { uniqueName } from '../../../../testing/helpers';
+import { uniqueName } from '@testing/helpers';
 import { factsOf } from '../__tests__/facts';
 import type { DeadlineTtls } from '../domain/deadline';
 import { fireDeadline } from '../domain/fireDeadline/decide';
@@ -11,6 +11,7 @@ import type { TrackedFact } from '../domain/trackDeadlines/decide';
 import { createFactHandler } from '../entry-points/consumers/trackFacts';
 import { createJanitorMetrics } from '../metrics';
 import { createDeadlineRepository } from './deadlineRepository';
+import { createDeadlineGauges } from './deadlineGauges';
 import { janitorModels } from './models';
 import { createTimelineRepository } from './timelineRepository';
 
@@ -56,7 +57,7 @@ describe('deadlines in their timeline, against the real database', () => {
       deadlines,
       ttls,
       clock: { now: () => now },
-      metrics: createJanitorMetrics(new Registry(), deadlines),
+      metrics: createJanitorMetrics(new Registry(), createDeadlineGauges(models)),
       logger: createLogger('janitor-test', 'silent'),
     });
     return { deadlines, handle };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { connectMongo, createLogger, syncIndexes } from '@loan/runtime';
-import { uniqueName } from '../../../../testing/helpers';
+import { uniqueName } from '@testing/helpers';
 import { emptyTimeline } from '../domain/timeline';
 import { janitorModels } from './models';
 import { createTimelineRepository } from './timelineRepository';

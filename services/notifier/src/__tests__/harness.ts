@@ -11,7 +11,7 @@ import {
   createServiceRuntime,
   systemClock,
 } from '@loan/runtime';
-import { testConfig, testStamp } from '../../../../testing/helpers';
+import { testConfig, testStamp } from '@testing/helpers';
 import { configShape, type NotifierConfig } from '../config';
 import { createNotifierService } from '../service';
 

@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { waitFor } from '../../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import { addressesOf, createWebhookClient, type WebhookClient } from './webhookClient';
 
 /** A plain HTTP server on loopback that answers as told and counts what it got. */

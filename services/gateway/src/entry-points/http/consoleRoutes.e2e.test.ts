@@ -4,17 +4,10 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generateSync } from 'otplib';
 import { verifyWebhook } from '@loan/client';
-import { eventually, waitFor } from '../../../../../testing/helpers';
-import {
-  applicant,
-  call,
-  createClient,
-  startReceiver,
-  startWholeStack,
-  suiteNamespace,
-} from '../../../../../testing/stack';
+import { eventually, waitFor } from '@testing/helpers';
+import { applicant, call, createClient, startReceiver, startWholeStack, suiteNamespace } from '@testing/stack';
 import { servedRoutes } from './support';
-import { launchBrowser } from '../../../../../testing/browser';
+import { launchBrowser } from '@testing/browser';
 
 /**
  * The lender console as a lender's operations staff use it: Chromium on /console of the whole
@@ -1700,7 +1693,7 @@ describe('the console in a browser', () => {
       ['COUNTER_OFFER', 'Counter-offer'],
       ['MANUAL_REVIEW', 'Manual review'],
       ['DECLINED', 'Declined'],
-    ]) {
+    ] as const) {
       await eventually(async () =>
         expect(
           await table

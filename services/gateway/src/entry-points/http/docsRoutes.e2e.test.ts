@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { call, startGateway, suiteNamespace, type Running } from '../../../../../testing/stack';
-import { eventually } from '../../../../../testing/helpers';
-import { launchBrowser } from '../../../../../testing/browser';
+import { call, startGateway, suiteNamespace, type Running } from '@testing/stack';
+import { eventually } from '@testing/helpers';
+import { launchBrowser } from '@testing/browser';
 
 /**
  * The reference page as a lender's engineer opens it: a real browser on /api/docs of a running

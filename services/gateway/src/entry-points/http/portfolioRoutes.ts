@@ -13,7 +13,7 @@ import {
 } from '@loan/contracts';
 import type { Clock } from '@loan/runtime';
 import { ReplyTimeoutError, type CommandBus } from '../../data-access/commandBus';
-import { HttpError, STATUS_OF } from '../../domain/errors';
+import { HttpError, STATUS_OF } from './errors';
 import { allowOnlyRoutedMethods, ctx, route, validate } from './support';
 
 const DAY_MS = 86_400_000;

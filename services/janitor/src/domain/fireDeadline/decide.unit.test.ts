@@ -1,10 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { DeadlinePassed } from '@loan/contracts';
-import { type Deadline, type TrackedDeadline, deadlineIdOf, dueAtOf, isDue, nextDueOf } from '../deadline';
+import {
+  type Deadline,
+  type DeadlineTtls,
+  type TrackedDeadline,
+  deadlineIdOf,
+  dueAtOf,
+  isDue,
+  nextDueOf,
+} from '../deadline';
 import { fireDeadline, fireIn } from './decide';
 
 const since = '2026-11-01T08:00:00.000Z';
-const ttls = { no_link: 86_400_000, no_analyze: 604_800_000, enrichment_timeout: 1_200_000 };
+const ttls: DeadlineTtls = {
+  no_link: 86_400_000,
+  no_analyze: 604_800_000,
+  enrichment_timeout: 1_200_000,
+  analysis_timeout: 300_000,
+  bank_data_retention: 7_776_000_000,
+};
 
 function deadline(overrides: Partial<Deadline> = {}): Deadline {
   const applicationId = randomUUID();

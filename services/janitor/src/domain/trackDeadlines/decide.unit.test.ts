@@ -5,7 +5,13 @@ import type { Timeline } from '../timeline';
 import { type CancelDeadlines, type TrackedFact, applyPlan, cancels, trackFact } from './decide';
 
 const HOUR = 3_600_000;
-const ttls: DeadlineTtls = { no_link: 24 * HOUR, no_analyze: 7 * 24 * HOUR, enrichment_timeout: 20 * 60_000 };
+const ttls: DeadlineTtls = {
+  no_link: 24 * HOUR,
+  no_analyze: 7 * 24 * HOUR,
+  enrichment_timeout: 20 * 60_000,
+  analysis_timeout: 5 * 60_000,
+  bank_data_retention: 90 * 24 * HOUR,
+};
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms).toISOString();
 

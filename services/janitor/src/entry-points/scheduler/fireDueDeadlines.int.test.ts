@@ -1,5 +1,5 @@
 import mongoose from 'mongoose';
-import { waitFor } from '../../../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import { factsOf } from '../../__tests__/facts';
 import {
   type Driver,

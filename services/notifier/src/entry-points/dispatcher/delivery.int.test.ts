@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { toWebhookBody } from '@loan/contracts';
 import { Webhook } from 'standardwebhooks';
-import { waitFor } from '../../../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import {
   createPublisher,
   startNotifier,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, systemClock } from '@loan/runtime';
-import { waitFor } from '../../../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import type { Delivery, ScheduleEntry } from '../../domain/delivery';
 import type { Claim } from './claims';
 import { createDispatcher } from './dispatcher';

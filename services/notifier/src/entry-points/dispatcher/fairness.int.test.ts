@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { waitFor } from '../../../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import {
   createPublisher,
   startNotifier,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { toWebhookBody } from '@loan/contracts';
-import { waitFor } from '../../../../../testing/helpers';
+import { waitFor } from '@testing/helpers';
 import {
   createPublisher,
   startNotifier,

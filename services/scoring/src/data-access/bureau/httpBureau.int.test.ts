@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@loan/runtime';
-import { startSandbox } from '../../../../../testing/stack';
+import { startSandbox } from '@testing/stack';
 import { CLEAN_BVN, DELINQUENT_BVN, NO_RECORD_BVN, crcCleanHit } from './__tests__/crc';
 import { createHttpBureau } from './httpBureau';
 

@@ -102,6 +102,7 @@ function assembledApp() {
       sessions: unused,
       staff: unused,
       clients: unused,
+      failures: unused,
       times: { ttlMs: 1000, idleMs: 1000 },
       clock: systemClock,
       authenticate: pass,
@@ -247,7 +248,7 @@ describe('the OpenAPI documents', () => {
 });
 
 describe('the examples of the documents', () => {
-  it.each([
+  it.each<[string, unknown, unknown]>([
     ['initiate request', InitiateRequest, Examples.initiateRequest],
     ['initiate answer', InitiateResponse, Examples.initiateCreated],
     ['resume answer', InitiateResponse, Examples.initiateResumed],
@@ -286,7 +287,7 @@ describe('the examples of the documents', () => {
     ['key rotation', RotateKeyResponse, Examples.rotateKey],
     ['secret rotation request', RotateWebhookSecretRequest, Examples.rotateWebhookSecretRequest],
     ['secret rotation', RotateWebhookSecretResponse, Examples.rotateWebhookSecret],
-    ...EventNames.map((e) => [`event ${e}`, WebhookEnvelope, EventExamples[e]] as const),
+    ...EventNames.map((e): [string, unknown, unknown] => [`event ${e}`, WebhookEnvelope, EventExamples[e]]),
   ])('when the %s example is read with its contract, then it is valid', (_name, schema, example) => {
     const parsed = (schema as { safeParse(v: unknown): { success: boolean; error?: unknown } }).safeParse(example);
     expect(parsed.error).toBeUndefined();
