@@ -455,31 +455,27 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
     for (const heading of ['Where they stand', 'Decisions', 'Time from initiate to decision', 'Webhook deliveries']) {
       const figure = page.getByRole('region', { name: heading });
       await figure.getByRole('img').waitFor();
-      expect(await figure.getByRole('table').count()).toBe(1);
+      await eventually(async () => expect(await figure.getByRole('table').count()).toBe(1));
     }
     const decisions = page.getByRole('table', { name: 'Decisions by outcome' });
-    expect(
-      await decisions
-        .getByRole('row', { name: /Declined/ })
-        .getByRole('cell')
-        .textContent(),
-    ).toBe(String(report.byDecision.DECLINED));
+    const declinedCell = decisions.getByRole('row', { name: /Declined/ }).getByRole('cell');
+    await eventually(async () => expect(await declinedCell.textContent()).toBe(String(report.byDecision.DECLINED)));
     // The day table opens from its summary; today's row counts what was created today.
     await page.getByText('The numbers by day').click();
     const today = report.days.at(-1);
-    expect(
-      await page
-        .getByRole('table', { name: 'Applications created each day, by decision' })
-        .getByRole('row', { name: new RegExp(today.day) })
-        .locator('td')
-        .first()
-        .textContent(),
-    ).toBe(String(today.created));
+    const createdToday = page
+      .getByRole('table', { name: 'Applications created each day, by decision' })
+      .getByRole('row', { name: new RegExp(today.day) })
+      .locator('td')
+      .first();
+    await eventually(async () => expect(await createdToday.textContent()).toBe(String(today.created)));
     await page.getByRole('link', { name: 'Last 7 days' }).click();
     await eventually(async () =>
       expect(await page.locator('.period').textContent()).toContain(`to ${report.to} (days in Africa/Lagos)`),
     );
-    expect(await page.locator('.period strong').first().textContent()).not.toBe(report.from);
+    await eventually(async () =>
+      expect(await page.locator('.period strong').first().textContent()).not.toBe(report.from),
+    );
     await page.setViewportSize({ width: 390, height: 844 });
     await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
     expect(await violationsOf(page)).toEqual([]);
@@ -495,7 +491,7 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
     await open(`/applications/${decided.applicationId}`, /Adaeze Nwosu/);
     const created = page.locator('time').first();
     await eventually(async () => expect(await created.textContent()).toMatch(/ GMT\+14$/));
-    expect(await created.getAttribute('title')).toMatch(/ UTC$/);
+    await eventually(async () => expect(await created.getAttribute('title')).toMatch(/ UTC$/));
     // A zone no one has is refused by name, and what was typed stays. The refusal is the page's
     // business (it shows the reason): the browser's log of that 400 is not a fault of the page.
     await open('/keys', 'Keys');
@@ -503,7 +499,9 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
     await page.getByLabel('Time zone (empty: Africa/Lagos)').fill('Lagos');
     await page.getByRole('button', { name: 'Save time zone' }).click();
     await page.getByText('timeZone must be an IANA time zone name, such as Africa/Lagos').waitFor();
-    expect(await page.getByLabel('Time zone (empty: Africa/Lagos)').inputValue()).toBe('Lagos');
+    await eventually(async () =>
+      expect(await page.getByLabel('Time zone (empty: Africa/Lagos)').inputValue()).toBe('Lagos'),
+    );
     problems.push(...problems.splice(logged).filter((p) => !p.includes('status of 400 (Bad Request)')));
     await page.getByLabel('Time zone (empty: Africa/Lagos)').fill('');
     await page.getByRole('button', { name: 'Save time zone' }).click();
