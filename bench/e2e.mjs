@@ -4,7 +4,7 @@ import { clearInterval, setInterval } from 'node:timers';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { startReceiver } from './lib/receiver.mjs';
-import { createSampler, infraProcesses } from './lib/procstat.mjs';
+import { createSampler, infraProcesses, isAlive } from './lib/procstat.mjs';
 import { diff, requests, scrapeAll } from './lib/metrics.mjs';
 import { probeOutboxes } from './lib/db.mjs';
 import { httpJson, log, now, requireFromRoot, round, sleep, summarize } from './lib/util.mjs';
@@ -291,6 +291,7 @@ export async function runE2E({
   label,
   extraProcesses = [],
   warmUp = 1,
+  stuckAfterMs = 120_000,
 }) {
   const runId = `${label}-${Date.now().toString(36)}`;
   const notifierRunning = stack.processes.some((p) => p.name === 'notifier');
@@ -336,15 +337,36 @@ export async function runE2E({
     const startedAt = now();
     // The measured window on the monotonic clock (µs), the one CPU profiles are stamped with.
     const windowStartUs = Number(process.hrtime.bigint() / 1000n);
-    const deadline = Date.now() + runTimeoutMs;
+    let deadline = Date.now() + runTimeoutMs;
     const results = [];
     let next = 0;
-    const progress = setInterval(() => log(`${label}: ${results.filter((r) => r.ok).length}/${apps} decided`), 10_000);
+    // A stack that decides nothing for `stuckAfterMs` is stuck (or dead): no new application is
+    // started, and the run says why instead of waiting out its time limit.
+    let stuck = null;
+    let seen = 0;
+    let lastProgressAt = Date.now();
+    const progress = setInterval(() => {
+      const decided = results.filter((r) => r.ok).length;
+      log(`${label}: ${decided}/${apps} decided`);
+      if (results.length !== seen) {
+        seen = results.length;
+        lastProgressAt = Date.now();
+      } else if (!stuck && next > results.length && Date.now() - lastProgressAt > stuckAfterMs) {
+        const dead = stack.processes.filter((p) => p.pid && !isAlive(p.pid)).map((p) => p.name);
+        stuck =
+          `no application finished in ${stuckAfterMs / 1000} s` +
+          (dead.length ? `; not running: ${dead.join(', ')}` : '; every process is running') +
+          ` (logs: ${stack.env?.LOAN_STACK_LOGS ?? '.infra/logs'})`;
+        log(`${label}: ${stuck}`);
+        deadline = Date.now();
+      }
+    }, 10_000);
     await Promise.all(
       Array.from({ length: Math.min(concurrency, apps) }, async () => {
         while (next < apps && Date.now() < deadline) {
           const index = next++;
           results.push(await oneApplication({ ...common, index, deadline }));
+          if (stuck) break;
         }
       }),
     );
@@ -387,6 +409,7 @@ export async function runE2E({
       stackMode: stack.mode,
       requested: apps,
       concurrency,
+      ...(stuck ? { stuck } : {}),
       completed: completed.length,
       failed: results.filter((r) => !r.ok && !r.cutOff).length,
       cutOffByTimeLimit: results.filter((r) => r.cutOff).length,

@@ -1,5 +1,5 @@
 // Benchmark suite entry point (`npm run bench`, or `node bench/run.mjs [e2e|tracing|scaling|
-// gateway|scoring|kafka|notifier ...]`). Starts the real local stack when a benchmark needs it, runs the
+// gateway|scoring|kafka|notifier|soak ...]`; `soak` runs only when named). Starts the real local stack when a benchmark needs it, runs the
 // benchmarks one after the other, prints a table against the targets and writes
 // bench/results/latest.json (the run before it stays in git's history and a line of
 // bench/results/SUMMARY.md). See bench/README.md.
@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { E2E_TARGETS, runE2E, STAGE_NAMES, waitForGroups } from './e2e.mjs';
+import { databaseSizes, soakVerdict, SOAK_CHUNK } from './soak.mjs';
 import { runGateway } from './gateway.mjs';
 import { runKafka } from './kafka.mjs';
 import { hasProjectBench, runNotifier, runProjectBench } from './notifier.mjs';
@@ -17,7 +18,9 @@ import { createTap } from './lib/tap.mjs';
 import { startSpanSink } from './lib/spanSink.mjs';
 import { envInt, formatTable, infraEnv, log, requireFromRoot, root, round, withTimeout } from './lib/util.mjs';
 
-const ORDER = ['scoring', 'kafka', 'e2e', 'tracing', 'scaling', 'notifier', 'gateway'];
+const ORDER = ['scoring', 'kafka', 'e2e', 'tracing', 'scaling', 'notifier', 'gateway', 'soak'];
+/** Named only: the soak takes half an hour and is its own question (cost as history grows). */
+const NAMED_ONLY = ['soak'];
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = requested.filter((a) => !ORDER.includes(a));
@@ -25,7 +28,10 @@ if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')}; choose from ${ORDER.join(', ')}`);
   process.exit(2);
 }
-const selected = requested.length > 0 ? ORDER.filter((n) => requested.includes(n)) : ORDER;
+const selected =
+  requested.length > 0 ? ORDER.filter((n) => requested.includes(n)) : ORDER.filter((n) => !NAMED_ONLY.includes(n));
+/** A soak alone writes its own file: latest.json keeps the suite's figures. */
+const soakOnly = selected.length === 1 && selected[0] === 'soak';
 
 const runKey = Date.now().toString(36);
 // Each benchmark that needs the stack gets a fresh one: topics and consumer groups of its own
@@ -73,7 +79,7 @@ function writeResults() {
   mkdirSync(resultsDir, { recursive: true });
   const text = `${JSON.stringify(results, null, 2)}\n`;
   // A run under the profiler (bench/profile.mjs) is not a benchmark run: latest.json stays.
-  const file = path.join(resultsDir, profiled ? 'profiled-latest.json' : 'latest.json');
+  const file = path.join(resultsDir, profiled ? 'profiled-latest.json' : soakOnly ? 'soak-latest.json' : 'latest.json');
   writeFileSync(`${file}.tmp`, text);
   renameSync(`${file}.tmp`, file);
   return file;
@@ -179,7 +185,7 @@ async function abort(reason, code) {
 }
 
 // Everything stops by itself.
-const maxSeconds = envInt('BENCH_MAX_SECONDS', 540);
+const maxSeconds = envInt('BENCH_MAX_SECONDS', selected.includes('soak') ? 5_400 : 540);
 setTimeout(() => void abort(`the whole run exceeded BENCH_MAX_SECONDS=${maxSeconds}`, 3), maxSeconds * 1000).unref();
 process.on('SIGINT', () => void abort('interrupted', 130));
 process.on('SIGTERM', () => void abort('terminated', 143));
@@ -458,6 +464,44 @@ function report() {
       );
     }
   }
+  const soak = results.soak;
+  if (soak) {
+    if (soak.error) row('soak', 'stopped', soak.error);
+    for (const t of soak.thousands ?? []) {
+      row(
+        'soak',
+        `applications ${t.applications}: per minute; CPU ms per application (services / all); database MiB; slowest sweep query ms`,
+        `${t.applicationsPerMinute}; ${t.cpuMsPerApplication.services} / ${t.cpuMsPerApplication.all}; ${t.database?.totalMiB ?? '?'}; ${t.slowestSweepQueryMs}`,
+        'reported',
+      );
+    }
+    const v = soak.verdict;
+    if (v?.comparable) {
+      const f = v.lastOverFirst;
+      row(
+        'soak',
+        'last thousand / first: applications per minute',
+        `${f.applicationsPerMinute}x`,
+        '>= 0.90x',
+        v.met.applicationsPerMinute,
+      );
+      row(
+        'soak',
+        'last thousand / first: CPU per application, services',
+        `${f.cpuMsServices}x`,
+        '<= 1.10x',
+        v.met.cpuMsServices,
+      );
+      row('soak', 'last thousand / first: CPU per application, all', `${f.cpuMsAll}x`, '<= 1.10x', v.met.cpuMsAll);
+      row(
+        'soak',
+        'last thousand / first: peak RSS, the highest ratio of any process',
+        `${Math.max(...Object.values(v.rssLastOverFirst).filter((r) => r !== null))}x`,
+        '<= 1.10x (flat)',
+        v.met.rssFlat,
+      );
+    }
+  }
   let text = `\n${formatTable(rows, ['bench', 'measure', 'value', 'target', 'met'])}\n`;
   const m = results.machine;
   text += `\nmachine: ${m.cpus} cpus (${m.cpuModel}), ${m.totalMemGiB} GiB, node ${m.node}; load average ${m.loadAverageAtStart.join(' ')} at start, ${(m.loadAverageAtEnd ?? []).join(' ')} at end`;
@@ -615,6 +659,65 @@ async function runScaling({ stack, tap, namespace }, single) {
   }
 }
 
+/**
+ * The soak: BENCH_SOAK_APPS applications (10,000 by default) through one stack, a thousand at a
+ * time, each thousand measured as the e2e measures its run; and after each, the databases' size
+ * and what the outbox sweeps' query costs them. History piles up in one set of databases and
+ * topics, so a cost that grows with it shows as a later thousand slower or dearer than the first.
+ */
+async function runSoak() {
+  const total = envInt('BENCH_SOAK_APPS', 10_000);
+  const chunk = Math.min(envInt('BENCH_SOAK_CHUNK', SOAK_CHUNK), total);
+  const { stack, tap, dbPrefix } = await bringUp('soak', { withTap: true });
+  const thousands = [];
+  try {
+    for (let done = 0; done < total; done += chunk) {
+      const apps = Math.min(chunk, total - done);
+      const run = await runE2E({
+        stack,
+        tap,
+        apps,
+        concurrency,
+        stageTimeoutMs: 60_000,
+        runTimeoutMs: envInt('BENCH_SOAK_CHUNK_TIMEOUT_SECONDS', 900) * 1000,
+        label: `soak ${done + 1}-${done + apps}`,
+        warmUp: done === 0 ? 2 : 0,
+      });
+      const sizes = await databaseSizes(dbPrefix).catch((e) => ({ error: String(e.message) }));
+      const row = {
+        applications: `${done + 1}-${done + apps}`,
+        decided: run.completed,
+        failed: run.failed,
+        applicationsPerMinute: run.applicationsPerMinute,
+        cpuMsPerApplication: { services: run.cpuMsPerApplication?.services, all: run.cpuMsPerApplication?.total },
+        dbOpsPerApplication: run.dbOpsPerApplication,
+        kafkaRequestsPerApplication: run.kafkaRequestsPerApplication,
+        peakRssMiB: Object.fromEntries(Object.entries(run.processes).map(([name, p]) => [name, p.peakRssMiB])),
+        database: sizes,
+        slowestSweepQueryMs: Math.max(
+          0,
+          ...(Array.isArray(run.databases) ? run.databases : []).map((d) => d.sweepQueryMs),
+        ),
+        duplicates: run.duplicates,
+        stuck: run.stuck ?? null,
+      };
+      thousands.push(row);
+      log(
+        `soak: ${row.applications}: ${row.decided} decided, ${row.applicationsPerMinute}/min, ` +
+          `${row.cpuMsPerApplication.services} ms services / ${row.cpuMsPerApplication.all} ms all per application, ` +
+          `database ${sizes.totalMiB ?? '?'} MiB`,
+      );
+      if (run.stuck) throw new Error(`the stack is stuck: ${run.stuck}`);
+      if (run.completed < apps) throw new Error(`only ${run.completed} of ${apps} applications were decided`);
+    }
+    return { total, chunk, thousands, verdict: soakVerdict(thousands) };
+  } catch (error) {
+    return { error: String(error?.message ?? error), total, chunk, thousands, verdict: soakVerdict(thousands) };
+  } finally {
+    await tearDown();
+  }
+}
+
 async function main() {
   log(`benchmarks: ${selected.join(', ')}`);
   const safely = async (name, fn) => {
@@ -721,6 +824,7 @@ async function main() {
       }
     });
   }
+  if (selected.includes('soak')) await safely('soak', runSoak);
   await tearDown();
   finished = true;
   const file = writeResults();

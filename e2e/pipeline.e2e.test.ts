@@ -182,6 +182,8 @@ describe('a loan application from initiate to a signed decision', () => {
         }),
       ],
       nextCursor: null,
+      total: 1,
+      totalCapped: false,
     });
     const relink = await api('POST', `/api/applications/${applicationId}/link-account`);
     expect(relink.status).toBe(400);

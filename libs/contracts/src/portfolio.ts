@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DecisionOutcome } from './decision';
 import { DeliveryStatus } from './deliveries';
 import { AbandonReason, ApplicationStatus } from './primitives';
-import { CalendarDay } from './zonedDays';
+import { ReportDay } from './zonedDays';
 
 /**
  * The lender's portfolio over a period (`GET /api/portfolio`): its applications counted by the
@@ -15,7 +15,7 @@ export const PORTFOLIO_MAX_DAYS = 366;
 /** The period a report covers when none is asked for: the last 30 days, today included. */
 export const PORTFOLIO_DEFAULT_DAYS = 30;
 
-const PortfolioDay = CalendarDay;
+const PortfolioDay = ReportDay;
 
 export const PortfolioParams = ['from', 'to'] as const;
 

@@ -5,32 +5,40 @@ export const DEFAULT_TIME_ZONE = 'Africa/Lagos';
 
 const DAY_MS = 86_400_000;
 
-/** Whether `zone` is an IANA time zone this runtime knows (`Africa/Lagos`, `Europe/London`, `UTC`). */
-export function isTimeZone(zone: string): boolean {
-  // A name, not an offset: "+01:00" is accepted by Intl but follows no place's clock changes.
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
+const ZONE_MESSAGE = 'timeZone must be an IANA time zone name, such as Africa/Lagos';
 
-/** A lender's time zone: an IANA name. */
-export const TimeZone = z
-  .string({ error: 'timeZone must be an IANA time zone name, such as Africa/Lagos' })
-  .max(64, 'timeZone must be an IANA time zone name, such as Africa/Lagos')
-  .refine(isTimeZone, 'timeZone must be an IANA time zone name, such as Africa/Lagos');
+/** The IANA zones this runtime knows by their canonical names, and UTC. */
+export const TIME_ZONES: readonly string[] = [
+  ...new Set([
+    ...(Intl as unknown as { supportedValuesOf(key: 'timeZone'): string[] }).supportedValuesOf('timeZone'),
+    'UTC',
+  ]),
+].sort();
 
-/** The days a lender may ask about: ours have no history before 2000, and 2999 is far enough ahead. */
+const known = new Set(TIME_ZONES);
+
+/**
+ * Whether `zone` is one of {@link TIME_ZONES}: a name, not an offset (`+01:00` follows no
+ * place's clock changes), and not an alias the runtime maps to another name.
+ */
+export const isTimeZone = (zone: string): boolean => known.has(zone);
+
+/** A lender's time zone: one of {@link TIME_ZONES}, which its document lists. */
+export const TimeZone = z.enum(TIME_ZONES as [string, ...string[]], { error: ZONE_MESSAGE });
+
+/** The days that can hold applications: none before 2000, and 2999 is far enough ahead. */
 export const FIRST_DAY = '2000-01-01';
 export const LAST_DAY = '2999-12-31';
 
 /** A calendar day as `YYYY-MM-DD`, named `name` in its errors. */
-export const CalendarDay = (name: string) =>
-  z.iso
-    .date({ error: `${name} must be a date (YYYY-MM-DD)` })
+export const CalendarDay = (name: string) => z.iso.date({ error: `${name} must be a date (YYYY-MM-DD)` });
+
+/**
+ * A calendar day from 2000 to 2999, named `name` in its errors: where every day of a range is
+ * counted (a report's days), a day outside them is a mistake, not an empty answer.
+ */
+export const ReportDay = (name: string) =>
+  CalendarDay(name)
     // Only a day in the date's form is checked for its range: anything else has its error already.
     .refine(
       (day) => !/^\d{4}-\d{2}-\d{2}$/.test(day) || (day >= FIRST_DAY && day <= LAST_DAY),
@@ -111,8 +119,10 @@ export function zonedDayRange(
   to: string | undefined,
   zone: string,
 ): { createdFrom?: string; createdBefore?: string } {
+  // Days outside 2000-2999 hold no application: the range is the same with them moved in.
+  const within = (day: string) => (day < FIRST_DAY ? FIRST_DAY : day > LAST_DAY ? LAST_DAY : day);
   return {
-    ...(from ? { createdFrom: startOfDayIn(from, zone).toISOString() } : {}),
-    ...(to ? { createdBefore: startOfDayIn(nextDay(to), zone).toISOString() } : {}),
+    ...(from ? { createdFrom: startOfDayIn(within(from), zone).toISOString() } : {}),
+    ...(to ? { createdBefore: startOfDayIn(nextDay(within(to)), zone).toISOString() } : {}),
   };
 }

@@ -1,4 +1,13 @@
-import { CalendarDay, dayIn, daysFrom, isTimeZone, startOfDayIn, zonedDayRange } from './zonedDays';
+import {
+  CalendarDay,
+  ReportDay,
+  TimeZone,
+  dayIn,
+  daysFrom,
+  isTimeZone,
+  startOfDayIn,
+  zonedDayRange,
+} from './zonedDays';
 
 describe('days in a lender’s time zone', () => {
   it('starts a Lagos day at 23:00 UTC the evening before (WAT is UTC+1 all year)', () => {
@@ -46,8 +55,9 @@ describe('days in a lender’s time zone', () => {
 });
 
 describe('a day asked for', () => {
-  it('is a date from 2000 to 2999, named in the error', () => {
-    const day = CalendarDay('from');
+  it('is a date; a report’s day is one from 2000 to 2999, named in the error', () => {
+    expect(CalendarDay('from').parse('0159-12-08')).toBe('0159-12-08');
+    const day = ReportDay('from');
     expect(day.parse('2026-11-27')).toBe('2026-11-27');
     expect(day.safeParse('2026-02-30').error?.issues[0]?.message).toBe('from must be a date (YYYY-MM-DD)');
     expect(day.safeParse('0001-01-01').error?.issues[0]?.message).toBe(
@@ -55,12 +65,30 @@ describe('a day asked for', () => {
     );
     expect(day.safeParse('9999-12-31').success).toBe(false);
   });
+
+  it('a text that is no date gets one error, not two', () => {
+    expect(
+      ReportDay('to')
+        .safeParse('yesterday')
+        .error?.issues.map((i) => i.message),
+    ).toEqual(['to must be a date (YYYY-MM-DD)']);
+  });
+
+  it('a list’s days outside 2000-2999 cover the same applications as its ends: none exist there', () => {
+    expect(zonedDayRange('0159-12-08', '9999-12-31', 'Africa/Lagos')).toEqual({
+      createdFrom: '1999-12-31T23:00:00.000Z',
+      createdBefore: '2999-12-31T23:00:00.000Z',
+    });
+  });
 });
 
-it('a text that is no date gets one error, not two', () => {
-  expect(
-    CalendarDay('to')
-      .safeParse('yesterday')
-      .error?.issues.map((i) => i.message),
-  ).toEqual(['to must be a date (YYYY-MM-DD)']);
+describe('a lender’s time zone as the API takes it', () => {
+  it('is one of the zones its document lists, UTC included, and nothing else', () => {
+    expect(TimeZone.parse('Africa/Lagos')).toBe('Africa/Lagos');
+    expect(TimeZone.parse('UTC')).toBe('UTC');
+    expect(TimeZone.options).toContain('Pacific/Kiritimati');
+    expect(TimeZone.safeParse('000000').error?.issues[0]?.message).toBe(
+      'timeZone must be an IANA time zone name, such as Africa/Lagos',
+    );
+  });
 });

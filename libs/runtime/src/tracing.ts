@@ -32,11 +32,23 @@ let pseudonymKey: string | undefined;
  */
 export function setTracePseudonymKey(key: string | undefined): void {
   pseudonymKey = key || undefined;
+  pseudonyms.clear();
 }
+
+/** Pseudonyms already computed: nearly every span names a lender, and lenders are few. */
+const pseudonyms = new Map<string, string>();
+const PSEUDONYMS_KEPT = 1_000;
 
 /** The lender's pseudonym as the analytics stream writes it, or undefined without a key. */
 export function lenderPseudonym(clientId: string): string | undefined {
-  return pseudonymKey ? createHmac('sha256', pseudonymKey).update(`lender:${clientId}`).digest('base64url') : undefined;
+  if (!pseudonymKey) return undefined;
+  let pseudonym = pseudonyms.get(clientId);
+  if (pseudonym === undefined) {
+    pseudonym = createHmac('sha256', pseudonymKey).update(`lender:${clientId}`).digest('base64url');
+    if (pseudonyms.size >= PSEUDONYMS_KEPT) pseudonyms.clear();
+    pseudonyms.set(clientId, pseudonym);
+  }
+  return pseudonym;
 }
 
 /**

@@ -88,6 +88,16 @@ describe('loan attributes', () => {
     expect(attributes['loan.client_id']).not.toContain('client-1');
   });
 
+  it('when the key changes, then the pseudonym follows it: one kept from the previous key is never given', () => {
+    setTracePseudonymKey('k');
+    const underK = lenderPseudonym('client-1');
+    expect(lenderPseudonym('client-1')).toBe(underK);
+    setTracePseudonymKey('another key');
+    expect(lenderPseudonym('client-1')).not.toBe(underK);
+    setTracePseudonymKey('k');
+    expect(lenderPseudonym('client-1')).toBe(underK);
+  });
+
   it('when no pseudonym key is set, then the lender is left out', () => {
     expect(loanAttributes({ applicationId: 'app-1', clientId: 'client-1' })).toEqual({
       'loan.application_id': 'app-1',

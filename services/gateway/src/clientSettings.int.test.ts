@@ -66,6 +66,7 @@ describe('GET and PATCH /api/client', () => {
       webhookSecrets: [{ createdAt: expect.any(String), validUntil: null }],
       providerKeyConfigured: true,
       reviewConfirmationAbove: null,
+      timeZone: 'Africa/Lagos',
     });
     expect(JSON.stringify(res.body)).not.toContain(lender.webhookSecret);
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
@@ -106,12 +107,12 @@ describe('GET and PATCH /api/client', () => {
   });
 
   it.each([
-    [{}, /^webhookUrl or reviewConfirmationAbove is required$/],
+    [{}, /^webhookUrl, reviewConfirmationAbove or timeZone is required$/],
     [{ webhookUrl: 'not a url' }, /^webhookUrl must be a URL or null$/],
     [{ webhookUrl: 'ftp://lender.example/hooks' }, /^webhookUrl is refused: the webhook URL must use https, not ftp$/],
     [
       { webhookUrl: null, providerSecretKey: 'sk' },
-      /^Unknown field providerSecretKey; only webhookUrl and reviewConfirmationAbove can be changed$/,
+      /^Unknown field providerSecretKey; only webhookUrl, reviewConfirmationAbove and timeZone can be changed$/,
     ],
     ['[]', /./],
   ])('when the body is %j, then 400 naming the field', async (body, message) => {
