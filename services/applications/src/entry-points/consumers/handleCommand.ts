@@ -7,6 +7,8 @@ import {
   type InitiateRequest,
   type ReviewRequest,
   zonedDayRange,
+  isTimeZone,
+  DEFAULT_TIME_ZONE,
 } from '@loan/contracts';
 import type { AccountLinkingProvider } from '@loan/provider';
 import {
@@ -230,7 +232,9 @@ export function createCommandHandler(deps: {
           publishing,
         );
       case 'GetPortfolio': {
-        const { from, to, timeZone } = cmd;
+        const { from, to } = cmd;
+        // The gateway sends a zone it knows; one this runtime does not know counts in Lagos days.
+        const timeZone = isTimeZone(cmd.timeZone) ? cmd.timeZone : DEFAULT_TIME_ZONE;
         const range = zonedDayRange(from, to, timeZone);
         const tally = portfolioTally({ from, to, timeZone });
         const rows = repo.portfolioRows(cmd.clientId, new Date(range.createdFrom!), new Date(range.createdBefore!));
