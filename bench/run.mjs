@@ -689,7 +689,11 @@ async function runSoak() {
         decided: run.completed,
         failed: run.failed,
         applicationsPerMinute: run.applicationsPerMinute,
-        cpuMsPerApplication: { services: run.cpuMsPerApplication?.services, all: run.cpuMsPerApplication?.total },
+        cpuMsPerApplication: {
+          services: run.cpuMsPerApplication?.services,
+          all: run.cpuMsPerApplication?.total,
+          processes: run.cpuMsPerApplication?.processes,
+        },
         dbOpsPerApplication: run.dbOpsPerApplication,
         kafkaRequestsPerApplication: run.kafkaRequestsPerApplication,
         peakRssMiB: Object.fromEntries(Object.entries(run.processes).map(([name, p]) => [name, p.peakRssMiB])),

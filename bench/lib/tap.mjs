@@ -1,9 +1,12 @@
 // Reads the stack's internal topics (read-only, a consumer group of its own) to time each hop
 // of an application and to count what was produced twice. Values are in the Confluent wire
 // format: a magic byte, a 4-byte schema id, then the JSON document.
-import { log, now, requireFromRoot, sleep } from './util.mjs';
+import path from 'node:path';
+import { log, now, requireFromRoot, root, sleep } from './util.mjs';
 
 const { Kafka, logLevel } = requireFromRoot('kafkajs');
+// The tap's kafkajs client runs with the services' fix of its idle connection timer too.
+requireFromRoot(path.join(root, 'libs', 'runtime', 'dist', 'index.js')).fixKafkajsIdleTimers();
 
 /** Logical topic -> short label used in the hop names. */
 const TAPPED = {
