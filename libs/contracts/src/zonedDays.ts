@@ -98,9 +98,17 @@ export function startOfDayIn(day: string, zone: string): Date {
   return new Date(guess);
 }
 
+/** The calendar day `n` days after `day` (before it when `n` is negative). */
+export function addDays(day: string, n: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+}
+
 /** The day after a calendar day. */
-export function nextDay(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+export const nextDay = (day: string): string => addDays(day, 1);
+
+/** How many days run from `from` to `to`, both included. */
+export function dayCount(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
 }
 
 /** Every calendar day from `from` to `to`, both included. */

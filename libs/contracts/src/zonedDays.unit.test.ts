@@ -2,6 +2,8 @@ import {
   CalendarDay,
   ReportDay,
   TimeZone,
+  addDays,
+  dayCount,
   dayIn,
   daysFrom,
   isTimeZone,
@@ -43,6 +45,10 @@ describe('days in a lender’s time zone', () => {
   it('lists the days of a range across a month end, both ends included', () => {
     expect(daysFrom('2026-11-29', '2026-12-02')).toEqual(['2026-11-29', '2026-11-30', '2026-12-01', '2026-12-02']);
     expect(daysFrom('2026-12-02', '2026-12-01')).toEqual([]);
+    expect(addDays('2026-03-01', -1)).toBe('2026-02-28');
+    expect(addDays('2026-12-31', 29)).toBe('2027-01-29');
+    expect(dayCount('2025-11-27', '2026-11-27')).toBe(366);
+    expect(dayCount('2026-11-27', '2026-11-27')).toBe(1);
   });
 
   it('knows IANA zone names and refuses others', () => {

@@ -6,6 +6,8 @@ import {
   PORTFOLIO_DEFAULT_DAYS,
   PORTFOLIO_MAX_DAYS,
   PortfolioQuery,
+  addDays,
+  dayCount,
   dayIn,
   zonedDayRange,
   type CommandReply,
@@ -16,15 +18,9 @@ import { ReplyTimeoutError, type CommandBus } from '../../data-access/commandBus
 import { HttpError, STATUS_OF } from './errors';
 import { allowOnlyRoutedMethods, ctx, route, validate } from './support';
 
-const DAY_MS = 86_400_000;
 const NOTIFIER_TIMEOUT_MS = 10_000;
 const TOO_SLOW = 'The portfolio took too long to count; retry it, or ask for a shorter period';
 const DELIVERIES_UNAVAILABLE = 'The webhook delivery log is unavailable right now; retry the request';
-
-/** A day `n` days before a calendar day. */
-const daysBefore = (day: string, n: number) =>
-  new Date(Date.parse(`${day}T00:00:00Z`) - n * DAY_MS).toISOString().slice(0, 10);
-const daysBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1;
 
 /**
  * `GET /api/portfolio`: the lender's numbers over a period of its days (the last 30 by
@@ -89,11 +85,11 @@ export function portfolioRoutes(deps: {
       const timeZone = ctx(res).client!.timeZone ?? DEFAULT_TIME_ZONE;
       const to = query.to ?? (query.from ? undefined : dayIn(deps.clock.now(), timeZone));
       const period = {
-        from: query.from ?? daysBefore(to!, PORTFOLIO_DEFAULT_DAYS - 1),
-        to: to ?? daysBefore(query.from!, -(PORTFOLIO_DEFAULT_DAYS - 1)),
+        from: query.from ?? addDays(to!, -(PORTFOLIO_DEFAULT_DAYS - 1)),
+        to: to ?? addDays(query.from!, PORTFOLIO_DEFAULT_DAYS - 1),
         timeZone,
       };
-      if (daysBetween(period.from, period.to) > PORTFOLIO_MAX_DAYS) {
+      if (dayCount(period.from, period.to) > PORTFOLIO_MAX_DAYS) {
         throw new HttpError(
           400,
           `The period is longer than ${PORTFOLIO_MAX_DAYS} days; choose a later from or an earlier to`,
