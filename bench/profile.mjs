@@ -8,10 +8,13 @@
 // profiled-latest.json). The raw profiles stay in .infra/profiles/<timestamp> (open a
 // .cpuprofile in Chrome DevTools, a FerretDB profile with `go tool pprof`).
 // Profiling costs some CPU itself: the e2e figures of this run are not the benchmark's figures.
+// With BENCH_PROFILE_TRACING=1 every service exports every span, as in the `tracing` bench, to a
+// receiver in this process: where the CPU that tracing adds goes.
 /* global AbortSignal */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { startSpanSink } from './lib/spanSink.mjs';
 import { envInt, log, root, round } from './lib/util.mjs';
 
 const startedMs = Date.now();
@@ -161,11 +164,20 @@ const withFerretDb = await ferretDbAnswers();
 log(`profiling ${apps} applications; node profiles in ${path.relative(root, nodeDir)}`);
 if (!withFerretDb) log(`FerretDB's debug address ${ferretDebug} does not answer: FerretDB is not profiled`);
 
+const sink = process.env.BENCH_PROFILE_TRACING === '1' ? await startSpanSink() : null;
+if (sink) log(`tracing on: every span of every service exported to ${sink.url}`);
 const child = spawn(process.execPath, [path.join(root, 'bench', 'run.mjs'), 'e2e'], {
   cwd: root,
   stdio: 'inherit',
   env: {
     ...process.env,
+    ...(sink
+      ? {
+          OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+          OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+        }
+      : {}),
     BENCH_APPS: String(apps),
     BENCH_PROFILED: '1',
     LOAN_STACK_NODE_ARGS: `${process.env.LOAN_STACK_NODE_ARGS ?? ''} --cpu-prof --cpu-prof-dir=${nodeDir}`.trim(),
@@ -176,6 +188,10 @@ const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)
 const goFiles = withFerretDb ? profileFerretDb(() => running) : Promise.resolve([]);
 const code = await exited;
 running = false;
+if (sink) {
+  log(`spans received: ${JSON.stringify(sink.totals())}`);
+  await sink.close();
+}
 
 // The e2e run under the profiler: its figures, and the window its applications ran in.
 const resultsDir = path.join(root, 'bench', 'results');

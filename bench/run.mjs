@@ -557,7 +557,7 @@ function report() {
         );
       }
       if (Array.isArray(e.databases) && e.databases.length) {
-        text += `\n\ne2e: databases after the run (outboxPending = documents whose outbox is still unpublished; sweepQueryMs = one full scan for outboxPending, as the start-up and periodic sweeps run it)\n`;
+        text += `\n\ne2e: databases after the run (outboxPending = documents whose outbox is still unpublished; sweepQueryMs = the outbox sweep's query, as the start-up and periodic sweeps run it; both empty for a collection without an outbox)\n`;
         text += formatTable(e.databases, ['service', 'collection', 'documents', 'outboxPending', 'sweepQueryMs']);
       }
       if (Object.keys(e.duplicates.kafkaRecordsByKind ?? {}).length) {
@@ -688,6 +688,7 @@ async function runSoak() {
         applications: `${done + 1}-${done + apps}`,
         decided: run.completed,
         failed: run.failed,
+        failures: run.failures,
         applicationsPerMinute: run.applicationsPerMinute,
         cpuMsPerApplication: {
           services: run.cpuMsPerApplication?.services,
@@ -712,7 +713,8 @@ async function runSoak() {
           `database ${sizes.totalMiB ?? '?'} MiB`,
       );
       if (run.stuck) throw new Error(`the stack is stuck: ${run.stuck}`);
-      if (run.completed < apps) throw new Error(`only ${run.completed} of ${apps} applications were decided`);
+      // One slow application (a stage over its minute) is a figure of the row; more is a stop.
+      if (run.completed < apps * 0.99) throw new Error(`only ${run.completed} of ${apps} applications were decided`);
     }
     return { total, chunk, thousands, verdict: soakVerdict(thousands) };
   } catch (error) {

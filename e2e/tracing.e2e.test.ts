@@ -405,6 +405,7 @@ it('when a lender takes an application from initiate to a decision, then each re
   });
   // The route template, which the dashboard's latency panel searches slow requests by.
   expect(initiate.attributes['http.route']).toBe('/api/applications/initiate');
+  expect(initiate.name).toBe('POST /api/applications/initiate');
   const initiated = await traceReaching(initiate.traceId, ['gateway', 'applications', 'janitor']);
   expectKafkaHopsParented(initiated);
 

@@ -48,14 +48,17 @@ export function httpMetrics(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     // With tracing on, the request's span gets the same template as `http.route` (what a trace
-    // search by route, and the dashboard's link to slow requests, look for), set as the response
-    // ends, while that span is still open.
+    // search by route, and the dashboard's link to slow requests, look for) and in its name
+    // (`POST /api/applications/initiate`), set as the response ends, while that span is still open.
     const span = trace.getActiveSpan();
     if (span) {
       const end = res.end.bind(res);
       res.end = ((...args: Parameters<Response['end']>) => {
         const template = routeTemplateOf(req);
-        if (template !== 'unmatched') span.setAttribute('http.route', template);
+        if (template !== 'unmatched') {
+          span.setAttribute('http.route', template);
+          span.updateName(`${req.method} ${template}`);
+        }
         return end(...args);
       }) as Response['end'];
     }

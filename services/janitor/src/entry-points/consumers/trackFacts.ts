@@ -8,7 +8,11 @@ import { type DeadlineRef, type TrackedFact, applyPlan, cancels, trackFact } fro
 import type { JanitorMetrics } from '../../metrics';
 
 const MAX_CONFLICT_RETRIES = 10;
-/** Timelines whose last write by this process is remembered (about a kilobyte each). */
+/**
+ * Open timelines whose last write by this process is remembered. A closed one (decided, failed,
+ * abandoned) is forgotten: its facts are over but for rare late ones, which read it again, so
+ * the memory follows the applications in flight rather than the history.
+ */
 const REMEMBERED_TIMELINES = 2_000;
 
 const sameIds = (a: DeadlineRef[], b: DeadlineRef[]) =>
@@ -46,6 +50,10 @@ export function createFactHandler(deps: {
   const { timelines, deadlines, ttls, clock, metrics } = deps;
   const logger = deps.logger.child({ component: 'facts' });
   const remembered = new LRUCache<string, StoredTimeline>({ max: REMEMBERED_TIMELINES });
+  const remember = (stored: StoredTimeline) => {
+    if (stored.timeline.closedAt) remembered.delete(stored.timeline.applicationId);
+    else remembered.set(stored.timeline.applicationId, stored);
+  };
 
   return async function handleFact(message: InboundMessage): Promise<void> {
     const fact = message.value as TrackedFact;
@@ -88,7 +96,7 @@ export function createFactHandler(deps: {
       if (unchanged && !headOnly) {
         // Read fresh, and nothing to change: a redelivery of a fact already handled. An earlier
         // version may have died between listing its deadlines and arming them: armed now.
-        remembered.set(fact.applicationId, stored);
+        remember(stored);
         const missing = plan.arm.filter((d) => listed.some((l) => l.deadlineId === d.deadlineId));
         if (missing.length > 0) await deadlines.settle([], missing, now);
         return;
@@ -97,7 +105,7 @@ export function createFactHandler(deps: {
         headOnly = false;
         continue;
       }
-      remembered.set(fact.applicationId, {
+      remember({
         timeline: plan.timeline,
         armed: legacy,
         deadlines: applied.deadlines,

@@ -39,8 +39,10 @@ function fakeStore() {
       found = revisions.get(`${applicationId}:${rev}`)!;
     return found;
   };
+  let reads = 0;
   const timelines: Pick<TimelineRepository, 'get' | 'save'> = {
     async get(applicationId) {
+      reads++;
       await tick();
       const found = newest(applicationId);
       return found && structuredClone(found);
@@ -68,6 +70,7 @@ function fakeStore() {
     [...revisions.keys()].map((key) => key.slice(0, key.lastIndexOf(':'))).flatMap((id) => newest(id)?.deadlines ?? []);
   return {
     crashes,
+    reads: () => reads,
     armed: () =>
       [
         ...new Set(
@@ -198,5 +201,31 @@ describe('handling facts: crashes and concurrency', () => {
       ]);
       expect(store.armed()).toEqual(await sequentially([...links, ...results]));
     }
+  });
+
+  it('when an application is closed, then its timeline is no longer held in memory: a late fact reads it, and is decided on it', async () => {
+    const app = factsOf();
+    const a = randomUUID();
+    const store = fakeStore();
+    const handle = store.handler();
+    await handle(message(app.opened(at(0))));
+    await handle(message(app.linked(a, at(HOUR))));
+    // Open: each fact is decided on the timeline this process wrote last, with no read.
+    expect(store.reads()).toBe(0);
+    await handle(message(app.enriched(a, 1, at(HOUR + 60_000))));
+    await handle(message(app.closed(at(2 * HOUR))));
+    expect(store.reads()).toBe(0);
+    // Closed: forgotten, so memory follows the applications in flight. A late fact reads it.
+    await handle(message(app.scrubbed([a], at(3 * HOUR))));
+    expect(store.reads()).toBe(1);
+    expect(store.armed()).toEqual(
+      await sequentially([
+        app.opened(at(0)),
+        app.linked(a, at(HOUR)),
+        app.enriched(a, 1, at(HOUR + 60_000)),
+        app.closed(at(2 * HOUR)),
+        app.scrubbed([a], at(3 * HOUR)),
+      ]),
+    );
   });
 });
