@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { z } from 'zod';
 import { ServiceError } from './errors';
@@ -55,4 +56,36 @@ it('when the registry answers that a schema id does not exist, then decoding fai
   expect(error).toMatchObject({ status: 404 });
   // Not a retriable ServiceError: the consumer dead-letters it instead of fetching it forever.
   expect(error).not.toBeInstanceOf(ServiceError);
+});
+
+it('when the registry answers a registration only on a second try, then encoding goes on with the id it gives', async () => {
+  // A registry busy writing its own log: the first registration gets no answer in time.
+  let registrations = 0;
+  const held: import('node:http').ServerResponse[] = [];
+  const registry = createHttpServer((request, response) => {
+    if (request.method === 'GET' && request.url?.startsWith('/config/')) {
+      response.setHeader('content-type', 'application/vnd.schemaregistry.v1+json');
+      response.end(JSON.stringify({ compatibilityLevel: 'BACKWARD' }));
+    } else if (request.method === 'POST' && request.url?.includes('/versions')) {
+      registrations += 1;
+      if (registrations === 1) return void held.push(response);
+      response.setHeader('content-type', 'application/vnd.schemaregistry.v1+json');
+      response.end(JSON.stringify({ id: 7 }));
+    } else {
+      response.statusCode = 404;
+      response.end('{}');
+    }
+  });
+  await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (registry.address() as { port: number }).port;
+    const codec = createCodec(`http://127.0.0.1:${port}`, () => Greeting, { registryTimeoutMs: 300 });
+    const encoded = await codec.encode('greetings', { text: 'hello' });
+    expect([...encoded.subarray(0, 5)]).toEqual([0, 0, 0, 0, 7]);
+    expect(registrations).toBe(2);
+  } finally {
+    for (const response of held) response.destroy();
+    registry.closeAllConnections();
+    await new Promise((resolve) => registry.close(resolve));
+  }
 });

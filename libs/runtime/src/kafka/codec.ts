@@ -61,7 +61,9 @@ export function createCodec(
    * and processes starting together race for that: Apicurio refuses the second setting with
    * 409 ("a rule named COMPATIBILITY already exists"), and a process that looks between the
    * first one's registration and its setting sees the default (NONE) and refuses to go on. Both
-   * are transient: the process tries again shortly, up to a few times.
+   * are transient, as are a request that got no answer in time (a registry busy writing its own
+   * Kafka log) and a 5xx: the process tries again shortly, up to a few times. Registering a
+   * schema again is harmless: the registry answers the id it already gave it.
    */
   async function register(topic: string, subject: string): Promise<number> {
     const schema = {
@@ -72,10 +74,12 @@ export function createCodec(
       try {
         return (await registry.register(schema, { subject })).id;
       } catch (error) {
-        const racing =
-          (error as { status?: number }).status === 409 ||
-          (error as Error).name === 'ConfluentSchemaRegistryCompatibilityError';
-        if (!racing || attempt >= 5) throw error;
+        const { status, name, message } = error as { status?: number; name?: string; message?: string };
+        const racing = status === 409 || name === 'ConfluentSchemaRegistryCompatibilityError';
+        // mappersmith reports its own timeout as a ResponseError with status 400.
+        const unanswered =
+          name === 'ResponseError' && ((status ?? 0) >= 500 || /\bTimeout \(\d+ms\)/.test(message ?? ''));
+        if (!(racing || unanswered) || attempt >= 5) throw error;
         await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
       }
     }
