@@ -1,4 +1,13 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 
 /**
  * Seals secrets (provider keys, webhook secrets) and applicants' personal data with AES-256-GCM
@@ -78,18 +87,24 @@ const MIN_KEY = 16;
 const label = (purpose: SealPurpose) => Buffer.from(`loan-seal:${purpose}`, 'utf8');
 const indexLabel = (purpose: SealPurpose) => Buffer.from(`loan-blind-index:${purpose}`, 'utf8');
 
-/** The subkey of a data key for a purpose (HKDF-SHA-256). */
-const subkey = (dataKey: string, purpose: SealPurpose) =>
-  Buffer.from(
-    hkdfSync('sha256', Buffer.from(dataKey, 'utf8'), Buffer.from('loan-data-key', 'utf8'), label(purpose), 32),
+/*
+ * Every key is made a KeyObject once, when the sealer is made: given raw bytes, each cipher and
+ * HMAC would import the key anew, which costs two to five times the work of sealing a name.
+ */
+
+/** A subkey of a data key (HKDF-SHA-256 with the label as info). */
+const derive = (dataKey: string, info: Buffer) =>
+  createSecretKey(
+    Buffer.from(hkdfSync('sha256', Buffer.from(dataKey, 'utf8'), Buffer.from('loan-data-key', 'utf8'), info, 32)),
   );
 
 /** The one key values sealed before purposes used, and the key id they carry. */
-const legacyKey = (dataKey: string) => createHash('sha256').update(`loan-data-key:${dataKey}`).digest();
+const legacyKey = (dataKey: string) =>
+  createSecretKey(createHash('sha256').update(`loan-data-key:${dataKey}`).digest());
 const legacyIdOf = (dataKey: string) =>
   createHash('sha256').update(`loan-data-key-id:${dataKey}`).digest('base64url').slice(0, LEGACY_KID_TEXT);
 
-function decipher(key: Buffer, iv: string, tag: string, body: string, aad: Buffer | null): string {
+function decipher(key: KeyObject, iv: string, tag: string, body: string, aad: Buffer | null): string {
   // Without authTagLength, Node takes a tag as short as 4 bytes: a forgery would be 2^32 tries away.
   const d = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: 16 });
   if (aad) d.setAAD(aad);
@@ -98,7 +113,7 @@ function decipher(key: Buffer, iv: string, tag: string, body: string, aad: Buffe
 }
 
 /** The first key a value opens under, trying each in turn (AES-GCM authenticates: it opens under one at most). */
-function firstThatOpens(keys: readonly Buffer[], open: (key: Buffer) => string): string {
+function firstThatOpens(keys: readonly KeyObject[], open: (key: KeyObject) => string): string {
   for (const key of keys) {
     try {
       return open(key);
@@ -128,9 +143,7 @@ export function createSealer(
   for (const k of [dataKey, ...previousKeys])
     if (k.length < MIN_KEY) throw new Error(`The data key must be at least ${MIN_KEY} characters`);
   const all = [dataKey, ...previousKeys];
-  const subkeys = new Map(SealPurposes.map((p) => [p, all.map((k) => subkey(k, p))]));
-  const indexKey = (k: string, p: SealPurpose) =>
-    Buffer.from(hkdfSync('sha256', Buffer.from(k, 'utf8'), Buffer.from('loan-data-key', 'utf8'), indexLabel(p), 32));
+  const subkeys = new Map(SealPurposes.map((p) => [p, all.map((k) => derive(k, label(p)))]));
   const legacy = all.map(legacyKey);
   const legacyById = new Map(all.map((k, i) => [legacyIdOf(k), legacy[i]!]));
   const sealers = new Map<SealPurpose, PurposeSealer>();
@@ -144,7 +157,7 @@ export function createSealer(
 
   function make(p: SealPurpose): PurposeSealer {
     const keys = subkeys.get(p)!;
-    const indexKeys = all.map((k) => indexKey(k, p));
+    const indexKeys = all.map((k) => derive(k, indexLabel(p)));
     const aad = label(p);
     const current = (sealed: string) => {
       const { head, iv, tag, body } = parts(sealed);

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -23,7 +23,7 @@ export const tracer = () => trace.getTracer('@loan/runtime');
 /** The W3C trace-context headers (`traceparent`, `tracestate`). */
 export const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
 
-let pseudonymKey: string | undefined;
+let pseudonymKey: KeyObject | undefined;
 
 /**
  * Sets the key of the lender pseudonym spans carry as `loan.client_id`: the one of the
@@ -31,7 +31,7 @@ let pseudonymKey: string | undefined;
  * analyst's record of one lender can be put side by side. Without a key no span names the lender.
  */
 export function setTracePseudonymKey(key: string | undefined): void {
-  pseudonymKey = key || undefined;
+  pseudonymKey = key ? createSecretKey(Buffer.from(key, 'utf8')) : undefined;
   pseudonyms.clear();
 }
 

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey } from 'node:crypto';
 import { Topics, type PublicEventRecord } from '@loan/contracts';
 import type { InboundMessage, KafkaBus } from '@loan/runtime';
 import { toAnalyticsRecord, type Pseudonym } from '../../domain/analytics/toAnalyticsRecord';
@@ -10,7 +10,9 @@ import { toAnalyticsRecord, type Pseudonym } from '../../domain/analytics/toAnal
  * their order.
  */
 export function createProjectAnalyticsHandler(deps: { bus: Pick<KafkaBus, 'publish'>; key: string }) {
-  const pseudonym: Pseudonym = (kind, id) => createHmac('sha256', deps.key).update(`${kind}:${id}`).digest('base64url');
+  // The key imported once: an HMAC given the raw string imports it anew on every record.
+  const key = createSecretKey(Buffer.from(deps.key, 'utf8'));
+  const pseudonym: Pseudonym = (kind, id) => createHmac('sha256', key).update(`${kind}:${id}`).digest('base64url');
   return async function onEvent(message: InboundMessage): Promise<void> {
     const record = toAnalyticsRecord(message.value as PublicEventRecord, pseudonym);
     await deps.bus.publish(Topics.analytics, [{ key: record.application ?? record.lender, value: record }]);
