@@ -1,3 +1,6 @@
+import { context, type Context } from '@opentelemetry/api';
+import { outsideTraces } from './tracing';
+
 /**
  * The bulk writes of one process to its database, one after the other: FerretDB on SQLite can
  * wedge a database for good when two multi-statement writes of it overlap with other writes.
@@ -26,10 +29,11 @@ export function createBulkLane() {
    * write of one item can fail while the others succeed); if it throws, every item of the
    * batch fails with that error. Each caller goes on once its own item is written, exactly as
    * with a command of its own: a batch is only a way of sending independent single-document
-   * writes.
+   * writes. A write sent alone is in the trace of its caller; a batch, written for several
+   * callers at once, is in none of their traces.
    */
   function coalesce<T, R>(write: (items: T[]) => Promise<(R | Error)[]>, maxBatch = 200): (item: T) => Promise<R> {
-    type Waiting = { item: T; resolve: (result: R) => void; reject: (error: unknown) => void };
+    type Waiting = { item: T; resolve: (result: R) => void; reject: (error: unknown) => void; ctx: Context };
     const queue: Waiting[] = [];
     let running = false;
 
@@ -40,7 +44,9 @@ export function createBulkLane() {
           const batch = queue.splice(0, maxBatch);
           const items = batch.map((w) => w.item);
           try {
-            const results = await (batch.length > 1 ? run(() => write(items)) : write(items));
+            const results = await (batch.length > 1
+              ? outsideTraces(() => run(() => write(items)))
+              : context.with(batch[0]!.ctx, () => write(items)));
             batch.forEach((w, i) => {
               const result = results[i];
               if (result instanceof Error) w.reject(result);
@@ -57,7 +63,7 @@ export function createBulkLane() {
 
     return (item: T) =>
       new Promise<R>((resolve, reject) => {
-        queue.push({ item, resolve, reject });
+        queue.push({ item, resolve, reject, ctx: context.active() });
         if (!running) void drain();
       });
   }

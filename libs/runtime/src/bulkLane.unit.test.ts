@@ -1,3 +1,5 @@
+import { ROOT_CONTEXT, TraceFlags, context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { createBulkLane } from './bulkLane';
 
 const coalesce = <T, R>(write: (items: T[]) => Promise<(R | Error)[]>, maxBatch?: number) =>
@@ -120,5 +122,60 @@ describe('the bulk lane of a service', () => {
     await other;
     await expect(Promise.all(together)).resolves.toEqual(['b', 'c']);
     expect(batches).toEqual([['alone'], ['a'], ['b', 'c']]);
+  });
+});
+
+describe('coalesced writes in traces', () => {
+  beforeAll(() => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  });
+  afterAll(() => context.disable());
+
+  const traceIds = [
+    '0af7651916cd43dd8448eb211c80319c',
+    '1af7651916cd43dd8448eb211c80319c',
+    '2af7651916cd43dd8448eb211c80319c',
+  ];
+  const inTrace = <T>(traceId: string, work: () => T): T =>
+    context.with(
+      trace.setSpan(
+        ROOT_CONTEXT,
+        trace.wrapSpanContext({ traceId, spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED }),
+      ),
+      work,
+    );
+
+  it('when a write goes alone, then it is in its own caller’s trace; when writes go together, then in none of their callers’ traces', async () => {
+    const { batches, write, release } = heldWrite();
+    const tracedAt: (string | undefined)[] = [];
+    const send = coalesce((items: string[]) => {
+      tracedAt.push(trace.getActiveSpan()?.spanContext().traceId);
+      return write(items);
+    });
+    const first = inTrace(traceIds[0]!, () => send('a'));
+    const together = [inTrace(traceIds[1]!, () => send('b')), inTrace(traceIds[2]!, () => send('c'))];
+    await release();
+    await release();
+    await Promise.all([first, ...together]);
+    const alone = inTrace(traceIds[2]!, () => send('d'));
+    await release();
+    await alone;
+    expect(batches).toEqual([['a'], ['b', 'c'], ['d']]);
+    expect(tracedAt).toEqual([traceIds[0], undefined, traceIds[2]]);
+  });
+
+  it('when a write queued behind others goes alone, then it is in its own caller’s trace, not the first caller’s', async () => {
+    const { batches, write, release } = heldWrite();
+    const tracedAt: (string | undefined)[] = [];
+    const send = coalesce((items: string[]) => {
+      tracedAt.push(trace.getActiveSpan()?.spanContext().traceId);
+      return write(items);
+    }, 1);
+    const done = [inTrace(traceIds[0]!, () => send('a')), inTrace(traceIds[1]!, () => send('b'))];
+    await release();
+    await release();
+    await Promise.all(done);
+    expect(batches).toEqual([['a'], ['b']]);
+    expect(tracedAt).toEqual([traceIds[0], traceIds[1]]);
   });
 });

@@ -5,7 +5,7 @@ import type { BulkLane } from './bulkLane';
 import type { KafkaBus } from './kafka';
 import { createKeyedLock, type KeyedLock } from './keyedLock';
 import type { Logger } from './logger';
-import { withTraceContext } from './tracing';
+import { outsideTraces, withTraceContext } from './tracing';
 
 /**
  * A message waiting to be published, stored inside the document whose change caused it, in
@@ -92,7 +92,8 @@ export function createOutboxRelay(options: {
   let clearing: Promise<void> | null = null;
   let stopped = false;
   const later = () => {
-    clearTimer = setTimeout(() => void clearPublished(), clearDelayMs);
+    // The removal of what several applications' flushes published: in none of their traces.
+    clearTimer = outsideTraces(() => setTimeout(() => void clearPublished(), clearDelayMs));
     clearTimer.unref();
   };
 
@@ -302,11 +303,15 @@ function createClearBatcher(model: Model<unknown>, lane: BulkLane) {
     const batch = waiting;
     waiting = [];
     if (batch.length === 0) return;
-    // One bulk write at a time in the service (see bulkLane.ts).
-    void lane.run(() =>
-      settle(batch).then(
-        (cleared) => batch.forEach((w, i) => w.done(cleared[i]!)),
-        (error: unknown) => batch.forEach((w) => w.fail(error)),
+    // One bulk write at a time in the service (see bulkLane.ts). It clears the outboxes of
+    // several applications, so it is in none of their traces (it would otherwise be in the
+    // trace of whichever of them came first).
+    outsideTraces(() =>
+      lane.run(() =>
+        settle(batch).then(
+          (cleared) => batch.forEach((w, i) => w.done(cleared[i]!)),
+          (error: unknown) => batch.forEach((w) => w.fail(error)),
+        ),
       ),
     );
   }

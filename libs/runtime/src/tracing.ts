@@ -163,6 +163,15 @@ export async function inSpan<T>(
   }
 }
 
+/**
+ * Runs `work` outside every trace: for work a process does for several applications at once
+ * (a bulk write of many documents), which belongs to none of their traces. The database
+ * commands it sends get no span, as commands outside any trace get none.
+ */
+export function outsideTraces<T>(work: () => T): T {
+  return context.with(ROOT_CONTEXT, work);
+}
+
 /** `trace_id` and `span_id` of a span (none for the API's no-op span). */
 export function traceIdsOf(span: Span | undefined): { trace_id?: string; span_id?: string } {
   const ids = span?.spanContext();
