@@ -55,8 +55,8 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
 
   /**
    * Files under their hour the timelines a full reload read and every other one with a deadline
-   * armed whose `nextDueHour` is missing (written by the previous version, which did not keep
-   * it) or wrong (written by one of its replicas, during a rolling upgrade, after this version
+   * armed whose `nextDueHour` is missing (written by an earlier version, which did not keep it)
+   * or wrong (written by a replica of that version, during a rolling upgrade, after this one
    * filed it). Each write is conditional on the revision read, so it never undoes a newer write,
    * which files the timeline itself. Returns how many it filed.
    */
@@ -177,7 +177,7 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
      *
      * What it cannot find is a timeline whose earliest armed deadline is overdue by more than
      * the lookback: one no replica fired for that long (all were down, or the one that armed it
-     * late, from an old fact, died before firing it), or one the previous version wrote. The
+     * late, from an old fact, died before firing it), or one an earlier version wrote. The
      * first reload of a process, and then one at least every `lookbackMs` (so also any after
      * reloads failed or the clock jumped for that long), is therefore full: it asks for every
      * timeline due by the horizon (`nextDueAt: {$lte: horizon}`), however long overdue, and files

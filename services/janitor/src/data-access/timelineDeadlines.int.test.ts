@@ -201,9 +201,9 @@ describe('deadlines in their timeline, against the real database', () => {
     expect(r.deadlines.findDue(new Date(base + MINUTE), 100).map((d) => d.deadlineId)).toContain(noLink);
   });
 
-  it('when timelines were written by the previous version, without the hour of their next deadline or with a wrong one, then the first reload is full, finds the due ones and files them all under their hour, and a periodic reload then finds the later ones', async () => {
+  it('when an earlier version wrote timelines without the hour of their next deadline, or with a wrong one, then the first reload is full, finds the due ones and files them all under their hour, and a periodic reload then finds the later ones', async () => {
     const base = t0 + 90 * DAY;
-    /** A timeline whose one deadline, no_link, started at `since`, as the previous version wrote it. */
+    /** A timeline whose one deadline, no_link, started at `since`, as an earlier version wrote it. */
     const previousHead = (since: number, fields: Record<string, unknown> = {}) => {
       const app = factsOf();
       const dueAt = new Date(since + ttls.no_link);

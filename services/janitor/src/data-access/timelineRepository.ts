@@ -91,7 +91,7 @@ export interface TimelineDoc {
   }[];
   deadlines?: TrackedDeadlineDoc[];
   nextDueAt?: Date | null;
-  /** The UTC hour of `nextDueAt` (`hourOf`); missing on heads the previous version wrote. */
+  /** The UTC hour of `nextDueAt` (`hourOf`); missing on heads earlier versions wrote. */
   nextDueHour?: string | null;
   outbox?: OutboxEntry[];
   outboxPending?: boolean;
