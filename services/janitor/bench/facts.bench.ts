@@ -92,7 +92,13 @@ async function main() {
       clock: systemClock,
       metrics,
       logger,
-      settings: { pollIntervalMs: 500, batchSize: 100, publishLeaseMs: 30_000, reloadIntervalMs: 60_000 },
+      settings: {
+        pollIntervalMs: 500,
+        batchSize: 100,
+        publishLeaseMs: 30_000,
+        reloadIntervalMs: 60_000,
+        reloadLookbackMs: 86_400_000,
+      },
     });
 
     const times: number[] = [];

@@ -23,7 +23,10 @@ export const configShape = {
     'How often the scheduler looks for deadlines that are due, among the armed deadlines it holds in memory',
   ),
   JANITOR_RELOAD_INTERVAL: durationMs('1m').describe(
-    'How often the scheduler reloads the armed deadlines from the database (those other replicas armed) and takes over publications a lease old; each reload reads the whole collections',
+    'How often the scheduler reloads the armed deadlines from the database (those other replicas armed) and takes over publications a lease old; each reload reads the timelines whose next deadline is due in the hours from JANITOR_RELOAD_LOOKBACK ago to the next two reloads',
+  ),
+  JANITOR_RELOAD_LOOKBACK: durationMs('1d').describe(
+    'How far back a periodic reload looks for timelines whose next deadline is overdue; the first reload of a process, and one every JANITOR_RELOAD_LOOKBACK, reads every timeline with a deadline due, however long overdue; up to 40 days (a longer one asks for more than 1,000 hours, which the local FerretDB does not narrow by its index)',
   ),
   JANITOR_BATCH_SIZE: z.coerce.number().int().positive().default(100).describe('Deadlines claimed per scheduler pass'),
   JANITOR_PUBLISH_LEASE: durationMs('30s').describe(

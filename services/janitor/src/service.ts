@@ -60,6 +60,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
       batchSize: config.JANITOR_BATCH_SIZE,
       publishLeaseMs: config.JANITOR_PUBLISH_LEASE,
       reloadIntervalMs: config.JANITOR_RELOAD_INTERVAL,
+      reloadLookbackMs: config.JANITOR_RELOAD_LOOKBACK,
     },
   });
   const handlers = consumerHandlers({

@@ -12,7 +12,7 @@ import {
   startDriver,
   startJanitor,
 } from './__tests__/harness';
-import { type Deadline, type DeadlineKind, deadlineIdOf } from './domain/deadline';
+import { type Deadline, type DeadlineKind, deadlineIdOf, hourOf } from './domain/deadline';
 import { fireDeadline } from './domain/fireDeadline/decide';
 
 const MINUTE = 60_000;
@@ -71,6 +71,29 @@ describe('janitor after an upgrade, against the real broker, registry and databa
     armed: [],
     ...fields,
   });
+  /** A timeline as the version before this one wrote it: its deadlines in it, `nextDueAt` without its hour. */
+  const headWithDeadline = (app: FactsOf, d: Deadline) =>
+    head(app, {
+      linkWindowStart: d.since,
+      deadlines: [
+        {
+          deadlineId: d.deadlineId,
+          kind: d.kind,
+          accountId: null,
+          attempt: null,
+          since: d.since,
+          dueAt: d.dueAt,
+          status: 'ARMED',
+          armedAt: new Date(d.since),
+          firedAt: null,
+          cancelledAt: null,
+        },
+      ],
+      nextDueAt: d.dueAt,
+      outbox: [],
+      outboxPending: false,
+      outboxAt: null,
+    });
   const deadlineDoc = (d: Deadline, status = 'ARMED') => {
     const { deadlineId, ...fields } = d;
     return { _id: deadlineId, ...fields, status, armedAt: new Date(start), firedAt: null, cancelledAt: null };
@@ -92,6 +115,13 @@ describe('janitor after an upgrade, against the real broker, registry and databa
   const dNoLink = deadline(d, 'no_link', at(0));
   const dNoAnalyze = deadline(d, 'no_analyze', at(MINUTE));
   const dTimeout = deadline(d, 'enrichment_timeout', at(MINUTE), dAccount);
+  // E and F: no_link kept in the timeline by the version before this one, which did not file
+  // timelines under the hour of their next deadline. E's passed while no janitor ran; F's is due
+  // a day after the others.
+  const e = factsOf();
+  const eNoLink = deadline(e, 'no_link', at(-DAY - 2 * MINUTE));
+  const f = factsOf();
+  const fNoLink = deadline(f, 'no_link', at(0));
 
   beforeAll(async () => {
     db = await mongoose
@@ -108,6 +138,8 @@ describe('janitor after an upgrade, against the real broker, registry and databa
         accounts: [{ accountId: dAccount, starts: [at(MINUTE)], enriched: null }],
         armed: [ref(dNoAnalyze), ref(dTimeout)],
       }),
+      headWithDeadline(e, eNoLink),
+      headWithDeadline(f, fNoLink),
     ] as never[]);
     await db
       .collection('deadlines')
@@ -190,9 +222,20 @@ describe('janitor after an upgrade, against the real broker, registry and databa
     });
   });
 
+  it('when timelines were written without the hour of their next deadline, then the first reload fires the overdue one and files the other under its hour', async () => {
+    await waitFor(() => emitted(e).length > 0, { what: "E's no_link, overdue at start" });
+    expect(emitted(e)).toEqual([['no_link', eNoLink.since]]);
+    expect(await db.collection('timeline_heads').findOne({ _id: f.applicationId as never })).toMatchObject({
+      nextDueAt: fNoLink.dueAt,
+      nextDueHour: hourOf(fNoLink.dueAt),
+    });
+  });
+
   it("when their due times pass, then the previous version's deadlines fire once unless they were cancelled, and a message it left unpublished goes out once", async () => {
+    // A periodic reload (the first, full one was less than a day ago) finds F by its hour.
     clock.setTo(new Date(start + DAY + MINUTE));
     await settle([janitor], driver);
+    expect(emitted(f)).toEqual([['no_link', at(0)]]);
     expect(emitted(a)).toEqual([]);
     expect(emitted(b)).toEqual([['no_link', at(0)]]);
     expect(emitted(c)).toEqual([['no_link', at(-DAY)]]);
@@ -207,5 +250,7 @@ describe('janitor after an upgrade, against the real broker, registry and databa
     expect(emitted(b)).toEqual([['no_link', at(0)]]);
     expect(emitted(c)).toEqual([['no_link', at(-DAY)]]);
     expect(emitted(d)).toEqual([['no_analyze', at(MINUTE)]]);
+    expect(emitted(e)).toHaveLength(1);
+    expect(emitted(f)).toHaveLength(1);
   });
 });

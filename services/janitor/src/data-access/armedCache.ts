@@ -67,12 +67,20 @@ export function createArmedCache() {
 
     /**
      * A reload's finds: kept, and those remembered before the reload began that it did not find
-     * are forgotten (no longer armed).
+     * but could have seen are forgotten (no longer armed). A full reload (`coveredFrom` null)
+     * sees every armed deadline due by the horizon; a periodic one only those of timelines whose
+     * next due time falls from `coveredFrom` on, so a deadline remembered as due earlier stays
+     * (firing it reads its timeline, and forgets it if it ended).
      */
-    reloaded(current: number, found: readonly { deadline: Deadline; legacy: boolean }[]): void {
+    reloaded(
+      current: number,
+      found: readonly { deadline: Deadline; legacy: boolean }[],
+      coveredFrom: Date | null,
+    ): void {
       const ids = new Set(found.map((f) => f.deadline.deadlineId));
       for (const [id, entry] of armed) {
-        if (entry.generation < current && !ids.has(id)) armed.delete(id);
+        const seen = coveredFrom === null || entry.deadline.dueAt.getTime() >= coveredFrom.getTime();
+        if (entry.generation < current && seen && !ids.has(id)) armed.delete(id);
       }
       for (const { deadline, legacy } of found)
         armed.set(deadline.deadlineId, { deadline, generation: current, legacy });

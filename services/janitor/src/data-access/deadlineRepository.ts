@@ -1,11 +1,11 @@
 import { ServiceError, rawCollection, type OutboxEntry } from '@loan/runtime';
-import { type Deadline, type TrackedDeadline, nextDueOf } from '../domain/deadline';
+import { type Deadline, type TrackedDeadline, hourOf, hoursBetween, startOfHour } from '../domain/deadline';
 import { fireIn } from '../domain/fireDeadline/decide';
 import { createArmedCache, type DueDeadline } from './armedCache';
 import type { PendingMessage } from './leases';
 import { createLegacyDeadlines, type OutcomeHeld, type StoredDeadline } from './legacyDeadlines';
 import type { JanitorModels } from './models';
-import { type TimelineDoc, toStored, toTrackedDoc } from './timelineRepository';
+import { type TimelineDoc, nextDueFields, toStored, toTrackedDoc } from './timelineRepository';
 
 export type { DueDeadline } from './armedCache';
 export type { PendingMessage } from './leases';
@@ -13,6 +13,26 @@ export type { OutcomeHeld, StoredDeadline } from './legacyDeadlines';
 
 /** Conflicts with other writers of one timeline after which a firing gives up until the next pass. */
 const MAX_FIRE_CONFLICTS = 10;
+
+/** Timelines a full reload files under their hour per bulk write. */
+const FILE_BATCH = 500;
+
+/** What a reload covers: the horizon (`now + aheadMs`) and how far back a periodic one looks. */
+export interface ReloadWindow {
+  aheadMs: number;
+  lookbackMs: number;
+}
+
+/** What a reload did: deadlines read, whether it was full, timelines it filed under their hour. */
+export interface Reload {
+  found: number;
+  full: boolean;
+  filed: number;
+}
+
+/** A timeline whose `nextDueHour` is missing or is not the hour of its `nextDueAt`. */
+const misfiled = (doc: Pick<TimelineDoc, 'nextDueAt' | 'nextDueHour'>): boolean =>
+  doc.nextDueAt != null && doc.nextDueHour !== hourOf(new Date(doc.nextDueAt));
 
 /**
  * Finds, fires and reads deadlines. A deadline lives in its application's timeline document
@@ -30,6 +50,46 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
   const heads = rawCollection<TimelineDoc>(models.timelineHeads);
   const legacy = createLegacyDeadlines(models);
   const cache = createArmedCache();
+  /** The `now` of the last full reload that succeeded (null: none yet). */
+  let lastFullReload: number | null = null;
+
+  /**
+   * Files under their hour the timelines a full reload read and every other one with a deadline
+   * armed whose `nextDueHour` is missing (written by an earlier version, which did not keep it)
+   * or wrong (written by a replica of that version, during a rolling upgrade, after this one
+   * filed it). Each write is conditional on the revision read, so it never undoes a newer write,
+   * which files the timeline itself. Returns how many it filed.
+   */
+  async function fileUnderHours(read: readonly TimelineDoc[], horizon: Date): Promise<number> {
+    type Op = Parameters<typeof heads.bulkWrite>[0][number];
+    let ops: Op[] = [];
+    let filed = 0;
+    const file = (doc: Pick<TimelineDoc, '_id' | 'rev' | 'nextDueAt'>) =>
+      ops.push({
+        updateOne: {
+          filter: { _id: doc._id, rev: doc.rev },
+          update: { $set: { nextDueHour: hourOf(new Date(doc.nextDueAt!)) } },
+        },
+      });
+    const flush = async () => {
+      if (ops.length === 0) return;
+      const batch = ops;
+      ops = [];
+      filed += (await heads.bulkWrite(batch, { ordered: false })).modifiedCount;
+    };
+    for (const doc of read) if (misfiled(doc)) file(doc);
+    // The timelines due after the horizon are read for their due time only, a batch at a time.
+    const later = heads.find(
+      { nextDueAt: { $gt: horizon } },
+      { projection: { rev: 1, nextDueAt: 1, nextDueHour: 1 }, batchSize: FILE_BATCH },
+    );
+    for await (const doc of later) {
+      if (misfiled(doc)) file(doc);
+      if (ops.length >= FILE_BATCH) await flush();
+    }
+    await flush();
+    return filed;
+  }
 
   /**
    * Fires a deadline of a timeline: reads the timeline and writes it back with the deadline
@@ -50,7 +110,7 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
           $set: {
             rev: doc.rev + 1,
             deadlines: fired.map(toTrackedDoc),
-            nextDueAt: nextDueOf(fired),
+            ...nextDueFields(fired),
             outboxPending: true,
             outboxAt: now,
           },
@@ -101,21 +161,44 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
     findDue: (now: Date, limit: number): DueDeadline[] => cache.findDue(now, limit),
 
     /**
-     * Reads the armed deadlines due before `now + aheadMs` (the horizon) into memory, from the
-     * timelines whose earliest armed deadline is due by then (`nextDueAt`, indexed) and the
-     * previous version's deadlines, and forgets those remembered before the pass that are no
-     * longer armed. Returns how many it read.
+     * Reads the armed deadlines due by `now + aheadMs` (the horizon) into memory, from the
+     * timelines whose earliest armed deadline is due by then and the previous version's
+     * deadlines, and forgets those remembered before the pass that it could have seen and did
+     * not find (no longer armed).
+     *
+     * A periodic reload asks for the timelines by the hour of their earliest due time
+     * (`nextDueHour: {$in: [...]}`, indexed), every hour from the one `lookbackMs` before `now`
+     * to the horizon's: equalities, which the local database narrows through the index, so its
+     * cost follows the deadlines coming due rather than every armed one (each decided
+     * application keeps its bank-data retention armed for 90 days). It finds every armed deadline
+     * due by the horizon whose timeline's earliest armed deadline is due from that first hour on:
+     * a timeline's deadlines are all due at or after its earliest, so all of a timeline it finds
+     * are taken, and one whose earliest is due after the horizon has none due by then.
+     *
+     * What it cannot find is a timeline whose earliest armed deadline is overdue by more than
+     * the lookback: one no replica fired for that long (all were down, or the one that armed it
+     * late, from an old fact, died before firing it), or one an earlier version wrote. The
+     * first reload of a process, and then one at least every `lookbackMs` (so also any after
+     * reloads failed or the clock jumped for that long), is therefore full: it asks for every
+     * timeline due by the horizon (`nextDueAt: {$lte: horizon}`), however long overdue, and files
+     * under their hour the timelines that lack it or carry a wrong one (`fileUnderHours`). Such
+     * a deadline fires at the latest a lookback late, and one remembered by a live replica fires
+     * on time: a periodic reload forgets only what it could have seen.
      */
-    async reloadArmed(now: Date, aheadMs: number): Promise<number> {
-      const horizon = new Date(now.getTime() + aheadMs);
+    async reloadArmed(now: Date, window: ReloadWindow): Promise<Reload> {
+      const horizon = new Date(now.getTime() + window.aheadMs);
+      const from = new Date(now.getTime() - window.lookbackMs);
+      const full =
+        lastFullReload === null ||
+        now.getTime() < lastFullReload ||
+        now.getTime() - lastFullReload >= window.lookbackMs;
       const current = cache.beginReload(horizon);
       const [older, docs] = await Promise.all([
         legacy.armedDueBy(horizon),
         heads
-          .find(
-            { nextDueAt: { $lte: horizon } },
-            { projection: { applicationId: 1, clientId: 1, deadlines: 1, rev: 1 } },
-          )
+          .find(full ? { nextDueAt: { $lte: horizon } } : { nextDueHour: { $in: hoursBetween(from, horizon) } }, {
+            projection: { applicationId: 1, clientId: 1, deadlines: 1, rev: 1, nextDueAt: 1, nextDueHour: 1 },
+          })
           .toArray(),
       ]);
       const found: { deadline: Deadline; legacy: boolean }[] = older.map((deadline) => ({ deadline, legacy: true }));
@@ -126,8 +209,11 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
           found.push({ deadline, legacy: false });
         }
       }
-      cache.reloaded(current, found);
-      return found.length;
+      cache.reloaded(current, found, full ? null : startOfHour(from));
+      if (!full) return { found: found.length, full, filed: 0 };
+      const filed = await fileUnderHours(docs, horizon);
+      lastFullReload = now.getTime();
+      return { found: found.length, full, filed };
     },
 
     /** How many armed deadlines this process holds in memory. */

@@ -131,22 +131,28 @@ export const timelineSchema = new Schema(timelineFields, {
 /**
  * Each application's timeline, `_id: applicationId`, with its revision (written by an update
  * conditional on the revision read), its deadlines (`deadlines`), the earliest due time of the
- * armed ones (`nextDueAt`, what the scheduler finds due work by) and the messages of fired
- * deadlines not published yet (the outbox; `outboxAt`: when the last one was added). A fact,
- * a firing and a cancellation are each one write of this document. Every access on a fact's
- * path is by `_id`.
+ * armed ones (`nextDueAt`) and its UTC hour (`nextDueHour`, `YYYY-MM-DDTHH`, what the
+ * scheduler's periodic reload finds due work by, asking for the hours it covers by equality),
+ * and the messages of fired deadlines not published yet (the outbox; `outboxAt`: when the last
+ * one was added). A fact, a firing and a cancellation are each one write of this document, which
+ * sets `nextDueAt` and `nextDueHour` together. Every access on a fact's path is by `_id`.
  */
 export const timelineHeadSchema = new Schema(
   {
     ...timelineFields,
     deadlines: { type: [trackedDeadlineSchema], default: [] },
     nextDueAt: { type: Date, default: null },
+    nextDueHour: { type: String, default: null },
     outboxAt: { type: Date, default: null },
     ...outboxFields,
   },
   { versionKey: false, collection: 'timeline_heads', minimize: false },
 );
+// `nextDueAt` for the full reload (and MongoDB's range scans); `nextDueHour` for the periodic
+// reload, whose equalities the local FerretDB narrows through the index where it cannot narrow a
+// range of dates (infra/ferretdb, patch 006).
 timelineHeadSchema.index({ nextDueAt: 1 });
+timelineHeadSchema.index({ nextDueHour: 1 });
 
 export const janitorModels = (db: Connection) => ({
   deadlines: db.model('Deadline', deadlineSchema),

@@ -5,7 +5,7 @@ import { Topics } from '@loan/contracts';
 import { connectMongo, createLogger, syncIndexes, type InboundMessage } from '@loan/runtime';
 import { uniqueName } from '@testing/helpers';
 import { factsOf } from '../__tests__/facts';
-import type { DeadlineTtls } from '../domain/deadline';
+import { type DeadlineTtls, hourOf } from '../domain/deadline';
 import { fireDeadline } from '../domain/fireDeadline/decide';
 import type { TrackedFact } from '../domain/trackDeadlines/decide';
 import { createFactHandler } from '../entry-points/consumers/trackFacts';
@@ -15,8 +15,11 @@ import { createDeadlineGauges } from './deadlineGauges';
 import { janitorModels } from './models';
 import { createTimelineRepository } from './timelineRepository';
 
-const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
+/** The scheduler's window: the next two reloads ahead, a day back. */
+const window = { aheadMs: 2 * MINUTE, lookbackMs: DAY };
 const ttls: DeadlineTtls = {
   no_link: DAY,
   no_analyze: 7 * DAY,
@@ -79,6 +82,10 @@ describe('deadlines in their timeline, against the real database', () => {
     await db.close();
   });
 
+  /** The timeline document of an application, as stored. */
+  const headOf = (applicationId: string) =>
+    db.collection<{ _id: string }>('timeline_heads').findOne({ _id: applicationId });
+
   /** The database commands sent while `work` ran, as `command collection`. */
   async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
     const before = (await commands.get()).values.map((v) => ({ ...v }));
@@ -128,6 +135,134 @@ describe('deadlines in their timeline, against the real database', () => {
       ['analysis_timeout', 'CANCELLED'],
       ['bank_data_retention', 'ARMED'],
     ]);
+    // The timeline is filed under the hour of its one armed deadline, the retention's.
+    const retentionDue = new Date(Date.parse(at(64_000)) + ttls.bank_data_retention);
+    expect(await headOf(app.applicationId)).toMatchObject({
+      nextDueAt: retentionDue,
+      nextDueHour: hourOf(retentionDue),
+    });
+  });
+
+  it("when another replica armed a timeline's deadlines, then a periodic reload finds them by the hour of the timeline's earliest one, takes every one due by its horizon, and firing files the timeline under its next hour", async () => {
+    const app = factsOf();
+    const [a, b] = [randomUUID(), randomUUID()];
+    const base = t0 + 30 * DAY;
+    const here = replica();
+    const there = replica();
+    expect(await there.deadlines.reloadArmed(new Date(base), window)).toMatchObject({ full: true });
+
+    // Enrichment timeouts due at 08:20:01 (a) and 09:10 (b); no_analyze 7 days on.
+    now = new Date(base);
+    await here.handle(message(app.opened(new Date(base).toISOString())));
+    await here.handle(message(app.linked(a, new Date(base + 1_000).toISOString())));
+    await here.handle(message(app.linked(b, new Date(base + 50 * MINUTE).toISOString())));
+    const aDue = new Date(base + 20 * MINUTE + 1_000);
+    const bDue = new Date(base + 70 * MINUTE);
+    expect(await headOf(app.applicationId)).toMatchObject({ nextDueAt: aDue, nextDueHour: '2026-12-01T08' });
+
+    // a is overdue by 49 minutes and still armed: its timeline is found by a's hour, and b with it.
+    const reloadAt = new Date(base + 69 * MINUTE);
+    expect(await there.deadlines.reloadArmed(reloadAt, window)).toMatchObject({ full: false });
+    const due = there.deadlines.findDue(bDue, 100).filter((d) => d.applicationId === app.applicationId);
+    expect(due.map((d) => [d.kind, d.accountId, d.dueAt])).toEqual([
+      ['enrichment_timeout', a, aDue],
+      ['enrichment_timeout', b, bDue],
+    ]);
+
+    now = bDue;
+    const entry = (d: (typeof due)[number]) => ({
+      id: d.deadlineId,
+      topic: Topics.deadlines,
+      key: d.applicationId,
+      value: fireDeadline(d, now),
+    });
+    expect(await there.deadlines.claim(due[0]!, entry(due[0]!), now)).toBe(true);
+    expect(await headOf(app.applicationId)).toMatchObject({ nextDueAt: bDue, nextDueHour: '2026-12-01T09' });
+    expect(await there.deadlines.claim(due[1]!, entry(due[1]!), now)).toBe(true);
+    const noAnalyzeDue = new Date(base + 1_000 + ttls.no_analyze);
+    expect(await headOf(app.applicationId)).toMatchObject({
+      nextDueAt: noAnalyzeDue,
+      nextDueHour: hourOf(noAnalyzeDue),
+    });
+  });
+
+  it('when a deadline this replica remembers is due before the first hour a periodic reload covers, then that reload does not forget it', async () => {
+    const app = factsOf();
+    const base = t0 + 60 * DAY;
+    const r = replica();
+    expect(await r.deadlines.reloadArmed(new Date(base), window)).toMatchObject({ full: true });
+    // An opening handled three days late: its no_link has been due for two days.
+    now = new Date(base);
+    await r.handle(message(app.opened(new Date(base - 3 * DAY).toISOString())));
+    const noLink = `no_link:${app.applicationId}:${new Date(base - 3 * DAY).toISOString()}`;
+    expect(r.deadlines.findDue(now, 100).map((d) => d.deadlineId)).toContain(noLink);
+
+    expect(await r.deadlines.reloadArmed(new Date(base + MINUTE), window)).toMatchObject({ full: false });
+    expect(r.deadlines.findDue(new Date(base + MINUTE), 100).map((d) => d.deadlineId)).toContain(noLink);
+  });
+
+  it('when an earlier version wrote timelines without the hour of their next deadline, or with a wrong one, then the first reload is full, finds the due ones and files them all under their hour, and a periodic reload then finds the later ones', async () => {
+    const base = t0 + 90 * DAY;
+    /** A timeline whose one deadline, no_link, started at `since`, as an earlier version wrote it. */
+    const previousHead = (since: number, fields: Record<string, unknown> = {}) => {
+      const app = factsOf();
+      const dueAt = new Date(since + ttls.no_link);
+      const deadlineId = `no_link:${app.applicationId}:${new Date(since).toISOString()}`;
+      return {
+        deadlineId,
+        dueAt,
+        doc: {
+          _id: app.applicationId,
+          applicationId: app.applicationId,
+          clientId: app.clientId,
+          rev: 1,
+          linkWindowStart: new Date(since).toISOString(),
+          accounts: [],
+          armed: [],
+          deadlines: [
+            {
+              deadlineId,
+              kind: 'no_link',
+              accountId: null,
+              attempt: null,
+              since: new Date(since).toISOString(),
+              dueAt,
+              status: 'ARMED',
+              armedAt: new Date(since),
+              firedAt: null,
+              cancelledAt: null,
+            },
+          ],
+          nextDueAt: dueAt,
+          outbox: [],
+          outboxPending: false,
+          outboxAt: null,
+          ...fields,
+        },
+      };
+    };
+    // Overdue by three days (a janitor was down), due within the hour, due in two hours with a wrong hour.
+    const overdue = previousHead(base - 4 * DAY);
+    const soon = previousHead(base - DAY + 30 * MINUTE);
+    const later = previousHead(base - DAY + 2 * HOUR, { nextDueHour: '2026-01-01T00' });
+    await db.collection('timeline_heads').insertMany([overdue.doc, soon.doc, later.doc] as never[]);
+
+    const r = replica();
+    const first = await r.deadlines.reloadArmed(new Date(base), window);
+    expect(first).toMatchObject({ full: true });
+    expect(first.filed).toBeGreaterThanOrEqual(3);
+    expect(r.deadlines.findDue(new Date(base), 100).map((d) => d.deadlineId)).toContain(overdue.deadlineId);
+    for (const { doc, dueAt } of [overdue, soon, later]) {
+      expect(await headOf(doc._id)).toMatchObject({ nextDueAt: dueAt, nextDueHour: hourOf(dueAt) });
+    }
+
+    const there = replica();
+    await there.deadlines.reloadArmed(new Date(base), window);
+    const reloadAt = new Date(later.dueAt.getTime() - MINUTE);
+    expect(await there.deadlines.reloadArmed(reloadAt, window)).toMatchObject({ full: false });
+    expect(there.deadlines.findDue(later.dueAt, 100).map((d) => d.deadlineId)).toEqual(
+      expect.arrayContaining([soon.deadlineId, later.deadlineId]),
+    );
   });
 
   it('when a fact cancels a deadline while replicas fire it, then either it fired exactly once or it was cancelled and never fires', async () => {
@@ -139,7 +274,7 @@ describe('deadlines in their timeline, against the real database', () => {
       const there = replica();
       now = new Date(t0);
       await here.handle(message(app.opened(at(0))));
-      await there.deadlines.reloadArmed(new Date(t0 + DAY), HOUR);
+      await there.deadlines.reloadArmed(new Date(t0 + DAY), { aheadMs: HOUR, lookbackMs: DAY });
       now = new Date(t0 + DAY);
       // Both replicas hold it as due: `here` armed it, `there` read it in a reload.
       const claims = [here, there].map((r) => {

@@ -1,5 +1,11 @@
 import { isDuplicateKey, rawCollection, type OutboxEntry } from '@loan/runtime';
-import { type DeadlineKind, type DeadlineStatus, type TrackedDeadline, nextDueOf } from '../domain/deadline';
+import {
+  type DeadlineKind,
+  type DeadlineStatus,
+  type TrackedDeadline,
+  nextDueHourOf,
+  nextDueOf,
+} from '../domain/deadline';
 import type { AccountEnrichment, Timeline } from '../domain/timeline';
 import type { DeadlineRef } from '../domain/trackDeadlines/decide';
 import type { JanitorModels } from './models';
@@ -85,11 +91,23 @@ export interface TimelineDoc {
   }[];
   deadlines?: TrackedDeadlineDoc[];
   nextDueAt?: Date | null;
+  /** The UTC hour of `nextDueAt` (`hourOf`); missing on heads earlier versions wrote. */
+  nextDueHour?: string | null;
   outbox?: OutboxEntry[];
   outboxPending?: boolean;
   outboxAt?: Date | null;
 }
 type Doc = TimelineDoc;
+
+/**
+ * What a write of a timeline's deadlines sets beside them: the earliest due time of the armed
+ * ones and its hour, always together, so that the periodic reload (by hour) and the full one (by
+ * time) find the same timelines.
+ */
+export const nextDueFields = (deadlines: readonly TrackedDeadline[]): Pick<Doc, 'nextDueAt' | 'nextDueHour'> => ({
+  nextDueAt: nextDueOf(deadlines),
+  nextDueHour: nextDueHourOf(deadlines),
+});
 
 export function toStored(doc: Doc): StoredTimeline {
   return {
@@ -168,7 +186,7 @@ export function createTimelineRepository(models: Pick<JanitorModels, 'timelines'
         rev: rev + 1,
         armed,
         deadlines: deadlines.map(toTrackedDoc),
-        nextDueAt: nextDueOf(deadlines),
+        ...nextDueFields(deadlines),
       };
       if (rev > 0) {
         // `rev` is the head's revision, or a newer one of `timelines` when an earlier version

@@ -57,11 +57,40 @@ export interface TrackedDeadline extends Deadline {
   cancelledAt: Date | null;
 }
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * The UTC hour a moment falls in, `YYYY-MM-DDTHH` (`2026-11-01T08` for 08:00 to 08:59:59.999):
+ * the bucket a timeline is filed under by its next due time (`nextDueHour`), so that the
+ * scheduler's reload asks for a few hours by equality rather than for a range of dates, which
+ * the local database cannot narrow by an index.
+ */
+export const hourOf = (at: Date): string => at.toISOString().slice(0, 13);
+
+/** When the UTC hour that `at` falls in began. */
+export const startOfHour = (at: Date): Date => new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
+
+/**
+ * Every UTC hour from the one `from` falls in to the one `to` falls in, both included, oldest
+ * first (none when `to` is earlier than `from`'s hour).
+ */
+export function hoursBetween(from: Date, to: Date): string[] {
+  const hours: string[] = [];
+  for (let t = startOfHour(from).getTime(); t <= to.getTime(); t += HOUR_MS) hours.push(hourOf(new Date(t)));
+  return hours;
+}
+
 /** The earliest due time of the armed deadlines, or null when none is armed. */
 export function nextDueOf(deadlines: readonly TrackedDeadline[]): Date | null {
   let next: Date | null = null;
   for (const d of deadlines) if (d.status === 'ARMED' && (next === null || d.dueAt < next)) next = d.dueAt;
   return next;
+}
+
+/** The UTC hour (`hourOf`) of the earliest due time of the armed deadlines, or null when none is armed. */
+export function nextDueHourOf(deadlines: readonly TrackedDeadline[]): string | null {
+  const next = nextDueOf(deadlines);
+  return next && hourOf(next);
 }
 
 /** The deterministic id of a deadline: kind, what it watches (application or account), start. */

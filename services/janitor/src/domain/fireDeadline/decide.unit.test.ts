@@ -6,7 +6,9 @@ import {
   type TrackedDeadline,
   deadlineIdOf,
   dueAtOf,
+  hourOf,
   isDue,
+  nextDueHourOf,
   nextDueOf,
 } from '../deadline';
 import { fireDeadline, fireIn } from './decide';
@@ -108,7 +110,9 @@ describe('firing a deadline the timeline holds', () => {
       [other.deadlineId, 'ARMED', null],
     ]);
     expect(nextDueOf(after!)).toEqual(other.dueAt);
+    expect(nextDueHourOf(after!)).toBe(hourOf(other.dueAt));
     expect(nextDueOf([tracked(due), tracked(other)])).toEqual(due.dueAt);
+    expect(nextDueHourOf([tracked(due), tracked(other)])).toBe('2026-11-02T08');
   });
 
   it('when the deadline was cancelled or fired, or is not due yet, then it does not fire', () => {
@@ -119,5 +123,6 @@ describe('firing a deadline the timeline holds', () => {
     expect(fireIn([tracked(d)], d.deadlineId, new Date(d.dueAt.getTime() - 1))).toBeNull();
     expect(fireIn([tracked(d)], 'another', late)).toBeNull();
     expect(nextDueOf([tracked(d, 'CANCELLED')])).toBeNull();
+    expect(nextDueHourOf([tracked(d, 'CANCELLED')])).toBeNull();
   });
 });

@@ -77,7 +77,11 @@ describe('janitor scheduler: replicas, restarts and crashes, against the real br
     expect((await fired(a)) + (await fired(b))).toBe(apps.length);
   });
 
-  it('when the janitor is down while a deadline passes, then the deadline fires as soon as a janitor is back', async () => {
+  it.each([
+    ['while a deadline passes', DAY + 60_000],
+    // Longer than a periodic reload looks back (JANITOR_RELOAD_LOOKBACK, a day): the first reload is full.
+    ['for days after a deadline passed', 3 * DAY + 60_000],
+  ])('when the janitor is down %s, then the deadline fires as soon as a janitor is back', async (_when, downFor) => {
     const { stage, driver } = await stageWithDriver();
     const clock = shiftableClock();
     const app = factsOf();
@@ -87,7 +91,7 @@ describe('janitor scheduler: replicas, restarts and crashes, against the real br
     await waitFor(async () => (await first.service.gauges.countArmed('no_link')) === 1, { what: 'no_link armed' });
     await first.stop();
 
-    clock.advance(DAY + 60_000);
+    clock.advance(downFor);
     const second = await janitorOn(stage, { clock });
     const [passed] = await waitFor(
       () => driver.deadlinesOf(app.applicationId).length > 0 && driver.deadlinesOf(app.applicationId),

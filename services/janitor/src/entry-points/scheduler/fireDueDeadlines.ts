@@ -27,7 +27,9 @@ import type { JanitorMetrics } from '../../metrics';
  * A poll looks only at the armed deadlines in memory (those this process armed, and those of
  * the last reload), so it reads nothing from the database. A full pass, `tick`, also reloads
  * the armed deadlines due before the next two reloads from the database (what other replicas
- * armed, or a replica that is gone, found by the timelines' `nextDueAt`)
+ * armed, or a replica that is gone, found by the hour of the timelines' next due time, looking
+ * back `reloadLookbackMs`; the first reload, and one every `reloadLookbackMs`, reads every
+ * timeline due by then, see `DeadlineRepository.reloadArmed`)
  * and takes over publications left behind; it runs at start, every reload interval, and when
  * the clock jumps by more than that. So a deadline armed by a replica that died fires at most a
  * reload interval late, and a fired message a replica could not publish goes out at most a
@@ -41,7 +43,13 @@ export function createScheduler(deps: {
   clock: Clock;
   metrics: JanitorMetrics;
   logger: Logger;
-  settings: { pollIntervalMs: number; batchSize: number; publishLeaseMs: number; reloadIntervalMs: number };
+  settings: {
+    pollIntervalMs: number;
+    batchSize: number;
+    publishLeaseMs: number;
+    reloadIntervalMs: number;
+    reloadLookbackMs: number;
+  };
 }) {
   const { deadlines, leases, relays, clock, metrics, settings } = deps;
   const logger = deps.logger.child({ component: 'scheduler' });
@@ -117,7 +125,11 @@ export function createScheduler(deps: {
   async function tick(): Promise<{ republished: number; fired: number }> {
     lastFullPass = clock.now().getTime();
     const republished = await publishLeftovers();
-    await deadlines.reloadArmed(clock.now(), 2 * settings.reloadIntervalMs);
+    const reload = await deadlines.reloadArmed(clock.now(), {
+      aheadMs: 2 * settings.reloadIntervalMs,
+      lookbackMs: settings.reloadLookbackMs,
+    });
+    if (reload.full) logger.info({ armed: reload.found, filed: reload.filed }, 'armed deadlines reloaded in full');
     const fired = await fireDue();
     return { republished, fired };
   }
