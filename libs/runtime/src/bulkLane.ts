@@ -1,5 +1,5 @@
 import { context, type Context } from '@opentelemetry/api';
-import { outsideTraces } from './tracing';
+import { inBatchSpan } from './tracing';
 
 /**
  * The bulk writes of one process to its database, one after the other: FerretDB on SQLite can
@@ -30,9 +30,13 @@ export function createBulkLane() {
    * batch fails with that error. Each caller goes on once its own item is written, exactly as
    * with a command of its own: a batch is only a way of sending independent single-document
    * writes. A write sent alone is in the trace of its caller; a batch, written for several
-   * callers at once, is in none of their traces.
+   * callers at once, is in a span of its own (`name`) linked to each caller's (`inBatchSpan`).
    */
-  function coalesce<T, R>(write: (items: T[]) => Promise<(R | Error)[]>, maxBatch = 200): (item: T) => Promise<R> {
+  function coalesce<T, R>(
+    write: (items: T[]) => Promise<(R | Error)[]>,
+    maxBatch = 200,
+    name = 'coalesced write',
+  ): (item: T) => Promise<R> {
     type Waiting = { item: T; resolve: (result: R) => void; reject: (error: unknown) => void; ctx: Context };
     const queue: Waiting[] = [];
     let running = false;
@@ -45,7 +49,12 @@ export function createBulkLane() {
           const items = batch.map((w) => w.item);
           try {
             const results = await (batch.length > 1
-              ? outsideTraces(() => run(() => write(items)))
+              ? inBatchSpan(
+                  name,
+                  batch.map((w) => w.ctx),
+                  { 'loan.batch_size': batch.length },
+                  () => run(() => write(items)),
+                )
               : context.with(batch[0]!.ctx, () => write(items)));
             batch.forEach((w, i) => {
               const result = results[i];

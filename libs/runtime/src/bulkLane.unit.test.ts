@@ -1,9 +1,10 @@
 import { ROOT_CONTEXT, TraceFlags, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createBulkLane } from './bulkLane';
 
-const coalesce = <T, R>(write: (items: T[]) => Promise<(R | Error)[]>, maxBatch?: number) =>
-  createBulkLane().coalesce(write, maxBatch);
+const coalesce = <T, R>(write: (items: T[]) => Promise<(R | Error)[]>, maxBatch?: number, name?: string) =>
+  createBulkLane().coalesce(write, maxBatch, name);
 
 /** A write that holds each batch until the test lets it go, recording the batches it was sent. */
 function heldWrite() {
@@ -126,56 +127,84 @@ describe('the bulk lane of a service', () => {
 });
 
 describe('coalesced writes in traces', () => {
+  const exporter = new InMemorySpanExporter();
   beforeAll(() => {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }));
   });
-  afterAll(() => context.disable());
+  afterAll(() => {
+    context.disable();
+    trace.disable();
+  });
+  beforeEach(() => exporter.reset());
 
+  const spanIds = ['b7ad6b7169203331', 'c7ad6b7169203331', 'd7ad6b7169203331'];
   const traceIds = [
     '0af7651916cd43dd8448eb211c80319c',
     '1af7651916cd43dd8448eb211c80319c',
     '2af7651916cd43dd8448eb211c80319c',
   ];
-  const inTrace = <T>(traceId: string, work: () => T): T =>
+  const inTrace = <T>(i: number, work: () => T): T =>
     context.with(
       trace.setSpan(
         ROOT_CONTEXT,
-        trace.wrapSpanContext({ traceId, spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED }),
+        trace.wrapSpanContext({ traceId: traceIds[i]!, spanId: spanIds[i]!, traceFlags: TraceFlags.SAMPLED }),
       ),
       work,
     );
-
-  it('when a write goes alone, then it is in its own caller’s trace; when writes go together, then in none of their callers’ traces', async () => {
-    const { batches, write, release } = heldWrite();
+  const recording = (write: (items: string[]) => Promise<(string | Error)[]>) => {
     const tracedAt: (string | undefined)[] = [];
-    const send = coalesce((items: string[]) => {
+    const traced = (items: string[]) => {
       tracedAt.push(trace.getActiveSpan()?.spanContext().traceId);
       return write(items);
-    });
-    const first = inTrace(traceIds[0]!, () => send('a'));
-    const together = [inTrace(traceIds[1]!, () => send('b')), inTrace(traceIds[2]!, () => send('c'))];
+    };
+    return { tracedAt, traced };
+  };
+
+  it('when a write goes alone, then it is in its own caller’s trace; when writes go together, then in a span of a trace of its own, linked to each caller’s span', async () => {
+    const { batches, write, release } = heldWrite();
+    const { tracedAt, traced } = recording(write);
+    const send = coalesce(traced, 200, 'insert deliveries');
+    const first = inTrace(0, () => send('a'));
+    const together = [inTrace(1, () => send('b')), inTrace(2, () => send('c'))];
     await release();
     await release();
     await Promise.all([first, ...together]);
-    const alone = inTrace(traceIds[2]!, () => send('d'));
+    const alone = inTrace(2, () => send('d'));
     await release();
     await alone;
     expect(batches).toEqual([['a'], ['b', 'c'], ['d']]);
-    expect(tracedAt).toEqual([traceIds[0], undefined, traceIds[2]]);
+    const [batch, ...others] = exporter.getFinishedSpans();
+    expect(others).toEqual([]);
+    expect(batch).toMatchObject({ name: 'insert deliveries', attributes: { 'loan.batch_size': 2 } });
+    expect(batch!.parentSpanContext).toBeUndefined();
+    expect(batch!.links.map((l) => l.context.spanId)).toEqual([spanIds[1], spanIds[2]]);
+    expect(tracedAt).toEqual([traceIds[0], batch!.spanContext().traceId, traceIds[2]]);
+    expect(traceIds).not.toContain(batch!.spanContext().traceId);
   });
 
   it('when a write queued behind others goes alone, then it is in its own caller’s trace, not the first caller’s', async () => {
     const { batches, write, release } = heldWrite();
-    const tracedAt: (string | undefined)[] = [];
-    const send = coalesce((items: string[]) => {
-      tracedAt.push(trace.getActiveSpan()?.spanContext().traceId);
-      return write(items);
-    }, 1);
-    const done = [inTrace(traceIds[0]!, () => send('a')), inTrace(traceIds[1]!, () => send('b'))];
+    const { tracedAt, traced } = recording(write);
+    const send = coalesce(traced, 1);
+    const done = [inTrace(0, () => send('a')), inTrace(1, () => send('b'))];
     await release();
     await release();
     await Promise.all(done);
     expect(batches).toEqual([['a'], ['b']]);
     expect(tracedAt).toEqual([traceIds[0], traceIds[1]]);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('when writes outside any trace go together, then they are in no trace and no span is started for them', async () => {
+    const { write, release } = heldWrite();
+    const { tracedAt, traced } = recording(write);
+    const send = coalesce(traced);
+    const done = ['a', 'b', 'c'].map((i) => send(i));
+    await release();
+    await release();
+    await Promise.all(done);
+    expect(tracedAt).toEqual([undefined, undefined]);
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@ import type { BulkLane } from './bulkLane';
 import type { KafkaBus } from './kafka';
 import { createKeyedLock, type KeyedLock } from './keyedLock';
 import type { Logger } from './logger';
-import { outsideTraces, withTraceContext } from './tracing';
+import { context, type Context } from '@opentelemetry/api';
+import { inBatchSpan, outsideTraces, withTraceContext } from './tracing';
 
 /**
  * A message waiting to be published, stored inside the document whose change caused it, in
@@ -281,6 +282,8 @@ function createClearBatcher(model: Model<unknown>, lane: BulkLane) {
     filter: Record<string, unknown>;
     done: (cleared: boolean) => void;
     fail: (error: unknown) => void;
+    /** The context of the flush that asked for it. */
+    ctx: Context;
   };
   let waiting: Waiting[] = [];
 
@@ -303,24 +306,31 @@ function createClearBatcher(model: Model<unknown>, lane: BulkLane) {
     const batch = waiting;
     waiting = [];
     if (batch.length === 0) return;
-    // One bulk write at a time in the service (see bulkLane.ts). It clears the outboxes of
-    // several applications, so it is in none of their traces (it would otherwise be in the
-    // trace of whichever of them came first).
-    outsideTraces(() =>
+    // One bulk write at a time in the service (see bulkLane.ts). Alone, it is in the trace of
+    // the flush that asked for it; for several applications' outboxes, in a span of its own
+    // linked to each of their flushes (it would otherwise be in whichever trace came first).
+    const write = () =>
       lane.run(() =>
         settle(batch).then(
           (cleared) => batch.forEach((w, i) => w.done(cleared[i]!)),
           (error: unknown) => batch.forEach((w) => w.fail(error)),
         ),
-      ),
-    );
+      );
+    if (batch.length === 1) void context.with(batch[0]!.ctx, write);
+    else
+      void inBatchSpan(
+        `clear outbox ${model.collection.name}`,
+        batch.map((w) => w.ctx),
+        { 'loan.batch_size': batch.length },
+        write,
+      );
   }
 
   return function clear(docId: unknown, entries: readonly OutboxEntry[]): Promise<boolean> {
     const filter: Record<string, unknown> = { _id: docId, outbox: { $size: entries.length } };
     entries.forEach((entry, i) => (filter[`outbox.${i}.id`] = entry.id));
     return new Promise((done, fail) => {
-      waiting.push({ docId, ids: entries.map((entry) => entry.id), filter, done, fail });
+      waiting.push({ docId, ids: entries.map((entry) => entry.id), filter, done, fail, ctx: context.active() });
       if (waiting.length >= CLEAR_BATCH) run();
       else if (waiting.length === 1) setImmediate(run);
     });

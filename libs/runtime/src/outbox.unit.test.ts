@@ -3,6 +3,7 @@ import { Topics } from '@loan/contracts';
 import { FACT_TYPE_HEADER } from '@loan/contracts';
 import { ROOT_CONTEXT, TraceFlags, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { waitFor } from '@testing/helpers';
 import { createBulkLane } from './bulkLane';
 import { createLogger } from './logger';
@@ -53,54 +54,82 @@ describe('outbox entries', () => {
 });
 
 describe('the removal of published entries', () => {
+  const exporter = new InMemorySpanExporter();
   beforeAll(() => {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }));
   });
-  afterAll(() => context.disable());
+  afterAll(() => {
+    context.disable();
+    trace.disable();
+  });
+  beforeEach(() => exporter.reset());
 
-  const inTrace = <T>(traceId: string, work: () => Promise<T>): Promise<T> =>
+  const traceIds = ['0af7651916cd43dd8448eb211c80319c', '1af7651916cd43dd8448eb211c80319c'];
+  const spanIds = ['b7ad6b7169203331', 'c7ad6b7169203331'];
+  const inTrace = <T>(i: number, work: () => Promise<T>): Promise<T> =>
     context.with(
       trace.setSpan(
         ROOT_CONTEXT,
-        trace.wrapSpanContext({ traceId, spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED }),
+        trace.wrapSpanContext({ traceId: traceIds[i]!, spanId: spanIds[i]!, traceFlags: TraceFlags.SAMPLED }),
       ),
       work,
     );
 
-  it.each([0, 5])(
-    'when several applications flush at once (clear delay %i ms), then the one bulk write that empties their outboxes runs in none of their traces',
-    async (clearDelayMs) => {
-      const activeAtWrite: (string | undefined)[] = [];
-      const model = {
-        collection: {
-          name: 'applications',
-          bulkWrite: (ops: unknown[]) => {
-            activeAtWrite.push(trace.getActiveSpan()?.spanContext().traceId);
-            return Promise.resolve({ matchedCount: ops.length });
-          },
+  function relayOf(clearDelayMs: number) {
+    const activeAtWrite: (string | undefined)[] = [];
+    const model = {
+      collection: {
+        name: 'applications',
+        bulkWrite: (ops: unknown[]) => {
+          activeAtWrite.push(trace.getActiveSpan()?.spanContext().traceId);
+          return Promise.resolve({ matchedCount: ops.length });
         },
-      };
-      const relay = createOutboxRelay({
-        bus: { publishAll: () => Promise.resolve() },
-        model: model as never,
-        logger: createLogger('test', 'silent'),
-        clearDelayMs,
-        bulkLane: createBulkLane(),
-      });
-      const at = new Date('2026-11-24T10:00:00.000Z');
-      const entry = (applicationId: string) =>
-        toOutboxEntries(
-          { clientId: 'client-1', applicationId },
-          [{ kind: 'fact', topic: Topics.applicationFacts, fact: { type: 'LinkingFinalized' } }],
-          at,
-        )[0]!;
-      const traces = ['0af7651916cd43dd8448eb211c80319c', '1af7651916cd43dd8448eb211c80319c'];
-      await Promise.all(
-        traces.map((traceId, i) => inTrace(traceId, () => relay.flush(`app-${i}`, [entry(`app-${i}`)]))),
-      );
-      await waitFor(() => activeAtWrite.length > 0, { what: 'the outboxes emptied' });
-      await relay.stop();
-      expect(activeAtWrite).toEqual([undefined]);
-    },
-  );
+      },
+    };
+    const relay = createOutboxRelay({
+      bus: { publishAll: () => Promise.resolve() },
+      model: model as never,
+      logger: createLogger('test', 'silent'),
+      clearDelayMs,
+      bulkLane: createBulkLane(),
+    });
+    return { relay, activeAtWrite };
+  }
+  const at = new Date('2026-11-24T10:00:00.000Z');
+  const entry = (applicationId: string) =>
+    toOutboxEntries(
+      { clientId: 'client-1', applicationId },
+      [{ kind: 'fact', topic: Topics.applicationFacts, fact: { type: 'LinkingFinalized' } }],
+      at,
+    )[0]!;
+
+  it('when several applications flush at once, then the one bulk write that empties their outboxes is in a span of a trace of its own, linked to each flush', async () => {
+    const { relay, activeAtWrite } = relayOf(0);
+    await Promise.all([0, 1].map((i) => inTrace(i, () => relay.flush(`app-${i}`, [entry(`app-${i}`)]))));
+    await relay.stop();
+    const [batch, ...others] = exporter.getFinishedSpans();
+    expect(others).toEqual([]);
+    expect(batch).toMatchObject({ name: 'clear outbox applications', attributes: { 'loan.batch_size': 2 } });
+    expect(batch!.parentSpanContext).toBeUndefined();
+    expect(batch!.links.map((l) => l.context.spanId).sort()).toEqual(spanIds);
+    expect(activeAtWrite).toEqual([batch!.spanContext().traceId]);
+  });
+
+  it('when one application flushes alone, then the write that empties its outbox is in its trace', async () => {
+    const { relay, activeAtWrite } = relayOf(0);
+    await inTrace(1, () => relay.flush('app-1', [entry('app-1')]));
+    await relay.stop();
+    expect(activeAtWrite).toEqual([traceIds[1]]);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('when the removal waits (a clear delay), then it is in none of the traces that published', async () => {
+    const { relay, activeAtWrite } = relayOf(5);
+    await Promise.all([0, 1].map((i) => inTrace(i, () => relay.flush(`app-${i}`, [entry(`app-${i}`)]))));
+    await waitFor(() => activeAtWrite.length > 0, { what: 'the outboxes emptied' });
+    await relay.stop();
+    expect(activeAtWrite).toEqual([undefined]);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
 });

@@ -164,12 +164,36 @@ export async function inSpan<T>(
 }
 
 /**
- * Runs `work` outside every trace: for work a process does for several applications at once
- * (a bulk write of many documents), which belongs to none of their traces. The database
- * commands it sends get no span, as commands outside any trace get none.
+ * Runs `work` outside every trace: the database commands it sends get no span, as commands
+ * outside any trace get none.
  */
 export function outsideTraces<T>(work: () => T): T {
   return context.with(ROOT_CONTEXT, work);
+}
+
+/**
+ * Runs `work`, done for several requests at once (one bulk write of many applications'
+ * documents), in a span that starts a trace of its own, linked to the span of each request's
+ * context: the batch is in none of their traces alone, and each of them points to it. Its
+ * database command is a child of this span. With no request in a trace, it runs outside
+ * every trace.
+ */
+export function inBatchSpan<T>(
+  name: string,
+  contexts: readonly Context[],
+  attributes: Attributes,
+  work: () => Promise<T>,
+): Promise<T> {
+  const links: Link[] = [];
+  const linked = new Set<string>();
+  for (const ctx of contexts) {
+    const span = trace.getSpanContext(ctx);
+    if (!span || !isSpanContextValid(span) || linked.has(span.spanId)) continue;
+    linked.add(span.spanId);
+    links.push({ context: span });
+  }
+  if (links.length === 0) return outsideTraces(work);
+  return inSpan(name, { parent: ROOT_CONTEXT, links, attributes }, () => work());
 }
 
 /** `trace_id` and `span_id` of a span (none for the API's no-op span). */

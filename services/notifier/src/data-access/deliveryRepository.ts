@@ -122,35 +122,47 @@ export function createDeliveryRepository(models: NotifierModels, bulkLane: BulkL
   }
 
   /** Inserts deliveries; per delivery, true when created, false when its (event, client) was known. */
-  const insertDelivery = coalesce<DeliveryDoc, boolean>(async (docs) => {
-    try {
-      await raw.deliveries.insertMany(docs, { ordered: false });
-      return docs.map(() => true);
-    } catch (error) {
-      return itemErrors(error, docs.length).map((e) => (e === null ? true : isDuplicateKey(e) ? false : e));
-    }
-  });
+  const insertDelivery = coalesce<DeliveryDoc, boolean>(
+    async (docs) => {
+      try {
+        await raw.deliveries.insertMany(docs, { ordered: false });
+        return docs.map(() => true);
+      } catch (error) {
+        return itemErrors(error, docs.length).map((e) => (e === null ? true : isDuplicateKey(e) ? false : e));
+      }
+    },
+    undefined,
+    'insert deliveries',
+  );
 
-  const saveDelivery = coalesce<DeliveryHead, void>(async (heads) => {
-    const updates = heads.map((d) => ({
-      updateOne: {
-        filter: { _id: d.deliveryId },
-        update: { $set: mutableFields(d), $unset: { firstClaim: '' as const } },
-      },
-    }));
-    try {
-      await raw.deliveries.bulkWrite(updates, { ordered: false });
-      return heads.map(() => undefined);
-    } catch (error) {
-      return itemErrors(error, heads.length).map((e) => e ?? undefined);
-    }
-  });
+  const saveDelivery = coalesce<DeliveryHead, void>(
+    async (heads) => {
+      const updates = heads.map((d) => ({
+        updateOne: {
+          filter: { _id: d.deliveryId },
+          update: { $set: mutableFields(d), $unset: { firstClaim: '' as const } },
+        },
+      }));
+      try {
+        await raw.deliveries.bulkWrite(updates, { ordered: false });
+        return heads.map(() => undefined);
+      } catch (error) {
+        return itemErrors(error, heads.length).map((e) => e ?? undefined);
+      }
+    },
+    undefined,
+    'save deliveries',
+  );
 
-  const removeEntries = coalesce<string, void>(async (ids) => {
-    if (ids.length === 1) await raw.schedule.deleteOne({ _id: ids[0]! });
-    else await raw.schedule.deleteMany({ _id: { $in: ids } });
-    return ids.map(() => undefined);
-  });
+  const removeEntries = coalesce<string, void>(
+    async (ids) => {
+      if (ids.length === 1) await raw.schedule.deleteOne({ _id: ids[0]! });
+      else await raw.schedule.deleteMany({ _id: { $in: ids } });
+      return ids.map(() => undefined);
+    },
+    undefined,
+    'remove schedule entries',
+  );
 
   async function insertIgnoringDuplicate(insert: () => Promise<unknown>): Promise<boolean> {
     try {
