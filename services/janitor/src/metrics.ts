@@ -50,10 +50,15 @@ export function createJanitorMetrics(registry: Registry, gauges: DeadlineGauges,
   });
   new Gauge({
     name: 'janitor_deadlines_overdue',
-    help: 'Armed deadlines whose due time has passed but that have not fired yet',
+    help: 'Armed deadlines whose due time has passed but that have not fired yet, as this replica sees them (the replicas converge within a reload interval: take the max)',
     registers: [registry],
-    async collect() {
-      this.set(await gauges.countOverdue(now()));
+    // From memory, no database read: the armed deadlines due by the reload horizon that this
+    // replica holds. Nothing is reported until a full reload has been taken in (the first
+    // reload of a process is one, at start): until then it knows only what it armed itself.
+    collect() {
+      const overdue = gauges.countOverdue(now());
+      if (overdue === null) this.remove({});
+      else this.set(overdue);
     },
   });
   for (const kind of KINDS) {

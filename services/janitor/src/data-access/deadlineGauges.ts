@@ -1,5 +1,6 @@
 import { rawCollection } from '@loan/runtime';
 import type { Deadline, DeadlineKind } from '../domain/deadline';
+import type { DeadlineRepository } from './deadlineRepository';
 import { createLegacyDeadlines } from './legacyDeadlines';
 import type { JanitorModels } from './models';
 import { type TimelineDoc, toStored } from './timelineRepository';
@@ -8,10 +9,15 @@ import { type TimelineDoc, toStored } from './timelineRepository';
 const ARMED_SCAN_REUSE_MS = 1_000;
 
 /**
- * What the janitor's gauges report, counted from the database at scrape time (every replica
- * reports the shared total): armed deadlines by kind, overdue ones, fired ones not published.
+ * What the janitor's gauges report: armed deadlines by kind and fired ones not published,
+ * counted from the database at scrape time (every replica reports the shared total), and
+ * overdue ones, from the memory of this process (each replica reports its own view).
  */
-export function createDeadlineGauges(models: Pick<JanitorModels, 'timelineHeads' | 'deadlines' | 'outcomes'>) {
+export function createDeadlineGauges(options: {
+  models: Pick<JanitorModels, 'timelineHeads' | 'deadlines' | 'outcomes'>;
+  deadlines: Pick<DeadlineRepository, 'countOverdue'>;
+}) {
+  const { models, deadlines } = options;
   const heads = rawCollection<TimelineDoc>(models.timelineHeads);
   const legacy = createLegacyDeadlines(models);
 
@@ -42,10 +48,11 @@ export function createDeadlineGauges(models: Pick<JanitorModels, 'timelineHeads'
       return (await allArmed()).filter((d) => d.kind === kind).length;
     },
 
-    /** Armed deadlines due before `now`: the scheduler should have fired them. */
-    async countOverdue(now: Date): Promise<number> {
-      return (await allArmed()).filter((d) => d.dueAt < now).length;
-    },
+    /**
+     * Armed deadlines due before `now` that this process knows of (the scheduler should have
+     * fired them), from memory; null until its first full reload, which runs at start.
+     */
+    countOverdue: (now: Date): number | null => deadlines.countOverdue(now),
 
     /** Fired deadlines whose message is not on the broker yet. */
     async countUnpublished(): Promise<number> {

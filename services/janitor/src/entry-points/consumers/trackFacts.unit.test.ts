@@ -90,7 +90,7 @@ function fakeStore() {
         metrics: createJanitorMetrics(new Registry(), {
           countArmed: async () => 0,
           countUnpublished: async () => 0,
-          countOverdue: async () => 0,
+          countOverdue: () => 0,
         }),
         logger: createLogger('janitor-test', 'silent'),
       }),
