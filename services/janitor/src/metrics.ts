@@ -32,12 +32,14 @@ export function createJanitorMetrics(registry: Registry, gauges: DeadlineGauges,
   });
   new Gauge({
     name: 'janitor_deadlines_armed',
-    help: 'Deadlines currently armed (waiting for their due time), by kind',
+    help: 'Deadlines currently armed (waiting for their due time), by kind, as of the last count in the database',
     labelNames: ['kind'] as const,
     registers: [registry],
-    // Counted from the database at scrape time: every replica reports the shared total.
+    // Counted from the database at most every JANITOR_GAUGE_SCAN_INTERVAL (a scrape in between
+    // reports the last counts): every replica reports the shared total.
     async collect() {
-      for (const kind of KINDS) this.set({ kind }, await gauges.countArmed(kind));
+      const counts = await gauges.armedByKind();
+      for (const kind of KINDS) this.set({ kind }, counts[kind]);
     },
   });
   new Gauge({

@@ -54,12 +54,17 @@ describe('deadlines in their timeline, against the real database', () => {
    * A process of the janitor: its own repositories, memory and metrics, on the shared database.
    * `scrape` reads one of its metrics as Prometheus would.
    */
-  function replica() {
+  function replica(options: { armedScanIntervalMs?: number } = {}) {
     const models = janitorModels(db);
     const clock = { now: () => now };
     const deadlines = createDeadlineRepository(models);
     const timelines = createTimelineRepository(models);
-    const gauges = createDeadlineGauges({ models, deadlines });
+    const gauges = createDeadlineGauges({
+      models,
+      deadlines,
+      clock,
+      armedScanIntervalMs: options.armedScanIntervalMs ?? 0,
+    });
     const registry = new Registry();
     const handle = createFactHandler({
       timelines,
@@ -78,6 +83,9 @@ describe('deadlines in their timeline, against the real database', () => {
     const value = /^\w+ (\S+)$/m.exec(text)?.[1];
     return value === undefined ? null : Number(value);
   };
+  /** The value of a gauge of one kind in a scrape. */
+  const kindSampleOf = (text: string, kind: string): number =>
+    Number(new RegExp(`^\\w+\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
 
   beforeAll(async () => {
     db = await connectMongo({
@@ -319,6 +327,42 @@ describe('deadlines in their timeline, against the real database', () => {
     };
     expect(await here.deadlines.claim(due!, entry, now)).toBe(true);
     expect(sampleOf(await here.scrape('janitor_deadlines_overdue'))).toBe(0);
+  });
+
+  it('when the armed deadlines are scraped twice within the scan interval, then the database is read once and the second scrape reports the counts of the first', async () => {
+    const base = t0 + 200 * DAY;
+    const r = replica({ armedScanIntervalMs: 5 * MINUTE });
+    now = new Date(base);
+
+    let first = '';
+    expect(
+      await commandsOf(async () => {
+        first = await r.scrape('janitor_deadlines_armed');
+      }),
+    ).toEqual(['find deadlines', 'find timeline_heads']);
+    const noLinks = kindSampleOf(first, 'no_link');
+    expect(noLinks).toBeGreaterThanOrEqual(0);
+
+    // An opening arms a no_link; the next scrape, two minutes on, still reports the first count.
+    await r.handle(message(factsOf().opened(new Date(base).toISOString())));
+    now = new Date(base + 2 * MINUTE);
+    let second = '';
+    expect(
+      await commandsOf(async () => {
+        second = await r.scrape('janitor_deadlines_armed');
+      }),
+    ).toEqual([]);
+    expect(kindSampleOf(second, 'no_link')).toBe(noLinks);
+
+    // Once the interval has passed, a scrape counts again.
+    now = new Date(base + 5 * MINUTE);
+    let third = '';
+    expect(
+      await commandsOf(async () => {
+        third = await r.scrape('janitor_deadlines_armed');
+      }),
+    ).toEqual(['find deadlines', 'find timeline_heads']);
+    expect(kindSampleOf(third, 'no_link')).toBe(noLinks + 1);
   });
 
   it('when a fact cancels a deadline while replicas fire it, then either it fired exactly once or it was cancelled and never fires', async () => {
