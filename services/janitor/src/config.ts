@@ -28,6 +28,9 @@ export const configShape = {
   JANITOR_RELOAD_LOOKBACK: durationMs('1d').describe(
     'How far back a periodic reload looks for timelines whose next deadline is overdue; the first reload of a process, and one every JANITOR_RELOAD_LOOKBACK, reads every timeline with a deadline due, however long overdue; up to 40 days (a longer one asks for more than 1,000 hours, which the local FerretDB does not narrow by its index)',
   ),
+  JANITOR_GAUGE_SCAN_INTERVAL: durationMs('5m').describe(
+    'How often the janitor_deadlines_armed gauge counts the armed deadlines in the database (a read of every timeline with one armed, the 90-day bank-data retentions included); a scrape in between reports the last counts',
+  ),
   JANITOR_BATCH_SIZE: z.coerce.number().int().positive().default(100).describe('Deadlines claimed per scheduler pass'),
   JANITOR_PUBLISH_LEASE: durationMs('30s').describe(
     'How long the replica that fired a deadline has to publish it before another replica publishes it instead',

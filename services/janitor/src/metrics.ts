@@ -32,12 +32,14 @@ export function createJanitorMetrics(registry: Registry, gauges: DeadlineGauges,
   });
   new Gauge({
     name: 'janitor_deadlines_armed',
-    help: 'Deadlines currently armed (waiting for their due time), by kind',
+    help: 'Deadlines currently armed (waiting for their due time), by kind, as of the last count in the database',
     labelNames: ['kind'] as const,
     registers: [registry],
-    // Counted from the database at scrape time: every replica reports the shared total.
+    // Counted from the database at most every JANITOR_GAUGE_SCAN_INTERVAL (a scrape in between
+    // reports the last counts): every replica reports the shared total.
     async collect() {
-      for (const kind of KINDS) this.set({ kind }, await gauges.countArmed(kind));
+      const counts = await gauges.armedByKind();
+      for (const kind of KINDS) this.set({ kind }, counts[kind]);
     },
   });
   new Gauge({
@@ -50,10 +52,15 @@ export function createJanitorMetrics(registry: Registry, gauges: DeadlineGauges,
   });
   new Gauge({
     name: 'janitor_deadlines_overdue',
-    help: 'Armed deadlines whose due time has passed but that have not fired yet',
+    help: 'Armed deadlines whose due time has passed but that have not fired yet, as this replica sees them (the replicas converge within a reload interval: take the max)',
     registers: [registry],
-    async collect() {
-      this.set(await gauges.countOverdue(now()));
+    // From memory, no database read: the armed deadlines due by the reload horizon that this
+    // replica holds. Nothing is reported until a full reload has been taken in (the first
+    // reload of a process is one, at start): until then it knows only what it armed itself.
+    collect() {
+      const overdue = gauges.countOverdue(now());
+      if (overdue === null) this.remove({});
+      else this.set(overdue);
     },
   });
   for (const kind of KINDS) {

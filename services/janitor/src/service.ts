@@ -22,7 +22,12 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
   const models = janitorModels(runtime.db);
   const deadlines = createDeadlineRepository(models);
   const leases = createPublishLeases(models);
-  const gauges = createDeadlineGauges(models);
+  const gauges = createDeadlineGauges({
+    models,
+    deadlines,
+    clock,
+    armedScanIntervalMs: config.JANITOR_GAUGE_SCAN_INTERVAL,
+  });
   const timelines = createTimelineRepository(models);
   const metrics = createJanitorMetrics(runtime.metrics.registry, gauges, () => clock.now());
   const ttls: DeadlineTtls = {

@@ -65,6 +65,8 @@ export async function startJanitor(
       NO_ANALYZE_TTL: '7d',
       ENRICHMENT_TIMEOUT: '20m',
       JANITOR_POLL_INTERVAL: '50ms',
+      // Tests poll the armed counts (`gauges.countArmed`): every call counts them again.
+      JANITOR_GAUGE_SCAN_INTERVAL: '0ms',
       ...options.env,
     },
     configShape,

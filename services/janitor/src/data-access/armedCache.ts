@@ -20,6 +20,8 @@ export function createArmedCache() {
   let generation = 0;
   /** Deadlines due after this are left to a later reload (null: before the first reload, all kept). */
   let horizon: Date | null = null;
+  /** Whether a full reload has been taken in: until then memory holds only what this process armed. */
+  let reloadedInFull = false;
   const withinHorizon = (deadline: Pick<Deadline, 'dueAt'>) => horizon === null || deadline.dueAt <= horizon;
 
   return {
@@ -57,6 +59,19 @@ export function createArmedCache() {
     },
 
     /**
+     * How many armed deadlines are past due at `now` (the scheduler should have fired them),
+     * or null before the first full reload, while memory holds only what this process armed.
+     * After it, memory holds every armed deadline due by the horizon that this process knows
+     * of, overdue ones included, until it is fired or found ended.
+     */
+    countOverdue(now: Date): number | null {
+      if (!reloadedInFull) return null;
+      let overdue = 0;
+      for (const { deadline } of armed.values()) if (deadline.dueAt.getTime() < now.getTime()) overdue++;
+      return overdue;
+    },
+
+    /**
      * A reload begins: deadlines due after `newHorizon` are left to a later one. Returns the
      * generation that `reloaded` ends.
      */
@@ -84,6 +99,7 @@ export function createArmedCache() {
       }
       for (const { deadline, legacy } of found)
         armed.set(deadline.deadlineId, { deadline, generation: current, legacy });
+      if (coveredFrom === null) reloadedInFull = true;
     },
 
     size: () => armed.size,

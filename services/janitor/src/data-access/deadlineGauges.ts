@@ -1,51 +1,85 @@
-import { rawCollection } from '@loan/runtime';
-import type { Deadline, DeadlineKind } from '../domain/deadline';
+import { rawCollection, type Clock } from '@loan/runtime';
+import type { DeadlineKind } from '../domain/deadline';
+import type { DeadlineRepository } from './deadlineRepository';
 import { createLegacyDeadlines } from './legacyDeadlines';
 import type { JanitorModels } from './models';
 import { type TimelineDoc, toStored } from './timelineRepository';
 
-/** How long one scan of the armed deadlines serves the gauges (a scrape asks for each kind). */
-const ARMED_SCAN_REUSE_MS = 1_000;
+/** Armed deadlines by kind. */
+export type ArmedCounts = Record<DeadlineKind, number>;
+
+const noneArmed = (): ArmedCounts => ({
+  no_link: 0,
+  no_analyze: 0,
+  enrichment_timeout: 0,
+  analysis_timeout: 0,
+  bank_data_retention: 0,
+});
 
 /**
- * What the janitor's gauges report, counted from the database at scrape time (every replica
- * reports the shared total): armed deadlines by kind, overdue ones, fired ones not published.
+ * What the janitor's gauges report: armed deadlines by kind and fired ones not published,
+ * counted from the database (every replica reports the shared total), and overdue ones, from
+ * the memory of this process (each replica reports its own view).
+ *
+ * Counting the armed deadlines reads every timeline with one armed, and every decided
+ * application keeps its bank-data retention armed for 90 days, so that scan is made at most
+ * once every `armedScanIntervalMs` (0: at every call) and a scrape in between reports the last
+ * counts. The overdue deadlines are those the scheduler holds and should have fired, which it
+ * keeps in memory anyway (`DeadlineRepository.countOverdue`).
  */
-export function createDeadlineGauges(models: Pick<JanitorModels, 'timelineHeads' | 'deadlines' | 'outcomes'>) {
+export function createDeadlineGauges(options: {
+  models: Pick<JanitorModels, 'timelineHeads' | 'deadlines' | 'outcomes'>;
+  deadlines: Pick<DeadlineRepository, 'countOverdue'>;
+  clock: Clock;
+  armedScanIntervalMs: number;
+}) {
+  const { models, deadlines, clock, armedScanIntervalMs } = options;
   const heads = rawCollection<TimelineDoc>(models.timelineHeads);
   const legacy = createLegacyDeadlines(models);
 
-  /**
-   * Every armed deadline's kind and due time, from one scan of the timelines with one armed
-   * and one of the previous version's deadlines; reused for a second, so that the gauges of one
-   * scrape read them once.
-   */
-  let armedScan: { at: number; armed: Promise<Pick<Deadline, 'kind' | 'dueAt'>[]> } | null = null;
-  function allArmed(): Promise<Pick<Deadline, 'kind' | 'dueAt'>[]> {
-    if (armedScan && Date.now() - armedScan.at < ARMED_SCAN_REUSE_MS) return armedScan.armed;
-    const armed = Promise.all([
+  /** Every armed deadline counted by kind, from the timelines with one armed and the previous version's deadlines. */
+  async function scanArmed(): Promise<ArmedCounts> {
+    const [older, docs] = await Promise.all([
       legacy.armed(),
       heads
         .find({ nextDueAt: { $ne: null } }, { projection: { applicationId: 1, clientId: 1, deadlines: 1, rev: 1 } })
         .toArray(),
-    ]).then(([older, docs]) => [
-      ...older,
-      ...docs.flatMap((doc) => toStored(doc).deadlines.filter((d) => d.status === 'ARMED')),
     ]);
-    armedScan = { at: Date.now(), armed };
-    armed.catch(() => (armedScan = null));
-    return armed;
+    const counts = noneArmed();
+    for (const d of older) counts[d.kind]++;
+    for (const doc of docs) for (const d of toStored(doc).deadlines) if (d.status === 'ARMED') counts[d.kind]++;
+    return counts;
+  }
+
+  /**
+   * The last scan, by clock time when it began; callers in between share it, and one that
+   * failed is made again at the next call. A clock that went back (tests set it) scans again.
+   */
+  let lastScan: { at: number; counts: Promise<ArmedCounts> } | null = null;
+  function armedCounts(): Promise<ArmedCounts> {
+    const now = clock.now().getTime();
+    if (lastScan && now >= lastScan.at && now - lastScan.at < armedScanIntervalMs) return lastScan.counts;
+    const scan = { at: now, counts: scanArmed() };
+    lastScan = scan;
+    scan.counts.catch(() => {
+      if (lastScan === scan) lastScan = null;
+    });
+    return scan.counts;
   }
 
   return {
+    /** Armed deadlines by kind, as of the last scan (at most `armedScanIntervalMs` old). */
+    armedByKind: armedCounts,
+
     async countArmed(kind: DeadlineKind): Promise<number> {
-      return (await allArmed()).filter((d) => d.kind === kind).length;
+      return (await armedCounts())[kind];
     },
 
-    /** Armed deadlines due before `now`: the scheduler should have fired them. */
-    async countOverdue(now: Date): Promise<number> {
-      return (await allArmed()).filter((d) => d.dueAt < now).length;
-    },
+    /**
+     * Armed deadlines due before `now` that this process knows of (the scheduler should have
+     * fired them), from memory; null until its first full reload, which runs at start.
+     */
+    countOverdue: (now: Date): number | null => deadlines.countOverdue(now),
 
     /** Fired deadlines whose message is not on the broker yet. */
     async countUnpublished(): Promise<number> {

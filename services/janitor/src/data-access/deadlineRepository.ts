@@ -220,6 +220,12 @@ export function createDeadlineRepository(models: Pick<JanitorModels, 'deadlines'
     armedInMemory: () => cache.size(),
 
     /**
+     * Armed deadlines past due at `now` that this process knows of, from memory (no database
+     * read); null until its first full reload has read the database.
+     */
+    countOverdue: (now: Date): number | null => cache.countOverdue(now),
+
+    /**
      * Fires a deadline, its message in the same write, unless it already has an outcome. Of
      * several replicas (or a replica and a cancellation) trying at once exactly one succeeds;
      * it publishes while its lease runs.

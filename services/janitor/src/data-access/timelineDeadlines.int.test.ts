@@ -50,21 +50,42 @@ describe('deadlines in their timeline, against the real database', () => {
     handle: (message: InboundMessage) => Promise<void>;
   };
 
-  /** A process of the janitor: its own repositories and memory, on the shared database. */
-  function replica() {
+  /**
+   * A process of the janitor: its own repositories, memory and metrics, on the shared database.
+   * `scrape` reads one of its metrics as Prometheus would.
+   */
+  function replica(options: { armedScanIntervalMs?: number } = {}) {
     const models = janitorModels(db);
+    const clock = { now: () => now };
     const deadlines = createDeadlineRepository(models);
     const timelines = createTimelineRepository(models);
+    const gauges = createDeadlineGauges({
+      models,
+      deadlines,
+      clock,
+      armedScanIntervalMs: options.armedScanIntervalMs ?? 0,
+    });
+    const registry = new Registry();
     const handle = createFactHandler({
       timelines,
       deadlines,
       ttls,
-      clock: { now: () => now },
-      metrics: createJanitorMetrics(new Registry(), createDeadlineGauges(models)),
+      clock,
+      metrics: createJanitorMetrics(registry, gauges, () => now),
       logger: createLogger('janitor-test', 'silent'),
     });
-    return { deadlines, handle };
+    const scrape = (name: string) => registry.getSingleMetricAsString(name);
+    return { deadlines, handle, scrape };
   }
+
+  /** The value of an unlabelled gauge in a scrape, or null when the scrape has none. */
+  const sampleOf = (text: string): number | null => {
+    const value = /^\w+ (\S+)$/m.exec(text)?.[1];
+    return value === undefined ? null : Number(value);
+  };
+  /** The value of a gauge of one kind in a scrape. */
+  const kindSampleOf = (text: string, kind: string): number =>
+    Number(new RegExp(`^\\w+\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
 
   beforeAll(async () => {
     db = await connectMongo({
@@ -263,6 +284,85 @@ describe('deadlines in their timeline, against the real database', () => {
     expect(there.deadlines.findDue(later.dueAt, 100).map((d) => d.deadlineId)).toEqual(
       expect.arrayContaining([soon.deadlineId, later.deadlineId]),
     );
+  });
+
+  it('when a deadline is armed and past due but not fired, then the overdue gauge counts it from memory without reading the database, and no longer once it fired', async () => {
+    // Long before the other cases' deadlines: none of theirs is due by then.
+    const base = t0 - 400 * DAY;
+    const app = factsOf();
+    const openedAt = new Date(base).toISOString();
+    const noLinkDue = new Date(base + ttls.no_link);
+    const here = replica();
+    const there = replica();
+    now = new Date(base);
+
+    // Before its first reload a replica knows only what it armed itself: it reports no count.
+    expect(sampleOf(await here.scrape('janitor_deadlines_overdue'))).toBeNull();
+    expect(await here.deadlines.reloadArmed(now, window)).toMatchObject({ full: true });
+    expect(sampleOf(await here.scrape('janitor_deadlines_overdue'))).toBe(0);
+
+    // Another replica arms it; this one finds it by a periodic reload shortly before it is due.
+    await there.handle(message(app.opened(openedAt)));
+    now = new Date(noLinkDue.getTime() - MINUTE);
+    expect(await here.deadlines.reloadArmed(now, window)).toMatchObject({ full: false });
+    expect(sampleOf(await here.scrape('janitor_deadlines_overdue'))).toBe(0);
+
+    // Past due and not fired (no pass ran): counted, and the scrape sends no database command.
+    now = new Date(noLinkDue.getTime() + MINUTE);
+    let scraped = '';
+    expect(
+      await commandsOf(async () => {
+        scraped = await here.scrape('janitor_deadlines_overdue');
+      }),
+    ).toEqual([]);
+    expect(sampleOf(scraped)).toBe(1);
+
+    const [due] = here.deadlines.findDue(now, 100).filter((d) => d.applicationId === app.applicationId);
+    expect(due?.kind).toBe('no_link');
+    const entry = {
+      id: due!.deadlineId,
+      topic: Topics.deadlines,
+      key: app.applicationId,
+      value: fireDeadline(due!, now),
+    };
+    expect(await here.deadlines.claim(due!, entry, now)).toBe(true);
+    expect(sampleOf(await here.scrape('janitor_deadlines_overdue'))).toBe(0);
+  });
+
+  it('when the armed deadlines are scraped twice within the scan interval, then the database is read once and the second scrape reports the counts of the first', async () => {
+    const base = t0 + 200 * DAY;
+    const r = replica({ armedScanIntervalMs: 5 * MINUTE });
+    now = new Date(base);
+
+    let first = '';
+    expect(
+      await commandsOf(async () => {
+        first = await r.scrape('janitor_deadlines_armed');
+      }),
+    ).toEqual(['find deadlines', 'find timeline_heads']);
+    const noLinks = kindSampleOf(first, 'no_link');
+    expect(noLinks).toBeGreaterThanOrEqual(0);
+
+    // An opening arms a no_link; the next scrape, two minutes on, still reports the first count.
+    await r.handle(message(factsOf().opened(new Date(base).toISOString())));
+    now = new Date(base + 2 * MINUTE);
+    let second = '';
+    expect(
+      await commandsOf(async () => {
+        second = await r.scrape('janitor_deadlines_armed');
+      }),
+    ).toEqual([]);
+    expect(kindSampleOf(second, 'no_link')).toBe(noLinks);
+
+    // Once the interval has passed, a scrape counts again.
+    now = new Date(base + 5 * MINUTE);
+    let third = '';
+    expect(
+      await commandsOf(async () => {
+        third = await r.scrape('janitor_deadlines_armed');
+      }),
+    ).toEqual(['find deadlines', 'find timeline_heads']);
+    expect(kindSampleOf(third, 'no_link')).toBe(noLinks + 1);
   });
 
   it('when a fact cancels a deadline while replicas fire it, then either it fired exactly once or it was cancelled and never fires', async () => {

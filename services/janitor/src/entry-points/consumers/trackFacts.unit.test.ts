@@ -88,9 +88,16 @@ function fakeStore() {
         ttls,
         clock: { now: () => t0 },
         metrics: createJanitorMetrics(new Registry(), {
+          armedByKind: async () => ({
+            no_link: 0,
+            no_analyze: 0,
+            enrichment_timeout: 0,
+            analysis_timeout: 0,
+            bank_data_retention: 0,
+          }),
           countArmed: async () => 0,
           countUnpublished: async () => 0,
-          countOverdue: async () => 0,
+          countOverdue: () => 0,
         }),
         logger: createLogger('janitor-test', 'silent'),
       }),
