@@ -3,7 +3,7 @@ import type { DeadlineKind } from '../domain/deadline';
 import type { DeadlineRepository } from './deadlineRepository';
 import { createLegacyDeadlines } from './legacyDeadlines';
 import type { JanitorModels } from './models';
-import { type TimelineDoc, toStored } from './timelineRepository';
+import type { TimelineDoc } from './timelineRepository';
 
 /** Armed deadlines by kind. */
 export type ArmedCounts = Record<DeadlineKind, number>;
@@ -27,6 +27,9 @@ const noneArmed = (): ArmedCounts => ({
  * counts. The overdue deadlines are those the scheduler holds and should have fired, which it
  * keeps in memory anyway (`DeadlineRepository.countOverdue`).
  */
+/** Timelines the armed scan reads per batch. */
+const SCAN_BATCH = 500;
+
 export function createDeadlineGauges(options: {
   models: Pick<JanitorModels, 'timelineHeads' | 'deadlines' | 'outcomes'>;
   deadlines: Pick<DeadlineRepository, 'countOverdue'>;
@@ -37,17 +40,19 @@ export function createDeadlineGauges(options: {
   const heads = rawCollection<TimelineDoc>(models.timelineHeads);
   const legacy = createLegacyDeadlines(models);
 
-  /** Every armed deadline counted by kind, from the timelines with one armed and the previous version's deadlines. */
+  /**
+   * Every armed deadline counted by kind, from the timelines with one armed and the previous
+   * version's deadlines. The timelines are read a batch at a time, only their deadlines, so the
+   * scan holds one batch in memory however many there are.
+   */
   async function scanArmed(): Promise<ArmedCounts> {
-    const [older, docs] = await Promise.all([
-      legacy.armed(),
-      heads
-        .find({ nextDueAt: { $ne: null } }, { projection: { applicationId: 1, clientId: 1, deadlines: 1, rev: 1 } })
-        .toArray(),
-    ]);
     const counts = noneArmed();
-    for (const d of older) counts[d.kind]++;
-    for (const doc of docs) for (const d of toStored(doc).deadlines) if (d.status === 'ARMED') counts[d.kind]++;
+    const older = legacy.armed();
+    const timelines = heads.find({ nextDueAt: { $ne: null } }, { projection: { deadlines: 1 }, batchSize: SCAN_BATCH });
+    for await (const doc of timelines)
+      for (const d of (doc.deadlines ?? []) as { kind: DeadlineKind; status: string }[])
+        if (d.status === 'ARMED') counts[d.kind]++;
+    for (const d of await older) counts[d.kind]++;
     return counts;
   }
 
