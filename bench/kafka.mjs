@@ -146,7 +146,7 @@ export async function runKafka() {
         );
       }
       await bus.publish('bench.wrapper-single', [{ key: 'warm', value: { payload } }]);
-      const encodedSize = (await bus.codec.encode('bench.wrapper', { payload })).length;
+      const encodedSize = (await bus.raw.codec.encode('bench.wrapper', { payload })).length;
       let t = performance.now();
       for (let i = 0; i < records; i += batch) {
         const messages = [];

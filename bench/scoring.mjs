@@ -1,8 +1,9 @@
-// The scorecard alone (no I/O): services/scoring/bench/scorecard.bench.ts run against the built
-// scoring domain, a 12-month, 3-account application scored over and over.
+// The scorecard alone (no I/O): services/scoring/bench/scorecard.bench.ts, a 12-month, 3-account
+// application scored over and over, run as its header says (scripts/run-ts.js: it imports the
+// golden table's TypeScript beside the scoring domain, and the workspaces from their dist/).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { runNode, transpileBench } from './lib/transpile.mjs';
+import { runNode } from './lib/transpile.mjs';
 import { envInt, root } from './lib/util.mjs';
 
 export const SCORING_TARGET_MS = 20;
@@ -15,8 +16,11 @@ export async function runScoring() {
     return { status: 'not run', reason: 'services/scoring is not built (npx tsc -b)' };
   }
   const iterations = envInt('BENCH_SCORING_ITERATIONS', 3_000);
-  const js = transpileBench(benchFile, serviceDir);
-  const run = await runNode(js, { env: { ITERATIONS: String(iterations) }, timeoutMs: 120_000 });
+  const run = await runNode(path.join(root, 'scripts', 'run-ts.js'), {
+    args: [benchFile],
+    env: { ITERATIONS: String(iterations) },
+    timeoutMs: 120_000,
+  });
   if (run.code !== 0) {
     return {
       status: 'failed',
