@@ -1,6 +1,4 @@
-import { ROOT_CONTEXT, TraceFlags, context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { SPAN_IDS, TRACE_IDS, recordTraces } from './__tests__/recordedTraces';
 import { createBulkLane } from './bulkLane';
 
 const coalesce = <T, R>(write: (items: T[]) => Promise<(R | Error)[]>, maxBatch?: number, name?: string) =>
@@ -127,35 +125,13 @@ describe('the bulk lane of a service', () => {
 });
 
 describe('coalesced writes in traces', () => {
-  const exporter = new InMemorySpanExporter();
-  beforeAll(() => {
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }));
-  });
-  afterAll(() => {
-    context.disable();
-    trace.disable();
-  });
-  beforeEach(() => exporter.reset());
-
-  const spanIds = ['b7ad6b7169203331', 'c7ad6b7169203331', 'd7ad6b7169203331'];
-  const traceIds = [
-    '0af7651916cd43dd8448eb211c80319c',
-    '1af7651916cd43dd8448eb211c80319c',
-    '2af7651916cd43dd8448eb211c80319c',
-  ];
-  const inTrace = <T>(i: number, work: () => T): T =>
-    context.with(
-      trace.setSpan(
-        ROOT_CONTEXT,
-        trace.wrapSpanContext({ traceId: traceIds[i]!, spanId: spanIds[i]!, traceFlags: TraceFlags.SAMPLED }),
-      ),
-      work,
-    );
+  const { exporter, inTrace, activeTraceId } = recordTraces();
+  const spanIds = SPAN_IDS;
+  const traceIds = TRACE_IDS;
   const recording = (write: (items: string[]) => Promise<(string | Error)[]>) => {
     const tracedAt: (string | undefined)[] = [];
     const traced = (items: string[]) => {
-      tracedAt.push(trace.getActiveSpan()?.spanContext().traceId);
+      tracedAt.push(activeTraceId());
       return write(items);
     };
     return { tracedAt, traced };

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Topics } from '@loan/contracts';
 import { FACT_TYPE_HEADER } from '@loan/contracts';
-import { ROOT_CONTEXT, TraceFlags, context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { SPAN_IDS, TRACE_IDS, recordTraces } from './__tests__/recordedTraces';
 import { waitFor } from '@testing/helpers';
 import { createBulkLane } from './bulkLane';
 import { createLogger } from './logger';
@@ -54,27 +52,9 @@ describe('outbox entries', () => {
 });
 
 describe('the removal of published entries', () => {
-  const exporter = new InMemorySpanExporter();
-  beforeAll(() => {
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }));
-  });
-  afterAll(() => {
-    context.disable();
-    trace.disable();
-  });
-  beforeEach(() => exporter.reset());
-
-  const traceIds = ['0af7651916cd43dd8448eb211c80319c', '1af7651916cd43dd8448eb211c80319c'];
-  const spanIds = ['b7ad6b7169203331', 'c7ad6b7169203331'];
-  const inTrace = <T>(i: number, work: () => Promise<T>): Promise<T> =>
-    context.with(
-      trace.setSpan(
-        ROOT_CONTEXT,
-        trace.wrapSpanContext({ traceId: traceIds[i]!, spanId: spanIds[i]!, traceFlags: TraceFlags.SAMPLED }),
-      ),
-      work,
-    );
+  const { exporter, inTrace, activeTraceId } = recordTraces();
+  const traceIds = TRACE_IDS;
+  const spanIds = SPAN_IDS.slice(0, 2);
 
   function relayOf(clearDelayMs: number) {
     const activeAtWrite: (string | undefined)[] = [];
@@ -82,7 +62,7 @@ describe('the removal of published entries', () => {
       collection: {
         name: 'applications',
         bulkWrite: (ops: unknown[]) => {
-          activeAtWrite.push(trace.getActiveSpan()?.spanContext().traceId);
+          activeAtWrite.push(activeTraceId());
           return Promise.resolve({ matchedCount: ops.length });
         },
       },
