@@ -34,8 +34,7 @@ export function createBulkLane() {
    */
   function coalesce<T, R>(
     write: (items: T[]) => Promise<(R | Error)[]>,
-    maxBatch = 200,
-    name = 'coalesced write',
+    { maxBatch = 200, name = 'coalesced write' }: { maxBatch?: number; name?: string } = {},
   ): (item: T) => Promise<R> {
     type Waiting = { item: T; resolve: (result: R) => void; reject: (error: unknown) => void; ctx: Context };
     const queue: Waiting[] = [];
@@ -48,14 +47,12 @@ export function createBulkLane() {
           const batch = queue.splice(0, maxBatch);
           const items = batch.map((w) => w.item);
           try {
-            const results = await (batch.length > 1
-              ? inBatchSpan(
-                  name,
-                  batch.map((w) => w.ctx),
-                  { 'loan.batch_size': batch.length },
-                  () => run(() => write(items)),
-                )
-              : context.with(batch[0]!.ctx, () => write(items)));
+            const results = await inBatchSpan(
+              name,
+              batch.map((w) => w.ctx),
+              { 'loan.batch_size': batch.length },
+              () => (batch.length > 1 ? run(() => write(items)) : write(items)),
+            );
             batch.forEach((w, i) => {
               const result = results[i];
               if (result instanceof Error) w.reject(result);

@@ -2,7 +2,7 @@ import { SPAN_IDS, TRACE_IDS, recordTraces } from './__tests__/recordedTraces';
 import { createBulkLane } from './bulkLane';
 
 const coalesce = <T, R>(write: (items: T[]) => Promise<(R | Error)[]>, maxBatch?: number, name?: string) =>
-  createBulkLane().coalesce(write, maxBatch, name);
+  createBulkLane().coalesce(write, { maxBatch, name });
 
 /** A write that holds each batch until the test lets it go, recording the batches it was sent. */
 function heldWrite() {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { FACT_TYPE_HEADER, Topics, buildEvent, type EventName } from '@loan/contracts';
+import { context, type Context } from '@opentelemetry/api';
 import { Schema, type Model } from 'mongoose';
 import type { BulkLane } from './bulkLane';
 import type { KafkaBus } from './kafka';
 import { createKeyedLock, type KeyedLock } from './keyedLock';
 import type { Logger } from './logger';
-import { context, type Context } from '@opentelemetry/api';
 import { inBatchSpan, outsideTraces, withTraceContext } from './tracing';
 
 /**
@@ -309,21 +309,18 @@ function createClearBatcher(model: Model<unknown>, lane: BulkLane) {
     // One bulk write at a time in the service (see bulkLane.ts). Alone, it is in the trace of
     // the flush that asked for it; for several applications' outboxes, in a span of its own
     // linked to each of their flushes (it would otherwise be in whichever trace came first).
-    const write = () =>
-      lane.run(() =>
-        settle(batch).then(
-          (cleared) => batch.forEach((w, i) => w.done(cleared[i]!)),
-          (error: unknown) => batch.forEach((w) => w.fail(error)),
+    void inBatchSpan(
+      `clear outbox ${model.collection.name}`,
+      batch.map((w) => w.ctx),
+      { 'loan.batch_size': batch.length },
+      () =>
+        lane.run(() =>
+          settle(batch).then(
+            (cleared) => batch.forEach((w, i) => w.done(cleared[i]!)),
+            (error: unknown) => batch.forEach((w) => w.fail(error)),
+          ),
         ),
-      );
-    if (batch.length === 1) void context.with(batch[0]!.ctx, write);
-    else
-      void inBatchSpan(
-        `clear outbox ${model.collection.name}`,
-        batch.map((w) => w.ctx),
-        { 'loan.batch_size': batch.length },
-        write,
-      );
+    );
   }
 
   return function clear(docId: unknown, entries: readonly OutboxEntry[]): Promise<boolean> {

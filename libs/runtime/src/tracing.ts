@@ -172,10 +172,11 @@ export function outsideTraces<T>(work: () => T): T {
 }
 
 /**
- * Runs `work`, done for several requests at once (one bulk write of many applications'
- * documents), in a span that starts a trace of its own, linked to the span of each request's
- * context: the batch is in none of their traces alone, and each of them points to it. Its
- * database command is a child of this span. With no request in a trace, it runs outside
+ * Runs `work`, done for the requests whose contexts are given (one bulk write of their
+ * applications' documents). For one request, in its context: the work is that request's. For
+ * several, in a span that starts a trace of its own, linked to the span of each request's
+ * context: the batch is in none of their traces alone, and each of them points to it; its
+ * database command is a child of this span. With none of them in a trace, it runs outside
  * every trace.
  */
 export function inBatchSpan<T>(
@@ -184,6 +185,7 @@ export function inBatchSpan<T>(
   attributes: Attributes,
   work: () => Promise<T>,
 ): Promise<T> {
+  if (contexts.length === 1) return context.with(contexts[0]!, work);
   const links: Link[] = [];
   const linked = new Set<string>();
   for (const ctx of contexts) {

@@ -1,5 +1,5 @@
+import { DeadlineKind } from '@loan/contracts';
 import { rawCollection, type Clock } from '@loan/runtime';
-import type { DeadlineKind } from '../domain/deadline';
 import type { DeadlineRepository } from './deadlineRepository';
 import { createLegacyDeadlines } from './legacyDeadlines';
 import type { JanitorModels } from './models';
@@ -8,13 +8,7 @@ import type { TimelineDoc } from './timelineRepository';
 /** Armed deadlines by kind. */
 export type ArmedCounts = Record<DeadlineKind, number>;
 
-const noneArmed = (): ArmedCounts => ({
-  no_link: 0,
-  no_analyze: 0,
-  enrichment_timeout: 0,
-  analysis_timeout: 0,
-  bank_data_retention: 0,
-});
+const noneArmed = (): ArmedCounts => Object.fromEntries(DeadlineKind.options.map((kind) => [kind, 0])) as ArmedCounts;
 
 /**
  * What the janitor's gauges report: armed deadlines by kind and fired ones not published,

@@ -131,8 +131,7 @@ export function createDeliveryRepository(models: NotifierModels, bulkLane: BulkL
         return itemErrors(error, docs.length).map((e) => (e === null ? true : isDuplicateKey(e) ? false : e));
       }
     },
-    undefined,
-    'insert deliveries',
+    { name: 'insert deliveries' },
   );
 
   const saveDelivery = coalesce<DeliveryHead, void>(
@@ -150,8 +149,7 @@ export function createDeliveryRepository(models: NotifierModels, bulkLane: BulkL
         return itemErrors(error, heads.length).map((e) => e ?? undefined);
       }
     },
-    undefined,
-    'save deliveries',
+    { name: 'save deliveries' },
   );
 
   const removeEntries = coalesce<string, void>(
@@ -160,8 +158,7 @@ export function createDeliveryRepository(models: NotifierModels, bulkLane: BulkL
       else await raw.schedule.deleteMany({ _id: { $in: ids } });
       return ids.map(() => undefined);
     },
-    undefined,
-    'remove schedule entries',
+    { name: 'remove schedule entries' },
   );
 
   async function insertIgnoringDuplicate(insert: () => Promise<unknown>): Promise<boolean> {
