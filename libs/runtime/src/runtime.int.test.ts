@@ -252,6 +252,82 @@ describe('shared runtime against the real broker, registry and database', () => 
     await waitFor(async () => (await committed()) === 4, { what: 'every offset committed once the work ended' });
   });
 
+  it('when several keys share a partition and keys may run side by side, then a slow key does not hold the others up and each key keeps its order', async () => {
+    const topic = uniqueName('test.keyed');
+    const groupId = uniqueName('g');
+    const bus = await connectedBus(topic, { partitions: 1, commitIntervalMs: 50 });
+    let releaseSlow!: () => void;
+    const slow = new Promise<void>((resolve) => (releaseSlow = resolve));
+    const handled: string[] = [];
+    const keys = ['slow', 'a', 'b'];
+    await bus.publish(
+      topic,
+      Array.from({ length: 5 }, (_, count) =>
+        keys.map((key) => ({ key, value: { id: `${key}${count}`, text: 'x', count } })),
+      ).flat(),
+    );
+    await bus.consume({
+      groupId,
+      topics: [topic],
+      keyConcurrency: 4,
+      handle: async (m) => {
+        const { count } = m.value as { count: number };
+        if (m.key === 'slow' && count === 0) await slow;
+        handled.push(`${m.key}:${count}`);
+      },
+    });
+    const committed = async () => (await bus.topicOffsets(topic, groupId)).find((p) => p.partition === 0)!.committed;
+    try {
+      // The first message of `slow` waits; the others' messages are handled meanwhile.
+      await waitFor(() => handled.filter((h) => !h.startsWith('slow')).length === 10, {
+        what: 'the other keys handled',
+      });
+      expect(handled.some((h) => h.startsWith('slow'))).toBe(false);
+      // The group stays at the slow message, the first of the partition.
+      await waitFor(async () => (await committed()) === 0, { what: 'offset 0 committed' });
+    } finally {
+      releaseSlow();
+    }
+    await waitFor(() => handled.length === 15, { what: 'every message handled' });
+    for (const key of keys) {
+      expect(handled.filter((h) => h.startsWith(`${key}:`))).toEqual([0, 1, 2, 3, 4].map((count) => `${key}:${count}`));
+    }
+    await waitFor(async () => (await committed()) === 15, { what: 'every offset committed' });
+  });
+
+  it('when a handler fails and keys run side by side, then its message and those after it are handled again, none of a key before the one ahead of it succeeded', async () => {
+    const topic = uniqueName('test.keyed-retry');
+    const groupId = uniqueName('g');
+    const bus = await connectedBus(topic, { partitions: 1, commitIntervalMs: 50 });
+    const succeeded = new Set<string>();
+    const outOfOrder: string[] = [];
+    let failures = 0;
+    const keys = ['a', 'b', 'c', 'd', 'e'];
+    await bus.publish(
+      topic,
+      Array.from({ length: 6 }, (_, count) =>
+        keys.map((key) => ({ key, value: { id: `${key}${count}`, text: 'x', count } })),
+      ).flat(),
+    );
+    await bus.consume({
+      groupId,
+      topics: [topic],
+      keyConcurrency: 4,
+      handle: async (m) => {
+        const { count } = m.value as { count: number };
+        if (count > 0 && !succeeded.has(`${m.key}:${count - 1}`)) outOfOrder.push(`${m.key}:${count}`);
+        if (m.key === 'b' && count === 2 && failures++ === 0) throw new Error('the database did not answer');
+        await pause(1);
+        succeeded.add(`${m.key}:${count}`);
+      },
+    });
+    await waitFor(() => succeeded.size === 30, { timeoutMs: 30_000, what: 'every message handled' });
+    expect(failures).toBeGreaterThan(1);
+    expect(outOfOrder).toEqual([]);
+    const committed = async () => (await bus.topicOffsets(topic, groupId)).find((p) => p.partition === 0)!.committed;
+    await waitFor(async () => (await committed()) === 30, { what: 'every offset committed' });
+  });
+
   it('when a message is not what the topic promises, then it is dead-lettered and the consumer moves on', async () => {
     const topic = uniqueName('test.poison');
     const bus = newBus(topic);

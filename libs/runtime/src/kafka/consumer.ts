@@ -1,9 +1,10 @@
 import { deadLetterTopicFor } from '@loan/contracts';
-import type { Kafka } from 'kafkajs';
+import type { EachMessagePayload, Kafka } from 'kafkajs';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { Codec } from './codec';
 import { requestCounter } from './connect';
+import { handleKeyedBatch } from './keyedBatch';
 import { createOffsetCommitter } from './offsetCommitter';
 import { createMessagePipeline, type ConsumeOptions } from './pipeline';
 import type { DeadLetter } from './producer';
@@ -59,11 +60,40 @@ export async function startConsumer(deps: {
     await deps.ensureTopics([...options.topics, ...options.topics.map(deadLetterTopicFor)]);
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics.map(real), fromBeginning: options.fromBeginning ?? true });
+    const keyConcurrency = options.keyConcurrency ?? 1;
     await consumer.run({
       partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
       autoCommit: false,
-      eachMessage: (payload) =>
-        committer.handling(payload.topic, payload.partition, payload.message.offset, () => handleMessage(payload)),
+      ...(keyConcurrency > 1
+        ? {
+            eachBatch: async ({ batch, resolveOffset, heartbeat, pause, isRunning, isStale }) => {
+              const { topic, partition } = batch;
+              const outcome = await handleKeyedBatch({
+                messages: batch.messages,
+                limit: keyConcurrency,
+                schedule: (message) => {
+                  const run = committer.begin(topic, partition, message.offset);
+                  return () => run(() => handleMessage({ topic, partition, message, heartbeat, pause }));
+                },
+                proceed: () => committer.accepting() && isRunning() && !isStale(),
+                afterEach: heartbeat,
+              });
+              if (!outcome.stoppedAt) return;
+              // Fetched again from the first message not handled (kafkajs resumes after the
+              // offset resolved last), and recorded anew then.
+              const index = batch.messages.indexOf(outcome.stoppedAt);
+              if (index > 0) resolveOffset(batch.messages[index - 1]!.offset);
+              committer.rewind(topic, partition, outcome.stoppedAt.offset);
+              if (outcome.error !== undefined) throw outcome.error;
+            },
+            eachBatchAutoResolve: true,
+          }
+        : {
+            eachMessage: (payload: EachMessagePayload) =>
+              committer.handling(payload.topic, payload.partition, payload.message.offset, () =>
+                handleMessage(payload),
+              ),
+          }),
     });
   } catch (error) {
     await withTimeout(committer.stop(), 5_000).catch(() => undefined);

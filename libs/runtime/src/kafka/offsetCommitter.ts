@@ -23,6 +23,7 @@ export function createOffsetCommitter(deps: {
   const { consumer, groupId, logger } = deps;
   const tracker = createOffsetTracker();
   let inFlight = 0;
+  let accepting = true;
   /** When each handler in flight started. */
   const handlerStarts = new Set<{ at: number }>();
   let committing: Promise<void> = Promise.resolve();
@@ -76,6 +77,31 @@ export function createOffsetCommitter(deps: {
         handlerStarts.delete(since);
       }
     },
+    /**
+     * Records a message of a keyed batch as it is scheduled (in offset order): its partition's
+     * position stops at it until the run answered ends well (and the work its handling hands
+     * back, if any, ends). A run that throws leaves it held; `rewind` then forgets it and
+     * what followed, for kafkajs to fetch again.
+     */
+    begin(topic: string, partition: number, offset: string) {
+      const release = tracker.handled(topic, partition, offset, true)!;
+      return async (handle: () => Promise<{ work: Promise<unknown> } | undefined>) => {
+        inFlight += 1;
+        const since = { at: Date.now() };
+        handlerStarts.add(since);
+        try {
+          const work = (await handle())?.work;
+          if (work) void work.then(release);
+          else release();
+        } finally {
+          inFlight -= 1;
+          handlerStarts.delete(since);
+        }
+      };
+    },
+    rewind: (topic: string, partition: number, offset: string) => tracker.rewind(topic, partition, offset),
+    /** False once stopping: a keyed batch starts no more messages. */
+    accepting: () => accepting,
     inFlight: () => inFlight,
     /** When the longest-running handler in flight started. */
     oldestInFlight: () => {
@@ -84,6 +110,7 @@ export function createOffsetCommitter(deps: {
       return oldest;
     },
     async stop() {
+      accepting = false;
       clearInterval(timer);
       try {
         consumer.pause(deps.topics.map((topic) => ({ topic })));

@@ -21,8 +21,10 @@ interface Hold {
  * handled after it. Pure bookkeeping: the consumer reports what happens and commits what
  * `pending` answers.
  *
- * The messages of one partition are reported in offset order (a consumer handles them one
- * after the other); a message whose handler threw is never reported, and is fetched again.
+ * The messages of one partition are reported in offset order: one after the other as a consumer
+ * handles them, or each held as a keyed batch schedules it, released as it ends in any order.
+ * A message whose handler threw is never reported (or its hold never released, and the
+ * partition rewound to it), and is fetched again.
  */
 export function createOffsetTracker() {
   /** Per partition, the position to commit, once it moved since the last commit. */
@@ -67,6 +69,22 @@ export function createOffsetTracker() {
         entry.done = true;
         if (holds.get(key) === current) advance(key, current);
       };
+    },
+
+    /**
+     * Forgets what was recorded on a partition from `offset` on: a keyed batch stopped there
+     * (a handler threw, or the consumer stops) and kafkajs fetches those messages again, to be
+     * recorded anew. Releases of what was forgotten do nothing more.
+     */
+    rewind(topic: string, partition: number, offset: string): void {
+      const key = keyOf(topic, partition);
+      const from = BigInt(offset);
+      const hold = holds.get(key);
+      // Nothing held: all that was scheduled ended, or the partition was taken away meanwhile.
+      if (!hold) return;
+      hold.offsets = hold.offsets.filter((entry) => entry.offset < from);
+      if (hold.next > from) hold.next = from;
+      advance(key, hold);
     },
 
     /** The positions to commit now: those of the partitions that moved since their last commit. */

@@ -168,4 +168,42 @@ describe('offset tracker', () => {
     tracker.assigned({ 'ns:t': [0] });
     expect(commit(tracker)).toEqual({ 'ns:t:0': '2' });
   });
+  it('when a keyed batch stops at a held message, then rewinding forgets it and what followed, and the batch fetched again is recorded anew', () => {
+    const tracker = createOffsetTracker();
+    const first = tracker.handled('t', 0, '0', true);
+    const failed = tracker.handled('t', 0, '1', true);
+    const later = tracker.handled('t', 0, '2', true);
+    first!();
+    later!();
+    tracker.rewind('t', 0, '1');
+    expect(commit(tracker)).toEqual({ 't:0': '1' });
+
+    // The failed run's release never comes; the messages fetched again are held anew.
+    void failed;
+    const again = tracker.handled('t', 0, '1', true);
+    const laterAgain = tracker.handled('t', 0, '2', true);
+    laterAgain!();
+    expect(commit(tracker)).toEqual({ 't:0': '1' });
+    again!();
+    expect(commit(tracker)).toEqual({ 't:0': '3' });
+  });
+
+  it('when a release of a forgotten message comes late, then it does not move the position', () => {
+    const tracker = createOffsetTracker();
+    const held = tracker.handled('t', 0, '5', true);
+    tracker.rewind('t', 0, '5');
+    const again = tracker.handled('t', 0, '5', true);
+    held!();
+    expect(commit(tracker)).toEqual({ 't:0': '5' });
+    again!();
+    expect(commit(tracker)).toEqual({ 't:0': '6' });
+  });
+
+  it('when a partition was taken away, then rewinding it records nothing to commit', () => {
+    const tracker = createOffsetTracker();
+    tracker.handled('t', 0, '3', true);
+    tracker.assigned({ t: [1] });
+    tracker.rewind('t', 0, '3');
+    expect(commit(tracker)).toEqual({});
+  });
 });

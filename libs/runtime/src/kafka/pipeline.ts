@@ -16,6 +16,13 @@ export interface ConsumeOptions {
   fromBeginning?: boolean;
   partitionsConsumedConcurrently?: number;
   /**
+   * Messages of one partition handled at once (1 by default: one after the other). Above 1,
+   * messages of different keys run side by side and those of one key stay in offset order;
+   * a handler error that is retriable stops the partition's batch at the first message not
+   * handled, which is fetched again with every later one (handlers are idempotent).
+   */
+  keyConcurrency?: number;
+  /**
    * Per topic, the fact types the handler acts on: a message whose `x-fact-type` header names
    * another type is passed over (its offset committed) without being decoded. A message without
    * the header is decoded and handed over as always.
