@@ -44,6 +44,14 @@ export const configShape = {
     .positive()
     .default(6)
     .describe('Partitions of loan.events.v1 recorded concurrently'),
+  INGEST_KEY_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(8)
+    .describe(
+      "Events of one partition recorded at once, of different applications (each application's in order; 1: one at a time)",
+    ),
   CONSUMER_GROUP: z.string().min(1).default('notifier').describe('Kafka consumer group of the notifier replicas'),
 };
 

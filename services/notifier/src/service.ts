@@ -133,6 +133,7 @@ export function createNotifierService(deps: {
         groupId: config.CONSUMER_GROUP,
         topics: Object.keys(handlers),
         partitionsConsumedConcurrently: config.INGEST_CONCURRENCY,
+        keyConcurrency: config.INGEST_KEY_CONCURRENCY,
         handle: async (message) => handlers[message.topic]?.(message),
       });
       const app = createInternalApp({
