@@ -59,8 +59,9 @@ export function createApplicationsService(deps: {
       relay.start();
       runtime.lifecycle.onStop('outbox', () => relay.stop());
       // A release that read commands in the facts' group left its position there: the commands'
-      // group starts from it rather than from the start of the topic (once; a group with offsets
-      // of its own keeps them, and replicas starting together do it once between them).
+      // group starts from it rather than from the start of the topic. Only while the commands'
+      // group has no offsets: replicas starting together copy the same ones, or find the group
+      // joined already and wait for its offsets.
       await bus.handOverOffsets({
         topic: Topics.applicationCommands,
         from: ConsumerGroups.facts,
@@ -70,7 +71,8 @@ export function createApplicationsService(deps: {
       // way round. Order per application is what it was: a command and a fact about one
       // application were already on different topic-partitions, handled side by side in
       // whatever order their fetches brought them (the writer's conditional updates serialise
-      // their writes); within a topic-partition, messages are handled in offset order as before.
+      // their writes); within a topic-partition nothing changes. The bus restarts either one
+      // that stalls and stops both, their offsets committed, on shutdown.
       await bus.consume({
         groupId: ConsumerGroups.commands,
         topics: Object.keys(handlers.commands),
