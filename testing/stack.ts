@@ -7,6 +7,7 @@ import {
   createMetrics,
   createServiceRuntime,
   createSealer,
+  parseDuration,
   type ServiceRuntime,
   systemClock,
   type Clock,
@@ -100,6 +101,7 @@ export async function startApplications(
   const provider = createMonoClient({
     baseUrl: config.PROVIDER_BASE_URL,
     logger: runtime.logger,
+    timeoutMs: parseDuration(config.PROVIDER_TIMEOUT),
     retries: 1,
     retryBaseMs: 50,
   });

@@ -27,6 +27,12 @@ const contracts = createRequire(import.meta.url)(path.join(root, 'libs/contracts
 
 export const SERVICES = ['gateway', 'applications', 'enrichment', 'scoring', 'notifier', 'janitor'];
 const COMPONENTS = [...SERVICES, 'sandbox'];
+/**
+ * Topics a service reads in a consumer group other than its name (before the namespace): the
+ * applications service reads its commands in a group of their own
+ * (services/applications/src/entry-points/consumers, ConsumerGroups).
+ */
+const READ_IN_GROUP = { applications: { 'loan.applications.commands': 'applications-commands' } };
 const CONTRACT_TOPICS = Object.values(contracts.Topics);
 /** Metrics the services expose (libs/runtime with Node's defaults, gateway, enrichment, scoring, notifier, janitor). */
 const KNOWN_METRICS = [
@@ -740,8 +746,11 @@ async function rollout() {
           `keda (${label}): ${name} scales on [${kafka.map((t) => t.metadata.topic).join(', ')}], want [${topics.join(', ')}]`,
         );
       for (const t of kafka) {
-        if (t.metadata.consumerGroup !== `${ns}${name}`)
-          fail(`keda (${label}): ${name} trigger group ${t.metadata.consumerGroup}`);
+        const group = `${ns}${READ_IN_GROUP[name]?.[t.metadata.topic.slice(ns.length)] ?? name}`;
+        if (t.metadata.consumerGroup !== group)
+          fail(
+            `keda (${label}): ${name} trigger on ${t.metadata.topic} has group ${t.metadata.consumerGroup}, want ${group}`,
+          );
         if (ns && t.metadata.sasl !== 'scram_sha512') fail(`keda (${label}): ${name} trigger sasl ${t.metadata.sasl}`);
         if (ns && t.metadata.tls !== 'enable') fail(`keda (${label}): ${name} trigger tls ${t.metadata.tls}`);
         if (ns && t.authenticationRef?.name !== auths[0]?.metadata.name)

@@ -111,6 +111,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
     listTopics: topics.listTopics,
     deleteTopics: topics.deleteTopics,
     topicOffsets: topics.topicOffsets,
+    handOverOffsets: topics.handOverOffsets,
     groupMembers: topics.groupMembers,
     deleteGroups: topics.deleteGroups,
     publishAll: published.publishAll,

@@ -24,7 +24,7 @@ export function createMetrics(service: string) {
   const consumerLag = new Gauge({
     name: 'kafka_consumer_lag',
     help: 'Messages behind the partition high watermark',
-    labelNames: ['topic', 'partition'] as const,
+    labelNames: ['group', 'topic', 'partition'] as const,
     registers: [registry],
   });
   const published = new Counter({

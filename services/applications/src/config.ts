@@ -13,7 +13,18 @@ export const configShape = {
     .default('http://127.0.0.1:8080/linked')
     .describe('Where the provider widget sends the applicant when linking ends'),
   PROVIDER_TIMEOUT: z.string().default('10s').describe('Timeout of one provider call'),
-  COMMAND_CONCURRENCY: z.coerce.number().int().positive().default(6).describe('Partitions handled concurrently'),
+  COMMAND_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(6)
+    .describe('Partitions of loan.applications.commands handled concurrently'),
+  FACT_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(6)
+    .describe('Partitions of the fact topics (provider callbacks, results, deadlines) handled concurrently'),
 };
 
 export type ApplicationsConfig = ReturnType<typeof loadApplicationsConfig>;

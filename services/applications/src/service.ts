@@ -1,3 +1,4 @@
+import { Topics } from '@loan/contracts';
 import type { AccountLinkingProvider } from '@loan/provider';
 import {
   createOpsApp,
@@ -12,7 +13,13 @@ import type { ApplicationsConfig } from './config';
 import { applicationModel } from './data-access/applicationModel';
 import { createApplicationRepository } from './data-access/applicationRepository';
 import { createApplicationWriter } from './data-access/applicationWriter';
-import { HANDLED_FACTS, consumerHandlers, createCommandHandler, createFactHandlers } from './entry-points/consumers';
+import {
+  ConsumerGroups,
+  HANDLED_FACTS,
+  consumerHandlers,
+  createCommandHandler,
+  createFactHandlers,
+} from './entry-points/consumers';
 
 /**
  * The applications service: owns applicants, applications, linked accounts and idempotency
@@ -51,12 +58,33 @@ export function createApplicationsService(deps: {
       await ensureContractTopics(bus);
       relay.start();
       runtime.lifecycle.onStop('outbox', () => relay.stop());
+      // A release that read commands in the facts' group left its position there: the commands'
+      // group starts from it rather than from the start of the topic. Only while the commands'
+      // group has no offsets: replicas starting together copy the same ones, or find the group
+      // joined already and wait for its offsets.
+      await bus.handOverOffsets({
+        topic: Topics.applicationCommands,
+        from: ConsumerGroups.facts,
+        to: ConsumerGroups.commands,
+      });
+      // Two consumers, so that commands are fetched while facts are being handled and the other
+      // way round. Order per application is what it was: a command and a fact about one
+      // application were already on different topic-partitions, handled side by side in
+      // whatever order their fetches brought them (the writer's conditional updates serialise
+      // their writes); within a topic-partition nothing changes. The bus restarts either one
+      // that stalls and stops both, their offsets committed, on shutdown.
       await bus.consume({
-        groupId: 'applications',
-        topics: Object.keys(handlers),
+        groupId: ConsumerGroups.commands,
+        topics: Object.keys(handlers.commands),
         partitionsConsumedConcurrently: config.COMMAND_CONCURRENCY,
+        handle: async (message) => handlers.commands[message.topic]?.(message),
+      });
+      await bus.consume({
+        groupId: ConsumerGroups.facts,
+        topics: Object.keys(handlers.facts),
+        partitionsConsumedConcurrently: config.FACT_CONCURRENCY,
         types: HANDLED_FACTS,
-        handle: async (message) => handlers[message.topic]?.(message),
+        handle: async (message) => handlers.facts[message.topic]?.(message),
       });
       http = await listen(
         createOpsApp({ metrics: runtime.metrics, checks: runtime.checks }),

@@ -87,6 +87,17 @@ component consumes a topic of kafka.topics.list.
 {{- join " " $topics -}}
 {{- end -}}
 
+{{/*
+The consumer group, before the topic namespace, a component reads a topic of kafka.topics.list
+in: dict "root" $ "name" "applications" "topic" <entry>. The topic's `groups` names it for that
+component (the applications service reads its commands in a group of their own); otherwise the
+component's CONSUMER_GROUP, or its name.
+*/}}
+{{- define "loan.consumerGroup" -}}
+{{- $c := index .root.Values.components .name -}}
+{{- index (.topic.groups | default dict) .name | default ($c.env).CONSUMER_GROUP | default .name -}}
+{{- end -}}
+
 {{/* In-cluster URL of a component's HTTP port: dict "root" $ "name" "sandbox". */}}
 {{- define "loan.componentUrl" -}}
 {{- $c := index .root.Values.components .name -}}

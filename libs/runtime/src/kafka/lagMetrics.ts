@@ -3,8 +3,9 @@ import type { PartitionOffsets } from './topics';
 
 /**
  * Sets the consumer-lag gauge of a group's topics every 10 s: per partition, the records not
- * committed yet (all of them when the group committed nothing there). Topics and group go by
- * the broker's names. Answers the stop of the timer.
+ * committed yet (all of them when the group committed nothing there), labelled with the group:
+ * a service may read with several. Topics and group go by the broker's names. Answers the stop
+ * of the timer.
  */
 export function watchLag(deps: {
   offsetsOf: (topic: string, groupId: string) => Promise<PartitionOffsets[]>;
@@ -18,7 +19,7 @@ export function watchLag(deps: {
       for (const topic of topics) {
         for (const p of await offsetsOf(topic, groupId)) {
           const lag = p.committed < 0 ? p.high - p.low : p.high - p.committed;
-          metrics.consumerLag.set({ topic, partition: String(p.partition) }, Math.max(0, lag));
+          metrics.consumerLag.set({ group: groupId, topic, partition: String(p.partition) }, Math.max(0, lag));
         }
       }
     })().catch(() => undefined);

@@ -97,9 +97,60 @@ export function createTopicAdmin(deps: { admin: Admin; settings: KafkaSettings; 
     }));
   }
 
+  /** The partitions of a topic where a group committed an offset, in the broker's names. */
+  async function commitsOf(realTopic: string, realGroupId: string) {
+    const [committed] = await admin.fetchOffsets({ groupId: realGroupId, topics: [realTopic] });
+    return (committed?.partitions ?? [])
+      .map((p) => ({ partition: p.partition, offset: p.offset }))
+      .filter((p) => Number(p.offset) >= 0);
+  }
+
+  /**
+   * Gives group `to` the committed offsets of group `from` on `topic`, when `to` has committed
+   * nothing there: a group that takes over a topic from another starts where the other stopped,
+   * instead of at the start of the topic. Call it before `to` has members. The copy is refused
+   * while `to` has members: then another process is copying (or copied and joined), and this
+   * one waits, at most `waitMs`, until `to` has offsets or no members, and looks again.
+   * Answers what it found: `copied`, `kept` (`to` has offsets: its own, or another process's
+   * copy), `none` (`from` has none either), or `busy` (`to` still had members and no offsets
+   * after `waitMs`: its members decide where it reads, and joining them replays nothing more).
+   */
+  async function handOverOffsets(args: {
+    topic: string;
+    from: string;
+    to: string;
+    waitMs?: number;
+  }): Promise<'copied' | 'kept' | 'none' | 'busy'> {
+    const [topic, from, to] = [real(args.topic), real(args.from), real(args.to)];
+    const deadline = Date.now() + (args.waitMs ?? 30_000);
+    for (;;) {
+      if ((await commitsOf(topic, to)).length > 0) return 'kept';
+      const partitions = await commitsOf(topic, from);
+      if (partitions.length === 0) return 'none';
+      try {
+        await admin.setOffsets({ groupId: to, topic, partitions });
+        logger.info({ topic, from, to, partitions }, 'consumer group offsets handed over');
+        return 'copied';
+      } catch (error) {
+        // kafkajs refuses unless the group is Empty (or Dead), before it joins the group itself
+        // for a moment to commit the offsets.
+        const { groups } = await admin.describeGroups([to]);
+        const joined = groups.some((g) => !['Empty', 'Dead'].includes(g.state));
+        if (!joined && (await commitsOf(topic, to)).length === 0) throw error;
+        if (Date.now() > deadline) {
+          logger.warn({ topic, from, to }, 'consumer group has members and no offsets; joining them as it is');
+          return 'busy';
+        }
+        logger.debug({ topic, from, to }, 'another process is handing the offsets over; waiting');
+        await sleep(250);
+      }
+    }
+  }
+
   return {
     ensureTopics,
     offsetsOf,
+    handOverOffsets,
     /** Offsets of every partition of a topic and, given a group, what it committed there. */
     topicOffsets: (topic: string, groupId?: string) =>
       offsetsOf(real(topic), groupId === undefined ? undefined : real(groupId)),

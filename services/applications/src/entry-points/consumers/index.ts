@@ -3,23 +3,40 @@ import type { InboundMessage } from '@loan/runtime';
 import type { createCommandHandler } from './handleCommand';
 import type { createFactHandlers } from './recordFacts';
 
+type Handler = (message: InboundMessage) => Promise<void>;
+
 /**
- * The topics the service consumes and the handler of each. Messages arrive parsed and
- * validated against their topic's schema (anything else was dead-lettered by the bus).
+ * The topics the service consumes and the handler of each, by the consumer group that reads
+ * them (`ConsumerGroups`). Messages arrive parsed and validated against their topic's schema
+ * (anything else was dead-lettered by the bus).
  */
 export function consumerHandlers(handlers: {
   onCommand: ReturnType<typeof createCommandHandler>;
   facts: ReturnType<typeof createFactHandlers>;
-}): Record<string, (message: InboundMessage) => Promise<void>> {
+}): Record<keyof typeof ConsumerGroups, Record<string, Handler>> {
   const { onCommand, facts } = handlers;
   return {
-    [Topics.applicationCommands]: onCommand,
-    [Topics.providerCallbacks]: facts.onProviderCallback,
-    [Topics.enrichmentResults]: facts.onEnrichmentResult,
-    [Topics.scoringResults]: facts.onScoringResult,
-    [Topics.deadlines]: facts.onDeadline,
+    commands: { [Topics.applicationCommands]: onCommand },
+    facts: {
+      [Topics.providerCallbacks]: facts.onProviderCallback,
+      [Topics.enrichmentResults]: facts.onEnrichmentResult,
+      [Topics.scoringResults]: facts.onScoringResult,
+      [Topics.deadlines]: facts.onDeadline,
+    },
   };
 }
+
+/**
+ * The consumer groups of the service. Commands have one of their own, so that a lender's call
+ * never waits behind a fetch of facts: kafkajs fetches again only once every batch of the last
+ * fetch is handled. Facts kept the group the service had when it read everything in one.
+ */
+export const ConsumerGroups = {
+  /** `loan.applications.commands`. */
+  commands: 'applications-commands',
+  /** Every other topic the service reads. */
+  facts: 'applications',
+} as const;
 
 /**
  * recordEnrichment acts on an account's outcome and on a scrub of its bank data (which clears
