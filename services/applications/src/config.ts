@@ -19,6 +19,12 @@ export const configShape = {
     .positive()
     .default(6)
     .describe('Partitions of loan.applications.commands handled concurrently'),
+  COMMAND_KEY_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(4)
+    .describe("Commands of one partition handled at once, of different applications (each application's in order)"),
   FACT_CONCURRENCY: z.coerce
     .number()
     .int()

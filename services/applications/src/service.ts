@@ -77,6 +77,9 @@ export function createApplicationsService(deps: {
         groupId: ConsumerGroups.commands,
         topics: Object.keys(handlers.commands),
         partitionsConsumedConcurrently: config.COMMAND_CONCURRENCY,
+        // Commands about different applications (or different initiations) do not wait for
+        // one another within a partition either; one application's stay in order.
+        keyConcurrency: config.COMMAND_KEY_CONCURRENCY,
         handle: async (message) => handlers.commands[message.topic]?.(message),
       });
       await bus.consume({
