@@ -1,12 +1,13 @@
 // The gateway under load (autocannon): a bare express baseline, the real initiate (a command
-// and its reply over Kafka, a database write, a provider call), a cheap GET, and initiate at a
-// fixed 100 requests per second.
+// and its reply over Kafka, a database write, a provider call), a cheap GET; and initiate at a
+// fixed 100 requests per second, evenly spaced (lib/openLoop.mjs).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { applicantBody, createLender } from './e2e.mjs';
 import { createSampler, infraProcesses } from './lib/procstat.mjs';
 import { diff, scrapeAll } from './lib/metrics.mjs';
+import { openLoop } from './lib/openLoop.mjs';
 import { envInt, httpJson, log, requireFromRoot, root, round } from './lib/util.mjs';
 
 export const GATEWAY_TARGETS = { initiateToBaseline: 0.1, fixedRateP99Ms: 50 };
@@ -112,11 +113,11 @@ export async function runGateway({ stack, warm }) {
     const sampler = createSampler(processes);
     const before = await scrapeAll(stack.processes);
     sampler.start();
-    const result = await autocannonRun(options);
+    const result = options.openLoop ? await openLoop(options.openLoop) : summary(await autocannonRun(options));
     const usage = sampler.stop();
     const after = await scrapeAll(stack.processes);
     const cpu = Object.fromEntries(Object.entries(usage.processes).map(([n, p]) => [n, p.cpuPercentOfOneCore]));
-    const s = { ...summary(result), cpuPercentOfOneCore: cpu, handlers: diff(before, after).slice(0, 8) };
+    const s = { ...result, cpuPercentOfOneCore: cpu, handlers: diff(before, after).slice(0, 8) };
     log(
       `gateway ${name}: ${s.requestsPerSecond} req/s, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, non-2xx ${s.non2xx}, errors ${s.errors}`,
     );
@@ -166,10 +167,33 @@ export async function runGateway({ stack, warm }) {
     });
   });
 
-  // initiate at a fixed rate (latencies corrected for coordinated omission)
+  // Initiate at a fixed rate, as a lender's backend sends it: one request every 1/rate s,
+  // whatever the answers (autocannon's rate sends each connection's share of a second back to
+  // back at the start of the second, bursts of 20 at once), latency counted from when each
+  // request was due.
   out.initiateFixedRate = await part(async () => ({
     rate,
+    arrivals: 'evenly spaced, open loop',
     ...(await measured(`initiate at ${rate}/s`, {
+      openLoop: {
+        url: `${stack.gatewayUrl}/api/applications/initiate`,
+        rate,
+        seconds: rateSeconds,
+        request: (i) => ({
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': lender.apiKey },
+          body: JSON.stringify(applicantBody(`gw-${runId}-rate-${i}`)),
+        }),
+      },
+    })),
+  }));
+
+  // The same rate as autocannon sends it, in bursts at the start of each second: what a
+  // backend that batches its calls does to the tail.
+  out.initiateBursts = await part(async () => ({
+    rate,
+    arrivals: `autocannon, ${Math.min(connections, 20)} connections, each its share at the start of every second`,
+    ...(await measured(`initiate at ${rate}/s in bursts`, {
       url: stack.gatewayUrl,
       connections: Math.min(connections, 20),
       overallRate: rate,

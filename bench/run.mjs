@@ -471,6 +471,8 @@ function report() {
         g.targets.fixedRateP99.target,
         g.targets.fixedRateP99.met,
       );
+      if (g.initiateBursts)
+        row('gateway', `initiate at ${g.initiateBursts.rate ?? '?'}/s in bursts (autocannon)`, line(g.initiateBursts));
     }
   }
   const soak = results.soak;
