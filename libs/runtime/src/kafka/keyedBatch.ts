@@ -4,15 +4,13 @@ export interface KeyedMessage {
   key: Buffer | null;
 }
 
-/** How a keyed batch ended: every message handled, or where it stopped and why. */
-export type KeyedBatchOutcome<M> =
-  | { stoppedAt?: undefined }
-  | {
-      /** The first message not handled: it and every later one are fetched again. */
-      stoppedAt: M;
-      /** What stopped the batch, when it was not being asked to stop (`proceed`). */
-      error?: unknown;
-    };
+/** How a keyed batch ended: every message handled (nothing set), or where it stopped and why. */
+export interface KeyedBatchOutcome<M> {
+  /** The first message not handled: it and every later one are fetched again. */
+  stoppedAt?: M;
+  /** What stopped the batch, when it was not being asked to stop (`proceed`). */
+  error?: unknown;
+}
 
 /**
  * Handles a partition's batch with up to `limit` messages at once: messages of different keys
