@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { testStamp, uniqueName, waitFor } from '@testing/helpers';
+import { KafkaJSProtocolError } from 'kafkajs';
 import { createKafkaBus, type KafkaBus } from '../kafka';
+import { createTopicAdmin, namespacedNames } from './topics';
 import { createLogger } from '../logger';
 import { createMetrics } from '../metrics';
 
@@ -81,6 +83,49 @@ describe('handOverOffsets', () => {
     // before it: a group that started at the beginning would have read it by then.
     const handled = await readWith(bus, 'new', topic, idsOf(batch(100)));
     expect(handled.sort()).toEqual(idsOf(batch(100)));
+  });
+
+  it('when the broker cannot answer for the group yet (it has just started), then the hand-over asks again and copies', async () => {
+    const ns = `${testStamp()}.`;
+    const topic = 'loan.test.handover';
+    const bus = await connectedBus(ns, topic);
+    await bus.publish(topic, batch(0));
+    await readWith(bus, 'old', topic, idsOf(batch(0)));
+    // What a broker whose offsets topic is still being created answers, twice.
+    let refusals = 2;
+    const admin = new Proxy(bus.raw.admin, {
+      get(target, name, receiver) {
+        if (name === 'fetchOffsets' && refusals > 0) {
+          return async () => {
+            refusals -= 1;
+            throw new KafkaJSProtocolError({
+              message: 'This is not the correct coordinator for this group',
+              type: 'NOT_COORDINATOR_FOR_GROUP',
+              code: 16,
+              retriable: true,
+            } as unknown as Error);
+          };
+        }
+        return Reflect.get(target, name, receiver) as unknown;
+      },
+    });
+    const topics = createTopicAdmin({
+      admin,
+      settings: {
+        brokers: [],
+        clientId: 'x',
+        registryUrl: '',
+        partitions: 4,
+        replicationFactor: 1,
+        schemaOf: () => Greeting,
+      },
+      names: namespacedNames(ns),
+      logger,
+    });
+
+    await expect(topics.handOverOffsets({ topic, from: 'old', to: 'new' })).resolves.toBe('copied');
+    expect(refusals).toBe(0);
+    expect(await committed(bus, topic, 'new')).toEqual(await committed(bus, topic, 'old'));
   });
 
   it('when the new group already has offsets on the topic, then they are kept', async () => {

@@ -19,6 +19,10 @@ export function namespacedNames(namespace = '') {
 }
 export type Names = ReturnType<typeof namespacedNames>;
 
+/** Whether kafkajs says a failed request may succeed if sent again (a broker still starting). */
+const isRetriable = (error: unknown) =>
+  typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
+
 /** Offsets of one partition of a topic, and what a consumer group committed there (-1: nothing). */
 export interface PartitionOffsets {
   partition: number;
@@ -124,26 +128,34 @@ export function createTopicAdmin(deps: { admin: Admin; settings: KafkaSettings; 
     const [topic, from, to] = [real(args.topic), real(args.from), real(args.to)];
     const deadline = Date.now() + (args.waitMs ?? 30_000);
     for (;;) {
-      if ((await commitsOf(topic, to)).length > 0) return 'kept';
-      const partitions = await commitsOf(topic, from);
-      if (partitions.length === 0) return 'none';
       try {
-        await admin.setOffsets({ groupId: to, topic, partitions });
-        logger.info({ topic, from, to, partitions }, 'consumer group offsets handed over');
-        return 'copied';
-      } catch (error) {
-        // kafkajs refuses unless the group is Empty (or Dead), before it joins the group itself
-        // for a moment to commit the offsets.
-        const { groups } = await admin.describeGroups([to]);
-        const joined = groups.some((g) => !['Empty', 'Dead'].includes(g.state));
-        if (!joined && (await commitsOf(topic, to)).length === 0) throw error;
-        if (Date.now() > deadline) {
-          logger.warn({ topic, from, to }, 'consumer group has members and no offsets; joining them as it is');
-          return 'busy';
+        if ((await commitsOf(topic, to)).length > 0) return 'kept';
+        const partitions = await commitsOf(topic, from);
+        if (partitions.length === 0) return 'none';
+        try {
+          await admin.setOffsets({ groupId: to, topic, partitions });
+          logger.info({ topic, from, to, partitions }, 'consumer group offsets handed over');
+          return 'copied';
+        } catch (error) {
+          if (isRetriable(error)) throw error;
+          // kafkajs refuses unless the group is Empty (or Dead), before it joins the group itself
+          // for a moment to commit the offsets.
+          const { groups } = await admin.describeGroups([to]);
+          const joined = groups.some((g) => !['Empty', 'Dead'].includes(g.state));
+          if (!joined && (await commitsOf(topic, to)).length === 0) throw error;
+          if (Date.now() > deadline) {
+            logger.warn({ topic, from, to }, 'consumer group has members and no offsets; joining them as it is');
+            return 'busy';
+          }
+          logger.debug({ topic, from, to }, 'another process is handing the offsets over; waiting');
         }
-        logger.debug({ topic, from, to }, 'another process is handing the offsets over; waiting');
-        await sleep(250);
+      } catch (error) {
+        // A broker just started has no coordinator for the group yet (NOT_COORDINATOR,
+        // COORDINATOR_NOT_AVAILABLE): asked again until it has, within the same time.
+        if (!isRetriable(error) || Date.now() > deadline) throw error;
+        logger.warn({ err: error, topic, from, to }, 'the broker cannot answer for the group yet; asking again');
       }
+      await sleep(250);
     }
   }
 
