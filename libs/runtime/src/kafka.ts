@@ -68,6 +68,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
           deadLetter: published.deadLetter,
           ensureTopics: (wanted) => topics.ensureTopics(wanted),
           commitIntervalMs: settings.commitIntervalMs ?? 1_000,
+          ...(settings.retryBackoff ? { retryBackoff: settings.retryBackoff } : {}),
           metrics,
           logger,
         }),

@@ -328,6 +328,58 @@ describe('shared runtime against the real broker, registry and database', () => 
     await waitFor(async () => (await committed()) === 30, { what: 'every offset committed' });
   });
 
+  it.each([1, 4])(
+    'when a message keeps failing (keys at once: %i), then only its partition waits for it: the others go on, the consumer never restarts, and the message is handled once it succeeds',
+    async (keyConcurrency) => {
+      const topic = uniqueName('test.retry-alone');
+      const bus = await connectedBus(topic, {
+        partitions: 3,
+        commitIntervalMs: 50,
+        retryBackoff: { initialMs: 20, maxMs: 100 },
+      });
+      let failures = 0;
+      let stuckPartition = -1;
+      /** Each message once, whatever a retry handled again. */
+      const handled = new Set<number>();
+      let handledElsewhere = false;
+      /** Messages of the failing one's partition handled before it: none one at a time. */
+      const overtook: number[] = [];
+      const consumer = await bus.consume({
+        groupId: uniqueName('g'),
+        topics: [topic],
+        keyConcurrency,
+        handle: async (m) => {
+          const { count } = m.value as { count: number };
+          // The first message fails at least 12 times, and until a message of another
+          // partition (the keys put some there) is handled: that one did not wait for it.
+          if (count === 0 && (failures < 12 || !handledElsewhere)) {
+            failures += 1;
+            stuckPartition = m.partition;
+            throw new Error('the database did not answer');
+          }
+          if (count > 0 && m.partition === stuckPartition && !handled.has(0)) overtook.push(count);
+          if (count > 0 && m.partition !== stuckPartition) handledElsewhere = true;
+          handled.add(count);
+        },
+      });
+      const crashes: unknown[] = [];
+      consumer.on(consumer.events.CRASH, (event) => crashes.push(event.payload.error));
+      await bus.publish(topic, [{ key: 'stuck', value: { id: 'stuck', text: 'x', count: 0 } }]);
+      await waitFor(() => failures >= 3, { what: 'the first failures' });
+      const others = Array.from({ length: 12 }, (_, i) => ({
+        key: `other-${i}`,
+        value: { id: `o${i}`, text: 'x', count: i + 1 },
+      }));
+      await bus.publish(topic, others);
+      await waitFor(() => handled.has(0), { timeoutMs: 30_000, what: 'the failing message handled at last' });
+      await waitFor(() => handled.size === 13, { what: 'every message handled' });
+      expect(failures).toBeGreaterThanOrEqual(12);
+      expect(crashes).toEqual([]);
+      // One at a time, nothing of its partition passes it; side by side, other keys may.
+      if (keyConcurrency === 1) expect(overtook).toEqual([]);
+    },
+  );
+
   it('when a message is not what the topic promises, then it is dead-lettered and the consumer moves on', async () => {
     const topic = uniqueName('test.poison');
     const bus = newBus(topic);

@@ -25,6 +25,8 @@ export async function startConsumer(deps: {
   deadLetter: DeadLetter;
   ensureTopics: (topics: string[]) => Promise<void>;
   commitIntervalMs: number;
+  /** Backoff of a message whose handling failed: its first wait, doubled up to the longest. */
+  retryBackoff?: { initialMs: number; maxMs: number };
   metrics: Metrics;
   logger: Logger;
 }): Promise<RunningConsumer> {
@@ -61,6 +63,20 @@ export async function startConsumer(deps: {
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics.map(real), fromBeginning: options.fromBeginning ?? true });
     const keyConcurrency = options.keyConcurrency ?? 1;
+    const retries = createRetryBackoff(deps.retryBackoff ?? { initialMs: 200, maxMs: 5_000 });
+    /**
+     * A message whose handling failed (retriable) is fetched again after a backoff of its own:
+     * its partition pauses and is read again from it, while the consumer's other partitions go
+     * on. Thrown back to kafkajs instead, the error would stop every partition for kafkajs's
+     * backoff, which grows with every error the consumer ever had until it restarts (a scoring
+     * request waiting for a profile stalled the whole consumer for 40 s in the soak).
+     */
+    const retryLater = (topic: string, partition: number, offset: string, pause: () => () => void) => {
+      const delayMs = retries.failed(topic, partition, offset);
+      consumer.seek({ topic, partition, offset });
+      const resume = pause();
+      setTimeout(resume, delayMs).unref();
+    };
     await consumer.run({
       partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
       autoCommit: false,
@@ -76,23 +92,36 @@ export async function startConsumer(deps: {
                   return () => run(() => handleMessage({ topic, partition, message, heartbeat, pause }));
                 },
                 proceed: () => committer.accepting() && isRunning() && !isStale(),
-                afterEach: heartbeat,
+                afterEach: () =>
+                  heartbeat().catch((cause: unknown) => {
+                    throw new HeartbeatFailed(cause);
+                  }),
               });
-              if (!outcome.stoppedAt) return;
-              // Fetched again from the first message not handled (kafkajs resumes after the
-              // offset resolved last), and recorded anew then.
+              if (!outcome.stoppedAt) {
+                retries.succeeded(topic, partition);
+                return;
+              }
+              // Fetched again from the first message not handled, and recorded anew then.
               const index = batch.messages.indexOf(outcome.stoppedAt);
               if (index > 0) resolveOffset(batch.messages[index - 1]!.offset);
               committer.rewind(topic, partition, outcome.stoppedAt.offset);
-              if (outcome.error !== undefined) throw outcome.error;
+              // A rebalance is kafkajs's to handle; a handler's failure is retried on its partition.
+              if (outcome.error instanceof HeartbeatFailed) throw outcome.error.cause;
+              if (outcome.error !== undefined) retryLater(topic, partition, outcome.stoppedAt.offset, pause);
             },
             eachBatchAutoResolve: true,
           }
         : {
-            eachMessage: (payload: EachMessagePayload) =>
-              committer.handling(payload.topic, payload.partition, payload.message.offset, () =>
-                handleMessage(payload),
-              ),
+            eachMessage: async (payload: EachMessagePayload) => {
+              const { topic, partition, message } = payload;
+              try {
+                await committer.handling(topic, partition, message.offset, () => handleMessage(payload));
+              } catch {
+                retryLater(topic, partition, message.offset, payload.pause);
+                return;
+              }
+              retries.succeeded(topic, partition);
+            },
           }),
     });
   } catch (error) {
@@ -101,4 +130,30 @@ export async function startConsumer(deps: {
   }
   liveness.sign();
   return { consumer, stop: committer.stop, stalled: liveness.stalled };
+}
+
+/** A heartbeat's failure (the group rebalancing) that stopped a keyed batch: kafkajs's to handle. */
+class HeartbeatFailed {
+  constructor(readonly cause: unknown) {}
+}
+
+/**
+ * How long each partition's failing message waits before it is tried again: `initialMs`
+ * after its first failure, doubled after each next one up to `maxMs`; a partition starts over
+ * once a message of it succeeds or another message fails.
+ */
+export function createRetryBackoff({ initialMs, maxMs }: { initialMs: number; maxMs: number }) {
+  const failing = new Map<string, { offset: string; failures: number }>();
+  return {
+    failed(topic: string, partition: number, offset: string): number {
+      const key = `${topic}:${partition}`;
+      const current = failing.get(key);
+      const failures = current?.offset === offset ? current.failures + 1 : 1;
+      failing.set(key, { offset, failures });
+      return Math.min(maxMs, initialMs * 2 ** (failures - 1));
+    },
+    succeeded(topic: string, partition: number): void {
+      failing.delete(`${topic}:${partition}`);
+    },
+  };
 }

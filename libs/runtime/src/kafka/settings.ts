@@ -31,6 +31,12 @@ export interface KafkaSettings {
    */
   consumerStallMs?: number;
   /**
+   * How long a message whose handler failed (a retriable error) waits before it is handled
+   * again, its partition paused meanwhile: `initialMs` (200) after the first failure, doubled
+   * after each next one, at most `maxMs` (5,000).
+   */
+  retryBackoff?: { initialMs: number; maxMs: number };
+  /**
    * How long a publish waits for others to join it in one produce request when none is in
    * flight (0 by default: sent at once). A few milliseconds gather what several handlers
    * publish at about the same time into one request, as the Java producer's `linger.ms` does.
