@@ -53,9 +53,10 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
 
   /**
    * Subscribes a handler. Each message is decoded and validated; one that cannot be is poison:
-   * it goes to `<topic>.dlq` and the consumer moves on. A handler error that is retriable is
-   * thrown back so kafkajs redelivers the message; one that is not is dead-lettered too. A
-   * consumer that stalls is started again (see `watchdog.ts`).
+   * it goes to `<topic>.dlq` and the consumer moves on. A handler error that is retriable has
+   * its message read again after a backoff, its partition paused meanwhile and the others going
+   * on (`consumer.ts`); one that is not is dead-lettered too. A consumer that stalls is started
+   * again (see `watchdog.ts`).
    */
   async function consume(args: ConsumeOptions): Promise<Consumer> {
     const { first, stop } = await superviseConsumer({

@@ -33,6 +33,12 @@ function newBus(topicPrefix: string) {
   return createKafkaBus({ logger, metrics: createMetrics('runtime-test'), settings: newBusSettings(topicPrefix) });
 }
 
+/** `rounds` messages of each key, the keys taking turns: count 0 of every key, then count 1, ... */
+const roundsOf = (keys: string[], rounds: number) =>
+  Array.from({ length: rounds }, (_, count) =>
+    keys.map((key) => ({ key, value: { id: `${key}${count}`, text: 'x', count } })),
+  ).flat();
+
 describe('shared runtime against the real broker, registry and database', () => {
   const buses: ReturnType<typeof newBus>[] = [];
   afterAll(async () => {
@@ -260,12 +266,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     const slow = new Promise<void>((resolve) => (releaseSlow = resolve));
     const handled: string[] = [];
     const keys = ['slow', 'a', 'b'];
-    await bus.publish(
-      topic,
-      Array.from({ length: 5 }, (_, count) =>
-        keys.map((key) => ({ key, value: { id: `${key}${count}`, text: 'x', count } })),
-      ).flat(),
-    );
+    await bus.publish(topic, roundsOf(keys, 5));
     await bus.consume({
       groupId,
       topics: [topic],
@@ -303,12 +304,7 @@ describe('shared runtime against the real broker, registry and database', () => 
     const outOfOrder: string[] = [];
     let failures = 0;
     const keys = ['a', 'b', 'c', 'd', 'e'];
-    await bus.publish(
-      topic,
-      Array.from({ length: 6 }, (_, count) =>
-        keys.map((key) => ({ key, value: { id: `${key}${count}`, text: 'x', count } })),
-      ).flat(),
-    );
+    await bus.publish(topic, roundsOf(keys, 6));
     await bus.consume({
       groupId,
       topics: [topic],

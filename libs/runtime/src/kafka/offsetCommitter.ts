@@ -7,7 +7,7 @@ import { sleep } from './timing';
  * Offsets committed on an interval instead of after every fetched batch (kafkajs's
  * `autoCommit`, one OffsetCommit request per batch, most of them of one message under load).
  * What may be committed is the offset tracker's (`offsetTracker.ts`); a handler that throws
- * leaves its message unrecorded and kafkajs fetches it again. On a rebalance the offsets of
+ * leaves its message unrecorded, to be read again. On a rebalance the offsets of
  * partitions no longer assigned are dropped (their new owner handles those messages again);
  * on stop, fetching pauses, the handlers in flight finish and what they handled is committed
  * before the consumer leaves its group.

@@ -34,8 +34,9 @@ export interface ConsumeOptions {
 /**
  * What happens to one fetched message: passed over when its fact type is not wanted; decoded
  * and validated, or dead-lettered as poison; handed to the handler inside a CONSUMER span. A
- * handler error that is retriable (and a registry that cannot be asked) is thrown back so
- * kafkajs fetches the message again; one that is not dead-letters the message. Answers the
+ * handler error that is retriable (and a registry that cannot be asked) is thrown back, for
+ * the consumer to read the message again after a backoff; one that is not dead-letters the
+ * message. Answers the
  * work the handler asked its offset to wait for (`commitAfter`), if any.
  */
 export function createMessagePipeline(deps: {
