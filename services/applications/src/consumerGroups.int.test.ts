@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  Topics,
-  replyTopicFor,
-  type ApplicationCommand,
-  type CommandReply,
-  type ProviderCallback,
-} from '@loan/contracts';
+import { Topics, type ApplicationCommand, type ProviderCallback } from '@loan/contracts';
+import { commandSender } from '@testing/commands';
 import { waitFor } from '@testing/helpers';
 import { consumedToEnd, startApplications, suiteNamespace, testBus, testSealer, type Running } from '@testing/stack';
 import { ConsumerGroups } from './entry-points/consumers';
@@ -18,7 +13,6 @@ import { ConsumerGroups } from './entry-points/consumers';
  * that read commands in the facts' group hands its position over to the commands' group.
  */
 const sealer = testSealer();
-type Bus = ReturnType<typeof testBus>;
 
 /**
  * The account-linking provider as far as these tests need it: a hosted link for every initiate,
@@ -54,68 +48,19 @@ async function holdingProvider() {
   };
 }
 
-type Input = ApplicationCommand extends infer C
-  ? C extends unknown
-    ? Omit<C, 'commandId' | 'replyTo' | 'correlationId' | 'issuedAt'>
-    : never
-  : never;
-
-/** The gateway's side of commands: sends them on the commands topic, reads the replies. */
-async function gateway(bus: Bus, name: string) {
-  const replyTo = replyTopicFor(`${name}-${randomUUID().slice(0, 8)}`);
-  const replyGroup = `${name}-replies`;
-  const replies = new Map<string, CommandReply>();
-  await bus.ensureTopics([replyTo]);
-  await bus.consume({
-    groupId: replyGroup,
-    topics: [replyTo],
-    handle: async (m) => void replies.set((m.value as CommandReply).commandId, m.value as CommandReply),
-  });
-  /** Publishes a command as the gateway does; answers its id. */
-  async function publish(input: Input): Promise<string> {
-    const commandId = randomUUID();
-    const command = {
-      ...input,
-      commandId,
-      replyTo,
-      correlationId: randomUUID(),
-      issuedAt: new Date().toISOString(),
-    } as ApplicationCommand;
-    const key = 'applicationId' in command ? command.applicationId : commandId;
-    await bus.publish(Topics.applicationCommands, [{ key, value: command }]);
-    return commandId;
-  }
-  return {
-    replies,
-    replyTo,
-    replyGroup,
-    publish,
-    /** Sends a command and waits for its reply, at most `timeoutMs`; an ok result is opened. */
-    async send(input: Input, timeoutMs?: number) {
-      const commandId = await publish(input);
-      const reply = await waitFor(() => replies.get(commandId), { what: `the reply to ${input.type}`, timeoutMs });
-      if (!reply.ok) return reply;
-      return {
-        ok: true as const,
-        result: JSON.parse(sealer.for('command-replies').open(reply.sealedResult!)) as Record<string, unknown>,
-      };
-    },
-  };
-}
-
 describe('the commands consumer group', () => {
   const ns = suiteNamespace();
   const bus = testBus(ns, 'applications-groups-test');
   let provider: Awaited<ReturnType<typeof holdingProvider>>;
   let applications: Running;
-  let lender: Awaited<ReturnType<typeof gateway>>;
+  let lender: Awaited<ReturnType<typeof commandSender>>;
 
   beforeAll(async () => {
     provider = await holdingProvider();
     // Longer than the test holds the lookup: the fact's handler waits on it all along.
     applications = await startApplications(ns, { PROVIDER_BASE_URL: provider.url, PROVIDER_TIMEOUT: '2m' });
     await bus.connect();
-    lender = await gateway(bus, 'groups-test');
+    lender = await commandSender(bus, 'groups-test');
   });
 
   afterAll(async () => {
@@ -183,7 +128,7 @@ describe('the hand-over from the group that read commands before', () => {
   it('when the release before read commands in the facts’ group, then the commands’ group starts where it stopped and answers no earlier command again', async () => {
     await bus.connect();
     await bus.ensureTopics([Topics.applicationCommands]);
-    const lender = await gateway(bus, 'handover-test');
+    const lender = await commandSender(bus, 'handover-test');
     const clientId = `c-${randomUUID()}`;
     const earlier: string[] = [];
     for (let i = 0; i < 12; i += 1) {

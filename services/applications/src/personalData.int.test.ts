@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  Topics,
-  replyTopicFor,
-  type ApplicationCommand,
-  type ApplicationFact,
-  type CommandReply,
-} from '@loan/contracts';
+import { Topics, type ApplicationFact } from '@loan/contracts';
 import { isSealed } from '@loan/runtime';
+import { commandSender, type CommandInput } from '@testing/commands';
 import { waitFor } from '@testing/helpers';
 import { startApplications, startSandbox, suiteNamespace, testBus, testSealer, type Running } from '@testing/stack';
 import type { Application } from './domain/application';
@@ -19,23 +14,17 @@ import type { Application } from './domain/application';
 const ns = suiteNamespace();
 const sealer = testSealer();
 const bus = testBus(ns, 'applications-personal-data-test');
-const replyTo = replyTopicFor(`personal-data-test-${randomUUID().slice(0, 8)}`);
-const replies = new Map<string, CommandReply>();
 const facts: ApplicationFact[] = [];
 let applications: Running;
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+let lender: Awaited<ReturnType<typeof commandSender>>;
 
 beforeAll(async () => {
   // Nothing is linked here: the sandbox's webhooks would have nowhere to go.
   sandbox = await startSandbox('http://127.0.0.1:9/provider/webhooks/mono');
   applications = await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url });
   await bus.connect();
-  await bus.ensureTopics([replyTo]);
-  await bus.consume({
-    groupId: 'personal-data-test-replies',
-    topics: [replyTo],
-    handle: async (m) => void replies.set((m.value as CommandReply).commandId, m.value as CommandReply),
-  });
+  lender = await commandSender(bus, 'personal-data-test');
   await bus.consume({
     groupId: 'personal-data-test-facts',
     topics: [Topics.applicationFacts],
@@ -49,38 +38,8 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-type Input = ApplicationCommand extends infer C
-  ? C extends unknown
-    ? Omit<C, 'commandId' | 'replyTo' | 'correlationId' | 'issuedAt'>
-    : never
-  : never;
-
-/** Sends a command as the gateway does and waits for its reply; an ok result is opened. */
-async function send(
-  input: Input,
-): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; code: string; message: string }> {
-  const commandId = randomUUID();
-  const command = {
-    ...input,
-    commandId,
-    replyTo,
-    correlationId: randomUUID(),
-    issuedAt: new Date().toISOString(),
-  } as ApplicationCommand;
-  const key =
-    'applicationId' in command
-      ? command.applicationId
-      : command.type === 'InitiateApplication'
-        ? command.request.idempotencyKey
-        : commandId;
-  await bus.publish(Topics.applicationCommands, [{ key, value: command }]);
-  const reply = await waitFor(() => replies.get(commandId), { what: `the reply to ${input.type}` });
-  if (!reply.ok) return reply;
-  return {
-    ok: true,
-    result: JSON.parse(sealer.for('command-replies').open(reply.sealedResult!)) as Record<string, unknown>,
-  };
-}
+type Input = CommandInput;
+const send = (input: Input) => lender.send(input);
 
 const person = () => {
   const tag = randomUUID().slice(0, 6);

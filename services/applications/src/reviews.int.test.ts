@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import {
   Topics,
-  replyTopicFor,
-  type ApplicationCommand,
-  type CommandReply,
   type Decision,
   type PublicEventRecord,
   type ReviewQueueItem,
   type ReviewRequest,
   type ReviewView,
 } from '@loan/contracts';
+import { commandSender, type CommandInput } from '@testing/commands';
 import { waitFor } from '@testing/helpers';
 import { startApplications, suiteNamespace, testBus, testSealer, type Running } from '@testing/stack';
 import type { ApplicationModel } from './data-access/applicationModel';
@@ -25,11 +23,10 @@ import type { Application } from './domain/application';
 const ns = suiteNamespace();
 const sealer = testSealer();
 const bus = testBus(ns, 'applications-review-test');
-const replyTo = replyTopicFor(`review-test-${randomUUID().slice(0, 8)}`);
-const replies = new Map<string, CommandReply>();
 const events: PublicEventRecord[] = [];
 let applications: Running;
 let repo: ReturnType<typeof createApplicationRepository>;
+let lender: Awaited<ReturnType<typeof commandSender>>;
 
 beforeAll(async () => {
   applications = await startApplications(ns);
@@ -38,12 +35,7 @@ beforeAll(async () => {
     sealer,
   );
   await bus.connect();
-  await bus.ensureTopics([replyTo]);
-  await bus.consume({
-    groupId: 'review-test-replies',
-    topics: [replyTo],
-    handle: async (m) => void replies.set((m.value as CommandReply).commandId, m.value as CommandReply),
-  });
+  lender = await commandSender(bus, 'review-test');
   await bus.consume({
     groupId: 'review-test-events',
     topics: [Topics.events],
@@ -56,11 +48,7 @@ afterAll(async () => {
   await applications?.stop();
 });
 
-type Input = ApplicationCommand extends infer C
-  ? C extends unknown
-    ? Omit<C, 'commandId' | 'replyTo' | 'correlationId' | 'issuedAt'>
-    : never
-  : never;
+type Input = CommandInput;
 
 /** A review as the gateway sends it: who reviewed and their note sealed. */
 function reviewCommand(
@@ -88,27 +76,7 @@ const confirmCommand = (clientId: string, applicationId: string, reviewer: strin
   reviewer: sealer.seal(reviewer),
 });
 
-/** Sends a command as the gateway does and waits for its reply; an ok result is opened. */
-async function send(
-  input: Input,
-): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; code: string; message: string }> {
-  const commandId = randomUUID();
-  const command = {
-    ...input,
-    commandId,
-    replyTo,
-    correlationId: randomUUID(),
-    issuedAt: new Date().toISOString(),
-  } as ApplicationCommand;
-  const key = 'applicationId' in command ? command.applicationId : commandId;
-  await bus.publish(Topics.applicationCommands, [{ key, value: command }]);
-  const reply = await waitFor(() => replies.get(commandId), { what: `the reply to ${input.type}` });
-  if (!reply.ok) return reply;
-  return {
-    ok: true,
-    result: JSON.parse(sealer.for('command-replies').open(reply.sealedResult!)) as Record<string, unknown>,
-  };
-}
+const send = (input: Input) => lender.send(input);
 
 function decision(outcome: Decision['decision'], applicantId: string, at: Date): Decision {
   return {

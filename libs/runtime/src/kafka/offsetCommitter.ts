@@ -51,6 +51,19 @@ export function createOffsetCommitter(deps: {
     return committing;
   }
 
+  /** Runs a handler counted as in flight (what `stop` waits for) until it ends. */
+  async function inFlightWhile(run: () => Promise<void>): Promise<void> {
+    inFlight += 1;
+    const since = { at: Date.now() };
+    handlerStarts.add(since);
+    try {
+      await run();
+    } finally {
+      inFlight -= 1;
+      handlerStarts.delete(since);
+    }
+  }
+
   const timer = setInterval(() => void commit(), deps.commitIntervalMs);
   timer.unref();
 
@@ -59,24 +72,17 @@ export function createOffsetCommitter(deps: {
      * Runs the handling of one message; its offset is recorded once `handle` returns, held
      * until the work it hands back (if any) ends.
      */
-    async handling(
+    handling: (
       topic: string,
       partition: number,
       offset: string,
       handle: () => Promise<{ work: Promise<unknown> } | undefined>,
-    ) {
-      inFlight += 1;
-      const since = { at: Date.now() };
-      handlerStarts.add(since);
-      try {
+    ) =>
+      inFlightWhile(async () => {
         const work = (await handle())?.work;
         const release = tracker.handled(topic, partition, offset, work !== undefined);
         if (work && release) void work.then(release);
-      } finally {
-        inFlight -= 1;
-        handlerStarts.delete(since);
-      }
-    },
+      }),
     /**
      * Records a message of a keyed batch as it is scheduled (in offset order): its partition's
      * position stops at it until the run answered ends well (and the work its handling hands
@@ -85,19 +91,12 @@ export function createOffsetCommitter(deps: {
      */
     begin(topic: string, partition: number, offset: string) {
       const release = tracker.handled(topic, partition, offset, true)!;
-      return async (handle: () => Promise<{ work: Promise<unknown> } | undefined>) => {
-        inFlight += 1;
-        const since = { at: Date.now() };
-        handlerStarts.add(since);
-        try {
+      return (handle: () => Promise<{ work: Promise<unknown> } | undefined>) =>
+        inFlightWhile(async () => {
           const work = (await handle())?.work;
           if (work) void work.then(release);
           else release();
-        } finally {
-          inFlight -= 1;
-          handlerStarts.delete(since);
-        }
-      };
+        });
     },
     rewind: (topic: string, partition: number, offset: string) => tracker.rewind(topic, partition, offset),
     /** False once stopping: a keyed batch starts no more messages. */

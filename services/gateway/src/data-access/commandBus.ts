@@ -13,6 +13,20 @@ export class ReplyTimeoutError extends Error {
 }
 
 /**
+ * The record key of a command: what must be handled in order shares a key. An initiate goes by
+ * its idempotency key (as its digest: the lender's own string may be an e-mail address), a read
+ * of many applications by its own id (nothing to keep in order), every other command by its
+ * application.
+ */
+export function commandKey(command: ApplicationCommand): string {
+  if (command.type === 'InitiateApplication')
+    return `key:${createHash('sha256').update(command.request.idempotencyKey).digest('base64url')}`;
+  if (command.type === 'ListApplications' || command.type === 'ListReviews' || command.type === 'GetPortfolio')
+    return command.commandId;
+  return command.applicationId;
+}
+
+/**
  * Request/reply over Kafka: a command goes to the applications service, keyed so that what
  * must be serialised is (initiate by idempotencyKey, the rest by applicationId); the reply
  * comes back on this replica's own topic, which only it reads. Results name the applicant, so
@@ -82,12 +96,7 @@ export function createCommandBus(deps: {
   function send(input: CommandInput): Promise<CommandReply> {
     const commandId = randomUUID();
     const command = { ...input, commandId, replyTo, issuedAt: new Date().toISOString() } as ApplicationCommand;
-    const key =
-      command.type === 'InitiateApplication'
-        ? `key:${createHash('sha256').update(command.request.idempotencyKey).digest('base64url')}`
-        : command.type === 'ListApplications' || command.type === 'ListReviews' || command.type === 'GetPortfolio'
-          ? commandId // a read of many applications: nothing to keep in order
-          : command.applicationId;
+    const key = commandKey(command);
     return new Promise<CommandReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(commandId);
