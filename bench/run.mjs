@@ -5,6 +5,7 @@
 // bench/results/SUMMARY.md). See bench/README.md.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { E2E_TARGETS, runE2E, STAGE_NAMES, waitForGroups } from './e2e.mjs';
@@ -38,7 +39,10 @@ const runKey = Date.now().toString(36);
 // and, unless BENCH_DB=shared (the usual loan_<service>), databases of its own; all removed after.
 const sharedDb = process.env.BENCH_DB === 'shared';
 const SERVICES = ['gateway', 'applications', 'enrichment', 'scoring', 'notifier', 'janitor'];
-const resultsDir = path.join(root, 'bench', 'results');
+/** Where the results go: bench/results, or BENCH_RESULTS_DIR (a run that must leave them be). */
+const resultsDir = process.env.BENCH_RESULTS_DIR
+  ? path.resolve(process.env.BENCH_RESULTS_DIR)
+  : path.join(root, 'bench', 'results');
 const apps = envInt('BENCH_APPS', 200);
 const concurrency = envInt('BENCH_CONCURRENCY', 20);
 const profiled = process.env.BENCH_PROFILED === '1';
@@ -803,8 +807,51 @@ async function runSoak() {
   }
 }
 
+/**
+ * The broker, the registry and the database answer at the addresses the services will be given
+ * (the environment's, else `scripts/infra env`'s), or the reason they do not: a stack started
+ * without them would keep restarting its services until the READY line's time ran out.
+ */
+async function infrastructureMissing() {
+  const infra = infraEnv();
+  const setting = (name) => process.env[name] ?? infra[name];
+  const hostPort = (url, defaultPort) => {
+    const { hostname, port } = new URL(url);
+    return { host: hostname.replace(/^\[|\]$/g, ''), port: Number(port || defaultPort) };
+  };
+  const needed = [
+    ['Kafka', hostPort(`kafka://${(setting('KAFKA_BROKERS') ?? '127.0.0.1:9092').split(',')[0]}`, 9092)],
+    ['the schema registry', hostPort(setting('SCHEMA_REGISTRY_URL') ?? 'http://127.0.0.1:8081', 80)],
+    ['the database', hostPort((setting('MONGO_URL') ?? 'mongodb://127.0.0.1:27017/').split(',')[0], 27017)],
+  ];
+  const refusals = [];
+  for (const [what, { host, port }] of needed) {
+    const answered = await new Promise((resolve) => {
+      const socket = net.connect({ host, port, timeout: 3_000 });
+      const done = (ok) => {
+        socket.destroy();
+        resolve(ok);
+      };
+      socket.once('connect', () => done(true));
+      socket.once('timeout', () => done(false));
+      socket.once('error', () => done(false));
+    });
+    if (!answered) refusals.push(`${what} at ${host}:${port}`);
+  }
+  return refusals.length === 0 ? null : `nothing answers for ${refusals.join(', ')}`;
+}
+
 async function main() {
   log(`benchmarks: ${selected.join(', ')}`);
+  if (selected.some((name) => name !== 'scoring')) {
+    const missing = await infrastructureMissing();
+    if (missing) {
+      console.error(
+        `[bench] ${missing}: start the infrastructure (\`bash scripts/infra start\`), or run \`npm run bench\`, which starts it`,
+      );
+      process.exit(3);
+    }
+  }
   const safely = async (name, fn) => {
     const t = Date.now();
     try {

@@ -22,8 +22,21 @@ export const STACK_PROCESSES = [
 ];
 
 const spawned = new Set();
-/** Last resort on exit: nothing this harness started outlives it. */
+/** `scripts/stack.mjs` runs, each in a process group of its own with the services it started. */
+const groups = new Set();
+/**
+ * Last resort on exit: nothing this harness started outlives it, the services a stack script
+ * started before its READY line included (they are in its group; killed alone, it would leave
+ * them running, holding their ports).
+ */
 process.on('exit', () => {
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
   for (const pid of spawned) {
     try {
       if (isAlive(pid)) process.kill(pid, 'SIGKILL');
@@ -168,8 +181,11 @@ async function startWithStackScript({ env, common, gatewayPort, sandboxPort }) {
     cwd: root,
     env: { ...env, GATEWAY_PORT: String(gatewayPort), SANDBOX_PORT: String(sandboxPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, with the services it starts: see the exit handler above.
+    detached: true,
   });
   spawned.add(child.pid);
+  groups.add(child.pid);
   const stderr = [];
   child.stderr.on('data', (chunk) => {
     stderr.push(chunk.toString());
@@ -195,6 +211,12 @@ async function startWithStackScript({ env, common, gatewayPort, sandboxPort }) {
     });
   }).catch(async (error) => {
     if (!exited) await stopPids([{ pid: child.pid }], 25_000);
+    try {
+      process.kill(-child.pid, 'SIGKILL'); // whatever it started and did not stop
+    } catch {
+      // none left
+    }
+    groups.delete(child.pid);
     throw error;
   });
   const processes = childrenOf(child.pid)
@@ -221,6 +243,7 @@ async function startWithStackScript({ env, common, gatewayPort, sandboxPort }) {
         5_000,
       );
       for (const p of processes) spawned.delete(p.pid);
+      groups.delete(child.pid);
     },
   };
 }
