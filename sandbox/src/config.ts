@@ -54,6 +54,15 @@ const EnvSchema = z.object({
     .max(100_000)
     .default(100)
     .describe('Linked accounts whose generated statements stay in memory; others are generated again when read'),
+  SANDBOX_MAX_SESSIONS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(10_000)
+    .describe(
+      'Widget sessions kept at most; beyond it the oldest are forgotten with the accounts linked through them (about 8 KiB each)',
+    ),
   SANDBOX_JOB_RETENTION: duration('1h', 'How long a finished income or statement-insights job can be read'),
   SANDBOX_RETENTION: duration(
     '8d',
@@ -82,6 +91,7 @@ export interface SandboxConfig {
   accountCacheSize: number;
   jobRetentionMs: number;
   retentionMs: number;
+  maxSessions: number;
   logLevel: z.infer<typeof EnvSchema>['SANDBOX_LOG_LEVEL'];
 }
 
@@ -107,6 +117,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     accountCacheSize: e.SANDBOX_ACCOUNT_CACHE,
     jobRetentionMs: e.SANDBOX_JOB_RETENTION,
     retentionMs: e.SANDBOX_RETENTION,
+    maxSessions: e.SANDBOX_MAX_SESSIONS,
     logLevel: e.SANDBOX_LOG_LEVEL,
   });
 }

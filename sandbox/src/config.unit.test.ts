@@ -16,6 +16,7 @@ describe('sandbox configuration', () => {
       accountCacheSize: 100,
       jobRetentionMs: 3_600_000,
       retentionMs: 8 * 86_400_000,
+      maxSessions: 10_000,
       logLevel: 'info',
     });
   });

@@ -63,7 +63,19 @@ export function createSandbox(config: Readonly<SandboxConfig>, deps: SandboxDepe
     accountCacheSize: config.accountCacheSize,
     jobRetentionMs: config.jobRetentionMs,
     retentionMs: config.retentionMs,
+    maxSessions: config.maxSessions,
   });
+  // Sessions pushed out before their time: said on the first and on every thousandth after.
+  let evictedSessions = 0;
+  const onSessionsEvicted = (count: number) => {
+    const before = evictedSessions;
+    evictedSessions += count;
+    if (before === 0 || Math.floor(before / 1_000) < Math.floor(evictedSessions / 1_000))
+      logger.warn(
+        { evicted: evictedSessions, maxSessions: config.maxSessions },
+        'more sessions than SANDBOX_MAX_SESSIONS: the oldest are forgotten with the accounts linked through them',
+      );
+  };
   // What a provider would have expired is forgotten once a minute, so memory stays bounded
   // however many applications a long-running sandbox serves.
   const pruneTimer = setInterval(() => {
@@ -93,7 +105,16 @@ export function createSandbox(config: Readonly<SandboxConfig>, deps: SandboxDepe
   app.use(createWidgetRoutes({ store, linking, clock }));
   app.use(bureau.router);
   app.use('/v2', faultInjection(faults, 'provider', clock), requireSecretKey(clock));
-  app.use(createProviderApi({ store, jobs, clock, sessionTtlMs: config.sessionTtlMs, publicUrl: () => publicUrl }));
+  app.use(
+    createProviderApi({
+      store,
+      jobs,
+      clock,
+      sessionTtlMs: config.sessionTtlMs,
+      publicUrl: () => publicUrl,
+      onSessionsEvicted,
+    }),
+  );
   app.use((_req, res) => {
     res.status(404).json(failed(clock(), 'Not found'));
   });

@@ -13,6 +13,8 @@ export interface ProviderApiOptions {
   sessionTtlMs: number;
   /** Origin widget and pagination addresses are built on (known once listening). */
   publicUrl: () => string;
+  /** Told how many of the oldest sessions a new one pushed out of the store (`maxSessions`). */
+  onSessionsEvicted?: (count: number) => void;
 }
 
 const InitiateBody = z
@@ -138,7 +140,8 @@ export function createProviderApi(options: ProviderApiOptions): Router {
       linkedAccountIds: [],
       tickets: new Map(),
     };
-    store.sessions.set(session.id, session);
+    const evicted = store.addSession(session);
+    if (evicted > 0) options.onSessionsEvicted?.(evicted);
     res.json(
       successful(now, 'Request was successfully completed', {
         mono_url: `${options.publicUrl()}/widget/${session.id}`,

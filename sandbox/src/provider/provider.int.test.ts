@@ -403,3 +403,28 @@ describe('widget session expiry', () => {
     expect(await page.text()).toContain('expired');
   });
 });
+
+describe('provider sandbox over HTTP, with more sessions than it keeps', () => {
+  let t: TestSandbox;
+
+  beforeAll(async () => {
+    t = await startTestSandbox({ SANDBOX_MAX_SESSIONS: '2' });
+  });
+
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('when a third link is initiated, then the oldest session and the account linked through it are gone, and the two newest still answer', async () => {
+    const accounts: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const { status, body } = await t.link({ widgetUrl: await t.initiate() });
+      expect(status).toBe(200);
+      accounts.push(body.providerAccountId as string);
+    }
+    const statuses = await Promise.all(accounts.map(async (id) => (await t.api(`/v2/accounts/${id}`)).status));
+    // The third initiate pushed the first session out before the third link.
+    expect(statuses).toEqual([404, 200, 200]);
+    expect(t.sandbox.store.sessions.size).toBe(2);
+  });
+});

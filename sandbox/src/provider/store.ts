@@ -74,6 +74,11 @@ export interface ProviderStore {
   jobs: Map<string, Job>;
   /** Finished income results per account, oldest first (the newest `INCOME_RECORDS_KEPT`). */
   incomeRecords: Map<string, MonoIncome[]>;
+  /**
+   * Stores a new session. Beyond `maxSessions`, the oldest sessions are forgotten with the
+   * accounts linked through them, as `prune` forgets expired ones; returns how many.
+   */
+  addSession(session: LinkSession): number;
   /** Stores a newly linked account, generated from `input`; its data is cached. */
   addAccount(fields: Omit<LinkedAccount, 'id' | 'data'>, input: GenerateAccountInput): LinkedAccount;
   /** Keeps an income result of an account, dropping the oldest beyond `INCOME_RECORDS_KEPT`. */
@@ -98,12 +103,19 @@ export interface ProviderStoreOptions {
   jobRetentionMs: number;
   /** How long a session is kept past its expiry, with the accounts linked through it. */
   retentionMs: number;
+  /**
+   * Sessions kept at most, with what was linked through them (about 8 KiB each with an account
+   * and its jobs): memory stays bounded however fast applications come, where retention alone
+   * bounds it only by time.
+   */
+  maxSessions: number;
 }
 
 export const DEFAULT_STORE_OPTIONS: ProviderStoreOptions = {
   accountCacheSize: 100,
   jobRetentionMs: 60 * 60_000,
   retentionMs: 8 * 24 * 60 * 60_000,
+  maxSessions: 10_000,
 };
 
 export function createProviderStore(options: ProviderStoreOptions = DEFAULT_STORE_OPTIONS): ProviderStore {
@@ -123,11 +135,36 @@ export function createProviderStore(options: ProviderStoreOptions = DEFAULT_STOR
     return data;
   }
 
+  /** Forgets a session and the accounts it linked (a reauth session linked none of its own). */
+  function forget(session: LinkSession): number {
+    sessions.delete(session.id);
+    let forgotten = 0;
+    if (session.scope !== 'auth') return forgotten;
+    for (const accountId of session.linkedAccountIds) {
+      if (!accounts.delete(accountId)) continue;
+      incomeRecords.delete(accountId);
+      cache.delete(accountId);
+      forgotten++;
+    }
+    return forgotten;
+  }
+
   return {
     sessions,
     accounts,
     jobs,
     incomeRecords,
+    addSession(session) {
+      sessions.set(session.id, session);
+      let evicted = 0;
+      // A Map iterates in insertion order: the first session is the oldest.
+      for (const oldest of sessions.values()) {
+        if (sessions.size <= options.maxSessions) break;
+        forget(oldest);
+        evicted++;
+      }
+      return evicted;
+    },
     addAccount(fields, input) {
       const generated = generateAccount(input);
       const id = generated.account.id;
@@ -158,17 +195,10 @@ export function createProviderStore(options: ProviderStoreOptions = DEFAULT_STOR
           prunedJobs++;
         }
       }
-      for (const [id, session] of sessions) {
+      for (const session of sessions.values()) {
         if (session.expiresAt.getTime() >= before) continue;
-        sessions.delete(id);
+        prunedAccounts += forget(session);
         prunedSessions++;
-        for (const accountId of session.linkedAccountIds) {
-          if (session.scope !== 'auth' || !accounts.has(accountId)) continue;
-          accounts.delete(accountId);
-          incomeRecords.delete(accountId);
-          cache.delete(accountId);
-          prunedAccounts++;
-        }
       }
       return { jobs: prunedJobs, sessions: prunedSessions, accounts: prunedAccounts };
     },

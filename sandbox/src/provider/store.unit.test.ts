@@ -1,5 +1,5 @@
 import { COMMERCIAL_BANKS, type GenerateAccountInput } from '../personas';
-import { createProviderStore, INCOME_RECORDS_KEPT, type LinkSession } from './store';
+import { createProviderStore, DEFAULT_STORE_OPTIONS, INCOME_RECORDS_KEPT, type LinkSession } from './store';
 
 const hour = 60 * 60_000;
 const linkedAt = new Date('2026-11-01T10:00:00Z');
@@ -41,7 +41,7 @@ function session(n: number, expiresAt: Date, linkedAccountIds: string[]): LinkSe
 
 describe('the sandbox provider store', () => {
   it('when more accounts are linked than the cache holds, then only that many keep their statements in memory, and an evicted account reads the same data again', () => {
-    const store = createProviderStore({ accountCacheSize: 3, jobRetentionMs: hour, retentionMs: 8 * 24 * hour });
+    const store = createProviderStore({ ...DEFAULT_STORE_OPTIONS, accountCacheSize: 3 });
     const first = store.addAccount(fields(0), input(0));
     const firstData = JSON.parse(JSON.stringify(first.data));
     for (let n = 1; n < 10; n++) store.addAccount(fields(n), input(n));
@@ -59,7 +59,7 @@ describe('the sandbox provider store', () => {
   });
 
   it('when time passes, then finished jobs past their retention and sessions long expired are forgotten with their accounts, and nothing younger', () => {
-    const store = createProviderStore({ accountCacheSize: 10, jobRetentionMs: hour, retentionMs: 8 * 24 * hour });
+    const store = createProviderStore({ ...DEFAULT_STORE_OPTIONS, accountCacheSize: 10, jobRetentionMs: hour });
     const now = new Date('2026-11-20T10:00:00Z');
     const old = store.addAccount(fields(1), input(1));
     const recent = store.addAccount(fields(2), input(2));
@@ -77,5 +77,26 @@ describe('the sandbox provider store', () => {
     expect([...store.sessions.keys()]).toEqual(['session-2']);
     expect([...store.accounts.keys()]).toEqual([recent.id]);
     expect(store.incomeRecords.has(old.id)).toBe(false);
+  });
+
+  it('when more sessions are opened than are kept, then the oldest are forgotten with the accounts linked through them, and the newest stay whole', () => {
+    const store = createProviderStore({ ...DEFAULT_STORE_OPTIONS, maxSessions: 3 });
+    const expiresAt = new Date('2026-11-02T10:00:00Z');
+    const linked: string[] = [];
+    const evicted: number[] = [];
+    for (let n = 1; n <= 5; n++) {
+      const account = store.addAccount(fields(n), input(n));
+      store.addIncomeRecord(account.id, {} as never);
+      linked.push(account.id);
+      evicted.push(store.addSession(session(n, expiresAt, [account.id])));
+    }
+    // A reauth session re-links an account it does not own: pushing it out forgets no account.
+    evicted.push(store.addSession({ ...session(6, expiresAt, [linked[4]!]), scope: 'reauth', accountId: linked[4]! }));
+
+    expect(evicted).toEqual([0, 0, 0, 1, 1, 1]);
+    expect([...store.sessions.keys()]).toEqual(['session-4', 'session-5', 'session-6']);
+    expect([...store.accounts.keys()]).toEqual(linked.slice(3));
+    expect([...store.incomeRecords.keys()]).toEqual(linked.slice(3));
+    expect(store.cachedAccounts()).toBe(2);
   });
 });
