@@ -61,7 +61,7 @@ const EnvSchema = z.object({
     .max(1_000_000)
     .default(10_000)
     .describe(
-      'Widget sessions kept at most; beyond it the oldest are forgotten with the accounts linked through them (about 8 KiB each)',
+      'Widget sessions kept at most; beyond it the oldest are forgotten with the accounts linked through them and their jobs (about 6 KiB each)',
     ),
   SANDBOX_JOB_RETENTION: duration('1h', 'How long a finished income or statement-insights job can be read'),
   SANDBOX_RETENTION: duration(

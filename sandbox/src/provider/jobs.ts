@@ -30,7 +30,7 @@ export function createJobs({ store, webhooks, delayMs, clock, logger }: JobsOpti
   const log = logger.child({ component: 'jobs' });
 
   const later = (account: LinkedAccount, job: Job, finish: () => void): void => {
-    store.jobs.set(job.id, job);
+    store.addJob(job);
     if (personaSpec(account.persona).jobsNeverFinish) {
       log.info({ jobId: job.id, kind: job.kind, accountId: account.id }, 'job will never finish (persona)');
       return;

@@ -79,6 +79,8 @@ export interface ProviderStore {
    * accounts linked through them, as `prune` forgets expired ones; returns how many.
    */
   addSession(session: LinkSession): number;
+  /** Stores a job; it goes with its account when that is forgotten. */
+  addJob(job: Job): void;
   /** Stores a newly linked account, generated from `input`; its data is cached. */
   addAccount(fields: Omit<LinkedAccount, 'id' | 'data'>, input: GenerateAccountInput): LinkedAccount;
   /** Keeps an income result of an account, dropping the oldest beyond `INCOME_RECORDS_KEPT`. */
@@ -104,9 +106,9 @@ export interface ProviderStoreOptions {
   /** How long a session is kept past its expiry, with the accounts linked through it. */
   retentionMs: number;
   /**
-   * Sessions kept at most, with what was linked through them (about 8 KiB each with an account
-   * and its jobs): memory stays bounded however fast applications come, where retention alone
-   * bounds it only by time.
+   * Sessions kept at most, with what was linked through them (about 6 KiB each with an account
+   * and its jobs, in a soak): memory stays bounded however fast applications come, where
+   * retention alone bounds it only by time.
    */
   maxSessions: number;
 }
@@ -125,6 +127,15 @@ export function createProviderStore(options: ProviderStoreOptions = DEFAULT_STOR
   const incomeRecords = new Map<string, MonoIncome[]>();
   /** Generated data by account id, in order of use (a Map keeps insertion order). */
   const cache = new Map<string, GeneratedAccount>();
+  /** The jobs of each account, so that they leave with it. */
+  const jobsOf = new Map<string, Set<string>>();
+
+  function dropJob(job: Job): void {
+    jobs.delete(job.id);
+    const ofAccount = jobsOf.get(job.accountId);
+    ofAccount?.delete(job.id);
+    if (ofAccount?.size === 0) jobsOf.delete(job.accountId);
+  }
 
   function cached(id: string, input: GenerateAccountInput): GeneratedAccount {
     let data = cache.get(id);
@@ -135,7 +146,10 @@ export function createProviderStore(options: ProviderStoreOptions = DEFAULT_STOR
     return data;
   }
 
-  /** Forgets a session and the accounts it linked (a reauth session linked none of its own). */
+  /**
+   * Forgets a session and the accounts it linked, with their jobs (a reauth session linked none
+   * of its own).
+   */
   function forget(session: LinkSession): number {
     sessions.delete(session.id);
     let forgotten = 0;
@@ -144,6 +158,8 @@ export function createProviderStore(options: ProviderStoreOptions = DEFAULT_STOR
       if (!accounts.delete(accountId)) continue;
       incomeRecords.delete(accountId);
       cache.delete(accountId);
+      for (const jobId of jobsOf.get(accountId) ?? []) jobs.delete(jobId);
+      jobsOf.delete(accountId);
       forgotten++;
     }
     return forgotten;
@@ -164,6 +180,12 @@ export function createProviderStore(options: ProviderStoreOptions = DEFAULT_STOR
         evicted++;
       }
       return evicted;
+    },
+    addJob(job) {
+      jobs.set(job.id, job);
+      const ofAccount = jobsOf.get(job.accountId) ?? new Set<string>();
+      ofAccount.add(job.id);
+      jobsOf.set(job.accountId, ofAccount);
     },
     addAccount(fields, input) {
       const generated = generateAccount(input);
@@ -189,9 +211,9 @@ export function createProviderStore(options: ProviderStoreOptions = DEFAULT_STOR
       const before = now.getTime() - options.retentionMs;
       const jobsBefore = now.getTime() - options.jobRetentionMs;
       let [prunedJobs, prunedSessions, prunedAccounts] = [0, 0, 0];
-      for (const [id, job] of jobs) {
+      for (const job of jobs.values()) {
         if (job.status === 'finished' && job.createdAt.getTime() < jobsBefore) {
-          jobs.delete(id);
+          dropJob(job);
           prunedJobs++;
         }
       }

@@ -67,7 +67,7 @@ describe('the sandbox provider store', () => {
     store.sessions.set('session-2', session(2, new Date(now.getTime() - 7 * 24 * hour), [recent.id]));
     store.addIncomeRecord(old.id, {} as never);
     const job = (id: string, createdAt: Date, status: 'processing' | 'finished') =>
-      store.jobs.set(id, { id, kind: 'statement_insights', accountId: recent.id, status, createdAt, result: null });
+      store.addJob({ id, kind: 'statement_insights', accountId: recent.id, status, createdAt, result: null });
     job('done-long-ago', new Date(now.getTime() - 2 * hour), 'finished');
     job('done-just-now', new Date(now.getTime() - 10 * 60_000), 'finished');
     job('never-finishes', new Date(now.getTime() - 48 * hour), 'processing');
@@ -79,7 +79,7 @@ describe('the sandbox provider store', () => {
     expect(store.incomeRecords.has(old.id)).toBe(false);
   });
 
-  it('when more sessions are opened than are kept, then the oldest are forgotten with the accounts linked through them, and the newest stay whole', () => {
+  it('when more sessions are opened than are kept, then the oldest are forgotten with the accounts linked through them and their jobs, and the newest stay whole', () => {
     const store = createProviderStore({ ...DEFAULT_STORE_OPTIONS, maxSessions: 3 });
     const expiresAt = new Date('2026-11-02T10:00:00Z');
     const linked: string[] = [];
@@ -87,6 +87,14 @@ describe('the sandbox provider store', () => {
     for (let n = 1; n <= 5; n++) {
       const account = store.addAccount(fields(n), input(n));
       store.addIncomeRecord(account.id, {} as never);
+      store.addJob({
+        id: `job-${n}`,
+        kind: 'statement_insights',
+        accountId: account.id,
+        status: 'finished',
+        createdAt: expiresAt,
+        result: null,
+      });
       linked.push(account.id);
       evicted.push(store.addSession(session(n, expiresAt, [account.id])));
     }
@@ -97,6 +105,7 @@ describe('the sandbox provider store', () => {
     expect([...store.sessions.keys()]).toEqual(['session-4', 'session-5', 'session-6']);
     expect([...store.accounts.keys()]).toEqual(linked.slice(3));
     expect([...store.incomeRecords.keys()]).toEqual(linked.slice(3));
+    expect([...store.jobs.keys()]).toEqual(['job-4', 'job-5']);
     expect(store.cachedAccounts()).toBe(2);
   });
 });
