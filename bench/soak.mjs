@@ -39,7 +39,7 @@ const LOAD_GENERATOR = 'bench (load generator)';
  * The last thousand against the first: applications per minute no more than 10% lower, CPU per
  * application (the services', every process's) no more than 10% higher, and the peak RSS of
  * every process of the platform no more than 10% higher (flat). `notFlat` names the processes
- * whose RSS grew more, highest first.
+ * whose RSS grew more, highest first; `rssHighest` is the platform's highest ratio.
  */
 export function soakVerdict(rows) {
   if (rows.length < 2) return { comparable: false, reason: 'fewer than two thousands ran' };
@@ -64,15 +64,16 @@ export function soakVerdict(rows) {
     cpuMsAll: within(figures.cpuMsAll, true),
     rssFlat: Object.entries(rss).every(([name, r]) => name === LOAD_GENERATOR || within(r, true)),
   };
-  const notFlat = Object.entries(rss)
-    .filter(([name, r]) => name !== LOAD_GENERATOR && within(r, true) === false)
+  const platformRss = Object.entries(rss)
+    .filter(([name, r]) => name !== LOAD_GENERATOR && r !== null)
     .sort(([, a], [, b]) => b - a)
     .map(([name, r]) => ({ process: name, ratio: r }));
   return {
     comparable: true,
     lastOverFirst: figures,
     rssLastOverFirst: rss,
-    notFlat,
+    rssHighest: platformRss[0] ?? null,
+    notFlat: platformRss.filter(({ ratio }) => !within(ratio, true)),
     met,
     allMet: Object.values(met).every(Boolean),
   };
