@@ -60,7 +60,7 @@ describe('webhook delivery over the real broker and database', () => {
   }
 
   beforeAll(async () => {
-    notifier = await startNotifier(suiteSettings({ WEBHOOK_TIMEOUT: '1s', DELIVERY_LEASE: '4s' }));
+    notifier = await startNotifier(suiteSettings({ WEBHOOK_TIMEOUT: '1s', DELIVERY_LEASE: '30s' }));
     publisher = await createPublisher(notifier.config);
   });
 
