@@ -384,6 +384,18 @@ it('when a lender takes an application from initiate to a decision, then each re
     timeoutMs: 60_000,
     what: 'account.enrichment_ready',
   });
+  // The webhook is enrichment's; applications records the enrichment from its own consumer, and
+  // may do so after the lender has the webhook. Finalize once the application shows the account
+  // enriched, so that the finalize request is the one that makes it ready for analysis (its trace
+  // then reaches the notifier's delivery of application.ready_for_analysis).
+  await waitFor(
+    async () => {
+      const view = await api('GET', `/api/applications/${applicationId}`);
+      const accounts = (view.body.accounts ?? []) as { enrichmentStatus: string }[];
+      return accounts.length > 0 && accounts.every((a) => a.enrichmentStatus === 'READY');
+    },
+    { timeoutMs: 30_000, what: 'the application showing its account enriched' },
+  );
   expect((await api('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
   await waitFor(() => webhooks(applicationId, 'application.ready_for_analysis')[0], {
     timeoutMs: 30_000,
