@@ -338,7 +338,7 @@ function report() {
     else {
       row(
         'tracing',
-        `CPU ms per decided application, the six services: tracing off -> on (every span sampled; median of ${tr.rounds?.length ?? 1} rounds)`,
+        `CPU ms per decided application, the six services: tracing off -> on (every span sampled; median of ${tr.rounds?.length ?? 1} rounds; each run after ${tr.warmUpApplications ?? 2} warm-up applications)`,
         `${tr.servicesOff} -> ${tr.servicesOn} (${tr.servicesRatio}x)`,
         '<= 1.10x',
         tr.servicesRatio === null ? null : tr.servicesRatio <= 1.1,
@@ -632,6 +632,7 @@ const median = (values) => {
  * exported} each): every round's ratios, and the medians of the rounds' figures.
  */
 function tracingCost(pairs) {
+  const decidedIn = (run) => (run.completed ?? 0) + (run.warmUpApplications ?? 0);
   const ratio = (a, b) => (a && b ? round(b / a, 2) : null);
   const rounds = pairs.map(({ off, run: on, exported }) => {
     const offCpu = off.cpuMsPerApplication ?? {};
@@ -647,14 +648,15 @@ function tracingCost(pairs) {
       appsPerMinuteOn: on.applicationsPerMinute,
       exportRequests: exported.requests,
       exportedBytes: exported.bytes,
-      spansPerApplication: on.completed ? round(exported.spans / on.completed, 1) : null,
+      // The sink counts the warm-up's spans too: they are divided among every application decided.
+      spansPerApplication: on.completed ? round(exported.spans / decidedIn(on), 1) : null,
     };
   });
   const med = (field) => {
     const m = median(rounds.map((r) => r[field]));
     return m === null ? null : round(m, 2);
   };
-  const completed = pairs.reduce((n, p) => n + (p.run.completed ?? 0), 0);
+  const completed = pairs.reduce((n, p) => n + decidedIn(p.run), 0);
   const bySpan = {};
   for (const { exported } of pairs)
     for (const [what, n] of Object.entries(exported.bySpan)) bySpan[what] = (bySpan[what] ?? 0) + n;
@@ -678,6 +680,7 @@ function tracingCost(pairs) {
             .map(([what, n]) => [what, round(n / completed, 2)]),
         )
       : null,
+    warmUpApplications: pairs[pairs.length - 1].run.warmUpApplications,
     run: pairs[pairs.length - 1].run,
   };
 }
@@ -902,16 +905,20 @@ async function main() {
       // (it decodes only names and counts, keeps nothing), against the e2e without tracing, in
       // BENCH_TRACING_ROUNDS rounds of one run each way on fresh stacks. One run's CPU per
       // application moves by 10% from run to run on a busy machine, as much as the cost being
-      // measured: the ratio reported is the median of the rounds'. The first round's run without
-      // tracing is the e2e above; without tracing comes first in odd rounds, last in even ones,
-      // so that the machine's drift over the bench weighs on both sides.
+      // measured: the ratio reported is the median of the rounds'. Without tracing comes first in
+      // odd rounds, last in even ones, so that the machine's drift over the bench weighs on both
+      // sides. BENCH_TRACING_WARMUP applications (none by default) are decided first in each
+      // run, at the run's concurrency, not counted: what a fresh process spends once (compiling
+      // the SDK's and the exporter's code among its own) is then out of the measured window.
+      // Without a warm-up, the first round's run without tracing is the e2e above.
       const rounds = Math.max(1, envInt('BENCH_TRACING_ROUNDS', 3));
+      const warmUpApps = envInt('BENCH_TRACING_WARMUP', 0);
       const sink = await startSpanSink();
       try {
         const e2eRun = async (label, extraEnv = {}) => {
           const { stack, tap } = await bringUp(label, { withTap: true, extraEnv });
           try {
-            return await runE2E({ stack, tap, ...e2eOptions, label, warmUp: 2 });
+            return await runE2E({ stack, tap, ...e2eOptions, label, warmUp: 2, warmUpApps });
           } finally {
             await tearDown();
           }
@@ -928,7 +935,7 @@ async function main() {
         const pairs = [];
         for (let round = 1; round <= rounds; round++) {
           const label = rounds === 1 ? 'tracing' : `tracing ${round}/${rounds}`;
-          if (round === 1) {
+          if (round === 1 && warmUpApps === 0) {
             if (!results.e2e || results.e2e.error)
               throw new Error('needs the e2e run without tracing first (node bench/run.mjs e2e tracing)');
             pairs.push({ off: results.e2e, ...(await traced(label)) });
