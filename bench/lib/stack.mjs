@@ -30,13 +30,7 @@ const groups = new Set();
  * them running, holding their ports).
  */
 process.on('exit', () => {
-  for (const pid of groups) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
+  for (const pid of groups) killGroup(pid);
   for (const pid of spawned) {
     try {
       if (isAlive(pid)) process.kill(pid, 'SIGKILL');
@@ -45,6 +39,16 @@ process.on('exit', () => {
     }
   }
 });
+
+/** Kills a stack script's process group, whatever in it is still running, and forgets it. */
+function killGroup(pid) {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // none left
+  }
+  groups.delete(pid);
+}
 
 /** The settings every process of the benchmark stack gets (on top of the caller's environment). */
 export function stackEnvironment({ namespace, logDir }) {
@@ -211,12 +215,7 @@ async function startWithStackScript({ env, common, gatewayPort, sandboxPort }) {
     });
   }).catch(async (error) => {
     if (!exited) await stopPids([{ pid: child.pid }], 25_000);
-    try {
-      process.kill(-child.pid, 'SIGKILL'); // whatever it started and did not stop
-    } catch {
-      // none left
-    }
-    groups.delete(child.pid);
+    killGroup(child.pid); // whatever it started and did not stop
     throw error;
   });
   const processes = childrenOf(child.pid)
