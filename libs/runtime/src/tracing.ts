@@ -11,6 +11,8 @@ import {
   type Context,
   type Link,
   type Span,
+  type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api';
 
 /**
@@ -18,7 +20,18 @@ import {
  * Kafka records, through the OpenTelemetry API only. Without a started SDK (see
  * `startTracing`) every call here is the API's no-op: no span is recorded and no header added.
  */
-export const tracer = () => trace.getTracer('@loan/runtime');
+export function tracer(): Tracer {
+  // One tracer per registered provider: asking the provider for it again on every span costs a
+  // name lookup each time, and a test or a restarted SDK may register another provider.
+  const provider = trace.getTracerProvider();
+  if (provider !== tracerOf.provider) {
+    tracerOf.provider = provider;
+    tracerOf.tracer = provider.getTracer('@loan/runtime');
+  }
+  return tracerOf.tracer!;
+}
+
+const tracerOf: { provider?: TracerProvider; tracer?: Tracer } = {};
 
 /** The W3C trace-context headers (`traceparent`, `tracestate`). */
 export const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;

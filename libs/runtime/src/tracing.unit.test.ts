@@ -1,8 +1,17 @@
 import { context, propagation, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createLogger } from './logger';
-import { contextOf, linkTo, lenderPseudonym, loanAttributes, setTracePseudonymKey, withTraceContext } from './tracing';
+import {
+  contextOf,
+  inSpan,
+  linkTo,
+  lenderPseudonym,
+  loanAttributes,
+  setTracePseudonymKey,
+  withTraceContext,
+} from './tracing';
 import { REDACTED_SERVER_QUERY_PARAMS, commandShape, tracingWanted, withQueryValuesRedacted } from './tracingSdk';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
@@ -139,5 +148,27 @@ describe('a MongoDB command on a span', () => {
     ).toBe('{"find":"?","filter":{"searchTokens":{"$all":"[2]"},"status":"?"}}');
     const wide = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, i]));
     expect(Object.keys(commandShape(wide) as object)).toHaveLength(17);
+  });
+});
+
+describe('the tracer of our own spans', () => {
+  afterEach(() => trace.disable());
+
+  it('when providers are registered one after another, then each span goes to the provider registered when it started, none before the first', async () => {
+    const recorder = () => {
+      const exporter = new InMemorySpanExporter();
+      return { exporter, provider: new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }) };
+    };
+    await inSpan('before any provider', {}, async () => undefined);
+    const first = recorder();
+    trace.setGlobalTracerProvider(first.provider);
+    await inSpan('under the first', {}, async () => undefined);
+    trace.disable();
+    const second = recorder();
+    trace.setGlobalTracerProvider(second.provider);
+    await inSpan('under the second', {}, async () => undefined);
+
+    expect(first.exporter.getFinishedSpans().map((s) => s.name)).toEqual(['under the first']);
+    expect(second.exporter.getFinishedSpans().map((s) => s.name)).toEqual(['under the second']);
   });
 });
