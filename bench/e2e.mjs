@@ -223,6 +223,8 @@ function duplicatesOf(results, receiver, tap) {
 /** Processes of the platform that are not one of the six services. */
 const INFRA = ['kafka', 'registry', 'ferretdb', 'postgresql'];
 const LOAD_GENERATOR = 'bench (load generator)';
+/** How long an idle sample waits for the warm-up's work to end (see runE2E). */
+const IDLE_SETTLE_MS = 8_000;
 
 /**
  * CPU milliseconds per decided application: every process of the platform together (the load
@@ -245,6 +247,35 @@ function cpuPerApplication(processes, decided) {
     if (!INFRA.includes(base) && !base.startsWith('sandbox')) services += p.cpuSeconds;
   }
   return { total: ms(total), services: ms(services), processes: perProcess };
+}
+
+/** CPU ms per second of each process, and of the six services together, in an idle sample. */
+function idleRates(idle) {
+  const perSecond = (seconds) => round((1000 * seconds) / Math.max(0.001, idle.wallSeconds));
+  const processes = {};
+  let services = 0;
+  for (const [name, p] of Object.entries(idle.processes)) {
+    if (p.cpuSeconds === null || name === LOAD_GENERATOR) continue;
+    processes[name] = perSecond(p.cpuSeconds);
+    const base = name.split('#')[0];
+    if (!INFRA.includes(base) && !base.startsWith('sandbox')) services += p.cpuSeconds;
+  }
+  return { services: perSecond(services), processes };
+}
+
+/**
+ * The run's usage with what each process spends idle (its rate in `idle`, over the run's wall
+ * time) taken off its CPU seconds: what the applications added.
+ */
+function aboveIdle(usage, idle) {
+  const processes = {};
+  for (const [name, p] of Object.entries(usage.processes)) {
+    const rest = idle.processes[name];
+    if (p.cpuSeconds === null || name === LOAD_GENERATOR || !rest || rest.cpuSeconds === null) continue;
+    const idleSeconds = (rest.cpuSeconds / Math.max(0.001, idle.wallSeconds)) * usage.wallSeconds;
+    processes[name] = { ...p, cpuSeconds: Math.max(0, p.cpuSeconds - idleSeconds) };
+  }
+  return processes;
 }
 
 /** Requests per decided application to one side ('db' or 'kafka'), every service together. */
@@ -293,6 +324,8 @@ export async function runE2E({
   warmUp = 1,
   warmUpApps = 0,
   stuckAfterMs = 120_000,
+  ratePerMinute = 0,
+  idleSeconds = 0,
 }) {
   const runId = `${label}-${Date.now().toString(36)}`;
   const notifierRunning = stack.processes.some((p) => p.name === 'notifier');
@@ -346,9 +379,27 @@ export async function runE2E({
     }
 
     const processes = [...stack.processes, ...extraProcesses, ...infraProcesses()];
-    const sampler = createSampler(processes.map(({ name, pid, tree }) => ({ name, pid, tree })));
+    const tracked = processes.map(({ name, pid, tree }) => ({ name, pid, tree }));
+    // What each process spends with nothing to do (consumers polling, timers, sweeps), measured
+    // on this stack just before the window: the CPU an application costs is what it adds to that.
+    // It starts once what the warm-up left is done: its last webhooks, and with tracing its spans,
+    // which the SDK's batch exports 5 s after they end (the first export also loads the exporter).
+    let idle = null;
+    if (idleSeconds > 0) {
+      await sleep(IDLE_SETTLE_MS);
+      log(`${label}: measuring ${idleSeconds} s with no application running`);
+      const idleSampler = createSampler(tracked);
+      idleSampler.start();
+      await sleep(idleSeconds * 1000);
+      idle = idleSampler.stop();
+    }
+    const sampler = createSampler(tracked);
     const before = await scrapeAll([...stack.processes, ...extraProcesses]);
-    log(`${label}: ${apps} applications, ${concurrency} at a time (events via ${eventSource})`);
+    log(
+      ratePerMinute > 0
+        ? `${label}: ${apps} applications started at ${ratePerMinute} per minute, evenly spaced (events via ${eventSource})`
+        : `${label}: ${apps} applications, ${concurrency} at a time (events via ${eventSource})`,
+    );
     const loadAtStart = os.loadavg().map((v) => round(v, 2));
     sampler.start();
     const startedAt = now();
@@ -378,15 +429,33 @@ export async function runE2E({
         deadline = Date.now();
       }
     }, 10_000);
-    await Promise.all(
-      Array.from({ length: Math.min(concurrency, apps) }, async () => {
-        while (next < apps && Date.now() < deadline) {
-          const index = next++;
-          results.push(await oneApplication({ ...common, index, deadline }));
-          if (stuck) break;
-        }
-      }),
-    );
+    if (ratePerMinute > 0) {
+      // Open loop: application i starts at i times the interval from the start, whether or not
+      // those before it are decided, so both sides of a comparison carry the same load for the
+      // same time (none of them saturating the machine, when the rate is below what it decides).
+      const intervalMs = 60_000 / ratePerMinute;
+      const firstAt = Date.now();
+      const running = [];
+      while (next < apps && Date.now() < deadline && !stuck) {
+        const index = next;
+        const wait = firstAt + index * intervalMs - Date.now();
+        if (wait > 0) await sleep(wait);
+        if (Date.now() >= deadline || stuck) break;
+        next += 1;
+        running.push(oneApplication({ ...common, index, deadline }).then((result) => void results.push(result)));
+      }
+      await Promise.all(running);
+    } else {
+      await Promise.all(
+        Array.from({ length: Math.min(concurrency, apps) }, async () => {
+          while (next < apps && Date.now() < deadline) {
+            const index = next++;
+            results.push(await oneApplication({ ...common, index, deadline }));
+            if (stuck) break;
+          }
+        }),
+      );
+    }
     clearInterval(progress);
     const finishedAt = now();
     const windowEndUs = Number(process.hrtime.bigint() / 1000n);
@@ -426,6 +495,7 @@ export async function runE2E({
       stackMode: stack.mode,
       requested: apps,
       concurrency,
+      ...(ratePerMinute > 0 ? { ratePerMinute } : {}),
       ...(stuck ? { stuck } : {}),
       completed: completed.length,
       failed: results.filter((r) => !r.ok && !r.cutOff).length,
@@ -458,6 +528,12 @@ export async function runE2E({
       monotonicWindowUs: [windowStartUs, windowEndUs],
       cpuSecondsTotal: round(Object.values(usage.processes).reduce((t, p) => t + (p.cpuSeconds ?? 0), 0)),
       cpuMsPerApplication: cpuPerApplication(usage.processes, completed.length),
+      ...(idle
+        ? {
+            idleCpuMsPerSecond: idleRates(idle),
+            cpuMsPerApplicationAboveIdle: cpuPerApplication(aboveIdle(usage, idle), completed.length),
+          }
+        : {}),
       dbOpsPerApplication: perApplicationTotal(requestRows, 'db', completed.length),
       kafkaRequestsPerApplication: perApplicationTotal(requestRows, 'kafka', completed.length),
       loadAverageDuringRun: { atStart: loadAtStart, atEnd: os.loadavg().map((v) => round(v, 2)) },
