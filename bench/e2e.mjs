@@ -249,19 +249,11 @@ function cpuPerApplication(processes, decided) {
   return { total: ms(total), services: ms(services), processes: perProcess };
 }
 
-/** CPU ms per second of each process, and of the six services together, in an idle sample. */
-function idleRates(idle) {
-  const perSecond = (seconds) => round((1000 * seconds) / Math.max(0.001, idle.wallSeconds));
-  const processes = {};
-  let services = 0;
-  for (const [name, p] of Object.entries(idle.processes)) {
-    if (p.cpuSeconds === null || name === LOAD_GENERATOR) continue;
-    processes[name] = perSecond(p.cpuSeconds);
-    const base = name.split('#')[0];
-    if (!INFRA.includes(base) && !base.startsWith('sandbox')) services += p.cpuSeconds;
-  }
-  return { services: perSecond(services), processes };
-}
+/**
+ * CPU ms per second of each process, and of the six services together, in an idle sample: the
+ * same sums as per application, divided by the sample's seconds instead.
+ */
+const idleRates = (idle) => cpuPerApplication(idle.processes, Math.max(0.001, idle.wallSeconds));
 
 /**
  * The run's usage with what each process spends idle (its rate in `idle`, over the run's wall
