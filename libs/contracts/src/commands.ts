@@ -49,6 +49,8 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
     /** The applicant's {@link ApplicantDetails} as JSON, sealed by the gateway. */
     applicant: SealedSecret.optional(),
     providerKey: SealedSecret,
+    /** The lender's name, which the provider's widget shows the applicant (absent in older commands). */
+    lenderName: z.string().max(200).optional(),
   }),
   z.object({ ...commandBase, type: z.literal('FinalizeLinking'), applicationId: Uuid }),
   z.object({ ...commandBase, type: z.literal('AnalyzeApplication'), applicationId: Uuid }),
@@ -59,6 +61,8 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
     accountId: Uuid.nullable(),
     /** Null when the client has none: the application is checked first, then that is the answer. */
     providerKey: SealedSecret.nullable(),
+    /** The lender's name, which the provider's widget shows the applicant (absent in older commands). */
+    lenderName: z.string().max(200).optional(),
   }),
   z.object({ ...commandBase, type: z.literal('GetApplication'), applicationId: Uuid }),
   z.object({

@@ -45,6 +45,7 @@ const envelope = <T extends z.ZodType>(data: T) =>
 const text = z.string().max(2_000);
 const Answers = {
   initiate: envelope(z.object({ mono_url: z.url().max(2_000) })),
+  closed: envelope(z.object({ closed: z.number().int().nonnegative() })),
   account: envelope(
     z.object({
       account: z.looseObject({
@@ -214,13 +215,42 @@ export function createMonoClient(options: MonoClientOptions): AccountLinkingProv
           email: input.customerEmail,
           ...(input.customerBvn ? { identity: { type: 'bvn', number: input.customerBvn } } : {}),
         },
-        meta: { ref: input.ref },
+        meta: {
+          ref: input.ref,
+          // Our keys beside Mono's `ref`, for the widget to name the lender and the loan (kobo).
+          ...(input.purpose
+            ? {
+                ...(input.purpose.lenderName ? { lender_name: input.purpose.lenderName } : {}),
+                loan_amount: Math.round(input.purpose.loanAmount * 100),
+                loan_tenor: input.purpose.tenorMonths,
+              }
+            : {}),
+        },
         scope: input.reauthAccountId ? 'reauth' : 'auth',
         redirect_url: input.redirectUrl,
       };
       if (input.reauthAccountId) body.account = input.reauthAccountId;
       const res = await call(secretKey, { method: 'POST', url: '/v2/accounts/initiate', data: body }, Answers.initiate);
       return { widgetUrl: res.data.mono_url };
+    },
+
+    async closeLinks(secretKey, { ref, reason, before }) {
+      try {
+        await call(
+          secretKey,
+          {
+            method: 'POST',
+            url: '/v2/accounts/initiate/close',
+            data: { meta: { ref }, reason, before: before.toISOString() },
+          },
+          Answers.closed,
+        );
+        return true;
+      } catch (error) {
+        // A provider without the operation (Mono documents none) answers 404 or 405.
+        if (error instanceof ProviderError && (error.status === 404 || error.status === 405)) return false;
+        throw error;
+      }
     },
 
     async getAccount(secretKey: string, accountId: string): Promise<ProviderAccount> {

@@ -17,7 +17,20 @@ export interface InitiateLinkInput {
   redirectUrl: string;
   /** Set to re-link (re-authorise) an account already linked. */
   reauthAccountId?: string;
+  /** What the widget names to the applicant: who asks for the link, and for which loan. */
+  purpose?: LinkPurpose;
 }
+
+/** The lender and the loan an applicant links an account for. */
+export interface LinkPurpose {
+  lenderName: string | null;
+  /** Whole Naira, as asked at initiate. */
+  loanAmount: number;
+  tenorMonths: number;
+}
+
+/** Why an application takes no more accounts: the widget tells the applicant. */
+export type LinksClosedReason = 'linking_finalized' | 'decided' | 'failed' | 'abandoned';
 
 /**
  * The account-linking provider, as the services use it. Every call takes the lender's own
@@ -25,6 +38,12 @@ export interface InitiateLinkInput {
  */
 export interface AccountLinkingProvider {
   initiateLink(secretKey: string, input: InitiateLinkInput): Promise<{ widgetUrl: string }>;
+  /**
+   * Ends the widget sessions of `ref` made before `before`: their pages and links refuse from
+   * then on. False when the provider has no such operation (the late account is then refused
+   * on our side when its webhook arrives).
+   */
+  closeLinks(secretKey: string, input: { ref: string; reason: LinksClosedReason; before: Date }): Promise<boolean>;
   getAccount(secretKey: string, accountId: string): Promise<ProviderAccount>;
   getTransactions(secretKey: string, accountId: string): Promise<ProviderTransaction[]>;
   startIncomeAnalysis(secretKey: string, accountId: string, periodMonths: number): Promise<void>;

@@ -12,7 +12,14 @@ import {
   setTracePseudonymKey,
   withTraceContext,
 } from './tracing';
-import { REDACTED_SERVER_QUERY_PARAMS, commandShape, tracingWanted, withQueryValuesRedacted } from './tracingSdk';
+import {
+  REDACTED_SERVER_QUERY_PARAMS,
+  applyTracingDefaults,
+  commandShape,
+  dbCommandSpansWanted,
+  tracingWanted,
+  withQueryValuesRedacted,
+} from './tracingSdk';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const SPAN_ID = 'b7ad6b7169203331';
@@ -170,5 +177,38 @@ describe('the tracer of our own spans', () => {
 
     expect(first.exporter.getFinishedSpans().map((s) => s.name)).toEqual(['under the first']);
     expect(second.exporter.getFinishedSpans().map((s) => s.name)).toEqual(['under the second']);
+  });
+});
+
+describe('tracing defaults', () => {
+  it('when no sampler is named, then a tenth of new traces is sampled and a caller’s sampled trace is followed', () => {
+    const env: Record<string, string | undefined> = { SERVICE_NAME: 'gateway' };
+    applyTracingDefaults(env);
+    expect(env).toMatchObject({
+      OTEL_SERVICE_NAME: 'gateway',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_LOGS_EXPORTER: 'none',
+    });
+  });
+
+  it('when a sampler is named, then it and its argument are kept as given', () => {
+    const env: Record<string, string | undefined> = { OTEL_TRACES_SAMPLER: 'parentbased_always_on' };
+    applyTracingDefaults(env);
+    expect(env.OTEL_TRACES_SAMPLER).toBe('parentbased_always_on');
+    expect(env.OTEL_TRACES_SAMPLER_ARG).toBeUndefined();
+    const ratio: Record<string, string | undefined> = {
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.5',
+    };
+    applyTracingDefaults(ratio);
+    expect(ratio.OTEL_TRACES_SAMPLER_ARG).toBe('0.5');
+  });
+
+  it('then database-command spans are off unless TRACE_DB_COMMANDS=true', () => {
+    expect(dbCommandSpansWanted({})).toBe(false);
+    expect(dbCommandSpansWanted({ TRACE_DB_COMMANDS: 'false' })).toBe(false);
+    expect(dbCommandSpansWanted({ TRACE_DB_COMMANDS: 'TRUE' })).toBe(true);
   });
 });

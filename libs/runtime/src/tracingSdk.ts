@@ -67,11 +67,36 @@ export function withQueryValuesRedacted(url: string): string {
   return `${url.slice(0, at)}?${params.toString()}`;
 }
 
+/** A tenth of new traces when the environment names no sampler: what tracing costs stays small. */
+export const DEFAULT_SAMPLER = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+
+/**
+ * Whether every MongoDB command gets a span of its own (`TRACE_DB_COMMANDS=true`): off by
+ * default, since they were most of an application's spans and of tracing's CPU; the spans of
+ * each message handled and each call out carry the trace without them.
+ */
+export const dbCommandSpansWanted = (env: Record<string, string | undefined> = process.env): boolean =>
+  env.TRACE_DB_COMMANDS?.trim().toLowerCase() === 'true';
+
+/**
+ * What the SDK reads from the environment, completed with our defaults: the service's name,
+ * no metrics or logs over OTLP, and `DEFAULT_SAMPLER` when no sampler is named.
+ */
+export function applyTracingDefaults(env: Record<string, string | undefined>): void {
+  if (!env.OTEL_SERVICE_NAME && env.SERVICE_NAME) env.OTEL_SERVICE_NAME = env.SERVICE_NAME;
+  env.OTEL_METRICS_EXPORTER ??= 'none';
+  env.OTEL_LOGS_EXPORTER ??= 'none';
+  if (!env.OTEL_TRACES_SAMPLER?.trim()) {
+    env.OTEL_TRACES_SAMPLER = DEFAULT_SAMPLER.OTEL_TRACES_SAMPLER;
+    env.OTEL_TRACES_SAMPLER_ARG = DEFAULT_SAMPLER.OTEL_TRACES_SAMPLER_ARG;
+  }
+}
+
 /**
  * Starts the OpenTelemetry SDK when the environment asks for traces (see `tracingWanted`);
  * otherwise loads nothing and changes nothing. Configured by the standard variables only:
  * exporter and protocol (`OTEL_TRACES_EXPORTER`, `OTEL_EXPORTER_OTLP_*`), sampling
- * (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`), resource (`OTEL_SERVICE_NAME`, by default
+ * (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`; unset, `DEFAULT_SAMPLER`), resource (`OTEL_SERVICE_NAME`, by default
  * the service's `SERVICE_NAME`; `OTEL_RESOURCE_ATTRIBUTES`), batching (`OTEL_BSP_*`). Metrics
  * and logs are not sent over OTLP unless `OTEL_METRICS_EXPORTER` / `OTEL_LOGS_EXPORTER` ask.
  *
@@ -80,9 +105,7 @@ export function withQueryValuesRedacted(url: string): string {
  */
 export function startTracing(env: Record<string, string | undefined> = process.env): boolean {
   if (running || !tracingWanted(env)) return false;
-  if (!env.OTEL_SERVICE_NAME && env.SERVICE_NAME) env.OTEL_SERVICE_NAME = env.SERVICE_NAME;
-  env.OTEL_METRICS_EXPORTER ??= 'none';
-  env.OTEL_LOGS_EXPORTER ??= 'none';
+  applyTracingDefaults(env);
   setTracePseudonymKey(env.ANALYTICS_KEY);
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
@@ -109,10 +132,14 @@ export function startTracing(env: Record<string, string | undefined> = process.e
       // sixth of what tracing cost the gateway in a profile, even with their spans ignored) for a
       // span of the route's handler alone. The HTTP span gets the route itself (`httpMetrics`).
       // Statements as their shape (`commandShape`): no value, so no personal data, in a span.
-      new MongoDBInstrumentation({
-        requireParentSpan: true,
-        dbStatementSerializer: (command) => JSON.stringify(commandShape(command)),
-      }),
+      ...(dbCommandSpansWanted(env)
+        ? [
+            new MongoDBInstrumentation({
+              requireParentSpan: true,
+              dbStatementSerializer: (command) => JSON.stringify(commandShape(command)),
+            }),
+          ]
+        : []),
     ],
   });
   sdk.start();

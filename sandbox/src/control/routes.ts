@@ -4,7 +4,7 @@ import { failed } from '../http/envelope';
 import { findInstitution, INSTITUTIONS, isPersonaId, listPersonas, PERSONA_IDS } from '../personas';
 import type { Faults } from '../provider/faults';
 import type { Linking, LinkError } from '../provider/linking';
-import { sessionIdOf } from '../provider/sessions';
+import { closedExplanation, sessionIdOf } from '../provider/sessions';
 
 export interface ControlRoutesOptions {
   linking: Linking;
@@ -27,12 +27,14 @@ const FaultBody = z.object({
 const LINK_ERROR_STATUS: Record<LinkError, number> = {
   SESSION_NOT_FOUND: 404,
   SESSION_EXPIRED: 410,
+  SESSION_CLOSED: 409,
   ACCOUNT_NOT_FOUND: 404,
 };
 
 const LINK_ERROR_MESSAGE: Record<LinkError, string> = {
   SESSION_NOT_FOUND: 'Unknown widget session',
   SESSION_EXPIRED: 'This widget session has expired',
+  SESSION_CLOSED: 'This widget session is closed: the application takes no more accounts',
   ACCOUNT_NOT_FOUND: 'The account to re-link no longer exists',
 };
 
@@ -79,7 +81,11 @@ export function createControlRoutes({ linking, faults, clock }: ControlRoutesOpt
       ...(persona !== undefined && isPersonaId(persona) ? { persona } : {}),
     });
     if (!outcome.ok) {
-      res.status(LINK_ERROR_STATUS[outcome.error]).json(failed(clock(), LINK_ERROR_MESSAGE[outcome.error]));
+      const session = outcome.session;
+      const message = session?.closed
+        ? closedExplanation(session, session.closed.reason)
+        : LINK_ERROR_MESSAGE[outcome.error];
+      res.status(LINK_ERROR_STATUS[outcome.error]).json(failed(clock(), message));
       return;
     }
     res.json({

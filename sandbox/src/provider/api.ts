@@ -4,7 +4,13 @@ import { z } from 'zod';
 import { failed, processing, successful } from '../http/envelope';
 import { seededId, type MonoTransaction } from '../personas';
 import type { Jobs } from './jobs';
-import type { LinkedAccount, LinkSession, ProviderStore } from './store';
+import {
+  LINK_CLOSED_REASONS,
+  type LinkedAccount,
+  type LinkPurpose,
+  type LinkSession,
+  type ProviderStore,
+} from './store';
 
 export interface ProviderApiOptions {
   store: ProviderStore;
@@ -27,7 +33,16 @@ const InitiateBody = z
       })
       .optional(),
     scope: z.enum(['auth', 'reauth']),
-    meta: z.object({ ref: z.string().optional() }).loose().optional(),
+    meta: z
+      .object({
+        ref: z.string().optional(),
+        // What the widget names: who asks for the link and for which loan (amount in kobo).
+        lender_name: z.string().trim().min(1).max(120).optional(),
+        loan_amount: z.number().int().positive().optional(),
+        loan_tenor: z.number().int().positive().max(600).optional(),
+      })
+      .loose()
+      .optional(),
     redirect_url: z.url().optional(),
     account: z.string().min(1).optional(),
   })
@@ -39,6 +54,24 @@ const InitiateBody = z
     message: 'account is required for scope reauth',
     path: ['account'],
   });
+
+/** Closes the open sessions of a reference made before `before` (default: now). */
+const CloseBody = z.object({
+  meta: z.object({ ref: z.string().min(1).max(200) }),
+  reason: z.enum(LINK_CLOSED_REASONS).default('closed'),
+  /** Sessions made after it (a resumed application's new link) stay open. */
+  before: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** What a session's widget says it links for, from the caller's `meta`. */
+function purposeOf(meta: z.infer<typeof InitiateBody>['meta']): LinkPurpose | null {
+  if (!meta?.lender_name && meta?.loan_amount === undefined) return null;
+  return {
+    lenderName: meta.lender_name ?? null,
+    loanAmount: meta.loan_amount ?? null,
+    loanTenorMonths: meta.loan_tenor ?? null,
+  };
+}
 
 /** `DD-MM-YYYY` (the provider's format) or `YYYY-MM-DD`, as a UTC day. */
 const DayParam = z.string().transform((text, ctx) => {
@@ -139,6 +172,8 @@ export function createProviderApi(options: ProviderApiOptions): Router {
       expiresAt: new Date(now.getTime() + options.sessionTtlMs),
       linkedAccountIds: [],
       tickets: new Map(),
+      purpose: purposeOf(body.meta),
+      closed: null,
     };
     const evicted = store.addSession(session);
     if (evicted > 0) options.onSessionsEvicted?.(evicted);
@@ -152,6 +187,27 @@ export function createProviderApi(options: ProviderApiOptions): Router {
         created_at: now.toISOString(),
       }),
     );
+  });
+
+  // Ends the links of an application that takes no more accounts: its widget sessions refuse
+  // (409) from now on. Re-links stay open when linking was only finalized.
+  router.post('/v2/accounts/initiate/close', (req, res) => {
+    const parsed = CloseBody.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      res.status(400).json(failed(clock(), describeIssues(parsed.error)));
+      return;
+    }
+    const now = clock();
+    const { meta, reason, before } = parsed.data;
+    const cutoff = before ? Date.parse(before) : now.getTime();
+    let closed = 0;
+    for (const session of store.sessions.values()) {
+      if (session.ref !== meta.ref || session.closed || session.createdAt.getTime() > cutoff) continue;
+      if (reason === 'linking_finalized' && session.scope === 'reauth') continue;
+      session.closed = { reason, at: now };
+      closed++;
+    }
+    res.json(successful(now, 'Request was successfully completed', { ref: meta.ref, closed }));
   });
 
   router.get('/v2/accounts/:id', (req, res) => {

@@ -11,9 +11,10 @@ export interface LinkRequest {
   persona?: PersonaId;
 }
 
-export type LinkError = 'SESSION_NOT_FOUND' | 'SESSION_EXPIRED' | 'ACCOUNT_NOT_FOUND';
+export type LinkError = 'SESSION_NOT_FOUND' | 'SESSION_EXPIRED' | 'SESSION_CLOSED' | 'ACCOUNT_NOT_FOUND';
 
-export type LinkOutcome = { ok: true; account: LinkedAccount; reauthorised: boolean } | { ok: false; error: LinkError };
+export type LinkOutcome =
+  { ok: true; account: LinkedAccount; reauthorised: boolean } | { ok: false; error: LinkError; session?: LinkSession };
 
 export interface Linking {
   /** Links one more account into the session (or re-links the account of a reauth session). */

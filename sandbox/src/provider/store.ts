@@ -24,7 +24,26 @@ export interface LinkSession {
   linkedAccountIds: string[];
   /** Widget sign-ins that have not been used yet: ticket -> institution id. */
   tickets: Map<string, string>;
+  /**
+   * Who asks the applicant to link and for what, as the caller's `meta` gave it (the widget
+   * names them); null when not given.
+   */
+  purpose: LinkPurpose | null;
+  /** Set when the caller closed the session (`POST /v2/accounts/initiate/close`): no more links. */
+  closed: { reason: LinkClosedReason; at: Date } | null;
 }
+
+/** What the widget tells the applicant they link for: the lender, and the loan asked for. */
+export interface LinkPurpose {
+  lenderName: string | null;
+  /** Kobo, as Mono's amounts are. */
+  loanAmount: number | null;
+  loanTenorMonths: number | null;
+}
+
+/** Why a caller stopped a session's links: the page the applicant sees says it. */
+export const LINK_CLOSED_REASONS = ['linking_finalized', 'decided', 'failed', 'abandoned', 'closed'] as const;
+export type LinkClosedReason = (typeof LINK_CLOSED_REASONS)[number];
 
 /**
  * An account linked through the provider, with its synthetic data. The data (statements of a

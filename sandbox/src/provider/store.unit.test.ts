@@ -36,6 +36,8 @@ function session(n: number, expiresAt: Date, linkedAccountIds: string[]): LinkSe
     expiresAt,
     linkedAccountIds,
     tickets: new Map(),
+    purpose: null,
+    closed: null,
   };
 }
 

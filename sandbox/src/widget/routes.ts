@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import express, { Router, type Response } from 'express';
 import { findInstitution, INSTITUTIONS, isPersonaId, PERSONA_IDS, personaSpec, type Institution } from '../personas';
 import type { Linking } from '../provider/linking';
-import { lookupSession } from '../provider/sessions';
+import { closedExplanation, lookupSession } from '../provider/sessions';
 import type { LinkSession, ProviderStore } from '../provider/store';
 import { chooseAccountPage, chooseBankPage, linkedPage, problemPage, signInPage, type LinkedSummary } from './views';
 
@@ -30,11 +30,28 @@ export function createWidgetRoutes({ store, linking, clock }: WidgetOptions): Ro
   const router = Router();
   const forms = express.urlencoded({ extended: false, limit: '16kb' });
 
-  /** The open session, or null after answering with the 404/410 page. */
+  /** A closed session's page: 409, naming the lender and the loan, and saying why. */
+  const refuseClosed = (session: LinkSession, res: Response): void => {
+    res
+      .status(409)
+      .type('html')
+      .send(
+        problemPage(
+          'This application takes no more bank accounts',
+          closedExplanation(session, session.closed?.reason ?? 'closed'),
+          undefined,
+          session.purpose,
+        ),
+      );
+  };
+
+  /** The open session, or null after answering with the 404/409/410 page. */
   const openSession = (id: string, res: Response): LinkSession | null => {
     const found = lookupSession(store.sessions, id, clock());
     if (found.ok) return found.session;
-    if (found.error === 'SESSION_EXPIRED') {
+    if (found.error === 'SESSION_CLOSED') {
+      refuseClosed(found.session, res);
+    } else if (found.error === 'SESSION_EXPIRED') {
       res
         .status(410)
         .type('html')
@@ -76,6 +93,7 @@ export function createWidgetRoutes({ store, linking, clock }: WidgetOptions): Ro
         ...(banks.length === 1 && banks[0] ? { selected: banks[0].id } : {}),
         linked: session.scope === 'auth' ? summaries(session) : [],
         reauth: session.scope === 'reauth',
+        purpose: session.purpose,
       }),
     );
   });
@@ -91,7 +109,7 @@ export function createWidgetRoutes({ store, linking, clock }: WidgetOptions): Ro
         .send(problemPage('Choose a bank', 'Please choose your bank from the list.', base(session)));
       return;
     }
-    res.type('html').send(signInPage({ action: `${base(session)}/login`, institution }));
+    res.type('html').send(signInPage({ action: `${base(session)}/login`, institution, purpose: session.purpose }));
   });
 
   router.post('/widget/:sessionId/login', forms, (req, res) => {
@@ -115,6 +133,7 @@ export function createWidgetRoutes({ store, linking, clock }: WidgetOptions): Ro
           signInPage({
             action: `${base(session)}/login`,
             institution,
+            purpose: session.purpose,
             error: 'Incorrect username or password. Please try again.',
           }),
         );
@@ -129,6 +148,7 @@ export function createWidgetRoutes({ store, linking, clock }: WidgetOptions): Ro
         institution,
         ticket,
         personas: PERSONAS,
+        purpose: session.purpose,
         ...(relinked
           ? {
               relinking: {
@@ -165,6 +185,7 @@ export function createWidgetRoutes({ store, linking, clock }: WidgetOptions): Ro
             institution,
             ticket,
             personas: PERSONAS,
+            purpose: session.purpose,
             selected: persona,
             ...(relinked
               ? {
@@ -184,6 +205,11 @@ export function createWidgetRoutes({ store, linking, clock }: WidgetOptions): Ro
     session.tickets.delete(ticket);
     const outcome = linking.link({ sessionId: session.id, institution, persona });
     if (!outcome.ok) {
+      // Closed between the sign-in and the link: the same page as opening a closed session.
+      if (outcome.error === 'SESSION_CLOSED' && outcome.session) {
+        refuseClosed(outcome.session, res);
+        return;
+      }
       res
         .status(outcome.error === 'SESSION_EXPIRED' ? 410 : 404)
         .type('html')
@@ -201,6 +227,7 @@ export function createWidgetRoutes({ store, linking, clock }: WidgetOptions): Ro
         linkAnotherUrl: reauthorised ? null : base(session),
         doneUrl: doneUrl?.toString() ?? null,
         reauthorised,
+        purpose: session.purpose,
       }),
     );
   });

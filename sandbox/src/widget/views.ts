@@ -1,4 +1,5 @@
 import type { Institution, PersonaSpec } from '../personas';
+import type { LinkPurpose } from '../provider/store';
 
 /** Escapes text for HTML bodies and attribute values. */
 export function escapeHtml(value: string): string {
@@ -22,6 +23,10 @@ const STYLE = `
   .error { background: #fdecec; color: #a01818; padding: 10px 12px; border-radius: 8px; }
   .hint { color: #5b6675; font-size: .9rem; }
   .linked { padding-left: 18px; }
+  .purpose { background: #eef1fb; border-radius: 8px; padding: 12px 14px; margin: 0 0 18px; }
+  .purpose .lender { display: block; font-weight: 700; font-size: 1.05rem; }
+  .purpose .loan { display: block; margin-top: 4px; }
+  @media (max-width: 480px) { main { margin: 0; border-radius: 0; padding: 22px 18px; min-height: 100vh; box-shadow: none; } }
 `;
 
 function page(title: string, body: string): string {
@@ -41,6 +46,34 @@ ${body}
 </html>`;
 }
 
+/** Naira from kobo, as an applicant reads it: ₦425,000 (kobo shown only when there are some). */
+export function naira(kobo: number): string {
+  const whole = kobo % 100 === 0;
+  return `₦${(kobo / 100).toLocaleString('en-NG', { minimumFractionDigits: whole ? 0 : 2, maximumFractionDigits: 2 })}`;
+}
+
+/** The loan asked for, in words: "a loan of ₦425,000 over 9 months". */
+export function loanInWords(purpose: LinkPurpose): string | null {
+  if (purpose.loanAmount === null) return null;
+  const tenor = purpose.loanTenorMonths;
+  const over = tenor === null ? '' : ` over ${tenor} ${tenor === 1 ? 'month' : 'months'}`;
+  return `a loan of ${naira(purpose.loanAmount)}${over}`;
+}
+
+/** Who asks the applicant to link, and for which loan: at the top of every page of a session. */
+function purposeBlock(purpose: LinkPurpose | null): string {
+  if (!purpose) return '';
+  const loan = loanInWords(purpose);
+  const lender = purpose.lenderName
+    ? `<span class="lender" id="lender-name">${escapeHtml(purpose.lenderName)}</span>`
+    : '';
+  const asks = loan ? `<span class="loan" id="loan-summary">Your application for ${escapeHtml(loan)}</span>` : '';
+  return `<p class="purpose" id="purpose">${lender}${asks}</p>`;
+}
+
+/** Who reads the account, in the consent sentence. */
+const reader = (purpose: LinkPurpose | null): string => escapeHtml(purpose?.lenderName ?? 'the lender');
+
 const errorBlock = (error: string | undefined): string =>
   error ? `<p class="error" id="error" role="alert">${escapeHtml(error)}</p>` : '';
 
@@ -59,6 +92,7 @@ export function chooseBankPage(input: {
   selected?: string;
   linked: readonly LinkedSummary[];
   reauth: boolean;
+  purpose: LinkPurpose | null;
 }): string {
   const options = input.institutions
     .map(
@@ -74,8 +108,8 @@ export function chooseBankPage(input: {
           .join('')}</ul>`;
   return page(
     'Link your bank account',
-    `<h1>${input.reauth ? 'Re-link your bank account' : 'Link your bank account'}</h1>
-<p>Hello ${escapeHtml(input.customerName)}, choose the bank that holds your account.</p>
+    `${purposeBlock(input.purpose)}<h1>${input.reauth ? 'Re-link your bank account' : 'Link your bank account'}</h1>
+<p>Hello ${escapeHtml(input.customerName)}, ${reader(input.purpose)} asks to see a bank account of yours to assess this loan application. Choose the bank that holds it.</p>
 ${linked}
 <form method="get" action="${escapeHtml(input.action)}">
 <label for="bank">Bank</label>
@@ -87,10 +121,15 @@ ${options}
   );
 }
 
-export function signInPage(input: { action: string; institution: Institution; error?: string }): string {
+export function signInPage(input: {
+  action: string;
+  institution: Institution;
+  purpose: LinkPurpose | null;
+  error?: string;
+}): string {
   return page(
     `Sign in to ${input.institution.name}`,
-    `<h1>Sign in to ${escapeHtml(input.institution.name)}</h1>
+    `${purposeBlock(input.purpose)}<h1>Sign in to ${escapeHtml(input.institution.name)}</h1>
 ${errorBlock(input.error)}
 <form method="post" action="${escapeHtml(input.action)}">
 <input type="hidden" name="bank" value="${escapeHtml(input.institution.id)}">
@@ -112,6 +151,7 @@ export function chooseAccountPage(input: {
   selected?: string;
   /** Set when re-linking: the one account shown instead of a choice. */
   relinking?: LinkedSummary;
+  purpose: LinkPurpose | null;
   error?: string;
 }): string {
   const choice = input.relinking
@@ -127,13 +167,13 @@ ${input.personas
 </select>`;
   return page(
     'Choose the account to link',
-    `<h1>${input.relinking ? 'Confirm the account' : 'Choose the account to link'}</h1>
+    `${purposeBlock(input.purpose)}<h1>${input.relinking ? 'Confirm the account' : 'Choose the account to link'}</h1>
 ${errorBlock(input.error)}
 <form method="post" action="${escapeHtml(input.action)}">
 <input type="hidden" name="ticket" value="${escapeHtml(input.ticket)}">
 ${choice}
 <label class="consent" for="consent"><input type="checkbox" id="consent" name="consent" value="yes">
-<span>I allow the lender to read this ${escapeHtml(input.institution.name)} account's details, balance and transactions to assess my loan application.</span></label>
+<span>I allow ${reader(input.purpose)} to read this ${escapeHtml(input.institution.name)} account's details, balance and transactions to assess my loan application.</span></label>
 <button type="submit" id="link-account">Link account</button>
 </form>`,
   );
@@ -145,6 +185,7 @@ export function linkedPage(input: {
   linkAnotherUrl: string | null;
   doneUrl: string | null;
   reauthorised: boolean;
+  purpose: LinkPurpose | null;
 }): string {
   const another = input.linkAnotherUrl
     ? `<a class="button secondary" id="link-another" href="${escapeHtml(input.linkAnotherUrl)}">Link another account</a>`
@@ -152,15 +193,18 @@ export function linkedPage(input: {
   const done = input.doneUrl ? ` <a class="button" id="done" href="${escapeHtml(input.doneUrl)}">Done</a>` : '';
   return page(
     'Account linked',
-    `<h1 id="result">${input.reauthorised ? 'Account re-linked' : 'Account linked'}</h1>
+    `${purposeBlock(input.purpose)}<h1 id="result">${input.reauthorised ? 'Account re-linked' : 'Account linked'}</h1>
 <p>${escapeHtml(input.account.institution)} account <strong id="account-number">${escapeHtml(masked(input.account.accountNumber))}</strong> in the name of <strong id="holder-name">${escapeHtml(input.holderName)}</strong> is now linked. You can close this page.</p>
 ${another}${done}`,
   );
 }
 
-export function problemPage(title: string, message: string, retryUrl?: string): string {
+export function problemPage(title: string, message: string, retryUrl?: string, purpose?: LinkPurpose | null): string {
   const retry = retryUrl
     ? `<a class="button secondary" id="start-again" href="${escapeHtml(retryUrl)}">Start again</a>`
     : '';
-  return page(title, `<h1 id="problem">${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${retry}`);
+  return page(
+    title,
+    `${purposeBlock(purpose ?? null)}<h1 id="problem">${escapeHtml(title)}</h1><p id="problem-detail">${escapeHtml(message)}</p>${retry}`,
+  );
 }

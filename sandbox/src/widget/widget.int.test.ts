@@ -141,6 +141,95 @@ describe('hosted widget', () => {
   });
 });
 
+describe('hosted widget of a lender’s loan application', () => {
+  let t: TestSandbox;
+
+  beforeEach(async () => {
+    t = await startTestSandbox();
+  });
+
+  afterEach(async () => {
+    await t.stop();
+  });
+
+  const purposeMeta = { ref: 'app-purpose', lender_name: 'Kobo Credit', loan_amount: 42_500_000, loan_tenor: 9 };
+  const close = (reason: string, before?: string) =>
+    t.api('/v2/accounts/initiate/close', {
+      body: { meta: { ref: 'app-purpose' }, reason, ...(before ? { before } : {}) },
+    });
+
+  it('when the caller names the lender and the loan, then every page of the widget names them', async () => {
+    const widgetUrl = await t.initiate({ meta: purposeMeta });
+    const start = await fetch(widgetUrl).then((r) => r.text());
+    expect(start).toContain('<span class="lender" id="lender-name">Kobo Credit</span>');
+    expect(start).toContain('Your application for a loan of ₦425,000 over 9 months');
+    const accounts = await submit(`${widgetUrl}/login`, { bank: 'gtbank', username: 'user_good', password: '123456' });
+    expect(accounts.html).toContain('id="loan-summary"');
+    expect(accounts.html).toContain('I allow Kobo Credit to read this GTBank account');
+    const linked = await submit(`${widgetUrl}/link`, {
+      ticket: hiddenValue(accounts.html, 'ticket'),
+      persona: 'salaried',
+      consent: 'yes',
+    });
+    expect(linked.html).toContain('id="lender-name"');
+  });
+
+  it('when the caller closes the application’s sessions, then the widget answers 409 saying why and nothing more is linked', async () => {
+    const widgetUrl = await t.initiate({ meta: purposeMeta });
+    const accounts = await submit(`${widgetUrl}/login`, { bank: 'gtbank', username: 'user_good', password: '123456' });
+    const ticket = hiddenValue(accounts.html, 'ticket');
+
+    const closed = await close('decided');
+    expect(closed.status).toBe(200);
+    expect(closed.body.data).toEqual({ ref: 'app-purpose', closed: 1 });
+
+    const page = await fetch(widgetUrl);
+    const html = await page.text();
+    expect(page.status).toBe(409);
+    expect(html).toContain('This application takes no more bank accounts');
+    expect(html).toContain('Kobo Credit has already decided this loan application');
+    expect(html).toContain('a loan of ₦425,000 over 9 months');
+    expect(html).not.toContain('<select id="bank"');
+    // A sign-in from before the close does not link either, from the page or headless.
+    const late = await submit(`${widgetUrl}/link`, { ticket, persona: 'salaried', consent: 'yes' });
+    expect(late.status).toBe(409);
+    const headless = await t.link({ widgetUrl });
+    expect(headless.status).toBe(409);
+    expect(headless.body.message).toContain('already decided');
+    expect(t.sandbox.store.accounts.size).toBe(0);
+    expect(t.webhooks.received).toHaveLength(0);
+  });
+
+  it('when linking is only finalized, then new links close and the re-link of an account stays open', async () => {
+    const widgetUrl = await t.initiate({ meta: purposeMeta });
+    const { body: first } = await t.link({ widgetUrl });
+    const reauth = await t.api('/v2/accounts/initiate', {
+      body: { scope: 'reauth', account: first.providerAccountId, meta: purposeMeta },
+    });
+    expect((await close('linking_finalized')).body.data.closed).toBe(1);
+    expect((await t.link({ widgetUrl })).status).toBe(409);
+    expect(await fetch(widgetUrl).then((r) => r.text())).toContain('linking was completed');
+    expect((await t.link({ widgetUrl: reauth.body.data.mono_url })).status).toBe(200);
+  });
+
+  it('when a session was opened after the close’s instant (a resumed application), then it stays open', async () => {
+    const old = await t.initiate({ meta: purposeMeta });
+    const before = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const resumed = await t.initiate({ meta: purposeMeta });
+    expect((await close('abandoned', before)).body.data.closed).toBe(1);
+    expect((await t.link({ widgetUrl: old })).status).toBe(409);
+    expect((await t.link({ widgetUrl: resumed })).status).toBe(200);
+  });
+
+  it('when the close names no reference or an unknown reason, then it answers 400 and closes nothing', async () => {
+    const widgetUrl = await t.initiate({ meta: purposeMeta });
+    expect((await t.api('/v2/accounts/initiate/close', { body: {} })).status).toBe(400);
+    expect((await close('because')).status).toBe(400);
+    expect((await t.link({ widgetUrl })).status).toBe(200);
+  });
+});
+
 describe('hosted widget after expiry', () => {
   let t: TestSandbox;
 

@@ -13,6 +13,7 @@ import type { ApplicationsConfig } from './config';
 import { applicationModel } from './data-access/applicationModel';
 import { createApplicationRepository } from './data-access/applicationRepository';
 import { createApplicationWriter } from './data-access/applicationWriter';
+import { createLinkCloser } from './entry-points/consumers/closeLinks';
 import {
   ConsumerGroups,
   HANDLED_FACTS,
@@ -43,7 +44,8 @@ export function createApplicationsService(deps: {
     logger,
     clearDelayMs: config.OUTBOX_CLEAR_DELAY,
   });
-  const writer = createApplicationWriter({ repo, relay, sealer, clock });
+  const linkCloser = createLinkCloser({ provider, sealer, logger });
+  const writer = createApplicationWriter({ repo, relay, sealer, clock, onLinksClosed: linkCloser.close });
   const handlers = consumerHandlers({
     onCommand: createCommandHandler({ writer, repo, provider, bus, sealer, config, clock, logger }),
     facts: createFactHandlers({ writer, repo, provider, sealer, logger }),
@@ -58,6 +60,7 @@ export function createApplicationsService(deps: {
       await ensureContractTopics(bus);
       relay.start();
       runtime.lifecycle.onStop('outbox', () => relay.stop());
+      runtime.lifecycle.onStop('widget sessions', () => linkCloser.drain());
       // A release that read commands in the facts' group left its position there: the commands'
       // group starts from it rather than from the start of the topic. Only while the commands'
       // group has no offsets: replicas starting together copy the same ones, or find the group

@@ -187,7 +187,8 @@ SCHEMA_REGISTRY_URL: {{ $root.Values.schemaRegistry.url | quote }}
 OTEL_EXPORTER_OTLP_ENDPOINT: {{ .otlpEndpoint | quote }}
 OTEL_EXPORTER_OTLP_PROTOCOL: {{ .protocol | default "http/protobuf" | quote }}
 OTEL_TRACES_SAMPLER: "parentbased_traceidratio"
-OTEL_TRACES_SAMPLER_ARG: {{ .sampleRatio | default "1" | toString | quote }}
+OTEL_TRACES_SAMPLER_ARG: {{ .sampleRatio | default "0.1" | toString | quote }}
+TRACE_DB_COMMANDS: {{ .dbSpans | default false | toString | quote }}
 OTEL_RESOURCE_ATTRIBUTES: {{ printf "k8s.namespace.name=%s%s" $root.Release.Namespace (ternary (printf ",%s" .resourceAttributes) "" (ne .resourceAttributes "")) | quote }}
 {{- end }}
 {{- end }}

@@ -11,6 +11,7 @@ import {
 } from '@loan/runtime';
 import { LRUCache } from 'lru-cache';
 import type { Application, Effect, Outcome } from '../domain/application';
+import { linksClosedBy, type LinksClosedReason } from '../domain/linksClosed';
 import type { ApplicationRepository, Stored } from './applicationRepository';
 
 const MAX_CONFLICT_RETRIES = 10;
@@ -41,8 +42,18 @@ export function createApplicationWriter(deps: {
   relay: OutboxRelay;
   sealer: Sealer;
   clock: Clock;
+  /**
+   * Told, once the write is durable, of a change after which the application takes no more
+   * accounts (see `linksClosedBy`): the provider's widget sessions are ended then.
+   */
+  onLinksClosed?: (state: Application, reason: LinksClosedReason) => void;
 }) {
-  const { repo, relay, sealer, clock } = deps;
+  const { repo, relay, sealer, clock, onLinksClosed } = deps;
+
+  const closing = (before: Application, after: Application) => {
+    const reason = onLinksClosed ? linksClosedBy(before, after) : null;
+    if (reason) onLinksClosed?.(after, reason);
+  };
   // One change at a time per application (and per idempotency key) within this process.
   const locked = createKeyedLock();
   const remembered = new LRUCache<string, Stored>({ max: REMEMBERED_APPLICATIONS });
@@ -121,6 +132,7 @@ export function createApplicationWriter(deps: {
       const outbox = toOutbox(change.state, change.effects, now, correlationId);
       if (await repo.replace(change.state, stored.rev, outbox)) {
         await written(stored, change.state, outbox, publishing);
+        closing(stored.state, change.state);
         return change.state;
       }
     }
@@ -147,6 +159,7 @@ export function createApplicationWriter(deps: {
       const outbox = toOutbox(outcome.state, outcome.effects, now, correlationId);
       if (await repo.replace(outcome.state, stored.rev, outbox)) {
         await written(stored, outcome.state, outbox, publishing);
+        closing(stored.state, outcome.state);
         return { ok: true, result: outcome.result };
       }
     }

@@ -65,11 +65,12 @@ export function createCommandHandler(deps: {
 
   /** Asks the provider for a widget address; an outage is an answer the lender can retry. */
   async function widgetFor(
-    state: Pick<Application, 'applicationId' | 'applicant'>,
+    state: Pick<Application, 'applicationId' | 'applicant'> & { loan: Pick<Application['loan'], 'amount' | 'tenor'> },
     sealedKey: string,
+    lenderName: string | undefined,
     reauthAccountId?: string,
   ) {
-    const { applicant } = state;
+    const { applicant, loan } = state;
     const { widgetUrl } = await provider.initiateLink(openKey(sealedKey), {
       ref: state.applicationId,
       customerName: `${sealer.reveal(applicant.firstName)} ${sealer.reveal(applicant.lastName)}`,
@@ -77,6 +78,7 @@ export function createCommandHandler(deps: {
       customerBvn: applicant.bvnSealed ? sealer.open(applicant.bvnSealed) : undefined,
       redirectUrl: config.PROVIDER_REDIRECT_URL,
       reauthAccountId,
+      purpose: { lenderName: lenderName ?? null, loanAmount: loan.amount, tenorMonths: loan.tenor },
     });
     return widgetUrl;
   }
@@ -105,7 +107,11 @@ export function createCommandHandler(deps: {
       if (existing) {
         const check = decideExistingKey(existing.state, cmd.clientId);
         if ('ok' in check) return { ok: false as const, code: check.code, message: check.message };
-        const widgetUrl = await widgetFor({ applicationId: existing.state.applicationId, applicant }, cmd.providerKey);
+        const widgetUrl = await widgetFor(
+          { applicationId: existing.state.applicationId, applicant, loan: request },
+          cmd.providerKey,
+          cmd.lenderName,
+        );
         const outcome = resumeApplication(existing.state, {
           request,
           applicant,
@@ -122,7 +128,7 @@ export function createCommandHandler(deps: {
         continue;
       }
       const applicationId = applicationIdFor(request.idempotencyKey);
-      const widgetUrl = await widgetFor({ applicationId, applicant }, cmd.providerKey);
+      const widgetUrl = await widgetFor({ applicationId, applicant, loan: request }, cmd.providerKey, cmd.lenderName);
       const outcome = openApplication({
         applicationId,
         applicantId: randomUUID(),
@@ -156,7 +162,7 @@ export function createCommandHandler(deps: {
     if (!providerKey)
       return { ok: false as const, code: 'PROVIDER_KEY_MISSING' as const, message: PROVIDER_KEY_MISSING_MESSAGE };
     const [only] = cmd.accountId ? accountsToRelink(stored.state, cmd.accountId) : [];
-    const widgetUrl = await widgetFor(stored.state, providerKey, only?.providerAccountId);
+    const widgetUrl = await widgetFor(stored.state, providerKey, cmd.lenderName, only?.providerAccountId);
     return writer.commandMutation(
       cmd.applicationId,
       cmd.clientId,

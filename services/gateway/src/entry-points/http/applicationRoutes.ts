@@ -172,20 +172,25 @@ export function applicationRoutes(deps: {
       const providerKey = providerKeyOf(ctx(res).client!);
       // The applicant's identity leaves the gateway sealed; only the loan terms travel readable.
       const applicant = deps.sealer.seal(JSON.stringify({ firstName, lastName, email, phone, bvn }));
-      const result = await ask(res, { type: 'InitiateApplication', request: terms, applicant, providerKey }).catch(
-        async (error: unknown) => {
-          if (error instanceof HttpError && error.statusCode === STATUS_OF.KEY_OWNED_BY_OTHER_CLIENT) {
-            const { client, correlationId } = ctx(res);
-            await deps.onKeyOfAnotherAccount?.({
-              clientId: client!.clientId,
-              idempotencyKey: terms.idempotencyKey,
-              ip: req.ip ?? null,
-              correlationId,
-            });
-          }
-          throw error;
-        },
-      );
+      const lenderName = ctx(res).client!.name;
+      const result = await ask(res, {
+        type: 'InitiateApplication',
+        request: terms,
+        applicant,
+        providerKey,
+        lenderName,
+      }).catch(async (error: unknown) => {
+        if (error instanceof HttpError && error.statusCode === STATUS_OF.KEY_OWNED_BY_OTHER_CLIENT) {
+          const { client, correlationId } = ctx(res);
+          await deps.onKeyOfAnotherAccount?.({
+            clientId: client!.clientId,
+            idempotencyKey: terms.idempotencyKey,
+            ip: req.ip ?? null,
+            correlationId,
+          });
+        }
+        throw error;
+      });
       res.status(result.resumed ? 200 : 201).json(result);
     }),
   );
@@ -308,7 +313,13 @@ export function applicationRoutes(deps: {
       // Without a provider key the application is still checked first (404, 400 come before 500).
       const providerKey = ctx(res).client!.providerSecretKey;
       res.json(
-        await ask(res, { type: 'RelinkAccount', applicationId, accountId: body.accountId ?? null, providerKey }),
+        await ask(res, {
+          type: 'RelinkAccount',
+          applicationId,
+          accountId: body.accountId ?? null,
+          providerKey,
+          lenderName: ctx(res).client!.name,
+        }),
       );
     }),
   );
