@@ -1,7 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Decision } from '@loan/contracts';
 import { waitFor } from '../testing/helpers';
-import { applicant, call, startWholeStack, suiteNamespace, type Running } from '../testing/stack';
+import { applicant, call, createClient, startWholeStack, suiteNamespace, type Running } from '../testing/stack';
 import { launchBrowser } from '../testing/browser';
 
 /**
@@ -256,6 +259,123 @@ describe('a loan application from initiate to a signed decision', () => {
     });
     expect(eventsOf(applicationId).map((e) => e.event)).toEqual(['account.linked', 'account.enrichment_ready']);
   }, 240_000);
+
+  it('when an applicant opens the widget, then it names the lender and the loan, and once the application takes no more accounts it refuses to link, saying why, at desktop and phone widths', async () => {
+    // Pictures of each page at both widths, for a person to look at: <tmpdir>/widget/.
+    const shots = path.join(tmpdir(), 'widget');
+    mkdirSync(shots, { recursive: true });
+    const lenderOfLoan = await createClient(gatewayUrl, { name: 'Kobo Credit Ltd' });
+    const lenderCall = (method: string, pathname: string) => call(gatewayUrl, lenderOfLoan.apiKey, method, pathname);
+    const browser = await launchBrowser();
+    try {
+      const widths = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+      const pages = Object.fromEntries(
+        await Promise.all(
+          Object.entries(widths).map(async ([name, viewport]) => {
+            const page = await (await browser.newContext({ viewport })).newPage();
+            page.setDefaultTimeout(90_000);
+            return [name, page] as const;
+          }),
+        ),
+      );
+      const start = await call(
+        gatewayUrl,
+        lenderOfLoan.apiKey,
+        'POST',
+        '/api/applications/initiate',
+        applicant({ amount: 425_000, tenor: 9 }),
+      );
+      expect(start.status).toBe(201);
+      const { applicationId, widgetUrl } = start.body as { applicationId: string; widgetUrl: string };
+
+      for (const [name, page] of Object.entries(pages)) {
+        await page.goto(widgetUrl);
+        expect(await page.textContent('#lender-name')).toBe('Kobo Credit Ltd');
+        expect(await page.textContent('#loan-summary')).toBe('Your application for a loan of ₦425,000 over 9 months');
+        // Nothing wider than the screen: the applicant never scrolls sideways.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+        await page.screenshot({ path: path.join(shots, `widget-start-${name}.png`), fullPage: true });
+      }
+      const phone = pages.phone!;
+      await phone.selectOption('#bank', { index: 1 });
+      await phone.click('#continue');
+      await phone.fill('#username', 'user_good');
+      await phone.fill('#password', '123456');
+      await phone.click('#sign-in');
+      await phone.waitForSelector('#persona');
+      expect(await phone.textContent('.consent')).toContain('I allow Kobo Credit Ltd to read this');
+      await phone.screenshot({ path: path.join(shots, 'widget-account-phone.png'), fullPage: true });
+      await phone.selectOption('#persona', 'salaried');
+      await phone.check('#consent');
+      await phone.click('#link-account');
+      expect(await phone.textContent('#result')).toBe('Account linked');
+
+      await waitFor(
+        async () =>
+          (await lenderCall('GET', `/api/applications/${applicationId}`)).body.accounts?.[0]?.enrichmentStatus ===
+          'READY',
+        { timeoutMs: 60_000, what: 'enrichment' },
+      );
+      expect((await lenderCall('POST', `/api/applications/${applicationId}/finalize-linking`)).status).toBe(200);
+      // Finalized: new links are refused at the provider, with the reason.
+      const refusal = await waitFor(
+        async () => {
+          const answer = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ widgetUrl }),
+          });
+          return answer.status === 409 ? ((await answer.json()) as { message: string }) : null;
+        },
+        { what: 'the widget session closed at finalize-linking' },
+      );
+      expect(refusal.message).toContain('linking was completed');
+      await waitFor(
+        async () => (await lenderCall('POST', `/api/applications/${applicationId}/analyze`)).status === 200,
+        {
+          timeoutMs: 60_000,
+          what: 'analyze accepted',
+        },
+      );
+      await waitFor(
+        async () => (await lenderCall('GET', `/api/applications/${applicationId}`)).body.status === 'COMPLETED',
+        {
+          timeoutMs: 90_000,
+          what: 'the decision',
+        },
+      );
+
+      // Decided: the widget's page says so at both widths, and nothing is linked.
+      for (const [name, page] of Object.entries(pages)) {
+        const shown = await waitFor(
+          async () => {
+            const response = await page.goto(widgetUrl);
+            const detail = (await page.textContent('#problem-detail').catch(() => '')) ?? '';
+            return response?.status() === 409 && detail.includes('already decided') ? detail : null;
+          },
+          { what: `the decided page (${name})` },
+        );
+        expect(shown).toBe(
+          'Kobo Credit Ltd has already decided this loan application, so no more bank accounts can be linked to it.',
+        );
+        expect(await page.textContent('#problem')).toBe('This application takes no more bank accounts');
+        expect(await page.textContent('#loan-summary')).toBe('Your application for a loan of ₦425,000 over 9 months');
+        expect(await page.$('#bank')).toBeNull();
+        await page.screenshot({ path: path.join(shots, `widget-decided-${name}.png`), fullPage: true });
+      }
+      const late = await fetch(`${new URL(widgetUrl).origin}/sandbox/link`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ widgetUrl, persona: 'gig' }),
+      });
+      expect(late.status).toBe(409);
+      const view = await lenderCall('GET', `/api/applications/${applicationId}`);
+      expect(view.body.status).toBe('COMPLETED');
+      expect(view.body.accounts).toHaveLength(1);
+    } finally {
+      await browser.close();
+    }
+  }, 300_000);
 
   it("when an account's enrichment never completes, then account.enrichment_failed arrives, and a re-link restarts it", async () => {
     const start = await api('POST', '/api/applications/initiate', applicant());

@@ -190,7 +190,7 @@ export function createProviderApi(options: ProviderApiOptions): Router {
   });
 
   // Ends the links of an application that takes no more accounts: its widget sessions refuse
-  // (409) from now on. Re-links stay open when linking was only finalized.
+  // (409) from now on, saying the latest reason. Re-links stay open when linking was only finalized.
   router.post('/v2/accounts/initiate/close', (req, res) => {
     const parsed = CloseBody.safeParse(req.body ?? {});
     if (!parsed.success) {
@@ -202,9 +202,11 @@ export function createProviderApi(options: ProviderApiOptions): Router {
     const cutoff = before ? Date.parse(before) : now.getTime();
     let closed = 0;
     for (const session of store.sessions.values()) {
-      if (session.ref !== meta.ref || session.closed || session.createdAt.getTime() > cutoff) continue;
+      if (session.ref !== meta.ref || session.createdAt.getTime() > cutoff) continue;
       if (reason === 'linking_finalized' && session.scope === 'reauth') continue;
-      session.closed = { reason, at: now };
+      // Closed already (linking finalized, then decided): the page gives the latest reason.
+      if (session.closed?.reason === reason) continue;
+      session.closed = { reason, at: session.closed?.at ?? now };
       closed++;
     }
     res.json(successful(now, 'Request was successfully completed', { ref: meta.ref, closed }));

@@ -210,6 +210,10 @@ describe('hosted widget of a lender’s loan application', () => {
     expect((await t.link({ widgetUrl })).status).toBe(409);
     expect(await fetch(widgetUrl).then((r) => r.text())).toContain('linking was completed');
     expect((await t.link({ widgetUrl: reauth.body.data.mono_url })).status).toBe(200);
+    // Decided later: both sessions close, and the page gives the new reason.
+    expect((await close('decided')).body.data.closed).toBe(2);
+    expect(await fetch(widgetUrl).then((r) => r.text())).toContain('already decided');
+    expect((await close('decided')).body.data.closed).toBe(0);
   });
 
   it('when a session was opened after the close’s instant (a resumed application), then it stays open', async () => {
