@@ -6,6 +6,7 @@ import type {
   AccountLinkingProvider,
   InitiateLinkInput,
   InsightsRecord,
+  LinkPurpose,
   ProviderAccount,
   ProviderIncome,
   ProviderTransaction,
@@ -85,6 +86,23 @@ const Answers = {
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Our keys beside Mono's `ref`, for the widget to name the lender and the loan (amount in kobo).
+ * A value the widget could not show (an amount under a kobo, a name past 120 characters) is left
+ * out: the page then names less, and the link still opens.
+ */
+export function purposeMeta(purpose: LinkPurpose): Record<string, string | number> {
+  const meta: Record<string, string | number> = {};
+  const name = purpose.lenderName?.trim();
+  if (name) meta.lender_name = name.length > 120 ? `${name.slice(0, 119)}…` : name;
+  const kobo = Math.round(purpose.loanAmount * 100);
+  if (Number.isSafeInteger(kobo) && kobo > 0) meta.loan_amount = kobo;
+  if (Number.isInteger(purpose.tenorMonths) && purpose.tenorMonths > 0 && purpose.tenorMonths <= 600) {
+    meta.loan_tenor = purpose.tenorMonths;
+  }
+  return meta;
+}
 
 function toProviderError(error: unknown): ProviderError {
   if (error instanceof ProviderError) return error;
@@ -218,13 +236,7 @@ export function createMonoClient(options: MonoClientOptions): AccountLinkingProv
         meta: {
           ref: input.ref,
           // Our keys beside Mono's `ref`, for the widget to name the lender and the loan (kobo).
-          ...(input.purpose
-            ? {
-                ...(input.purpose.lenderName ? { lender_name: input.purpose.lenderName } : {}),
-                loan_amount: Math.round(input.purpose.loanAmount * 100),
-                loan_tenor: input.purpose.tenorMonths,
-              }
-            : {}),
+          ...(input.purpose ? purposeMeta(input.purpose) : {}),
         },
         scope: input.reauthAccountId ? 'reauth' : 'auth',
         redirect_url: input.redirectUrl,

@@ -37,9 +37,11 @@ const InitiateBody = z
       .object({
         ref: z.string().optional(),
         // What the widget names: who asks for the link and for which loan (amount in kobo).
-        lender_name: z.string().trim().min(1).max(120).optional(),
-        loan_amount: z.number().int().positive().optional(),
-        loan_tenor: z.number().int().positive().max(600).optional(),
+        // Meta is the caller's free-form object, as at the provider: a value the widget cannot
+        // show is left out of the page, never a refused link.
+        lender_name: z.string().trim().min(1).max(120).optional().catch(undefined),
+        loan_amount: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().catch(undefined),
+        loan_tenor: z.number().int().positive().max(600).optional().catch(undefined),
       })
       .loose()
       .optional(),

@@ -174,6 +174,17 @@ describe('hosted widget of a lender’s loan application', () => {
     expect(linked.html).toContain('id="lender-name"');
   });
 
+  it('when the meta carries values the widget cannot show, then the link still opens and the page names what it can', async () => {
+    const widgetUrl = await t.initiate({
+      meta: { ref: 'app-odd-meta', lender_name: 'Kobo Credit', loan_amount: 0, loan_tenor: 'nine' },
+    });
+    const start = await fetch(widgetUrl);
+    expect(start.status).toBe(200);
+    const html = await start.text();
+    expect(html).toContain('<span class="lender" id="lender-name">Kobo Credit</span>');
+    expect(html).not.toContain('Your application for a loan of');
+  });
+
   it('when the caller closes the application’s sessions, then the widget answers 409 saying why and nothing more is linked', async () => {
     const widgetUrl = await t.initiate({ meta: purposeMeta });
     const accounts = await submit(`${widgetUrl}/login`, { bank: 'gtbank', username: 'user_good', password: '123456' });
