@@ -2,6 +2,7 @@
 // on a pool of kept-alive connections, and its latency counts from when it was due to leave,
 // so time it spent waiting for the generator itself counts too (no coordinated omission).
 import http from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { percentile, round, sleep } from './util.mjs';
 
 /** One request over `agent`; answers its status, or throws on a socket error or a timeout. */

@@ -11,6 +11,8 @@ import type {
   ClientSettings,
   CreditPolicy,
   ConfirmReviewRequest,
+  ContestRequest,
+  ContestResult,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryView,
@@ -161,6 +163,12 @@ export interface LoanClient {
   reviewApplication(applicationId: string, request: ReviewRequest, options?: RequestOptions): Promise<ReviewResult>;
   /** Confirms a review awaiting a second reviewer, who must not be its maker; it becomes final. */
   confirmReview(applicationId: string, request: ConfirmReviewRequest, options?: RequestOptions): Promise<ReviewResult>;
+  /**
+   * Contests a DECLINED or COUNTER_OFFER decision with the applicant's statement: it goes back to
+   * your review queue, and its review (always confirmed by a second reviewer) sends
+   * `application.review_completed` naming the contest. Safe to retry with the same statement.
+   */
+  contestDecision(applicationId: string, request: ContestRequest, options?: RequestOptions): Promise<ContestResult>;
   /** One page of your review queue, oldest decision first: OPEN (the default) or DONE. */
   listReviews(query?: ReviewListQuery, options?: RequestOptions): Promise<ReviewPage>;
   /** Every application of the review queue matching `query`, fetching page after page as you iterate. */
@@ -469,6 +477,8 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       request({ method: 'POST', path: `${application(id)}/review`, body, options: requestOptions }),
     confirmReview: async (id, body, requestOptions) =>
       request({ method: 'POST', path: `${application(id)}/review/confirm`, body, options: requestOptions }),
+    contestDecision: async (id, body, requestOptions) =>
+      request({ method: 'POST', path: `${application(id)}/contest`, body, options: requestOptions }),
     listReviews: async (query = {}, requestOptions) =>
       request({ method: 'GET', path: '/api/reviews', query: { ...query }, options: requestOptions }),
     reviews(query = {}, requestOptions) {

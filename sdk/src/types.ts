@@ -180,8 +180,12 @@ export interface ApplicationView {
   analysisRequestedAt?: string | null;
   accounts: AccountView[];
   decision: Decision | null;
-  /** The lender's review of a MANUAL_REVIEW decision, once one is made. */
+  /** The lender's review of a MANUAL_REVIEW decision, or of a contested one, once one is made. */
   review: ReviewView | null;
+  /** Whether the decision can be contested (a DECLINED or COUNTER_OFFER one, once) and how. */
+  contestAvailability?: ContestAvailability;
+  /** The applicant's contest of the decision, once made. */
+  contest?: ContestView | null;
   failureReason: string | null;
   abandonReason: string | null;
   createdAt: string;
@@ -255,6 +259,8 @@ export interface EventDataMap {
     reasonCode: string;
     note: string | null;
     reviewedAt: string;
+    /** The contest the review answers, when the applicant contested the decision. */
+    contestId?: string;
   };
 }
 
@@ -645,6 +651,41 @@ export interface ReviewView {
   confirmationRequired: boolean;
   madeAt: string;
   reviewedAt: string | null;
+  /** The contest the review answers; null for a referral's review. */
+  contestId?: string | null;
+}
+
+/** Body of `POST /api/applications/:id/contest`. */
+export interface ContestRequest {
+  /** The applicant's own words about the decision (1 to 4000 characters). */
+  statement: string;
+}
+
+/** An applicant's contest of a DECLINED or COUNTER_OFFER decision (NDPA s.37). */
+export interface ContestView {
+  contestId: string;
+  /** OPEN until a review of it, confirmed by a second reviewer, is final. */
+  status: 'OPEN' | 'RESOLVED';
+  contestedOutcome: 'DECLINED' | 'COUNTER_OFFER';
+  statement: string;
+  openedAt: string;
+  resolvedAt: string | null;
+  /** The review the contest reopened, when the decision had one. */
+  priorReview: ReviewView | null;
+}
+
+/** Whether a decision can be contested, why not, and the call that opens it. */
+export interface ContestAvailability {
+  available: boolean;
+  reason: string | null;
+  how: string;
+}
+
+/** What opening a contest answers. */
+export interface ContestResult {
+  applicationId: string;
+  status: 'COMPLETED';
+  contest: ContestView;
 }
 
 /** Query of `GET /api/reviews`. */
@@ -669,6 +710,8 @@ export interface ReviewQueueItem {
   decidedAt: string;
   ageSeconds: number;
   review: ReviewView | null;
+  /** Set when the application is in the queue because the applicant contested its decision. */
+  contest?: ContestView | null;
 }
 
 /** `GET /api/reviews`: one page, oldest decision first. */

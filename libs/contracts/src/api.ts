@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Decision, DecisionOutcome } from './decision';
 import { ApplicationStatus, Bvn, EnrichmentStatus, Limits, PageParams, Uuid } from './primitives';
-import { ReviewView } from './review';
+import { ContestAvailability, ContestView, ReviewView } from './review';
 import { searchTextTerms } from './search';
 import { CalendarDay, TimeZone } from './zonedDays';
 
@@ -177,6 +177,10 @@ export const ApplicationView = z.object({
   decision: Decision.nullable(),
   /** A lender's review of a MANUAL_REVIEW decision, once one is made; null before. */
   review: ReviewView.nullable(),
+  /** Whether the decision can be contested and how (`POST /api/applications/:id/contest`). */
+  contestAvailability: ContestAvailability.optional(),
+  /** The applicant's contest of the decision, once made; null before. */
+  contest: ContestView.nullable().optional(),
   failureReason: z.string().nullable(),
   abandonReason: z.string().nullable(),
   createdAt: z.string(),

@@ -108,6 +108,13 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
   }),
   z.object({
     ...commandBase,
+    type: z.literal('ContestDecision'),
+    applicationId: Uuid,
+    /** The applicant's statement, sealed: their own words about themselves. */
+    statement: SealedSecret,
+  }),
+  z.object({
+    ...commandBase,
     type: z.literal('ConfirmReview'),
     applicationId: Uuid,
     /** The second reviewer's staff id, sealed; not the one who made the review. */

@@ -67,6 +67,8 @@ export const EventData = {
     reasonCode: z.string(),
     note: z.string().nullable(),
     reviewedAt: IsoTimestamp,
+    /** The contest the review answers, when the applicant contested the decision (absent otherwise). */
+    contestId: Uuid.optional(),
   }),
 } as const;
 

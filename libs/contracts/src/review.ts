@@ -118,8 +118,64 @@ export const ReviewView = z.object({
   madeAt: IsoTimestamp,
   /** When the review became final; null while it awaits confirmation. */
   reviewedAt: IsoTimestamp.nullable(),
+  /** The contest this review answers (`POST /api/applications/:id/contest`); null for a referral's review. */
+  contestId: Uuid.nullable().optional(),
 });
 export type ReviewView = z.infer<typeof ReviewView>;
+
+export const ContestLimits = { minStatement: 1, maxStatement: 4000 } as const;
+
+/** Decisions an applicant may contest (NDPA s.37): a refusal, or terms other than those asked for. */
+export const CONTESTABLE_OUTCOMES = ['DECLINED', 'COUNTER_OFFER'] as const;
+export type ContestableOutcome = (typeof CONTESTABLE_OUTCOMES)[number];
+
+/** Body of `POST /api/applications/:id/contest`: the applicant's statement, as the lender took it. */
+export const ContestRequest = z.strictObject(
+  {
+    statement: z
+      .string({ error: 'statement is required and must be a string (the applicant\u2019s own words)' })
+      .trim()
+      .min(ContestLimits.minStatement, 'statement must not be empty: the applicant\u2019s own words')
+      .max(ContestLimits.maxStatement, `statement must be at most ${ContestLimits.maxStatement} characters`),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `Unknown field ${issue.keys.join(', ')}; only statement is allowed`
+        : undefined,
+  },
+);
+export type ContestRequest = z.infer<typeof ContestRequest>;
+
+/**
+ * An application's contest as its detail and the review queue show it: OPEN until a review of
+ * it is final (always confirmed by a second reviewer), then RESOLVED with that review.
+ */
+export const ContestView = z.object({
+  contestId: Uuid,
+  status: z.enum(['OPEN', 'RESOLVED']),
+  /** The decision contested: the scorecard's, or the final review's when it had one. */
+  contestedOutcome: z.enum(CONTESTABLE_OUTCOMES),
+  statement: z.string(),
+  openedAt: IsoTimestamp,
+  resolvedAt: IsoTimestamp.nullable(),
+  /** The review the contest reopened, when the decision had one (kept as it was). */
+  priorReview: ReviewView.nullable(),
+});
+export type ContestView = z.infer<typeof ContestView>;
+
+/**
+ * Whether the decision can be contested, and how: what the decision's reader (the lender, and
+ * through them the applicant) is told with every decision.
+ */
+export const ContestAvailability = z.object({
+  available: z.boolean(),
+  /** Why not, when not (an APPROVED decision, a contest already made, no decision yet). */
+  reason: z.string().nullable(),
+  /** The lender's call that opens it, with the applicant's statement. */
+  how: z.string(),
+});
+export type ContestAvailability = z.infer<typeof ContestAvailability>;
 
 /** The queue's two views: reviews still to finish, and finished ones. */
 export const ReviewQueueStatus = z.enum(['OPEN', 'DONE']);
@@ -162,6 +218,8 @@ export const ReviewQueueItem = z.object({
   ageSeconds: z.number().int(),
   /** The review made so far: null when none, PENDING_CONFIRMATION while it awaits a second reviewer. */
   review: ReviewView.nullable(),
+  /** Set when the item is in the queue because the applicant contested the decision. */
+  contest: ContestView.nullable().optional(),
 });
 export type ReviewQueueItem = z.infer<typeof ReviewQueueItem>;
 

@@ -42,6 +42,7 @@ export const applicationSchema = new Schema(
     decision: { type: Schema.Types.Mixed, default: null },
     repaymentCapacity: { type: Number, default: null },
     review: { type: Schema.Types.Mixed, default: null },
+    contest: { type: Schema.Types.Mixed, default: null },
     failureReason: String,
     abandonReason: String,
     handled: { type: [String], default: [] },

@@ -1,6 +1,6 @@
 import { applicantSearchTerms, indexedTerm } from '@loan/contracts';
 import { rawCollection, type OutboxEntry, type PurposeSealer } from '@loan/runtime';
-import { applicationIdFor, type Application } from '../domain/application';
+import { applicationIdFor, type Application, type Review } from '../domain/application';
 import type { PortfolioRow } from '../domain/portfolio/tally';
 import type { ApplicationModel } from './applicationModel';
 import { sealIdentity } from './personalData';
@@ -45,6 +45,13 @@ export interface ReviewListFilter {
   after: { decidedAt: string; applicationId: string } | null;
 }
 
+/** A review as stored: its instants back to dates. */
+const reviewOf = (review: Review): Review => ({
+  ...review,
+  madeAt: new Date(review.madeAt),
+  reviewedAt: review.reviewedAt ? new Date(review.reviewedAt) : null,
+});
+
 function toState(doc: Doc): Application {
   const d = doc as unknown as Application & { _id: string };
   return {
@@ -83,11 +90,13 @@ function toState(doc: Doc): Application {
     analysis: d.analysis ? { analysisId: d.analysis.analysisId, requestedAt: new Date(d.analysis.requestedAt) } : null,
     decision: d.decision ?? null,
     repaymentCapacity: d.repaymentCapacity ?? null,
-    review: d.review
+    review: d.review ? reviewOf(d.review) : null,
+    contest: d.contest
       ? {
-          ...d.review,
-          madeAt: new Date(d.review.madeAt),
-          reviewedAt: d.review.reviewedAt ? new Date(d.review.reviewedAt) : null,
+          ...d.contest,
+          openedAt: new Date(d.contest.openedAt),
+          resolvedAt: d.contest.resolvedAt ? new Date(d.contest.resolvedAt) : null,
+          priorReview: d.contest.priorReview ? reviewOf(d.contest.priorReview) : null,
         }
       : null,
     failureReason: d.failureReason ?? null,
@@ -189,7 +198,8 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Pur
       const and: Record<string, unknown>[] = [
         { clientId: query.clientId },
         { status: 'COMPLETED' },
-        { 'decision.decision': 'MANUAL_REVIEW' },
+        // Referred by the scorecard, or back with the reviewers because the applicant contested it.
+        { $or: [{ 'decision.decision': 'MANUAL_REVIEW' }, { 'contest.contestId': { $exists: true } }] },
         query.status === 'DONE' ? { 'review.status': 'FINAL' } : { 'review.status': { $ne: 'FINAL' } },
       ];
       if (query.after) {

@@ -2,9 +2,9 @@ import { isSealed, type Sealer } from '@loan/runtime';
 import type { Application } from '../domain/application';
 
 /**
- * The applicant's identity (names, e-mail, phone) and the accounts' holder names are sealed
- * when the application is opened or resumed and stay sealed in the state, the database and the
- * outbox; they are opened only for what a person or the lender's API must read (a status read,
+ * The applicant's identity (names, e-mail, phone), the accounts' holder names and a contest's
+ * statement (the applicant's own words) are sealed when they enter the state (the application
+ * opened or resumed, the contest made) and stay sealed in the state, the database and the outbox; they are opened only for what a person or the lender's API must read (a status read,
  * the list, the review queue) and for the provider's widget.
  */
 
@@ -27,6 +27,7 @@ export function sealIdentity(sealer: Sealer, state: Application): Application {
       phone: applicant.phone === null ? null : sealOnce(sealer, applicant.phone),
     },
     accounts: state.accounts.map((a) => ({ ...a, holderName: sealOnce(sealer, a.holderName) })),
+    ...(state.contest ? { contest: { ...state.contest, statement: sealOnce(sealer, state.contest.statement) } } : {}),
   };
 }
 
@@ -43,6 +44,7 @@ export function openIdentity(sealer: Sealer, state: Application): Application {
       phone: applicant.phone === null ? null : sealer.reveal(applicant.phone),
     },
     accounts: state.accounts.map((a) => ({ ...a, holderName: sealer.reveal(a.holderName) })),
+    ...(state.contest ? { contest: { ...state.contest, statement: sealer.reveal(state.contest.statement) } } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import type {
   ApplicationFact,
   ApplicationStatus,
   CommandErrorCode,
+  ContestableOutcome,
   Decision,
   EnrichmentStatus,
   EventDataOf,
@@ -76,8 +77,13 @@ export interface Application {
    * reviews (every term then needs an override).
    */
   repaymentCapacity: number | null;
-  /** The lender's review of a MANUAL_REVIEW decision; null until one is made. */
+  /**
+   * The lender's review of a MANUAL_REVIEW decision, or of a contested one; null until one is
+   * made (and again while a contest reopens the decision: the earlier review is kept in it).
+   */
   review: Review | null;
+  /** The applicant's contest of a DECLINED or COUNTER_OFFER decision (NDPA s.37); absent or null until one. */
+  contest?: Contest | null;
   failureReason: string | null;
   abandonReason: AbandonReason | null;
   /** Provider callbacks and results already applied, so a redelivery changes nothing. */
@@ -103,6 +109,8 @@ export interface Review {
   override: boolean;
   /** Who made the review. */
   reviewer: string;
+  /** The contest the review answers; absent or null for a referral's review. */
+  contestId?: string | null;
   /** Who confirmed it, when a confirmation was needed and given. */
   confirmedBy: string | null;
   /** Its amount is above the lender's threshold: a second reviewer must confirm it. */
@@ -145,3 +153,22 @@ export const reject = (code: CommandErrorCode, message: string): Rejection => ({
 /** Keeps at most this many handled ids per application (older ones can no longer recur). */
 export const MAX_HANDLED = 200;
 export const remember = (handled: string[], id: string): string[] => [...handled, id].slice(-MAX_HANDLED);
+
+/**
+ * The applicant's contest of an automated decision (NDPA s.37: a person may ask for a human,
+ * give their view and contest it), opened by the lender with the applicant's statement. It puts
+ * the application in the review queue; a review of it always needs a second reviewer, and the
+ * final one resolves it.
+ */
+export interface Contest {
+  contestId: string;
+  /** The applicant's own words; sealed at rest like their identity. */
+  statement: string;
+  /** What was contested: the scorecard's decision, or the final review's when it had one. */
+  contestedOutcome: ContestableOutcome;
+  status: 'OPEN' | 'RESOLVED';
+  openedAt: Date;
+  resolvedAt: Date | null;
+  /** The review the contest reopened, kept as it was; null when the decision had none. */
+  priorReview: Review | null;
+}

@@ -1,6 +1,7 @@
 import type { ApplicationSummary, ApplicationView } from '@loan/contracts';
 import type { Application } from './application';
-import { toReviewView } from './reviewApplication/decide';
+import { contestAvailabilityOf } from './contestDecision/decide';
+import { toContestView, toReviewView } from './reviewApplication/decide';
 
 /** What `GET /api/applications/:id` shows: status, applicant summary, accounts, decision. */
 export function toView(state: Application): ApplicationView {
@@ -29,6 +30,8 @@ export function toView(state: Application): ApplicationView {
     })),
     decision: state.decision,
     review: state.review ? toReviewView(state.review) : null,
+    contestAvailability: contestAvailabilityOf(state),
+    contest: state.contest ? toContestView(state.contest) : null,
     failureReason: state.failureReason,
     abandonReason: state.abandonReason,
     createdAt: state.createdAt.toISOString(),

@@ -26,7 +26,9 @@ export type ReviewStage = 'NONE' | 'TO_REVIEW' | 'PENDING_CONFIRMATION' | 'FINAL
 export function reviewStageOf(application: ApplicationView): ReviewStage {
   const review = application.review;
   if (review) return review.status === 'FINAL' ? 'FINAL' : 'PENDING_CONFIRMATION';
-  if (application.status === 'COMPLETED' && application.decision?.decision === 'MANUAL_REVIEW') return 'TO_REVIEW';
+  if (application.status !== 'COMPLETED' || !application.decision) return 'NONE';
+  // Referred by the scorecard, or contested by the applicant (the earlier review is kept in the contest).
+  if (application.decision.decision === 'MANUAL_REVIEW' || application.contest?.status === 'OPEN') return 'TO_REVIEW';
   return 'NONE';
 }
 

@@ -60,6 +60,23 @@ describe('reviewStageOf', () => {
     expect(reviewStageOf({ ...approved, decision: { ...approved.decision!, decision: 'APPROVED' } })).toBe('NONE');
     expect(reviewStageOf({ ...approved, status: 'PROCESSING', decision: null })).toBe('NONE');
   });
+
+  it('when a DECLINED decision is contested, then it is to review while the contest is open and not once resolved without a review', () => {
+    const app = referred();
+    const declined = { ...app, decision: { ...app.decision!, decision: 'DECLINED' as const } };
+    const contest = {
+      contestId: 'c',
+      status: 'OPEN' as const,
+      contestedOutcome: 'DECLINED' as const,
+      statement: 'My salary moved',
+      openedAt: '2026-11-22T09:30:00.000Z',
+      resolvedAt: null,
+      priorReview: null,
+    };
+    expect(reviewStageOf({ ...declined, contest })).toBe('TO_REVIEW');
+    expect(reviewStageOf({ ...declined, contest, review: pending('officer-1') })).toBe('PENDING_CONFIRMATION');
+    expect(reviewStageOf({ ...declined, contest: { ...contest, status: 'RESOLVED' } })).toBe('NONE');
+  });
 });
 
 describe('cannotConfirm', () => {

@@ -2,11 +2,12 @@ import {
   monthlyPayment,
   roundToKobo,
   type ApprovalDetails,
+  type ContestView,
   type ReviewQueueItem,
   type ReviewRequest,
   type ReviewView,
 } from '@loan/contracts';
-import { type Application, type Effect, type Outcome, type Review, event, reject } from '../application';
+import { type Application, type Contest, type Effect, type Outcome, type Review, event, reject } from '../application';
 
 // Floating-point slack, so that a payment exactly at the capacity is within it (as the scorecard has it).
 const EPSILON = 1e-6;
@@ -30,6 +31,20 @@ export function toReviewView(review: Review): ReviewView {
     confirmationRequired: review.confirmationRequired,
     madeAt: review.madeAt.toISOString(),
     reviewedAt: review.reviewedAt ? review.reviewedAt.toISOString() : null,
+    contestId: review.contestId ?? null,
+  };
+}
+
+/** The contest as the application's detail and the review queue show it. */
+export function toContestView(contest: Contest): ContestView {
+  return {
+    contestId: contest.contestId,
+    status: contest.status,
+    contestedOutcome: contest.contestedOutcome,
+    statement: contest.statement,
+    openedAt: contest.openedAt.toISOString(),
+    resolvedAt: contest.resolvedAt ? contest.resolvedAt.toISOString() : null,
+    priorReview: contest.priorReview ? toReviewView(contest.priorReview) : null,
   };
 }
 
@@ -49,6 +64,7 @@ export function toQueueItem(state: Application, now: Date): ReviewQueueItem | nu
     decidedAt: decision.timestamp,
     ageSeconds: Math.max(0, Math.floor((now.getTime() - Date.parse(decision.timestamp)) / 1000)),
     review: state.review ? toReviewView(state.review) : null,
+    contest: state.contest ? toContestView(state.contest) : null,
   };
 }
 
@@ -63,8 +79,24 @@ function completed(state: Application, review: Review): Effect {
     reasonCode: review.reasonCode,
     note: review.note,
     reviewedAt: (review.reviewedAt ?? review.madeAt).toISOString(),
+    ...(review.contestId ? { contestId: review.contestId } : {}),
   });
 }
+
+/** The state once `review` is final: a contest it answers is resolved with it. */
+function finalized(state: Application, review: Review, now: Date): Application {
+  const contest = state.contest;
+  const resolves = contest && contest.status === 'OPEN' && review.contestId === contest.contestId;
+  return {
+    ...state,
+    review,
+    ...(resolves ? { contest: { ...contest, status: 'RESOLVED' as const, resolvedAt: now } } : {}),
+    updatedAt: now,
+  };
+}
+
+/** A contest awaiting its review: what a review made now answers. */
+const openContest = (state: Application): Contest | null => (state.contest?.status === 'OPEN' ? state.contest : null);
 
 const resultOf = (state: Application, review: Review) => ({
   applicationId: state.applicationId,
@@ -72,12 +104,12 @@ const resultOf = (state: Application, review: Review) => ({
   review: toReviewView(review),
 });
 
-/** Only a COMPLETED application whose decision is MANUAL_REVIEW is reviewed. */
+/** Only a COMPLETED application whose decision is MANUAL_REVIEW, or was contested, is reviewed. */
 function checkReviewable(state: Application) {
   if (state.status !== 'COMPLETED' || !state.decision) {
     return reject('INVALID_STATE', `Cannot review application with status: ${state.status}`);
   }
-  if (state.decision.decision !== 'MANUAL_REVIEW') {
+  if (state.decision.decision !== 'MANUAL_REVIEW' && !state.contest) {
     return reject(
       'INVALID_STATE',
       `Only a MANUAL_REVIEW decision is reviewed; this application's decision is ${state.decision.decision}`,
@@ -170,8 +202,10 @@ export function reviewApplication(
     if (request.override !== true) return reject('INVALID_REVIEW', `The terms need override: true and a note: ${why}`);
     if (!note) return reject('INVALID_REVIEW', `An override needs a note saying why: ${why}`);
   }
+  // A contest's answer is always made and checked by two people, whatever it grants.
+  const contest = openContest(state);
   const confirmationRequired =
-    terms !== null && confirmationAbove !== null && terms.approved_amount > confirmationAbove;
+    contest !== null || (terms !== null && confirmationAbove !== null && terms.approved_amount > confirmationAbove);
   const review: Review = {
     outcome: request.outcome,
     status: confirmationRequired ? 'PENDING_CONFIRMATION' : 'FINAL',
@@ -180,12 +214,14 @@ export function reviewApplication(
     note,
     override: beyond,
     reviewer: request.reviewer.trim(),
+    ...(contest ? { contestId: contest.contestId } : {}),
     confirmedBy: null,
     confirmationRequired,
     madeAt: now,
     reviewedAt: confirmationRequired ? null : now,
   };
-  const next: Application = { ...state, review, updatedAt: now };
+  const next: Application =
+    review.status === 'FINAL' ? finalized(state, review, now) : { ...state, review, updatedAt: now };
   return {
     ok: true,
     state: next,
@@ -214,6 +250,6 @@ export function confirmReview(state: Application, input: { reviewer: string; now
     return reject('REVIEW_CONFLICT', 'The reviewer who made a review cannot confirm it; another reviewer must');
   }
   const confirmed: Review = { ...review, status: 'FINAL', confirmedBy: input.reviewer.trim(), reviewedAt: input.now };
-  const next: Application = { ...state, review: confirmed, updatedAt: input.now };
+  const next = finalized(state, confirmed, input.now);
   return { ok: true, state: next, effects: [completed(next, confirmed)], result: resultOf(next, confirmed) };
 }

@@ -27,6 +27,7 @@ import { notFound, type Answer, type ApplicationWriter } from '../../data-access
 import { openIdentity, sealedApplicant } from '../../data-access/personalData';
 import { applicationIdFor, type Application } from '../../domain/application';
 import { analyzeApplication } from '../../domain/analyzeApplication/decide';
+import { contestDecision } from '../../domain/contestDecision/decide';
 import { finalizeLinking } from '../../domain/finalizeLinking/decide';
 import { decideExistingKey, openApplication, resumeApplication } from '../../domain/initiateApplication/decide';
 import { accountsToRelink, checkRelink, relinkAccount } from '../../domain/linkAccount/decide';
@@ -237,6 +238,23 @@ export function createCommandHandler(deps: {
           (state, now) => confirmReview(state, { reviewer: sealer.open(cmd.reviewer), now }),
           publishing,
         );
+      case 'ContestDecision': {
+        // The applicant's words travel sealed and are sealed again in the state.
+        const statement = sealer.open(cmd.statement);
+        return writer.commandMutation(
+          cmd.applicationId,
+          cmd.clientId,
+          cmd.correlationId,
+          (state, now) =>
+            contestDecision(state, {
+              contestId: randomUUID(),
+              statement,
+              sameStatement: (stored) => sealer.reveal(stored) === statement,
+              now,
+            }),
+          publishing,
+        );
+      }
       case 'GetPortfolio': {
         const { from, to } = cmd;
         // The gateway sends a zone it knows; one this runtime does not know counts in Lagos days.

@@ -51,18 +51,35 @@ function ReviewerField({ value, onChange }: { value: string; onChange: (value: s
 /** What the reviewer decides from: why it was referred, the score, the flows and what scoring would grant. */
 function Evidence({ application }: { application: ApplicationView }) {
   const decision = application.decision!;
+  const contest = application.contest ?? null;
   const flows = monthlyFlowsOf(application);
   return (
     <div class="evidence" aria-labelledby="evidence-heading" role="region">
       <h3 id="evidence-heading">Evidence</h3>
-      <h4>Why it was referred</h4>
-      <ul class="reasons">
-        {decision.manual_review_reasons.map((r) => (
-          <li key={r.code}>
-            {r.description} <code>{r.code}</code>
-          </li>
-        ))}
-      </ul>
+      {contest ? (
+        <>
+          <h4 id="evidence-contest">
+            Contested by the applicant <Badge value={contest.contestedOutcome} />
+          </h4>
+          <p class="hint">Opened {when(contest.openedAt)}; a second reviewer confirms whatever you decide.</p>
+          <blockquote class="review-note" aria-labelledby="evidence-contest">
+            {contest.statement}
+          </blockquote>
+          {contest.priorReview ? <ReviewFacts review={contest.priorReview} /> : null}
+        </>
+      ) : null}
+      {decision.manual_review_reasons.length > 0 ? (
+        <>
+          <h4>Why it was referred</h4>
+          <ul class="reasons">
+            {decision.manual_review_reasons.map((r) => (
+              <li key={r.code}>
+                {r.description} <code>{r.code}</code>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
       <h4 id="evidence-breakdown">
         Score {decision.score} <Badge value={decision.score_band} />
       </h4>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type ClientSettings, type ReviewQueueItem, type ReviewQueueStatus } from '../api';
-import { money, when } from '../model';
+import { money, when, words } from '../model';
 import { navigate } from '../nav';
 import { ageInWords } from '../reviewModel';
 import { may } from '../permissions';
@@ -194,6 +194,9 @@ export function ReviewsPage({ params }: { params: URLSearchParams }) {
                   </td>
                   <td data-label="Why referred">
                     <ul class="reasons">
+                      {item.contest ? (
+                        <li key="contest">Contested by the applicant ({words(item.contest.contestedOutcome)})</li>
+                      ) : null}
                       {item.manual_review_reasons.map((r) => (
                         <li key={r.code}>{r.description}</li>
                       ))}

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import {
   ApplicationListQuery,
   ConfirmReviewRequest,
+  ContestRequest,
   InitiateRequest,
   ReviewRequest,
   LinkAccountRequest,
@@ -356,6 +357,20 @@ export function applicationRoutes(deps: {
         req.body ?? {},
       );
       res.json(await ask(res, { type: 'ConfirmReview', applicationId, reviewer: await reviewerFor(res, reviewer) }));
+    }),
+  );
+
+  // The applicant's contest of a DECLINED or COUNTER_OFFER decision (NDPA s.37), which the lender
+  // opens for them with their statement: back to the review queue, answered by a reviewed decision.
+  router.post(
+    '/:id/contest',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      const { statement } = validate(ContestRequest, req.body ?? {});
+      // The applicant's own words: they leave the gateway sealed.
+      res.json(await ask(res, { type: 'ContestDecision', applicationId, statement: deps.sealer.seal(statement) }));
     }),
   );
 

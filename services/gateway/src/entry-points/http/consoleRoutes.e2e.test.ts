@@ -1573,6 +1573,60 @@ describe('the console in a browser', () => {
     expect((await lenderApi('PATCH', '/api/client', { reviewConfirmationAbove: null })).status).toBe(200);
   });
 
+  it('when the applicant contests a DECLINED decision, then it is back in the queue as contested, its page shows the statement beside the review form, and the review awaits a second reviewer', async () => {
+    const declined = await decidedApplication(
+      { firstName: 'Emeka', lastName: 'Obi', bvn: '22200000001', amount: 500_000, tenor: 12, interestRate: 5 },
+      { persona: 'overdrawn' },
+    );
+    // Declined by the scorecard, or referred and declined by a reviewer: either way the decision stands DECLINED.
+    const outcome = (await lenderApi('GET', `/api/applications/${declined.applicationId}`)).body.decision.decision;
+    expect(['DECLINED', 'MANUAL_REVIEW']).toContain(outcome);
+    if (outcome === 'MANUAL_REVIEW') {
+      const reviewed = await lenderApi('POST', `/api/applications/${declined.applicationId}/review`, {
+        outcome: 'DECLINED',
+        reasonCode: 'OVERDRAFT_PERSISTENT',
+        reviewer: 'officer-2001',
+      });
+      expect(reviewed.body.review).toMatchObject({ status: 'FINAL', outcome: 'DECLINED' });
+    }
+    const statement = 'The overdraft was my business float in October; it is cleared now and the statement shows it.';
+    expect((await lenderApi('POST', `/api/applications/${declined.applicationId}/contest`, { statement })).status).toBe(
+      200,
+    );
+    await page.getByRole('link', { name: 'Reviews' }).click();
+    await page.getByRole('heading', { name: 'Reviews', level: 1 }).waitFor();
+    await page.getByRole('radio', { name: /^Open/ }).check();
+    await page.getByRole('button', { name: 'Show' }).click();
+    const row = page.getByRole('row', { name: /Emeka Obi/ });
+    await row.waitFor();
+    await expect(row.textContent()).resolves.toContain('Contested by the applicant (Declined)');
+
+    await page.goto(`${stack.gatewayUrl}/console#/applications/${declined.applicationId}`);
+    const evidence = page.getByRole('region', { name: 'Evidence' });
+    await evidence.getByRole('heading', { name: /Contested by the applicant/ }).waitFor();
+    await evidence.getByText(statement).waitFor();
+    expect(await accessibilityViolations()).toEqual([]);
+    if (shots) {
+      await page.screenshot({
+        path: path.join(tmpdir(), 'console-contest.png'),
+        fullPage: true,
+      });
+    }
+    expect(await overflowAtPhoneWidth('contest')).toEqual([]);
+
+    await page.getByLabel('Your staff id').fill('officer-1042');
+    await page.getByRole('radio', { name: 'Decline' }).check();
+    await page.getByLabel('Reason code').fill('OVERDRAFT_PERSISTENT');
+    await page.getByRole('button', { name: 'Submit review' }).click();
+    await page.getByRole('region', { name: 'Awaiting a second reviewer' }).waitFor();
+    const contested = (await lenderApi('GET', `/api/applications/${declined.applicationId}`)).body;
+    expect(contested.review).toMatchObject({
+      status: 'PENDING_CONFIRMATION',
+      outcome: 'DECLINED',
+      contestId: contested.contest.contestId,
+    });
+  });
+
   it('when the lender rotates the webhook secret, then the new secret is shown once with the end of the overlap, and not again; the endpoint is edited and failed deliveries replayed', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();

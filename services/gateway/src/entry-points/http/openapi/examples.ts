@@ -422,6 +422,24 @@ export const Examples = {
       reviewedAt: '2026-11-20T10:15:41.000Z',
     },
   },
+  contestRequest: {
+    statement:
+      'My salary moved to a new employer in September; the October statement shows it. I ask for the decision to be looked at again.',
+  },
+  contestOpened: {
+    applicationId,
+    status: 'COMPLETED',
+    contest: {
+      contestId: '0b8e3a55-4f1d-4c7a-9e2b-6d1f0a3c5e77',
+      status: 'OPEN',
+      contestedOutcome: 'DECLINED',
+      statement:
+        'My salary moved to a new employer in September; the October statement shows it. I ask for the decision to be looked at again.',
+      openedAt: '2026-11-22T09:30:00.000Z',
+      resolvedAt: null,
+      priorReview: null,
+    },
+  },
   reviewPage: {
     items: [
       {

@@ -362,7 +362,19 @@ granting more than that stays PENDING_CONFIRMATION until another reviewer calls
 their own review is a 409 (staff ids compared regardless of case). Once a review is final,
 \`application.review_completed\` is sent with the outcome, the terms (\`approval_details\`, null
 for a decline), the maker as \`reviewer\`, the reason code, the note and \`reviewedAt\`, always
-after the application's \`application.decision\`.`;
+after the application's \`application.decision\`.
+
+### Contest (NDPA s.37)
+
+A person subject to an automated decision may ask for a human, give their view and contest it.
+For a DECLINED or COUNTER_OFFER decision (the scorecard's, or your final review's),
+\`POST /api/applications/{id}/contest\` with \`{"statement"}\`, the applicant's own words, opens
+the contest: the application goes back to the queue (its item carries \`contest\`), the review it
+had is kept as the contest's \`priorReview\`, and its new review always awaits a second
+reviewer, whatever it grants. When that review is final the contest is RESOLVED and
+\`application.review_completed\` carries its \`contestId\`. Every read of the application says
+whether it can be contested and how (\`contestAvailability\`); an APPROVED decision, one still
+under review, or one already contested cannot be.`;
 
 export const guides = [
   quickStart,

@@ -25,6 +25,8 @@ import {
   UpdateUserRequest,
   Bvn,
   ConfirmReviewRequest,
+  ContestRequest,
+  ContestView,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryView,
@@ -229,6 +231,9 @@ const ClientSettingsSchema = ClientSettings.meta({ id: 'ClientSettings' });
 const ReviewResult = z
   .object({ applicationId: Uuid, status: z.literal('COMPLETED'), review: ReviewView.meta({ id: 'Review' }) })
   .meta({ id: 'ReviewResult' });
+const ContestResult = z
+  .object({ applicationId: Uuid, status: z.literal('COMPLETED'), contest: ContestView.meta({ id: 'Contest' }) })
+  .meta({ id: 'ContestResult' });
 const conflict = failure(409, 'Your account was changed at the same time by another request: retry', {
   concurrent: 'The client was changed concurrently; retry',
 });
@@ -509,7 +514,7 @@ export const lenderOperations: RouteConfig[] = [
     tags: [reviews],
     summary: 'Review a MANUAL_REVIEW decision: approve, counter-offer or decline, with a reason',
     description:
-      'Only for a COMPLETED application whose decision is MANUAL_REVIEW and that has no final review yet. `reviewer` is your staff id of the reviewer, recorded as such (in the console, `/console/api`, the reviewer is the signed-in user’s e-mail address and `reviewer` may be left out; another name there is a 400). APPROVED grants the ask unless `terms` are given; COUNTER_OFFER needs `terms`; DECLINED takes none. Terms are priced with the scorecard’s own formula (`monthly_payment`); a payment beyond the applicant’s repayment capacity (a third of verified monthly income less existing repayments) needs `override: true` and a `note`. A review granting more than your `reviewConfirmationAbove` stays PENDING_CONFIRMATION until another reviewer confirms it; any other is FINAL at once. application.review_completed is sent when it is final, always after the application’s application.decision; the application stays COMPLETED. The same review sent again (a retry) answers as the first did. Rate limit: 60 a minute per IP with the other calls.',
+      'Only for a COMPLETED application whose decision is MANUAL_REVIEW, or that the applicant contested (POST /api/applications/{id}/contest), and that has no final review yet. `reviewer` is your staff id of the reviewer, recorded as such (in the console, `/console/api`, the reviewer is the signed-in user’s e-mail address and `reviewer` may be left out; another name there is a 400). APPROVED grants the ask unless `terms` are given; COUNTER_OFFER needs `terms`; DECLINED takes none. Terms are priced with the scorecard’s own formula (`monthly_payment`); a payment beyond the applicant’s repayment capacity (a third of verified monthly income less existing repayments) needs `override: true` and a `note`. A review granting more than your `reviewConfirmationAbove` stays PENDING_CONFIRMATION until another reviewer confirms it; any other is FINAL at once. application.review_completed is sent when it is final, always after the application’s application.decision; the application stays COMPLETED. The same review sent again (a retry) answers as the first did. Rate limit: 60 a minute per IP with the other calls.',
     request: {
       params: ApplicationId,
       body: {
@@ -579,6 +584,50 @@ export const lenderOperations: RouteConfig[] = [
       404: notFound,
       409: failure(409, 'The reviewer who made the review cannot confirm it', {
         'same reviewer': 'The reviewer who made a review cannot confirm it; another reviewer must',
+      }),
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/applications/{id}/contest',
+    operationId: 'contestDecision',
+    tags: [reviews],
+    summary: 'Contest a DECLINED or COUNTER_OFFER decision with the applicant’s statement (NDPA s.37)',
+    description:
+      'The Nigeria Data Protection Act 2023 (s.37) lets a person subject to an automated decision ask for a human, give their view and contest it; you open the contest for your applicant with their `statement`. Only a COMPLETED application whose decision stands DECLINED or COUNTER_OFFER (the scorecard’s, or your final review’s) is contested, once: an APPROVED decision, or one still awaiting its review, is a 400. The application goes back to your review queue (`GET /api/reviews`, with its `contest`); the review it had is kept as the contest’s `priorReview`. Its new review (`POST /api/applications/{id}/review`) always awaits a second reviewer’s confirmation, whatever it grants, and when final resolves the contest and sends application.review_completed with the contest’s `contestId`. Every read of the application says whether it can be contested (`contestAvailability`). The same statement sent again answers as the first did; another is a 409. The statement is kept sealed like the applicant’s identity. Rate limit: 60 a minute per IP with the other calls.',
+    request: {
+      params: ApplicationId,
+      body: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: ContestRequest.meta({ id: 'ContestRequest', example: Examples.contestRequest }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: ok('The contest, OPEN: the application is in your review queue', ContestResult, Examples.contestOpened, {
+        limited: true,
+      }),
+      400: failure(400, 'Not a decided application, a decision that is not contested, or an invalid statement', {
+        'wrong status':
+          'Cannot contest application with status: PROCESSING; only a decided (COMPLETED) application is contested',
+        approved: 'Only a DECLINED or COUNTER_OFFER decision is contested; this application’s decision is APPROVED',
+        'under review':
+          'The decision awaits the lender’s review (MANUAL_REVIEW); it can be contested once the review is final',
+        'no statement': 'statement must not be empty: the applicant’s own words',
+        ...malformedJson,
+      }),
+      401: lenderErrors[401],
+      404: notFound,
+      409: failure(409, 'The decision was already contested with another statement', {
+        'contested once':
+          'The decision was contested on 2026-11-22T09:30:00.000Z (contest 0b8e3a55-4f1d-4c7a-9e2b-6d1f0a3c5e77, OPEN); a decision is contested once',
       }),
       413: lenderErrors[413],
       415: notJson,
@@ -1226,7 +1275,7 @@ const eventDescriptions: Record<EventName, string> = {
     'No account linked within 24 hours (no_link) or no analyze within 7 days of linking (no_analyze; bank data scrubbed).',
   'application.decision': 'The scored, explained decision.',
   'application.review_completed':
-    'Not in the original contract: your reviewer finished a MANUAL_REVIEW decision (POST /api/applications/{id}/review, confirmed by a second reviewer above your threshold). Always after the application’s application.decision; the application stays COMPLETED.',
+    'Not in the original contract: your reviewer finished a MANUAL_REVIEW decision (POST /api/applications/{id}/review, confirmed by a second reviewer above your threshold), or a contested one (then always confirmed, and `contestId` names the contest). Always after the application’s application.decision; the application stays COMPLETED.',
 };
 
 const componentName = (event: string) =>
