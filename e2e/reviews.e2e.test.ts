@@ -70,6 +70,8 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
     if (decision.event !== 'application.decision') throw new Error('not a decision');
     expect(decision.data.decision.decision).toBe('MANUAL_REVIEW');
     expect(decision.data.decision.manual_review_reasons.map((r) => r.code)).toContain('BUREAU_UNAVAILABLE');
+    // A referral discloses what approving would: the key facts of the terms scoring would grant.
+    expect(decision.data.decision.key_facts).toMatchObject({ principal: 500_000, tenor_months: 12 });
 
     // The lender's backend through @loan/client.
     const client = createLoanClient({ apiKey: stack.lender.apiKey, baseUrl: stack.gatewayUrl });
@@ -112,6 +114,15 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
       reasonCode: 'INCOME_VERIFIED',
       note: 'Salary and employer confirmed by phone; the bureau was down',
       reviewedAt: confirmed.review.reviewedAt,
+      // The Key Facts Statement of the terms granted, as the detail shows it.
+      key_facts: confirmed.review.key_facts,
+    });
+    expect(completed.data.key_facts).toMatchObject({
+      principal: 500_000,
+      tenor_months: 12,
+      interest_rate_monthly_percent: 5,
+      total_fees: 0,
+      schedule: expect.arrayContaining([expect.objectContaining({ number: 12 })]),
     });
     const order = received(applicationId).map((e) => e.event);
     expect(order.indexOf('application.decision')).toBeLessThan(order.indexOf('application.review_completed'));

@@ -164,6 +164,59 @@ export interface Decision {
    * Absent on decisions made before credit policies.
    */
   policy_version?: number;
+  /**
+   * The Key Facts Statement of the terms in approval_details: fees, totals, APR and the
+   * schedule. For APPROVED and COUNTER_OFFER; for MANUAL_REVIEW what approving would disclose;
+   * null for DECLINED.
+   */
+  key_facts?: KeyFacts | null;
+}
+
+/** A policy version's fees and instalment dates, disclosed with its offers. */
+export interface DisclosureTerms {
+  fees: {
+    managementPercent: number;
+    insurancePercent: number;
+    vatPercent: number;
+    /** UPFRONT: deducted from the amount paid out; SPREAD: added evenly to the instalments. */
+    collection: 'UPFRONT' | 'SPREAD';
+  };
+  schedule: { alignToPayDay: boolean; daysAfterPayDay: number };
+}
+
+/** One instalment of the schedule (Naira to the kobo; the date a calendar day). */
+export interface Instalment {
+  number: number;
+  due_date: string;
+  principal: number;
+  interest: number;
+  fees: number;
+  amount: number;
+}
+
+/** The Key Facts Statement of an offer. */
+export interface KeyFacts {
+  principal: number;
+  tenor_months: number;
+  interest_rate_monthly_percent: number;
+  fees: { code: 'MANAGEMENT' | 'INSURANCE' | 'VAT'; description: string; amount: number }[];
+  fee_collection: 'UPFRONT' | 'SPREAD';
+  total_fees: number;
+  total_interest: number;
+  amount_disbursed: number;
+  total_repayable: number;
+  total_cost_of_credit: number;
+  /** Annualised internal rate of return of the cash flows, percent, two decimals. */
+  apr_percent: number;
+  disbursement_date: string;
+  schedule_basis: {
+    kind: 'PAY_DATE' | 'MONTHLY_FROM_DISBURSEMENT';
+    reason: string;
+    pay_day_of_month: number | null;
+    days_after_pay_day: number | null;
+  };
+  schedule: Instalment[];
+  terms: DisclosureTerms;
 }
 
 /** `GET /api/applications/:id`. */
@@ -261,6 +314,8 @@ export interface EventDataMap {
     reviewedAt: string;
     /** The contest the review answers, when the applicant contested the decision. */
     contestId?: string;
+    /** The Key Facts Statement of the terms granted (absent for DECLINED). */
+    key_facts?: KeyFacts;
   };
 }
 
@@ -543,6 +598,8 @@ export interface CreditPolicy {
     bureauUnavailable: 'REVIEW' | 'DECLINE' | 'PROCEED';
     identityMismatch: 'REVIEW' | 'DECLINE';
   };
+  /** Fees and instalment dates its offers disclose; none: no fees, instalments after a detected pay date. */
+  disclosure?: DisclosureTerms;
   knockOuts: KnockOutRule[];
 }
 
@@ -653,6 +710,8 @@ export interface ReviewView {
   reviewedAt: string | null;
   /** The contest the review answers; null for a referral's review. */
   contestId?: string | null;
+  /** The Key Facts Statement of the terms granted, with the decision's fees and pay date; null for DECLINED. */
+  key_facts?: KeyFacts | null;
 }
 
 /** Body of `POST /api/applications/:id/contest`. */

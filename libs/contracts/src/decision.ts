@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KeyFacts } from './keyFacts';
 import { IsoTimestamp, Uuid } from './primitives';
 
 /**
@@ -106,5 +107,11 @@ export const Decision = z.object({
    * (docs/scoring.md, "Credit policies"). Absent on decisions made before policies existed.
    */
   policy_version: z.number().int().min(0).optional(),
+  /**
+   * Not in the original contract: the Key Facts Statement of the terms in approval_details
+   * (fees, total repayable, cost of credit, APR, the schedule), for APPROVED and COUNTER_OFFER,
+   * and for MANUAL_REVIEW what approving those terms would disclose; null for DECLINED.
+   */
+  key_facts: KeyFacts.nullable().optional(),
 });
 export type Decision = z.infer<typeof Decision>;

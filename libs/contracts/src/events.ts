@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApprovalDetails, Decision } from './decision';
+import { KeyFacts } from './keyFacts';
 import { AbandonReason, IsoTimestamp, Uuid } from './primitives';
 import { ReviewOutcome } from './review';
 
@@ -69,6 +70,8 @@ export const EventData = {
     reviewedAt: IsoTimestamp,
     /** The contest the review answers, when the applicant contested the decision (absent otherwise). */
     contestId: Uuid.optional(),
+    /** The Key Facts Statement of the terms granted (absent for DECLINED). */
+    key_facts: KeyFacts.optional(),
   }),
 } as const;
 

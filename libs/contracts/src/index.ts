@@ -8,6 +8,7 @@ export * from './deliveries';
 export * from './enrichment';
 export * from './events';
 export * from './facts';
+export * from './keyFacts';
 export * from './loanMath';
 export * from './primitives';
 export * from './review';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DecisionOutcome } from './decision';
+import { DisclosureTerms } from './keyFacts';
 
 /**
  * A lender's credit policy: the rules the decision applies on top of the scorecard's score and
@@ -170,6 +171,8 @@ export const CreditPolicy = z
       bureauUnavailable: BureauUnavailableAction,
       identityMismatch: DataAction,
     }),
+    /** Fees and instalment dates its offers disclose (Key Facts Statement); none: no fees, pay-date instalments. */
+    disclosure: DisclosureTerms.optional(),
     knockOuts: z
       .array(KnockOutRule)
       .max(50, 'at most 50 knock-out rules')

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApprovalDetails, ManualReviewReason, ScoreBand } from './decision';
+import { KeyFacts } from './keyFacts';
 import { IsoTimestamp, Limits, PageParams, Uuid } from './primitives';
 
 /**
@@ -120,6 +121,8 @@ export const ReviewView = z.object({
   reviewedAt: IsoTimestamp.nullable(),
   /** The contest this review answers (`POST /api/applications/:id/contest`); null for a referral's review. */
   contestId: Uuid.nullable().optional(),
+  /** The Key Facts Statement of the terms granted, with the decision's fees and pay date; null for DECLINED. */
+  key_facts: KeyFacts.nullable().optional(),
 });
 export type ReviewView = z.infer<typeof ReviewView>;
 

@@ -89,7 +89,20 @@ function profile(accountId: string): EnrichedAccount {
       totalIncome: 2_100_000,
       regularMonthlyAverage: 350_000,
       irregularMonthlyAverage: 0,
-      streams: [],
+      // A salary paid on the 27th: the day instalments are dated from.
+      streams: [
+        {
+          incomeType: 'SALARY',
+          frequency: 'MONTHLY',
+          monthlyAverage: 350_000,
+          stability: 0.98,
+          firstIncomeDate: '2026-01-27',
+          lastIncomeDate: '2026-06-27',
+          lastIncomeDescription: 'SALARY ACME LTD',
+          numberOfIncomes: 6,
+          numberOfMonths: 6,
+        },
+      ],
       periodMonths: 6,
     },
     insights: {
@@ -303,6 +316,43 @@ describe('credit policies in scoring', () => {
       { version, action: 'activate', actor: 'analyst@lender' },
       { version, action: 'activate', actor: 'analyst@lender' },
     ]);
+  });
+
+  it('when a lender activates a policy with fees, then its approvals disclose them in key facts dated after the pay day; fees up front that leave nothing to pay out are a 400', async () => {
+    const feeLender = `lender-${randomUUID()}`;
+    const undefinedApr = {
+      ...structuredClone(BUILTIN_POLICY),
+      disclosure: {
+        fees: { managementPercent: 50, insurancePercent: 45, vatPercent: 7.5, collection: 'UPFRONT' },
+        schedule: { alignToPayDay: true, daysAfterPayDay: 1 },
+      },
+    };
+    const refused = await call(feeLender, 'POST', '/policies', undefinedApr);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('disclosure.fees');
+    expect(refused.body.message).toContain('the APR is undefined');
+
+    const disclosure = {
+      fees: { managementPercent: 1, insurancePercent: 0.5, vatPercent: 7.5, collection: 'UPFRONT' as const },
+      schedule: { alignToPayDay: true, daysAfterPayDay: 1 },
+    };
+    const created = await call(feeLender, 'POST', '/policies', { ...structuredClone(BUILTIN_POLICY), disclosure });
+    expect(created.status).toBe(201);
+    expect(created.body.policy.disclosure).toEqual(disclosure);
+    expect((await call(feeLender, 'POST', `/policies/${created.body.version}/activate`)).status).toBe(200);
+    const { decision } = await analyze(feeLender);
+    expect(decision.decision).toBe('APPROVED');
+    expect(decision.key_facts).toMatchObject({
+      principal: 300_000,
+      tenor_months: 6,
+      total_fees: 4837.5,
+      amount_disbursed: 295_162.5,
+      fee_collection: 'UPFRONT',
+      schedule_basis: { kind: 'PAY_DATE', pay_day_of_month: 27, days_after_pay_day: 1 },
+      terms: disclosure,
+    });
+    expect(decision.key_facts!.schedule.every((s) => s.due_date.endsWith('-28'))).toBe(true);
+    expect(decision.key_facts!.apr_percent).toBeGreaterThan(0);
   });
 
   it('when the internal token is missing, then the policy API answers 401', async () => {

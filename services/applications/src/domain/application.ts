@@ -8,6 +8,7 @@ import type {
   EnrichmentStatus,
   EventDataOf,
   EventName,
+  KeyFacts,
   MonthlyFlow,
   ReviewOutcome,
   ReviewStatus,
@@ -111,6 +112,8 @@ export interface Review {
   reviewer: string;
   /** The contest the review answers; absent or null for a referral's review. */
   contestId?: string | null;
+  /** The Key Facts Statement of the terms granted; null for DECLINED (absent on reviews made before it was kept). */
+  keyFacts?: KeyFacts | null;
   /** Who confirmed it, when a confirmation was needed and given. */
   confirmedBy: string | null;
   /** Its amount is above the lender's threshold: a second reviewer must confirm it. */

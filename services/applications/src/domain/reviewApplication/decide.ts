@@ -1,6 +1,9 @@
 import {
+  DEFAULT_DISCLOSURE,
+  keyFactsOf,
   monthlyPayment,
   roundToKobo,
+  type KeyFacts,
   type ApprovalDetails,
   type ContestView,
   type ReviewQueueItem,
@@ -32,7 +35,33 @@ export function toReviewView(review: Review): ReviewView {
     madeAt: review.madeAt.toISOString(),
     reviewedAt: review.reviewedAt ? review.reviewedAt.toISOString() : null,
     contestId: review.contestId ?? null,
+    key_facts: review.keyFacts ?? null,
   };
+}
+
+/** The day in Lagos: the disbursement day a review's schedule assumes. */
+const lagosDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Lagos' });
+
+/**
+ * The key facts of the terms a review grants, disclosed as the decision's were: its fees and
+ * schedule terms, and the applicant's pay day when it dated the schedule by it.
+ */
+function reviewKeyFacts(state: Application, terms: ApprovalDetails | null, now: Date): KeyFacts | null {
+  if (!terms) return null;
+  const decided = state.decision?.key_facts ?? null;
+  try {
+    return keyFactsOf({
+      principal: terms.approved_amount,
+      tenorMonths: terms.approved_tenor,
+      monthlyRatePercent: terms.approved_interest,
+      terms: decided?.terms ?? DEFAULT_DISCLOSURE,
+      disbursementDate: lagosDay.format(now),
+      payDayOfMonth: decided?.schedule_basis.pay_day_of_month ?? null,
+    });
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
 }
 
 /** The contest as the application's detail and the review queue show it. */
@@ -80,6 +109,7 @@ function completed(state: Application, review: Review): Effect {
     note: review.note,
     reviewedAt: (review.reviewedAt ?? review.madeAt).toISOString(),
     ...(review.contestId ? { contestId: review.contestId } : {}),
+    ...(review.keyFacts ? { key_facts: review.keyFacts } : {}),
   });
 }
 
@@ -215,6 +245,7 @@ export function reviewApplication(
     override: beyond,
     reviewer: request.reviewer.trim(),
     ...(contest ? { contestId: contest.contestId } : {}),
+    keyFacts: reviewKeyFacts(state, terms, now),
     confirmedBy: null,
     confirmationRequired,
     madeAt: now,

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { EventData, monthlyPayment, roundToKobo, type Decision, type ReviewRequest } from '@loan/contracts';
+import {
+  DEFAULT_DISCLOSURE,
+  EventData,
+  keyFactsOf,
+  monthlyPayment,
+  roundToKobo,
+  type Decision,
+  type ReviewRequest,
+} from '@loan/contracts';
 import type { Application } from '../application';
 import { confirmReview, reviewApplication, toQueueItem } from './decide';
 
@@ -109,6 +117,15 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
           reasonCode: 'INCOME_VERIFIED',
           note: 'Salary confirmed',
           reviewedAt: now.toISOString(),
+          // Disclosed as approving the ask on the review's day (in Lagos), without fees: the decision named none.
+          key_facts: keyFactsOf({
+            principal: 500_000,
+            tenorMonths: 12,
+            monthlyRatePercent: 5,
+            terms: DEFAULT_DISCLOSURE,
+            disbursementDate: '2026-11-01',
+            payDayOfMonth: null,
+          }),
         },
       },
     ]);
@@ -292,5 +309,51 @@ describe('the review queue', () => {
       ageSeconds: 3600,
       review: null,
     });
+  });
+});
+
+describe('the key facts of a review', () => {
+  it('when a reviewer counter-offers a decision that disclosed fees and a pay day, then the review discloses its own terms with the same fees and pay day; a decline discloses none', () => {
+    const disclosure = {
+      fees: { managementPercent: 2, insurancePercent: 1, vatPercent: 7.5, collection: 'SPREAD' as const },
+      schedule: { alignToPayDay: true, daysAfterPayDay: 1 },
+    };
+    const decidedFacts = keyFactsOf({
+      principal: 500_000,
+      tenorMonths: 12,
+      monthlyRatePercent: 5,
+      terms: disclosure,
+      disbursementDate: '2026-11-01',
+      payDayOfMonth: 25,
+    });
+    const state = referred({ decision: { ...decision(), key_facts: decidedFacts } });
+    const outcome = reviewApplication(state, {
+      request: approve({ outcome: 'COUNTER_OFFER', terms: { amount: 300_000, tenor: 6, interestRate: 5 } }),
+      confirmationAbove: null,
+      now,
+    });
+    if (!outcome.ok) throw new Error(outcome.message);
+    const facts = outcome.state.review!.keyFacts!;
+    expect(facts).toEqual(
+      keyFactsOf({
+        principal: 300_000,
+        tenorMonths: 6,
+        monthlyRatePercent: 5,
+        terms: disclosure,
+        disbursementDate: '2026-11-01',
+        payDayOfMonth: 25,
+      }),
+    );
+    expect(facts).toMatchObject({ total_fees: 9675, schedule_basis: { kind: 'PAY_DATE', pay_day_of_month: 25 } });
+    expect((outcome.effects[0] as { data: { key_facts: unknown } }).data.key_facts).toEqual(facts);
+
+    const declined = reviewApplication(state, {
+      request: approve({ outcome: 'DECLINED' }),
+      confirmationAbove: null,
+      now,
+    });
+    if (!declined.ok) throw new Error(declined.message);
+    expect(declined.state.review!.keyFacts).toBeNull();
+    expect((declined.effects[0] as { data: Record<string, unknown> }).data).not.toHaveProperty('key_facts');
   });
 });

@@ -1,9 +1,14 @@
 import {
   BUILTIN_POLICY,
   BUILTIN_POLICY_VERSION,
+  DEFAULT_DISCLOSURE,
+  keyFactsOf,
+  type ApprovalDetails,
   type CreditPolicy,
   type Decision,
+  type DecisionOutcome,
   type EnrichedAccount,
+  type KeyFacts,
 } from '@loan/contracts';
 import type { BureauOutcome } from '../bureauReport';
 import { assessAffordability, repaymentCapacity, type LoanAsk } from '../affordability';
@@ -124,8 +129,54 @@ export const decideFromAudit = (
     },
     scorecard_version: SCORECARD_VERSION,
     policy_version: applied.version,
+    key_facts: offerKeyFacts(
+      outcome.decision,
+      terms.approvalDetails,
+      loan,
+      policy,
+      features.payDayOfMonth ?? null,
+      now,
+    ),
   };
 };
+
+/** The day in Lagos: the disbursement day a decision's schedule assumes. */
+const lagosDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Lagos' });
+
+/**
+ * The Key Facts Statement of the terms a decision grants under the policy's fees; for
+ * MANUAL_REVIEW, of what approving them (or the ask, when scoring grants none) would disclose,
+ * which a reviewer's terms are disclosed like. Null for DECLINED.
+ */
+function offerKeyFacts(
+  decision: DecisionOutcome,
+  granted: ApprovalDetails,
+  loan: LoanAsk,
+  policy: CreditPolicy,
+  payDayOfMonth: number | null,
+  now: Date,
+): KeyFacts | null {
+  if (decision === 'DECLINED') return null;
+  const terms =
+    granted.approved_amount > 0
+      ? { amount: granted.approved_amount, tenor: granted.approved_tenor, rate: granted.approved_interest }
+      : { amount: loan.amount, tenor: loan.tenor, rate: loan.interestRate };
+  if (Math.round(terms.amount * 100) < 1 || terms.tenor < 1) return null;
+  try {
+    return keyFactsOf({
+      principal: terms.amount,
+      tenorMonths: terms.tenor,
+      monthlyRatePercent: terms.rate,
+      terms: policy.disclosure ?? DEFAULT_DISCLOSURE,
+      disbursementDate: lagosDay.format(now),
+      payDayOfMonth,
+    });
+  } catch (error) {
+    // Terms whose APR has no meaningful value (none is paid out): the decision stands without key facts.
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
+}
 
 /**
  * Room under the debt service cap (the lender's policy's, or the built-in one third) for a new

@@ -1,4 +1,4 @@
-import { Decision, type MonthSummary } from '@loan/contracts';
+import { BUILTIN_POLICY, Decision, type MonthSummary } from '@loan/contracts';
 import { PERSONA_NAMES, applicationOf, bureauDown, notChecked, noHitBureau, persona } from '../__tests__/personas';
 import { FIXTURE_NOW } from '../__tests__/statements';
 import { SCORECARD_VERSION, TENOR_OPTIONS } from '../index';
@@ -295,5 +295,75 @@ describe('audit and re-scoring', () => {
 
     expect(bigger.score).toBe(scoreApplication(input).score);
     expect(bigger.decision).toBe('COUNTER_OFFER');
+  });
+});
+
+describe('the key facts of a decision', () => {
+  const disclosure = {
+    fees: { managementPercent: 1, insurancePercent: 0.5, vatPercent: 7.5, collection: 'UPFRONT' as const },
+    schedule: { alignToPayDay: true, daysAfterPayDay: 2 },
+  };
+
+  it('when an approval is made under a policy with fees, then its key facts disclose the granted terms with those fees, the APR and a schedule summing to the kobo', () => {
+    const decision = scoreApplication(
+      applicationOf('salaried', ASK, { policy: { version: 3, policy: { ...BUILTIN_POLICY, disclosure } } }),
+    );
+    expect(decision.decision).toBe('APPROVED');
+    const facts = decision.key_facts!;
+    expect(facts).toMatchObject({
+      principal: 500_000,
+      tenor_months: 12,
+      interest_rate_monthly_percent: 5,
+      total_fees: 8062.5,
+      amount_disbursed: 491_937.5,
+      terms: disclosure,
+    });
+    expect(facts.schedule).toHaveLength(12);
+    const kobo = (values: number[]) => values.reduce((sum, v) => sum + Math.round(v * 100), 0);
+    expect(kobo(facts.schedule.map((s) => s.principal))).toBe(50_000_000);
+    expect(kobo(facts.schedule.map((s) => s.amount))).toBe(Math.round(facts.total_repayable * 100));
+    // Every instalment but the last is the decision's own monthly payment.
+    for (const s of facts.schedule.slice(0, -1)) expect(s.amount).toBe(decision.approval_details.monthly_payment);
+    // Dated monthly from disbursement, fees taken up front cost more than the 5% a month alone
+    // ((1.05^12 - 1) = 79.59% a year); dated after a pay day, the first period may be longer.
+    const monthly = scoreApplication(
+      applicationOf('salaried', ASK, {
+        policy: {
+          version: 3,
+          policy: {
+            ...BUILTIN_POLICY,
+            disclosure: { ...disclosure, schedule: { alignToPayDay: false, daysAfterPayDay: 0 } },
+          },
+        },
+      }),
+    ).key_facts!;
+    expect(monthly.schedule_basis.kind).toBe('MONTHLY_FROM_DISBURSEMENT');
+    expect(monthly.apr_percent).toBeGreaterThan((1.05 ** 12 - 1) * 100);
+  });
+
+  it('when the applicant has a regular monthly salary, then instalments fall the policy’s days after its pay day, and the decision says so', () => {
+    const decision = scoreApplication(
+      applicationOf('salaried', ASK, { policy: { version: 3, policy: { ...BUILTIN_POLICY, disclosure } } }),
+    );
+    const basis = decision.key_facts!.schedule_basis;
+    expect(basis).toMatchObject({ kind: 'PAY_DATE', days_after_pay_day: 2 });
+    const payDay = basis.pay_day_of_month!;
+    for (const s of decision.key_facts!.schedule) {
+      const due = new Date(`${s.due_date}T00:00:00Z`);
+      const pay = new Date(due.getTime() - 2 * 86_400_000);
+      const lastDay = new Date(Date.UTC(pay.getUTCFullYear(), pay.getUTCMonth() + 1, 0)).getUTCDate();
+      expect(pay.getUTCDate()).toBe(Math.min(payDay, lastDay));
+    }
+  });
+
+  it('when the decision is DECLINED, then it has no key facts; under the built-in policy an approval discloses no fees', () => {
+    for (const name of PERSONA_NAMES) {
+      const decision = scoreApplication(applicationOf(name, ASK));
+      if (decision.decision === 'DECLINED') expect(decision.key_facts).toBeNull();
+      else if (decision.approval_details.approved_amount > 0) {
+        expect(decision.key_facts).toMatchObject({ fees: [], total_fees: 0 });
+        expect(decision.key_facts!.total_cost_of_credit).toBe(decision.key_facts!.total_interest);
+      }
+    }
   });
 });

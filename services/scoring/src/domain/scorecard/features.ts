@@ -67,6 +67,12 @@ export interface ScoringFeatures {
   redFlags: StatementRedFlag[];
   identity: IdentityCheck;
   thinFile: boolean;
+  /**
+   * Day of the month a regular monthly salary is paid, from the provider's income streams (the
+   * largest monthly SALARY stream seen at least three times, by its last date); null without one.
+   * Absent from decisions made before it was kept. Instalments are dated from it, not scored.
+   */
+  payDayOfMonth?: number | null;
 }
 
 /** The inputs of one decision, enough to audit it and to score it again. */
@@ -166,8 +172,31 @@ export const deriveFeatures = ({ applicant, accounts, now }: FeatureInput): Scor
     redFlags: redFlagsOf(accounts),
     identity: checkIdentity(applicant, accounts),
     thinFile: isThinFile(months, historyMonths, transactionCount),
+    payDayOfMonth: payDayOf(accounts),
   };
 };
+
+/** The pay day of the largest regular monthly salary of the accounts, or null (see ScoringFeatures). */
+function payDayOf(accounts: FeatureInput['accounts']): number | null {
+  const salaries = accounts
+    .flatMap((account) => account.income.streams)
+    .filter(
+      (stream) =>
+        stream.incomeType.toUpperCase() === 'SALARY' &&
+        stream.frequency.toUpperCase() === 'MONTHLY' &&
+        stream.numberOfIncomes >= 3 &&
+        dayOfMonth(stream.lastIncomeDate) !== null,
+    )
+    .sort((a, b) => b.monthlyAverage - a.monthlyAverage);
+  return salaries.length === 0 ? null : dayOfMonth(salaries[0]!.lastIncomeDate);
+}
+
+/** The day of the month of a date as the provider writes it (`YYYY-MM-DD…` or `DD-MM-YYYY`); null when it is none. */
+function dayOfMonth(date: string | null): number | null {
+  const match = date ? (/^\d{4}-\d{2}-(\d{2})/.exec(date) ?? /^(\d{2})-\d{2}-\d{4}/.exec(date)) : null;
+  const day = match ? Number(match[1]) : NaN;
+  return day >= 1 && day <= 31 ? day : null;
+}
 
 /**
  * Monthly repayments already owed to other lenders. Statements and the bureau see the same
