@@ -174,6 +174,7 @@ export function annualisedIrr(flows: readonly { on: Date; amount: number }[]): n
 }
 
 const toNaira = (kobo: number) => kobo / 100;
+const daysAfter = (days: number) => (days === 0 ? 'on it' : `${days} day${days === 1 ? '' : 's'} after it`);
 
 /**
  * The key facts of lending `principal` Naira over `tenorMonths` at `monthlyRatePercent` a
@@ -256,7 +257,7 @@ export function keyFactsOf(input: {
     schedule_basis: byPayDate
       ? {
           kind: 'PAY_DATE',
-          reason: `A monthly salary is paid on day ${payDay} of the month: each instalment falls ${scheduleTerms.daysAfterPayDay} day(s) after it (on the month's last day when it is shorter), the first at least ${MIN_DAYS_TO_FIRST_INSTALMENT} days after disbursement`,
+          reason: `A monthly salary is paid on day ${payDay} of the month: each instalment falls ${daysAfter(scheduleTerms.daysAfterPayDay)} (on the month's last day when it is shorter), the first at least ${MIN_DAYS_TO_FIRST_INSTALMENT} days after disbursement`,
           pay_day_of_month: payDay,
           days_after_pay_day: scheduleTerms.daysAfterPayDay,
         }

@@ -74,6 +74,16 @@ describe('the key facts of an offer', () => {
       { number: 3, due_date: '2026-04-15', principal: 34_972.24, interest: 1748.61, fees: 0, amount: 36_720.85 },
     ]);
     expect(newtonApr(facts).toFixed(2)).toBe('100.18');
+    // Without fees, over the same dates: 81.02% (the docs' comparison with (1.05)^12 - 1 = 79.59%).
+    const feeless = keyFactsOf({
+      principal: 100_000,
+      tenorMonths: 3,
+      monthlyRatePercent: 5,
+      terms: DEFAULT_DISCLOSURE,
+      disbursementDate: '2026-01-15',
+      payDayOfMonth: null,
+    });
+    expect([feeless.apr_percent, newtonApr(feeless).toFixed(2)]).toEqual([81.02, '81.02']);
   });
 
   it('when terms vary widely, then the schedule sums to the kobo and the APR agrees with the independent one to two decimals', () => {

@@ -283,6 +283,14 @@ export const words = (code: string) => say(code);
 
 const naira = new Intl.NumberFormat('en-NG', { style: 'currency', currency: 'NGN', maximumFractionDigits: 0 });
 export const money = (amount: number) => naira.format(amount);
+const toKobo = new Intl.NumberFormat('en-NG', {
+  style: 'currency',
+  currency: 'NGN',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+});
+/** Money to the kobo: what a Key Facts Statement and its schedule show. */
+export const moneyToKobo = (amount: number) => toKobo.format(amount);
 
 /** The time zone of a lender that has not set one. */
 export const TIME_ZONE = 'Africa/Lagos';

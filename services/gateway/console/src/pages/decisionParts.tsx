@@ -1,7 +1,8 @@
 import type { ApplicationView, MonthlyFlow } from '../api';
-import { BREAKDOWN_MAX, BREAKDOWN_PARTS, money, monthLabel } from '../model';
+import { BREAKDOWN_MAX, BREAKDOWN_PARTS, money, moneyToKobo, monthLabel } from '../model';
 
 type Decision = NonNullable<ApplicationView['decision']>;
+type KeyFacts = NonNullable<Decision['key_facts']>;
 
 /** The score's parts and total, each with the most it can earn, as a table labelled by the heading `labelledBy`. */
 export function BreakdownTable({
@@ -100,5 +101,111 @@ export function TermsFacts({ terms }: { terms: Decision['approval_details'] }) {
         <dd>{money(terms.monthly_payment)}</dd>
       </div>
     </dl>
+  );
+}
+
+const dayLabel = (day: string) =>
+  new Date(`${day}T00:00:00Z`).toLocaleDateString('en-NG', {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+
+/** The Key Facts Statement of an offer: what is paid out, every fee, the totals, the APR and the schedule. */
+export function KeyFactsPanel({ facts, id }: { facts: KeyFacts; id: string }) {
+  const sum = (pick: (row: KeyFacts['schedule'][number]) => number) =>
+    facts.schedule.reduce((total, row) => total + Math.round(pick(row) * 100), 0) / 100;
+  return (
+    <section aria-labelledby={`${id}-heading`} class="key-facts">
+      <h3 id={`${id}-heading`}>Key facts</h3>
+      <dl class="facts">
+        <div>
+          <dt>APR</dt>
+          <dd>{facts.apr_percent.toFixed(2)}%</dd>
+        </div>
+        <div>
+          <dt>Paid out</dt>
+          <dd>{moneyToKobo(facts.amount_disbursed)}</dd>
+        </div>
+        <div>
+          <dt>Total repayable</dt>
+          <dd>{moneyToKobo(facts.total_repayable)}</dd>
+        </div>
+        <div>
+          <dt>Cost of credit</dt>
+          <dd>{moneyToKobo(facts.total_cost_of_credit)}</dd>
+        </div>
+      </dl>
+      {/* The printed one-page summary keeps the four figures; the fees and the schedule are the screen's. */}
+      {facts.fees.length > 0 ? (
+        <ul class="fees screen-only">
+          {facts.fees.map((fee) => (
+            <li key={fee.code}>
+              {fee.description}: {moneyToKobo(fee.amount)}
+            </li>
+          ))}
+          <li>
+            {facts.fee_collection === 'UPFRONT'
+              ? 'Fees are taken from the amount paid out.'
+              : 'Fees are spread over the instalments.'}
+          </li>
+        </ul>
+      ) : (
+        <p class="screen-only">No fees.</p>
+      )}
+      <p class="hint screen-only">{facts.schedule_basis.reason}.</p>
+      {/* Six columns may be wider than a phone: the table scrolls on its own, reachable by keyboard. */}
+      <div
+        class="table-scroll screen-only"
+        tabIndex={0}
+        role="region"
+        aria-label="Repayment schedule, scrolls sideways"
+      >
+        <table class="data compact" aria-label="Repayment schedule">
+          <thead>
+            <tr>
+              <th scope="col">No.</th>
+              <th scope="col">Due</th>
+              <th scope="col" class="num">
+                Principal
+              </th>
+              <th scope="col" class="num">
+                Interest
+              </th>
+              <th scope="col" class="num">
+                Fees
+              </th>
+              <th scope="col" class="num">
+                Amount
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {facts.schedule.map((row) => (
+              <tr key={row.number}>
+                <th scope="row">{row.number}</th>
+                <td>{dayLabel(row.due_date)}</td>
+                <td class="num">{moneyToKobo(row.principal)}</td>
+                <td class="num">{moneyToKobo(row.interest)}</td>
+                <td class="num">{moneyToKobo(row.fees)}</td>
+                <td class="num">{moneyToKobo(row.amount)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row" colSpan={2}>
+                Total
+              </th>
+              <td class="num">{moneyToKobo(sum((r) => r.principal))}</td>
+              <td class="num">{moneyToKobo(sum((r) => r.interest))}</td>
+              <td class="num">{moneyToKobo(sum((r) => r.fees))}</td>
+              <td class="num">{moneyToKobo(sum((r) => r.amount))}</td>
+            </tr>
+          </tfoot>
+        </table>
+      </div>
+    </section>
   );
 }

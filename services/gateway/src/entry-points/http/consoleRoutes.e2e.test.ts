@@ -1387,6 +1387,19 @@ describe('the console in a browser', () => {
     await eventually(async () =>
       expect(await page.getByRole('cell', { name: 'Statement read' }).count()).toBe(view.accounts.length),
     );
+    // The Key Facts Statement: the APR and totals to the kobo, and the schedule, one row an instalment.
+    const facts = decision.key_facts;
+    const keyFacts = page.getByRole('region', { name: 'Key facts' });
+    await keyFacts.waitFor();
+    const factsText = (await keyFacts.textContent())!;
+    expect(factsText).toContain(`${facts.apr_percent.toFixed(2)}%`);
+    const kobo = (n: number) =>
+      new Intl.NumberFormat('en-NG', { style: 'currency', currency: 'NGN', minimumFractionDigits: 2 }).format(n);
+    expect(factsText).toContain(kobo(facts.total_repayable));
+    expect(factsText).toContain(facts.schedule_basis.reason);
+    const schedule = keyFacts.getByRole('table', { name: 'Repayment schedule' });
+    await expect(schedule.locator('tbody tr').count()).resolves.toBe(facts.schedule.length);
+    await expect(schedule.locator('tfoot td').last().textContent()).resolves.toBe(kobo(facts.total_repayable));
     // The timeline shows each webhook with the receiver's answers.
     await eventually(async () =>
       expect(await page.getByRole('list', { name: /^Webhooks of: Decided: / }).isVisible()).toBe(true),
@@ -1407,6 +1420,12 @@ describe('the console in a browser', () => {
         fullPage: true,
         clip: { x: 0, y: 0, width: 1280, height: Math.ceil(flows.y + flows.height + 24) },
       });
+    }
+    if (shots) {
+      await keyFacts.screenshot({ path: path.join(tmpdir(), 'console-key-facts.png') });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await keyFacts.screenshot({ path: path.join(tmpdir(), 'console-key-facts-390.png') });
+      await page.setViewportSize({ width: 1280, height: 900 });
     }
   });
 
