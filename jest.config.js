@@ -10,11 +10,14 @@ const base = {
   testEnvironment: 'node',
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }],
-    // Packages published only as ES modules (otplib's base32 and hashes), which Node requires
-    // natively and jest does not: compiled to CommonJS for the tests.
-    '/node_modules/@(scure|noble)/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    // Packages published only as ES modules (otplib's base32 and hashes, jose), which Node
+    // requires natively and jest does not: compiled to CommonJS for the tests.
+    '/node_modules/(@(scure|noble)|jose)/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!@scure/|@noble/)'],
+  transformIgnorePatterns: ['/node_modules/(?!@scure/|@noble/|jose/)'],
   moduleNameMapper: {
     '^@loan/(contracts|runtime|provider)$': '<rootDir>/libs/$1/src',
     '^@loan/(gateway|applications|enrichment|scoring|notifier|janitor)$': '<rootDir>/services/$1/src',

@@ -13,6 +13,7 @@ import type {
   ConfirmReviewRequest,
   ContestRequest,
   ContestResult,
+  DecisionRecordResponse,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryView,
@@ -169,6 +170,8 @@ export interface LoanClient {
    * `application.review_completed` naming the contest. Safe to retry with the same statement.
    */
   contestDecision(applicationId: string, request: ContestRequest, options?: RequestOptions): Promise<ContestResult>;
+  /** The decision as a signed record the applicant can carry: a JWS verifiable offline with the keys at `/.well-known/jwks.json`. */
+  getDecisionRecord(applicationId: string, options?: RequestOptions): Promise<DecisionRecordResponse>;
   /** One page of your review queue, oldest decision first: OPEN (the default) or DONE. */
   listReviews(query?: ReviewListQuery, options?: RequestOptions): Promise<ReviewPage>;
   /** Every application of the review queue matching `query`, fetching page after page as you iterate. */
@@ -479,6 +482,8 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       request({ method: 'POST', path: `${application(id)}/review/confirm`, body, options: requestOptions }),
     contestDecision: async (id, body, requestOptions) =>
       request({ method: 'POST', path: `${application(id)}/contest`, body, options: requestOptions }),
+    getDecisionRecord: async (id, requestOptions) =>
+      request({ method: 'GET', path: `${application(id)}/decision-record`, options: requestOptions }),
     listReviews: async (query = {}, requestOptions) =>
       request({ method: 'GET', path: '/api/reviews', query: { ...query }, options: requestOptions }),
     reviews(query = {}, requestOptions) {

@@ -714,6 +714,15 @@ export interface ReviewView {
   key_facts?: KeyFacts | null;
 }
 
+/** `GET /api/applications/:id/decision-record`: the decision as a signed record (a compact JWS). */
+export interface DecisionRecordResponse {
+  applicationId: string;
+  /** The compact JWS (EdDSA); verify it with the keys at `/.well-known/jwks.json`. */
+  record: string;
+  kid: string;
+  jwks: '/.well-known/jwks.json';
+}
+
 /** Body of `POST /api/applications/:id/contest`. */
 export interface ContestRequest {
   /** The applicant's own words about the decision (1 to 4000 characters). */

@@ -188,6 +188,23 @@ export const configShape = {
         .max(7 * 24 * 3_600_000, 'INVITATION_TTL is at most 7d'),
     )
     .describe('How long a staff invitation link can be used (10m..7d); it is good once'),
+  DECISION_SIGNING_KEY: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{43}$/, 'DECISION_SIGNING_KEY must be a 32-byte Ed25519 seed, base64url (43 characters)')
+        .optional(),
+    )
+    .describe(
+      'Ed25519 seed (32 bytes, base64url) of the key that signs decision records; derived from DATA_KEY when unset. Its public key is at /.well-known/jwks.json',
+    ),
+  DECISION_RECORD_ISSUER: z
+    .string()
+    .min(1)
+    .max(200)
+    .default('loan-application-service')
+    .describe('The `iss` of decision records: who signed them, as the lender names this service to applicants'),
   CONSOLE_PUBLIC_URL: z
     .url({ error: 'CONSOLE_PUBLIC_URL must be a URL' })
     .optional()

@@ -28,6 +28,7 @@ import { clientRoutes } from './entry-points/http/clientRoutes';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { portfolioRoutes } from './entry-points/http/portfolioRoutes';
 import { policyRoutes } from './entry-points/http/policyRoutes';
+import { createDecisionSigner } from './data-access/decisionSigner';
 import {
   adminOnly,
   authenticate,
@@ -167,6 +168,11 @@ export function createGatewayService(deps: {
     audit,
     logger: logger.child({ component: 'staff' }),
   });
+  const signer = createDecisionSigner({
+    seed: config.DECISION_SIGNING_KEY,
+    dataKey: config.DATA_KEY,
+    issuer: config.DECISION_RECORD_ISSUER,
+  });
   let ready = false;
   // Health and /metrics on the internal port only: the public port is what an ingress exposes.
   const ops = createOpsApp({ metrics, checks: { ...runtime.checks, replies: () => ready } });
@@ -178,6 +184,7 @@ export function createGatewayService(deps: {
     api: applicationRoutes({
       commands,
       sealer,
+      signer,
       staff,
       authenticate: auth,
       limit: limiter,
@@ -231,6 +238,7 @@ export function createGatewayService(deps: {
       received: providerWebhooks,
     }),
     publicUrl: () => url,
+    jwks: () => signer.jwks(),
   });
 
   return {

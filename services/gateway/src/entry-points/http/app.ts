@@ -31,6 +31,8 @@ export function createHttpApp(deps: {
   adminGuard: RequestHandler;
   providerWebhooks: express.Router;
   publicUrl: () => string;
+  /** The key set that verifies decision records, published at `/.well-known/jwks.json`. */
+  jwks: () => Promise<unknown>;
 }): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -47,6 +49,13 @@ export function createHttpApp(deps: {
       },
     }),
   );
+  // Anyone holding a decision record verifies it with this key set, offline once fetched.
+  app.get('/.well-known/jwks.json', (_req, res, next) => {
+    deps.jwks().then((jwks) => {
+      res.set('cache-control', 'public, max-age=3600');
+      res.type('application/jwk-set+json').send(JSON.stringify(jwks));
+    }, next);
+  });
   // The documents of the API; the operator's document is behind the admin token like the rest of /admin.
   app.use('/api', docsRoutes({ publicUrl: deps.publicUrl }));
   // The lender API, and the same routers under /console/api for the console, where the session

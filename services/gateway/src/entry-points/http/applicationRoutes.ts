@@ -31,6 +31,8 @@ import {
 import type { ClientRecord } from '../../data-access/clientRepository';
 import type { StaffAccounts } from '../../data-access/staffAccounts';
 import { reviewerOf } from '../../domain/reviewer';
+import { decisionRecordClaims } from '../../domain/decisionRecord';
+import type { DecisionSigner } from '../../data-access/decisionSigner';
 import { csvOf, csvRowOf } from '../../domain/applicationsCsv';
 import { allowOnlyRoutedMethods, ctx, requireJson, route, validate } from './support';
 
@@ -101,6 +103,8 @@ function filterOf(query: ApplicationExportQuery, client: ClientRecord, sealer: P
 export function applicationRoutes(deps: {
   commands: CommandBus;
   sealer: PurposeSealer;
+  /** Signs decision records (`GET /api/applications/:id/decision-record`). */
+  signer: Pick<DecisionSigner, 'sign' | 'kid'>;
   /** Who a console session's staff user is: their e-mail address names them as a reviewer. */
   staff: Pick<StaffAccounts, 'get'>;
   authenticate: RequestHandler;
@@ -273,6 +277,26 @@ export function applicationRoutes(deps: {
         .set('content-disposition', `attachment; filename="applications-${new Date().toISOString().slice(0, 10)}.csv"`)
         .set('cache-control', 'no-store')
         .send(csv);
+    }),
+  );
+
+  // The decision as a signed record the applicant can carry: a JWS verifiable offline with the
+  // key set at /.well-known/jwks.json.
+  router.get(
+    '/:id/decision-record',
+    deps.limit('other'),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      const view = (await ask(res, { type: 'GetApplication', applicationId })) as ApplicationView;
+      const { client } = ctx(res);
+      const claims = decisionRecordClaims(view, { clientId: client!.clientId, name: client!.name ?? null });
+      if (!claims) throw new HttpError(400, `Application has no decision yet (status: ${view.status})`);
+      res.json({
+        applicationId,
+        record: await deps.signer.sign(claims, new Date()),
+        kid: await deps.signer.kid(),
+        jwks: '/.well-known/jwks.json',
+      });
     }),
   );
 

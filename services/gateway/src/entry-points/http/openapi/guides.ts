@@ -376,6 +376,31 @@ reviewer, whatever it grants. When that review is final the contest is RESOLVED 
 whether it can be contested and how (\`contestAvailability\`); an APPROVED decision, one still
 under review, or one already contested cannot be.`;
 
+const decisionRecords = `## Decision records
+
+\`GET /api/applications/{id}/decision-record\` answers \`{applicationId, record, kid, jwks}\`:
+\`record\` is a compact JWS of the decision (EdDSA, Ed25519) the applicant can carry, with the
+ask, a summary of the inputs (banks, last four digits, months and average flows; never a
+transaction or a name), the score and its parts, the reasons, the terms and their key facts,
+the policy and scorecard versions, the final review and any contest. Verify it offline with the
+public key set at \`/.well-known/jwks.json\` and any JOSE library; in JavaScript with jose:
+
+\`\`\`js
+import { createRemoteJWKSet, compactVerify } from 'jose';
+const keys = createRemoteJWKSet(new URL('https://gateway.example/.well-known/jwks.json'));
+const { payload } = await compactVerify(record, keys, { algorithms: ['EdDSA'] });
+\`\`\`
+
+in Python with PyJWT:
+
+\`\`\`python
+import jwt
+key = jwt.PyJWKClient("https://gateway.example/.well-known/jwks.json").get_signing_key_from_jwt(record)
+claims = jwt.decode(record, key.key, algorithms=["EdDSA"])
+\`\`\`
+
+Both are in the repository's \`examples/decision-record\`.`;
+
 export const guides = [
   quickStart,
   signatures,
@@ -384,6 +409,7 @@ export const guides = [
   rateLimits,
   events,
   reviews,
+  decisionRecords,
   account,
   creditPolicy,
 ].join('\n\n');

@@ -417,6 +417,43 @@ export const lenderOperations: RouteConfig[] = [
     },
   },
   {
+    method: 'get',
+    path: '/api/applications/{id}/decision-record',
+    operationId: 'getDecisionRecord',
+    tags: [applications],
+    summary: 'The decision as a signed record the applicant can carry (JWS, verifiable offline)',
+    description:
+      'A compact JWS (`alg` EdDSA, Ed25519; `typ` loan-decision-record+jws; `kid` the key’s RFC 7638 thumbprint) whose payload is the decision record: `sub` the applicationId, `applicantId`, your `lender` id and name, the `ask`, a summary of the `inputs` (each account’s bank, the last four digits of its number, its months and average monthly flows, and whether identity and the bureau were checked; never a transaction, a name, an e-mail, a phone, a BVN or a reviewer), the `decision` (outcome, time, score and its parts, risk factors, explanation, terms, key facts, scorecard and policy version), the final `review` and any `contest`, `standingOutcome`, `iss` and `iat`. Verify it with the key set at `/.well-known/jwks.json` (a JWK Set of Ed25519 public keys, `kty` OKP, named by `kid`; public, no key needed, cached for an hour) and any JOSE library (see the guide “Decision records”). Signed when asked: each call has its own `iat`. Rate limit: 60 a minute per IP with the other calls.',
+    request: { params: ApplicationId },
+    responses: {
+      200: ok(
+        'The signed record',
+        z
+          .object({
+            applicationId: Uuid,
+            record: z.string().meta({ description: 'The compact JWS' }),
+            kid: z.string(),
+            jwks: z.literal('/.well-known/jwks.json'),
+          })
+          .meta({ id: 'DecisionRecord' }),
+        {
+          applicationId: Examples.initiateCreated.applicationId,
+          record: 'eyJhbGciOiJFZERTQSIsImtpZCI6IjRrX2o3cFZ3Iiwi...',
+          kid: '4k_j7pVw0nq3J8m5u2QbN3o3y7QvKzY8m3yE1vD6s0A',
+          jwks: '/.well-known/jwks.json',
+        },
+        { limited: true },
+      ),
+      400: failure(400, 'The application has no decision yet', {
+        'no decision': 'Application has no decision yet (status: PENDING_LINKING)',
+      }),
+      401: lenderErrors[401],
+      404: notFound,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
     method: 'post',
     path: '/api/applications/{id}/finalize-linking',
     operationId: 'finalizeLinking',

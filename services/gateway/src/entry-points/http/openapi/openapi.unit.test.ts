@@ -75,7 +75,14 @@ function assembledApp() {
     metrics: createMetrics('gateway-openapi-test'),
     logger,
     trustProxy: false,
-    api: applicationRoutes({ commands: unused, sealer, staff: unused, authenticate: pass, limit: () => pass }),
+    api: applicationRoutes({
+      commands: unused,
+      sealer,
+      signer: unused,
+      staff: unused,
+      authenticate: pass,
+      limit: () => pass,
+    }),
     reviews: reviewRoutes({ commands: unused, authenticate: pass, limit: () => pass }),
     portfolio: portfolioRoutes({
       commands: unused,
@@ -123,11 +130,13 @@ function assembledApp() {
       received: unused,
     }),
     publicUrl: () => 'http://127.0.0.1:1',
+    jwks: async () => ({ keys: [] }),
   });
 }
 
-/** The routes that serve the documents themselves. */
+/** Public routes that are not operations of a document: the documents themselves, and the decision records' key set. */
 const DOCUMENTATION = [
+  'get /.well-known/jwks.json',
   'get /api/openapi.json',
   'get /api/docs',
   'get /api/docs/init.js',
