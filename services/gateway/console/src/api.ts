@@ -208,6 +208,11 @@ export const api = {
     request<ReviewPage>('GET', `/api/reviews${query(params)}`),
   review: (applicationId: string, body: Record<string, unknown>) =>
     request<ReviewResult>('POST', `/api/applications/${id(applicationId)}/review`, body),
+  /** Opens the applicant's contest of a DECLINED or COUNTER_OFFER decision with their statement. */
+  contest: (applicationId: string, statement: string) =>
+    request<{ applicationId: string; status: string }>('POST', `/api/applications/${id(applicationId)}/contest`, {
+      statement,
+    }),
   /** `reviewer` null: the signed-in user confirms. */
   confirmReview: (applicationId: string, reviewer: string | null) =>
     request<ReviewResult>(

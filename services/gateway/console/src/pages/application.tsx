@@ -14,7 +14,7 @@ import {
 import { say } from '../labels';
 import { Badge, Loading, PageHeading, Problem, ShortId, Time, Updated, useLive } from '../ui';
 import { BreakdownTable, flowMonthLabel, FlowsTable, KeyFactsPanel, TermsFacts } from './decisionParts';
-import { ReviewSection } from './review';
+import { ContestSection, ReviewSection } from './review';
 import { may } from '../permissions';
 import { useSession } from '../session';
 
@@ -401,6 +401,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
       ) : null}
 
       <ReviewSection application={app} onChanged={reloadApplication} />
+      <ContestSection application={app} onChanged={reloadApplication} />
 
       <Decision application={app} />
 

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type ApplicationView, type ReviewView } from '../api';
-import { monthlyFlowsOf, when, words } from '../model';
+import { moneyToKobo, monthlyFlowsOf, when, words } from '../model';
 import { currentReviewer, rememberReviewer } from '../reviewer';
 import { may, notAllowed } from '../permissions';
 import { useSession } from '../session';
@@ -144,6 +144,13 @@ function ReviewFacts({ review }: { review: ReviewView }) {
         <>
           <h4>Terms granted</h4>
           <TermsFacts terms={review.approval_details} />
+          {review.key_facts ? (
+            <p>
+              APR {review.key_facts.apr_percent.toFixed(2)}%, {moneyToKobo(review.key_facts.total_repayable)} repayable
+              over {review.key_facts.schedule.length} instalments, {moneyToKobo(review.key_facts.amount_disbursed)} paid
+              out.
+            </p>
+          ) : null}
         </>
       ) : (
         <p>No terms: the loan is declined.</p>
@@ -406,6 +413,58 @@ export function ReviewSection({ application, onChanged }: { application: Applica
           <Evidence application={application} />
         </div>
       )}
+    </section>
+  );
+}
+
+/**
+ * The applicant's contest (NDPA s.37) on a decision that may be contested: the officer enters the
+ * applicant's statement as they gave it, and the application goes back to the review queue.
+ */
+export function ContestSection({ application, onChanged }: { application: ApplicationView; onChanged: () => void }) {
+  const session = useSession();
+  const [statement, setStatement] = useState('');
+  const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  const availability = application.contestAvailability;
+  if (!availability?.available || !may(session, 'applications')) return null;
+  const submit = (e: Event) => {
+    e.preventDefault();
+    setState({ busy: true });
+    api.contest(application.applicationId, statement).then(
+      () => {
+        setState({ busy: false });
+        setStatement('');
+        onChanged();
+      },
+      (error: unknown) => setState({ busy: false, error: failure(error) }),
+    );
+  };
+  return (
+    <section aria-labelledby="contest-heading" class="contest screen-only">
+      <h2 id="contest-heading">Contest</h2>
+      <p class="hint">
+        The applicant may ask for a person to look at this decision again and give their view. Their statement sends it
+        back to the review queue; its review needs a second reviewer.
+      </p>
+      <form class="stacked" onSubmit={submit} noValidate>
+        <label for="contest-statement">The applicant's statement</label>
+        <textarea
+          id="contest-statement"
+          name="statement"
+          rows={4}
+          maxLength={4000}
+          value={statement}
+          onInput={(e) => setStatement((e.currentTarget as HTMLTextAreaElement).value)}
+        />
+        <button type="submit" disabled={state.busy}>
+          {state.busy ? 'Opening…' : 'Open contest'}
+        </button>
+        {state.error ? (
+          <p class="notice notice-error" role="alert">
+            {state.error}
+          </p>
+        ) : null}
+      </form>
     </section>
   );
 }

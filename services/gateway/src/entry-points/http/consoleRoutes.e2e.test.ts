@@ -1398,7 +1398,7 @@ describe('the console in a browser', () => {
     expect(factsText).toContain(kobo(facts.total_repayable));
     expect(factsText).toContain(facts.schedule_basis.reason);
     const schedule = keyFacts.getByRole('table', { name: 'Repayment schedule' });
-    await expect(schedule.locator('tbody tr').count()).resolves.toBe(facts.schedule.length);
+    await eventually(async () => expect(await schedule.locator('tbody tr').count()).toBe(facts.schedule.length));
     await expect(schedule.locator('tfoot td').last().textContent()).resolves.toBe(kobo(facts.total_repayable));
     // The timeline shows each webhook with the receiver's answers.
     await eventually(async () =>
@@ -1609,9 +1609,20 @@ describe('the console in a browser', () => {
       expect(reviewed.body.review).toMatchObject({ status: 'FINAL', outcome: 'DECLINED' });
     }
     const statement = 'The overdraft was my business float in October; it is cleared now and the statement shows it.';
-    expect((await lenderApi('POST', `/api/applications/${declined.applicationId}/contest`, { statement })).status).toBe(
-      200,
+    // The officer takes the applicant's statement on the application's page.
+    await page.goto(`${stack.gatewayUrl}/console#/applications/${declined.applicationId}`);
+    await page.getByRole('heading', { name: 'Contest', level: 2 }).waitFor();
+    expect(await accessibilityViolations()).toEqual([]);
+    await page.getByLabel("The applicant's statement").fill(statement);
+    await page.getByRole('button', { name: 'Open contest' }).click();
+    await page.getByRole('region', { name: 'Evidence' }).getByText(statement).waitFor();
+    await eventually(async () =>
+      expect(await page.getByRole('heading', { name: 'Contest', level: 2 }).count()).toBe(0),
     );
+    expect((await lenderApi('GET', `/api/applications/${declined.applicationId}`)).body.contest).toMatchObject({
+      status: 'OPEN',
+      statement,
+    });
     await page.getByRole('link', { name: 'Reviews' }).click();
     await page.getByRole('heading', { name: 'Reviews', level: 1 }).waitFor();
     await page.getByRole('radio', { name: /^Open/ }).check();
