@@ -139,6 +139,35 @@ export async function createClient(gatewayUrl: string, body: Record<string, unkn
   return (await res.json()) as { clientId: string; apiKey: string; webhookSecret: string };
 }
 
+/**
+ * What the suites of the lender API over HTTP start: the gateway (rate limits off unless
+ * `gatewayEnv` says otherwise), the sandbox provider, the applications service, a bus for
+ * publishing what other services would, and two lenders (one to reach the other's data with).
+ * `stop` stops whatever started, also after a failed start.
+ */
+export async function startLenderApi(ns: string, busName: string, gatewayEnv: Record<string, string> = {}) {
+  const started: { stop(): Promise<unknown> }[] = [];
+  const bus = testBus(ns, busName);
+  const stop = async () => {
+    await bus.disconnect();
+    for (const part of started.reverse()) await part.stop();
+  };
+  try {
+    const gateway = await startGateway(ns, { RATE_LIMITS_ENABLED: 'false', ...gatewayEnv });
+    started.push(gateway);
+    const sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`);
+    started.push(sandbox);
+    const applications = await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url });
+    started.push(applications);
+    await bus.connect();
+    const [lender, other] = [await createClient(gateway.url), await createClient(gateway.url)];
+    return { gateway, sandbox, applications, bus, lender, other, stop };
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+}
+
 /** A JSON call to the gateway with an API key; returns status, headers and parsed body. */
 export async function call(gatewayUrl: string, apiKey: string | null, method: string, path: string, body?: unknown) {
   const headers: Record<string, string> = {};

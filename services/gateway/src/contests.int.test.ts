@@ -1,17 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Topics, type ApplicationCommand, type Decision, type PublicEventRecord } from '@loan/contracts';
 import { waitFor } from '@testing/helpers';
-import {
-  call,
-  createClient,
-  decidedApplication,
-  startApplications,
-  startGateway,
-  startSandbox,
-  suiteNamespace,
-  testBus,
-  type Running,
-} from '@testing/stack';
+import { call, decidedApplication, startLenderApi, suiteNamespace } from '@testing/stack';
 import { Examples } from './entry-points/http/openapi/examples';
 
 /**
@@ -21,46 +11,30 @@ import { Examples } from './entry-points/http/openapi/examples';
  * registry and database; decisions come in as scoring would report them.
  */
 const ns = suiteNamespace();
-let gateway: Running;
-let applications: Running;
-let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-let lender: Awaited<ReturnType<typeof createClient>>;
-let other: Awaited<ReturnType<typeof createClient>>;
-const bus = testBus(ns, 'contest-api-test');
+let stack: Awaited<ReturnType<typeof startLenderApi>>;
 const events: PublicEventRecord[] = [];
 const commands: ApplicationCommand[] = [];
 
 beforeAll(async () => {
-  gateway = await startGateway(ns, {
-    RATE_LIMIT_INITIATE: '1000',
-    RATE_LIMIT_GLOBAL: '1000',
-    RATE_LIMIT_ANALYZE: '1000',
-  });
-  sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`);
-  applications = await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url });
-  await bus.connect();
-  await bus.consume({
+  stack = await startLenderApi(ns, 'contest-api-test');
+  await stack.bus.consume({
     groupId: `contest-events-${randomUUID()}`,
     topics: [Topics.events],
     handle: async (m) => void events.push(m.value as PublicEventRecord),
   });
-  await bus.consume({
+  await stack.bus.consume({
     groupId: `contest-commands-${randomUUID()}`,
     topics: [Topics.applicationCommands],
     handle: async (m) => void commands.push(m.value as ApplicationCommand),
   });
-  lender = await createClient(gateway.url);
-  other = await createClient(gateway.url);
 });
 
 afterAll(async () => {
-  await bus.disconnect();
-  for (const s of [applications, gateway]) await s?.stop();
-  await sandbox?.stop();
+  await stack?.stop();
 });
 
-const api = (method: string, path: string, body?: unknown, key: string | null = lender.apiKey) =>
-  call(gateway.url, key, method, path, body);
+const api = (method: string, path: string, body?: unknown, key: string | null = stack.lender.apiKey) =>
+  call(stack.gateway.url, key, method, path, body);
 const contest = (id: string, body: unknown, key?: string | null) =>
   api('POST', `/api/applications/${id}/contest`, body, key);
 const review = (id: string, body: unknown) => api('POST', `/api/applications/${id}/review`, body);
@@ -72,19 +46,23 @@ const errorOf = (statusCode: number, message: RegExp) => ({
 });
 
 /** An application of the lender decided `outcome` by the scorecard (the ask: ₦300,000 over 6 months at 5%). */
-const decided = (outcome: Decision['decision'], key = lender.apiKey, clientId = lender.clientId) =>
-  decidedApplication({ gatewayUrl: gateway.url, bus, applications }, { apiKey: key, clientId }, (applicantId) => ({
-    decision: {
-      ...(Examples.decision as unknown as Decision),
-      decision: outcome,
-      applicant_id: applicantId,
-      manual_review_reasons:
-        outcome === 'MANUAL_REVIEW'
-          ? [{ code: 'BUREAU_UNAVAILABLE', description: 'The credit bureau could not be reached' }]
-          : [],
-    },
-    repaymentCapacity: 100_000,
-  }));
+const decided = (outcome: Decision['decision']) =>
+  decidedApplication(
+    { gatewayUrl: stack.gateway.url, bus: stack.bus, applications: stack.applications },
+    stack.lender,
+    (applicantId) => ({
+      decision: {
+        ...(Examples.decision as unknown as Decision),
+        decision: outcome,
+        applicant_id: applicantId,
+        manual_review_reasons:
+          outcome === 'MANUAL_REVIEW'
+            ? [{ code: 'BUREAU_UNAVAILABLE', description: 'The credit bureau could not be reached' }]
+            : [],
+      },
+      repaymentCapacity: 100_000,
+    }),
+  );
 
 const queueIds = async (status: 'OPEN' | 'DONE') =>
   ((await api('GET', `/api/reviews?status=${status}&limit=100`)).body.items as { applicationId: string }[]).map(
@@ -185,7 +163,7 @@ describe('contesting a decision', () => {
     );
     expect(JSON.stringify(contests)).not.toContain('Zenith');
     // And in the applications service's database: sealed like the applicant's identity.
-    const stored = await applications.runtime.db.model('Application').findById(app.applicationId).lean();
+    const stored = await stack.applications.runtime.db.model('Application').findById(app.applicationId).lean();
     expect(JSON.stringify(stored)).toContain(contestId);
     expect(JSON.stringify(stored)).not.toContain('Zenith');
   });
@@ -267,16 +245,16 @@ describe('contesting a decision', () => {
       const res = await contest(declined.applicationId, body);
       expect([res.status, res.body]).toEqual([400, errorOf(400, message)]);
     }
-    const notJson = await fetch(`${gateway.url}/api/applications/${declined.applicationId}/contest`, {
+    const notJson = await fetch(`${stack.gateway.url}/api/applications/${declined.applicationId}/contest`, {
       method: 'POST',
-      headers: { 'x-api-key': lender.apiKey, 'content-type': 'text/plain' },
+      headers: { 'x-api-key': stack.lender.apiKey, 'content-type': 'text/plain' },
       body: statement,
     });
     expect(notJson.status).toBe(415);
     for (const [id, key] of [
-      [randomUUID(), lender.apiKey],
-      ['not-a-uuid', lender.apiKey],
-      [declined.applicationId, other.apiKey],
+      [randomUUID(), stack.lender.apiKey],
+      ['not-a-uuid', stack.lender.apiKey],
+      [declined.applicationId, stack.other.apiKey],
     ] as const) {
       const res = await contest(id, { statement }, key);
       expect([res.status, res.body]).toEqual([404, errorOf(404, /^Application not found$/)]);

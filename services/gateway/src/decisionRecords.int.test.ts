@@ -6,18 +6,7 @@ import { promisify } from 'node:util';
 // The gateway runs in this process: the examples run beside it, never blocking its event loop.
 const run = promisify(execFile);
 import type { Decision } from '@loan/contracts';
-import {
-  applicant,
-  call,
-  createClient,
-  decidedApplication,
-  startApplications,
-  startGateway,
-  startSandbox,
-  suiteNamespace,
-  testBus,
-  type Running,
-} from '@testing/stack';
+import { applicant, call, decidedApplication, startGateway, startLenderApi, suiteNamespace } from '@testing/stack';
 import { Examples } from './entry-points/http/openapi/examples';
 
 /**
@@ -27,29 +16,29 @@ import { Examples } from './entry-points/http/openapi/examples';
  * RFC 8037), not with the library that signed them, against the real broker and database.
  */
 const ns = suiteNamespace();
-let gateway: Running;
-let applications: Running;
-let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-let lender: Awaited<ReturnType<typeof createClient>>;
-let other: Awaited<ReturnType<typeof createClient>>;
-const bus = testBus(ns, 'decision-record-test');
+let stack: Awaited<ReturnType<typeof startLenderApi>>;
 
 beforeAll(async () => {
-  gateway = await startGateway(ns, { RATE_LIMITS_ENABLED: 'false' });
-  sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`);
-  applications = await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url });
-  await bus.connect();
-  lender = await createClient(gateway.url);
-  other = await createClient(gateway.url);
+  stack = await startLenderApi(ns, 'decision-record-test');
 });
 
 afterAll(async () => {
-  await bus.disconnect();
-  for (const s of [applications, gateway]) await s?.stop();
-  await sandbox?.stop();
+  await stack?.stop();
 });
 
-const api = (method: string, path: string, key: string = lender.apiKey) => call(gateway.url, key, method, path);
+const api = (method: string, path: string, key: string = stack.lender.apiKey) =>
+  call(stack.gateway.url, key, method, path);
+
+/** An application of the lender decided APPROVED, as scoring would report it. */
+const approved = () =>
+  decidedApplication(
+    { gatewayUrl: stack.gateway.url, bus: stack.bus, applications: stack.applications },
+    stack.lender,
+    (applicantId) => ({
+      decision: { ...(Examples.decision as unknown as Decision), applicant_id: applicantId },
+      repaymentCapacity: 100_000,
+    }),
+  );
 
 interface Jwk {
   kty: string;
@@ -59,7 +48,7 @@ interface Jwk {
   alg: string;
 }
 
-async function keySet(url = gateway.url): Promise<{ keys: Jwk[]; contentType: string | null }> {
+async function keySet(url = stack.gateway.url): Promise<{ keys: Jwk[]; contentType: string | null }> {
   const res = await fetch(`${url}/.well-known/jwks.json`);
   expect(res.status).toBe(200);
   return { ...((await res.json()) as { keys: Jwk[] }), contentType: res.headers.get('content-type') };
@@ -78,14 +67,7 @@ function verified(jws: string, keys: Jwk[]) {
 
 describe('decision records', () => {
   it('when a decided application’s record is asked for, then it is a JWS that verifies with the published key, carries the decision and no personal data, and a changed byte breaks it', async () => {
-    const app = await decidedApplication(
-      { gatewayUrl: gateway.url, bus, applications },
-      { apiKey: lender.apiKey, clientId: lender.clientId },
-      (applicantId) => ({
-        decision: { ...(Examples.decision as unknown as Decision), applicant_id: applicantId },
-        repaymentCapacity: 100_000,
-      }),
-    );
+    const app = await approved();
     const res = await api('GET', `/api/applications/${app.applicationId}/decision-record`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ applicationId: app.applicationId, jwks: '/.well-known/jwks.json' });
@@ -104,7 +86,7 @@ describe('decision records', () => {
       iat: expect.any(Number),
       sub: app.applicationId,
       applicantId: app.applicantId,
-      lender: { clientId: lender.clientId },
+      lender: { clientId: stack.lender.clientId },
       ask: { amount: view.loan.amount, tenor: view.loan.tenor, interestRate: view.loan.interestRate },
       decision: {
         outcome: 'APPROVED',
@@ -151,14 +133,7 @@ describe('decision records', () => {
   );
 
   async function decidedRecord() {
-    const app = await decidedApplication(
-      { gatewayUrl: gateway.url, bus, applications },
-      { apiKey: lender.apiKey, clientId: lender.clientId },
-      (applicantId) => ({
-        decision: { ...(Examples.decision as unknown as Decision), applicant_id: applicantId },
-        repaymentCapacity: 100_000,
-      }),
-    );
+    const app = await approved();
     const res = await api('GET', `/api/applications/${app.applicationId}/decision-record`);
     expect(res.status).toBe(200);
     return { applicationId: app.applicationId, record: res.body.record as string };
@@ -168,7 +143,7 @@ describe('decision records', () => {
     const { applicationId, record } = await decidedRecord();
     const { stdout: out } = await run(
       process.execPath,
-      [path.join(EXAMPLES, 'verify.mjs'), record, `${gateway.url}/.well-known/jwks.json`],
+      [path.join(EXAMPLES, 'verify.mjs'), record, `${stack.gateway.url}/.well-known/jwks.json`],
       {
         encoding: 'utf8',
       },
@@ -204,7 +179,7 @@ describe('decision records', () => {
       const { applicationId, record } = await decidedRecord();
       const { stdout: out } = await run(
         python!,
-        [path.join(EXAMPLES, 'verify.py'), record, `${gateway.url}/.well-known/jwks.json`],
+        [path.join(EXAMPLES, 'verify.py'), record, `${stack.gateway.url}/.well-known/jwks.json`],
         {
           encoding: 'utf8',
         },
@@ -226,7 +201,13 @@ describe('decision records', () => {
   });
 
   it('when the application is not decided, unknown or another lender’s, then 400 or 404 says so', async () => {
-    const opened = await call(gateway.url, lender.apiKey, 'POST', '/api/applications/initiate', applicant());
+    const opened = await call(
+      stack.gateway.url,
+      stack.lender.apiKey,
+      'POST',
+      '/api/applications/initiate',
+      applicant(),
+    );
     expect(opened.status).toBe(201);
     const early = await api('GET', `/api/applications/${opened.body.applicationId}/decision-record`);
     expect([early.status, early.body.message]).toEqual([
@@ -234,15 +215,15 @@ describe('decision records', () => {
       'Application has no decision yet (status: PENDING_LINKING)',
     ]);
     for (const [id, key] of [
-      [randomUUID(), lender.apiKey],
-      ['not-a-uuid', lender.apiKey],
-      [opened.body.applicationId, other.apiKey],
+      [randomUUID(), stack.lender.apiKey],
+      ['not-a-uuid', stack.lender.apiKey],
+      [opened.body.applicationId, stack.other.apiKey],
     ] as const) {
       const res = await api('GET', `/api/applications/${id}/decision-record`, key);
       expect([res.status, res.body.message]).toEqual([404, 'Application not found']);
     }
-    expect((await fetch(`${gateway.url}/api/applications/${opened.body.applicationId}/decision-record`)).status).toBe(
-      401,
-    );
+    expect(
+      (await fetch(`${stack.gateway.url}/api/applications/${opened.body.applicationId}/decision-record`)).status,
+    ).toBe(401);
   });
 });
