@@ -14,6 +14,8 @@ import type {
   ContestRequest,
   ContestResult,
   DecisionRecordResponse,
+  OfferResponseRequest,
+  OfferResult,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryView,
@@ -170,6 +172,11 @@ export interface LoanClient {
    * `application.review_completed` naming the contest. Safe to retry with the same statement.
    */
   contestDecision(applicationId: string, request: ContestRequest, options?: RequestOptions): Promise<ContestResult>;
+  /**
+   * The applicant's answer to the offer: ACCEPTED or DECLINED while it is open, WITHDRAWN
+   * within the cooling-off period after an acceptance. Safe to retry with the same answer.
+   */
+  respondToOffer(applicationId: string, request: OfferResponseRequest, options?: RequestOptions): Promise<OfferResult>;
   /** The decision as a signed record the applicant can carry: a JWS verifiable offline with the keys at `/.well-known/jwks.json`. */
   getDecisionRecord(applicationId: string, options?: RequestOptions): Promise<DecisionRecordResponse>;
   /** One page of your review queue, oldest decision first: OPEN (the default) or DONE. */
@@ -482,6 +489,8 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       request({ method: 'POST', path: `${application(id)}/review/confirm`, body, options: requestOptions }),
     contestDecision: async (id, body, requestOptions) =>
       request({ method: 'POST', path: `${application(id)}/contest`, body, options: requestOptions }),
+    respondToOffer: async (id, body, requestOptions) =>
+      request({ method: 'POST', path: `${application(id)}/offer`, body, options: requestOptions }),
     getDecisionRecord: async (id, requestOptions) =>
       request({ method: 'GET', path: `${application(id)}/decision-record`, options: requestOptions }),
     listReviews: async (query = {}, requestOptions) =>

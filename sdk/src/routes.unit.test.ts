@@ -74,6 +74,7 @@ const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>>
     c.reviewApplication(ID, { outcome: 'DECLINED', reasonCode: 'FRAUD_SUSPECTED', reviewer: 'officer-1' }),
   confirmReview: (c) => c.confirmReview(ID, { reviewer: 'manager-1' }),
   getDecisionRecord: (c) => c.getDecisionRecord(ID),
+  respondToOffer: (c) => c.respondToOffer(ID, { response: 'ACCEPTED' }),
   contestDecision: (c) => c.contestDecision(ID, { statement: 'My salary moved to a new employer' }),
   listReviews: (c) => c.listReviews({ status: 'DONE' }),
   reviews: async (c) => {

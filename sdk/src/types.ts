@@ -239,6 +239,8 @@ export interface ApplicationView {
   contestAvailability?: ContestAvailability;
   /** The applicant's contest of the decision, once made. */
   contest?: ContestView | null;
+  /** The offer of an APPROVED or COUNTER_OFFER decision; null when there is none. */
+  offer?: OfferView | null;
   failureReason: string | null;
   abandonReason: string | null;
   createdAt: string;
@@ -317,6 +319,24 @@ export interface EventDataMap {
     /** The Key Facts Statement of the terms granted (absent for DECLINED). */
     key_facts?: KeyFacts;
   };
+  /** The applicant accepted the offer; the cooling-off period runs until `coolingOffEndsAt`. */
+  'application.offer_accepted': {
+    applicationId: string;
+    applicantId: string;
+    approval_details: ApprovalDetails;
+    key_facts: KeyFacts | null;
+    acceptedAt: string;
+    coolingOffEndsAt: string;
+  };
+  /** The applicant declined the offer. */
+  'application.offer_declined': { applicationId: string; applicantId: string; declinedAt: string };
+  /** The applicant withdrew an accepted offer within its cooling-off period. */
+  'application.offer_withdrawn': {
+    applicationId: string;
+    applicantId: string;
+    acceptedAt: string;
+    withdrawnAt: string;
+  };
 }
 
 export type EventName = keyof EventDataMap;
@@ -331,6 +351,9 @@ export const EVENT_NAMES: readonly EventName[] = [
   'application.abandoned',
   'application.decision',
   'application.review_completed',
+  'application.offer_accepted',
+  'application.offer_declined',
+  'application.offer_withdrawn',
 ];
 
 /**
@@ -721,6 +744,31 @@ export interface DecisionRecordResponse {
   record: string;
   kid: string;
   jwks: '/.well-known/jwks.json';
+}
+
+/** Body of `POST /api/applications/:id/offer`: the applicant's answer. */
+export interface OfferResponseRequest {
+  response: 'ACCEPTED' | 'DECLINED' | 'WITHDRAWN';
+}
+
+/** The offer of a decision: OPEN until answered or expired; an acceptance can be WITHDRAWN until `coolingOffEndsAt`. */
+export interface OfferView {
+  status: 'OPEN' | 'ACCEPTED' | 'DECLINED' | 'EXPIRED' | 'WITHDRAWN';
+  terms: ApprovalDetails;
+  key_facts: KeyFacts | null;
+  madeAt: string;
+  expiresAt: string;
+  acceptedAt: string | null;
+  declinedAt: string | null;
+  coolingOffEndsAt: string | null;
+  withdrawnAt: string | null;
+}
+
+/** What answering the offer returns. */
+export interface OfferResult {
+  applicationId: string;
+  status: 'COMPLETED';
+  offer: OfferView;
 }
 
 /** Body of `POST /api/applications/:id/contest`. */

@@ -24,6 +24,12 @@ export function describeEvent(event: WebhookEvent): string {
     }
     case 'application.review_completed':
       return `${event.data.outcome} by ${event.data.reviewer}`;
+    case 'application.offer_accepted':
+      return `accepted, cooling off until ${event.data.coolingOffEndsAt}`;
+    case 'application.offer_declined':
+      return event.data.declinedAt;
+    case 'application.offer_withdrawn':
+      return event.data.withdrawnAt;
     default:
       return event satisfies never;
   }

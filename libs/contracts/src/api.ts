@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Decision, DecisionOutcome } from './decision';
 import { ApplicationStatus, Bvn, EnrichmentStatus, Limits, PageParams, Uuid } from './primitives';
+import { OfferView } from './offer';
 import { ContestAvailability, ContestView, ReviewView } from './review';
 import { searchTextTerms } from './search';
 import { CalendarDay, TimeZone } from './zonedDays';
@@ -181,6 +182,8 @@ export const ApplicationView = z.object({
   contestAvailability: ContestAvailability.optional(),
   /** The applicant's contest of the decision, once made; null before. */
   contest: ContestView.nullable().optional(),
+  /** The offer of an APPROVED or COUNTER_OFFER decision (the applicant accepts or declines it); null when there is none. */
+  offer: OfferView.nullable().optional(),
   failureReason: z.string().nullable(),
   abandonReason: z.string().nullable(),
   createdAt: z.string(),

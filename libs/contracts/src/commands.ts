@@ -115,6 +115,12 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
   }),
   z.object({
     ...commandBase,
+    type: z.literal('RespondToOffer'),
+    applicationId: Uuid,
+    response: z.enum(['ACCEPTED', 'DECLINED', 'WITHDRAWN']),
+  }),
+  z.object({
+    ...commandBase,
     type: z.literal('ConfirmReview'),
     applicationId: Uuid,
     /** The second reviewer's staff id, sealed; not the one who made the review. */

@@ -73,6 +73,29 @@ export const EventData = {
     /** The Key Facts Statement of the terms granted (absent for DECLINED). */
     key_facts: KeyFacts.optional(),
   }),
+  /** Not in the spec: the applicant accepted the offer (through your API); the cooling-off period runs until `coolingOffEndsAt`. */
+  'application.offer_accepted': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    /** The terms accepted: the decision's, or the final review's. */
+    approval_details: ApprovalDetails,
+    key_facts: KeyFacts.nullable(),
+    acceptedAt: IsoTimestamp,
+    coolingOffEndsAt: IsoTimestamp,
+  }),
+  /** Not in the spec: the applicant declined the offer. */
+  'application.offer_declined': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    declinedAt: IsoTimestamp,
+  }),
+  /** Not in the spec: the applicant withdrew an accepted offer within its cooling-off period, without cost. */
+  'application.offer_withdrawn': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    acceptedAt: IsoTimestamp,
+    withdrawnAt: IsoTimestamp,
+  }),
 } as const;
 
 export type EventName = keyof typeof EventData;

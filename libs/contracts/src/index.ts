@@ -10,6 +10,7 @@ export * from './events';
 export * from './facts';
 export * from './keyFacts';
 export * from './loanMath';
+export * from './offer';
 export * from './primitives';
 export * from './review';
 export * from './schemas';

@@ -43,6 +43,7 @@ export const applicationSchema = new Schema(
     repaymentCapacity: { type: Number, default: null },
     review: { type: Schema.Types.Mixed, default: null },
     contest: { type: Schema.Types.Mixed, default: null },
+    offerResponse: { type: Schema.Types.Mixed, default: null },
     failureReason: String,
     abandonReason: String,
     handled: { type: [String], default: [] },

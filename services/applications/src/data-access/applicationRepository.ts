@@ -99,6 +99,14 @@ function toState(doc: Doc): Application {
           priorReview: d.contest.priorReview ? reviewOf(d.contest.priorReview) : null,
         }
       : null,
+    offerResponse: d.offerResponse
+      ? {
+          ...d.offerResponse,
+          at: new Date(d.offerResponse.at),
+          coolingOffEndsAt: d.offerResponse.coolingOffEndsAt ? new Date(d.offerResponse.coolingOffEndsAt) : null,
+          withdrawnAt: d.offerResponse.withdrawnAt ? new Date(d.offerResponse.withdrawnAt) : null,
+        }
+      : null,
     failureReason: d.failureReason ?? null,
     abandonReason: d.abandonReason ?? null,
     handled: d.handled ?? [],

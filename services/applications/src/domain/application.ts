@@ -85,6 +85,8 @@ export interface Application {
   review: Review | null;
   /** The applicant's contest of a DECLINED or COUNTER_OFFER decision (NDPA s.37); absent or null until one. */
   contest?: Contest | null;
+  /** The applicant's answer to the offer (absent or null until one): nothing is accepted automatically. */
+  offerResponse?: OfferResponse | null;
   failureReason: string | null;
   abandonReason: AbandonReason | null;
   /** Provider callbacks and results already applied, so a redelivery changes nothing. */
@@ -174,4 +176,13 @@ export interface Contest {
   resolvedAt: Date | null;
   /** The review the contest reopened, kept as it was; null when the decision had none. */
   priorReview: Review | null;
+}
+
+/** The applicant's answer to an offer, as the lender took it; an acceptance may be withdrawn until its cooling-off ends. */
+export interface OfferResponse {
+  response: 'ACCEPTED' | 'DECLINED';
+  at: Date;
+  /** For an acceptance: the end of the cooling-off period; null for a decline. */
+  coolingOffEndsAt: Date | null;
+  withdrawnAt: Date | null;
 }

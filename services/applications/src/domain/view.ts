@@ -1,10 +1,11 @@
 import type { ApplicationSummary, ApplicationView } from '@loan/contracts';
 import type { Application } from './application';
 import { contestAvailabilityOf } from './contestDecision/decide';
+import { toOfferView } from './respondToOffer/decide';
 import { toContestView, toReviewView } from './reviewApplication/decide';
 
 /** What `GET /api/applications/:id` shows: status, applicant summary, accounts, decision. */
-export function toView(state: Application): ApplicationView {
+export function toView(state: Application, now: Date = new Date()): ApplicationView {
   return {
     applicationId: state.applicationId,
     applicantId: state.applicantId,
@@ -32,6 +33,7 @@ export function toView(state: Application): ApplicationView {
     review: state.review ? toReviewView(state.review) : null,
     contestAvailability: contestAvailabilityOf(state),
     contest: state.contest ? toContestView(state.contest) : null,
+    offer: toOfferView(state, now),
     failureReason: state.failureReason,
     abandonReason: state.abandonReason,
     createdAt: state.createdAt.toISOString(),

@@ -76,6 +76,9 @@ export const LABELS = {
     'application.failed': ['Application failed', 'neutral'],
     'application.abandoned': ['Application abandoned', 'neutral'],
     'application.review_completed': ['Review completed', 'neutral'],
+    'application.offer_accepted': ['Offer accepted', 'neutral'],
+    'application.offer_declined': ['Offer declined', 'neutral'],
+    'application.offer_withdrawn': ['Offer withdrawn', 'neutral'],
   }),
   abandonReason: table({
     no_link: ['the applicant linked no bank account in time', 'warn'],

@@ -27,6 +27,10 @@ function whyNot(state: Application): string | null {
   if (contest) {
     return `The decision was contested on ${contest.openedAt.toISOString()} (contest ${contest.contestId}, ${contest.status}); a decision is contested once`;
   }
+  const answer = state.offerResponse;
+  if (answer?.response === 'ACCEPTED' && !answer.withdrawnAt) {
+    return 'The applicant accepted the offer; an accepted offer is not contested (it can be withdrawn within its cooling-off period)';
+  }
   const outcome = standingOutcome(state);
   if (outcome === null) {
     return 'The decision awaits the lender\u2019s review (MANUAL_REVIEW); it can be contested once the review is final';

@@ -28,6 +28,7 @@ import { openIdentity, sealedApplicant } from '../../data-access/personalData';
 import { applicationIdFor, type Application } from '../../domain/application';
 import { analyzeApplication } from '../../domain/analyzeApplication/decide';
 import { contestDecision } from '../../domain/contestDecision/decide';
+import { respondToOffer } from '../../domain/respondToOffer/decide';
 import { finalizeLinking } from '../../domain/finalizeLinking/decide';
 import { decideExistingKey, openApplication, resumeApplication } from '../../domain/initiateApplication/decide';
 import { accountsToRelink, checkRelink, relinkAccount } from '../../domain/linkAccount/decide';
@@ -199,7 +200,7 @@ export function createCommandHandler(deps: {
         return relink(cmd, publishing);
       case 'GetApplication': {
         const stored = await loadOwned(cmd.applicationId, cmd.clientId);
-        return stored ? { ok: true, result: toView(readable(stored.state)) } : notFound();
+        return stored ? { ok: true, result: toView(readable(stored.state), clock.now()) } : notFound();
       }
       case 'ListApplications': {
         const { clientId, statuses, q, search, decisions, createdFrom, createdBefore, limit, after } = cmd;
@@ -255,6 +256,14 @@ export function createCommandHandler(deps: {
           publishing,
         );
       }
+      case 'RespondToOffer':
+        return writer.commandMutation(
+          cmd.applicationId,
+          cmd.clientId,
+          cmd.correlationId,
+          (state, now) => respondToOffer(state, { response: cmd.response, now }),
+          publishing,
+        );
       case 'GetPortfolio': {
         const { from, to } = cmd;
         // The gateway sends a zone it knows; one this runtime does not know counts in Lagos days.

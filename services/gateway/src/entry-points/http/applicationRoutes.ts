@@ -5,6 +5,7 @@ import {
   ConfirmReviewRequest,
   ContestRequest,
   InitiateRequest,
+  OfferResponseRequest,
   ReviewRequest,
   LinkAccountRequest,
   PROVIDER_KEY_MISSING_MESSAGE,
@@ -381,6 +382,18 @@ export function applicationRoutes(deps: {
         req.body ?? {},
       );
       res.json(await ask(res, { type: 'ConfirmReview', applicationId, reviewer: await reviewerFor(res, reviewer) }));
+    }),
+  );
+
+  // The applicant's answer to the offer, taken by the lender: nothing is accepted automatically.
+  router.post(
+    '/:id/offer',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      const { response } = validate(OfferResponseRequest, req.body ?? {});
+      res.json(await ask(res, { type: 'RespondToOffer', applicationId, response }));
     }),
   );
 

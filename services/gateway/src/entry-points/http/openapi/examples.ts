@@ -422,6 +422,21 @@ export const Examples = {
       reviewedAt: '2026-11-20T10:15:41.000Z',
     },
   },
+  offerAccepted: {
+    applicationId,
+    status: 'COMPLETED',
+    offer: {
+      status: 'ACCEPTED',
+      terms: { approved_amount: 300000, approved_tenor: 6, approved_interest: 5, monthly_payment: 59105.26 },
+      key_facts: null,
+      madeAt: '2026-11-20T09:15:27.412Z',
+      expiresAt: '2026-11-27T09:15:27.412Z',
+      acceptedAt: '2026-11-20T10:00:00.000Z',
+      declinedAt: null,
+      coolingOffEndsAt: '2026-11-25T22:59:59.999Z',
+      withdrawnAt: null,
+    },
+  },
   contestRequest: {
     statement:
       'My salary moved to a new employer in September; the October statement shows it. I ask for the decision to be looked at again.',
@@ -568,6 +583,36 @@ export const EventExamples: Record<
       reasonCode: 'INCOME_VERIFIED',
       note: 'Salary confirmed with the employer; a smaller amount fits the verified income.',
       reviewedAt: at,
+    },
+    timestamp: at,
+  },
+  'application.offer_accepted': {
+    id: eventId,
+    event: 'application.offer_accepted',
+    data: {
+      applicationId,
+      applicantId,
+      approval_details: { approved_amount: 300000, approved_tenor: 6, approved_interest: 5, monthly_payment: 59105.26 },
+      key_facts: null,
+      acceptedAt: '2026-11-20T10:00:00.000Z',
+      coolingOffEndsAt: '2026-11-25T22:59:59.999Z',
+    },
+    timestamp: at,
+  },
+  'application.offer_declined': {
+    id: eventId,
+    event: 'application.offer_declined',
+    data: { applicationId, applicantId, declinedAt: '2026-11-20T10:00:00.000Z' },
+    timestamp: at,
+  },
+  'application.offer_withdrawn': {
+    id: eventId,
+    event: 'application.offer_withdrawn',
+    data: {
+      applicationId,
+      applicantId,
+      acceptedAt: '2026-11-20T10:00:00.000Z',
+      withdrawnAt: '2026-11-23T15:30:00.000Z',
     },
     timestamp: at,
   },

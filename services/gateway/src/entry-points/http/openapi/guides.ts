@@ -298,6 +298,9 @@ Events go to your webhook URL (see *Webhooks* at the end of this page for each b
 | \`application.failed\` | analysis could not complete; the reason says why |
 | \`application.abandoned\` | no account linked in 24 hours (\`no_link\`) or no analyze 7 days after linking (\`no_analyze\`) |
 | \`application.review_completed\` | your reviewer finished a MANUAL_REVIEW decision (not in the original contract; always after its \`application.decision\`) |
+| \`application.offer_accepted\` | the applicant accepted the offer through your API (not in the original contract); the cooling-off period ends at \`coolingOffEndsAt\` |
+| \`application.offer_declined\` | the applicant declined the offer (not in the original contract) |
+| \`application.offer_withdrawn\` | the applicant withdrew an acceptance within its cooling-off period (not in the original contract) |
 
 Delivery is at least once: deduplicate on \`id\`. A failed delivery (no 2xx within 10 s) is retried
 5 times from 10 s with exponential backoff, then marked FAILED; the delivery log
@@ -376,6 +379,19 @@ reviewer, whatever it grants. When that review is final the contest is RESOLVED 
 whether it can be contested and how (\`contestAvailability\`); an APPROVED decision, one still
 under review, or one already contested cannot be.`;
 
+const offers = `## Offers: acceptance and cooling-off
+
+An APPROVED or COUNTER_OFFER decision (the scorecard's, or your final review's) is an offer, not
+a loan. \`GET /api/applications/{id}\` shows it as \`offer\`: its terms and key facts, \`madeAt\`
+and \`expiresAt\` (7 days later, more than the two working days the CBN gives to review a
+contract). Send the applicant's answer with \`POST /api/applications/{id}/offer\` and
+\`{"response": "ACCEPTED" | "DECLINED"}\` while it is OPEN; after \`expiresAt\` it is EXPIRED and
+an answer is a 400. An acceptance starts a cooling-off period to the end of the third working
+day in Lagos (weekends and Nigerian public holidays do not count: \`coolingOffEndsAt\`), in which
+\`{"response": "WITHDRAWN"}\` cancels it without cost. Each answer sends its event; the same
+answer again is answered as the first; nothing is accepted automatically. While a review or a
+contest is under way there is no offer, and an accepted offer is not contested.`;
+
 const decisionRecords = `## Decision records
 
 \`GET /api/applications/{id}/decision-record\` answers \`{applicationId, record, kid, jwks}\`:
@@ -409,6 +425,7 @@ export const guides = [
   rateLimits,
   events,
   reviews,
+  offers,
   decisionRecords,
   account,
   creditPolicy,

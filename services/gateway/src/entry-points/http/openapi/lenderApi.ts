@@ -27,6 +27,8 @@ import {
   ConfirmReviewRequest,
   ContestRequest,
   ContestView,
+  OfferResponseRequest,
+  OfferView,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryView,
@@ -666,6 +668,56 @@ export const lenderOperations: RouteConfig[] = [
         'contested once':
           'The decision was contested on 2026-11-22T09:30:00.000Z (contest 0b8e3a55-4f1d-4c7a-9e2b-6d1f0a3c5e77, OPEN); a decision is contested once',
       }),
+      413: lenderErrors[413],
+      415: notJson,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/applications/{id}/offer',
+    operationId: 'respondToOffer',
+    tags: [reviews],
+    summary:
+      'The applicant’s answer to the offer: accept, decline, or withdraw an acceptance in its cooling-off period',
+    description:
+      'An APPROVED or COUNTER_OFFER decision (the scorecard’s, or your final review’s) is an offer, not a loan: the application’s `offer` shows its terms, key facts and `expiresAt` (7 days after it was made). Send the applicant’s answer: `ACCEPTED` or `DECLINED` while it is OPEN (after `expiresAt` it is EXPIRED and an answer is a 400); `WITHDRAWN` after an acceptance, until `coolingOffEndsAt` (the end of the 3rd working day in Lagos after acceptance, weekends and Nigerian public holidays counted out). Each sends its event (application.offer_accepted, application.offer_declined, application.offer_withdrawn). The same answer sent again answers as the first did; another once answered is a 400. No offer is accepted automatically, and none exists while a review or a contest is under way. Rate limit: 60 a minute per IP with the other calls.',
+    request: {
+      params: ApplicationId,
+      body: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: OfferResponseRequest.meta({ id: 'OfferResponseRequest', example: { response: 'ACCEPTED' } }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: ok(
+        'The offer as it now stands',
+        z
+          .object({ applicationId: Uuid, status: z.literal('COMPLETED'), offer: OfferView.meta({ id: 'Offer' }) })
+          .meta({ id: 'OfferResult' }),
+        Examples.offerAccepted,
+        { limited: true },
+      ),
+      400: failure(
+        400,
+        'No offer, an offer already answered or expired, a cooling-off period ended, or an invalid body',
+        {
+          'no offer': 'This application has no offer to answer (its decision grants no terms)',
+          expired: 'The offer expired at 2026-11-27T09:15:27.412Z',
+          answered: 'The offer was already declined on 2026-11-21T10:00:00.000Z',
+          'cooling-off ended':
+            'The cooling-off period ended at 2026-11-25T22:59:59.999Z; the acceptance can no longer be withdrawn',
+          'invalid response': 'response must be one of: ACCEPTED, DECLINED, WITHDRAWN',
+          ...malformedJson,
+        },
+      ),
+      401: lenderErrors[401],
+      404: notFound,
       413: lenderErrors[413],
       415: notJson,
       429: lenderErrors[429],
@@ -1313,6 +1365,11 @@ const eventDescriptions: Record<EventName, string> = {
   'application.decision': 'The scored, explained decision.',
   'application.review_completed':
     'Not in the original contract: your reviewer finished a MANUAL_REVIEW decision (POST /api/applications/{id}/review, confirmed by a second reviewer above your threshold), or a contested one (then always confirmed, and `contestId` names the contest). Always after the application’s application.decision; the application stays COMPLETED.',
+  'application.offer_accepted':
+    'Not in the original contract: the applicant accepted the offer (POST /api/applications/{id}/offer with ACCEPTED); the terms and their key facts, and when the cooling-off period ends (3 working days in Lagos). Nothing is accepted automatically.',
+  'application.offer_declined': 'Not in the original contract: the applicant declined the offer.',
+  'application.offer_withdrawn':
+    'Not in the original contract: the applicant withdrew an accepted offer within its cooling-off period, without cost.',
 };
 
 const componentName = (event: string) =>

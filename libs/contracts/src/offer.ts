@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { ApprovalDetails } from './decision';
+import { KeyFacts } from './keyFacts';
+import { IsoTimestamp } from './primitives';
+
+/**
+ * An approved offer is not a loan (FCCPC 2025: no automatic lending; CBN: time to review the
+ * contract, a cooling-off period): the applicant, through the lender's API, accepts or declines
+ * it before it expires, and may withdraw an acceptance without cost until the cooling-off
+ * period ends.
+ */
+
+/** How long an offer stands: at least the two working days the CBN gives to review a contract. */
+export const OFFER_VALIDITY_DAYS = 7;
+/** The cooling-off period after acceptance, in working days (CBN consumer-protection guidelines). */
+export const COOLING_OFF_WORKING_DAYS = 3;
+
+/**
+ * Nigeria's public holidays by year, as the Federal Government declares them (the Islamic ones
+ * fall by the moon: these are the declared or expected dates, updated as each is declared).
+ * Saturdays and Sundays are not working days either.
+ */
+export const NIGERIAN_PUBLIC_HOLIDAYS: Readonly<Record<number, readonly string[]>> = {
+  2026: [
+    '2026-01-01', // New Year's Day
+    '2026-03-20', // Eid al-Fitr
+    '2026-03-21',
+    '2026-04-03', // Good Friday
+    '2026-04-06', // Easter Monday
+    '2026-05-01', // Workers' Day
+    '2026-05-27', // Eid al-Adha
+    '2026-05-28',
+    '2026-06-12', // Democracy Day
+    '2026-08-26', // Eid-el-Maulud
+    '2026-10-01', // Independence Day
+    '2026-12-25', // Christmas Day
+    '2026-12-26', // Boxing Day
+  ],
+  2027: [
+    '2027-01-01',
+    '2027-03-10', // Eid al-Fitr
+    '2027-03-11',
+    '2027-03-26', // Good Friday
+    '2027-03-29', // Easter Monday
+    '2027-05-01',
+    '2027-05-17', // Eid al-Adha
+    '2027-05-18',
+    '2027-06-12',
+    '2027-08-15', // Eid-el-Maulud
+    '2027-10-01',
+    '2027-12-25',
+    '2027-12-26',
+  ],
+};
+
+/** A Lagos calendar day (YYYY-MM-DD) of an instant: Lagos keeps UTC+1 all year. */
+const lagosDay = (at: Date) => new Date(at.getTime() + 3_600_000).toISOString().slice(0, 10);
+
+/** Whether a Lagos calendar day is a working day: not a weekend, not a public holiday. */
+export function isNigerianWorkingDay(day: string): boolean {
+  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
+  if (weekday === 0 || weekday === 6) return false;
+  return !(NIGERIAN_PUBLIC_HOLIDAYS[Number(day.slice(0, 4))] ?? []).includes(day);
+}
+
+/**
+ * The end of the `count`th working day after `from` in Lagos (the day of `from` does not count):
+ * when a cooling-off period that starts at `from` ends. 23:59:59.999 Lagos time, as an instant.
+ */
+export function endOfWorkingDaysAfter(from: Date, count: number): Date {
+  let day = lagosDay(from);
+  for (let found = 0; found < count;) {
+    day = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    if (isNigerianWorkingDay(day)) found++;
+  }
+  // The next day's midnight in Lagos (23:00 UTC of `day`), less a millisecond.
+  return new Date(Date.parse(`${day}T23:00:00.000Z`) - 1);
+}
+
+/** Body of `POST /api/applications/:id/offer`: the applicant's answer, as the lender took it. */
+export const OfferResponseRequest = z.strictObject(
+  {
+    response: z.enum(['ACCEPTED', 'DECLINED', 'WITHDRAWN'], {
+      error: 'response must be one of: ACCEPTED, DECLINED, WITHDRAWN',
+    }),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `Unknown field ${issue.keys.join(', ')}; only response is allowed`
+        : undefined,
+  },
+);
+export type OfferResponseRequest = z.infer<typeof OfferResponseRequest>;
+
+/**
+ * The offer of a decision that stands APPROVED or COUNTER_OFFER (the scorecard's, or a final
+ * review's): OPEN until the applicant accepts or declines it, or it expires; ACCEPTED with a
+ * cooling-off period in which it can be WITHDRAWN.
+ */
+export const OfferView = z.object({
+  status: z.enum(['OPEN', 'ACCEPTED', 'DECLINED', 'EXPIRED', 'WITHDRAWN']),
+  terms: ApprovalDetails,
+  key_facts: KeyFacts.nullable(),
+  madeAt: IsoTimestamp,
+  expiresAt: IsoTimestamp,
+  acceptedAt: IsoTimestamp.nullable(),
+  declinedAt: IsoTimestamp.nullable(),
+  /** The end of the cooling-off period (3 working days in Lagos after acceptance); null before acceptance. */
+  coolingOffEndsAt: IsoTimestamp.nullable(),
+  withdrawnAt: IsoTimestamp.nullable(),
+});
+export type OfferView = z.infer<typeof OfferView>;
