@@ -13,7 +13,7 @@ import {
 } from '../model';
 import { say } from '../labels';
 import { Badge, Loading, PageHeading, Problem, ShortId, Time, Updated, useLive } from '../ui';
-import { BreakdownTable, flowMonthLabel, FlowsTable, KeyFactsPanel, TermsFacts } from './decisionParts';
+import { BreakdownTable, flowMonthLabel, FlowsTable, KeyFactsPanel, OfferStatus, TermsFacts } from './decisionParts';
 import { ContestSection, ReviewSection } from './review';
 import { may } from '../permissions';
 import { useSession } from '../session';
@@ -260,6 +260,7 @@ function Decision({ application }: { application: ApplicationView }) {
             </section>
           ) : null}
           {decision.key_facts ? <KeyFactsPanel facts={decision.key_facts} id="key-facts" /> : null}
+          {application.offer ? <OfferStatus offer={application.offer} /> : null}
 
           <h3 id="risk-heading">Risk factors</h3>
           {decision.risk_factors.length ? (

@@ -3,6 +3,7 @@ import { BREAKDOWN_MAX, BREAKDOWN_PARTS, money, moneyToKobo, monthLabel } from '
 
 type Decision = NonNullable<ApplicationView['decision']>;
 type KeyFacts = NonNullable<Decision['key_facts']>;
+type Offer = NonNullable<ApplicationView['offer']>;
 
 /** The score's parts and total, each with the most it can earn, as a table labelled by the heading `labelledBy`. */
 export function BreakdownTable({
@@ -206,6 +207,26 @@ export function KeyFactsPanel({ facts, id }: { facts: KeyFacts; id: string }) {
           </tfoot>
         </table>
       </div>
+    </section>
+  );
+}
+
+const instant = (iso: string) =>
+  new Date(iso).toLocaleString('en-NG', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Africa/Lagos' });
+
+/** Where the offer stands: open until it expires, answered, or withdrawn in its cooling-off period (Lagos times). */
+export function OfferStatus({ offer }: { offer: Offer }) {
+  const said = {
+    OPEN: `Open: the applicant has until ${instant(offer.expiresAt)} to accept or decline it.`,
+    EXPIRED: `Expired on ${instant(offer.expiresAt)} without an answer.`,
+    DECLINED: `Declined by the applicant on ${instant(offer.declinedAt ?? offer.madeAt)}.`,
+    ACCEPTED: `Accepted on ${instant(offer.acceptedAt ?? offer.madeAt)}; the applicant may withdraw without cost until ${instant(offer.coolingOffEndsAt ?? offer.madeAt)}.`,
+    WITHDRAWN: `Accepted on ${instant(offer.acceptedAt ?? offer.madeAt)}, withdrawn on ${instant(offer.withdrawnAt ?? offer.madeAt)} in the cooling-off period.`,
+  }[offer.status];
+  return (
+    <section aria-labelledby="offer-heading" class="offer">
+      <h3 id="offer-heading">Offer</h3>
+      <p id="offer-status">{said}</p>
     </section>
   );
 }

@@ -1397,6 +1397,11 @@ describe('the console in a browser', () => {
       new Intl.NumberFormat('en-NG', { style: 'currency', currency: 'NGN', minimumFractionDigits: 2 }).format(n);
     expect(factsText).toContain(kobo(facts.total_repayable));
     expect(factsText).toContain(facts.schedule_basis.reason);
+    // The offer stands open until the applicant answers it through the lender's API.
+    expect(view.offer.status).toBe('OPEN');
+    await eventually(async () =>
+      expect(await page.locator('#offer-status').textContent()).toMatch(/^Open: the applicant has until /),
+    );
     const schedule = keyFacts.getByRole('table', { name: 'Repayment schedule' });
     await eventually(async () => expect(await schedule.locator('tbody tr').count()).toBe(facts.schedule.length));
     await expect(schedule.locator('tfoot td').last().textContent()).resolves.toBe(kobo(facts.total_repayable));
