@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { monthlyPayment } from './loanMath';
+import { DEFAULT_TIME_ZONE, dayIn } from './zonedDays';
 
 /**
  * The Key Facts Statement of an offer (FCCPC 2025, CBN disclosure guidelines): the principal,
@@ -279,4 +280,20 @@ export function keyFactsOf(input: {
     })),
     terms,
   };
+}
+
+/**
+ * The key facts of terms as a decision or a review discloses them: paid out on the day of `now`
+ * in Lagos. Null when nothing would be paid out, where the APR has no meaning.
+ */
+export function keyFactsOn(
+  now: Date,
+  input: Omit<Parameters<typeof keyFactsOf>[0], 'disbursementDate'>,
+): KeyFacts | null {
+  try {
+    return keyFactsOf({ ...input, disbursementDate: dayIn(now, DEFAULT_TIME_ZONE) });
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ApprovalDetails } from './decision';
 import { KeyFacts } from './keyFacts';
 import { IsoTimestamp } from './primitives';
+import { DEFAULT_TIME_ZONE, addDays, dayIn, startOfDayIn } from './zonedDays';
 
 /**
  * An approved offer is not a loan (FCCPC 2025: no automatic lending; CBN: time to review the
@@ -53,9 +54,6 @@ export const NIGERIAN_PUBLIC_HOLIDAYS: Readonly<Record<number, readonly string[]
   ],
 };
 
-/** A Lagos calendar day (YYYY-MM-DD) of an instant: Lagos keeps UTC+1 all year. */
-const lagosDay = (at: Date) => new Date(at.getTime() + 3_600_000).toISOString().slice(0, 10);
-
 /** Whether a Lagos calendar day is a working day: not a weekend, not a public holiday. */
 export function isNigerianWorkingDay(day: string): boolean {
   const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
@@ -68,13 +66,13 @@ export function isNigerianWorkingDay(day: string): boolean {
  * when a cooling-off period that starts at `from` ends. 23:59:59.999 Lagos time, as an instant.
  */
 export function endOfWorkingDaysAfter(from: Date, count: number): Date {
-  let day = lagosDay(from);
+  let day = dayIn(from, DEFAULT_TIME_ZONE);
   for (let found = 0; found < count;) {
-    day = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    day = addDays(day, 1);
     if (isNigerianWorkingDay(day)) found++;
   }
-  // The next day's midnight in Lagos (23:00 UTC of `day`), less a millisecond.
-  return new Date(Date.parse(`${day}T23:00:00.000Z`) - 1);
+  // The next day's midnight in Lagos, less a millisecond.
+  return new Date(startOfDayIn(addDays(day, 1), DEFAULT_TIME_ZONE).getTime() - 1);
 }
 
 /** Body of `POST /api/applications/:id/offer`: the applicant's answer, as the lender took it. */

@@ -1,6 +1,6 @@
 import {
   DEFAULT_DISCLOSURE,
-  keyFactsOf,
+  keyFactsOn,
   monthlyPayment,
   roundToKobo,
   type KeyFacts,
@@ -39,9 +39,6 @@ export function toReviewView(review: Review): ReviewView {
   };
 }
 
-/** The day in Lagos: the disbursement day a review's schedule assumes. */
-const lagosDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Lagos' });
-
 /**
  * The key facts of the terms a review grants, disclosed as the decision's were: its fees and
  * schedule terms, and the applicant's pay day when it dated the schedule by it.
@@ -49,19 +46,13 @@ const lagosDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Lagos' });
 function reviewKeyFacts(state: Application, terms: ApprovalDetails | null, now: Date): KeyFacts | null {
   if (!terms) return null;
   const decided = state.decision?.key_facts ?? null;
-  try {
-    return keyFactsOf({
-      principal: terms.approved_amount,
-      tenorMonths: terms.approved_tenor,
-      monthlyRatePercent: terms.approved_interest,
-      terms: decided?.terms ?? DEFAULT_DISCLOSURE,
-      disbursementDate: lagosDay.format(now),
-      payDayOfMonth: decided?.schedule_basis.pay_day_of_month ?? null,
-    });
-  } catch (error) {
-    if (error instanceof RangeError) return null;
-    throw error;
-  }
+  return keyFactsOn(now, {
+    principal: terms.approved_amount,
+    tenorMonths: terms.approved_tenor,
+    monthlyRatePercent: terms.approved_interest,
+    terms: decided?.terms ?? DEFAULT_DISCLOSURE,
+    payDayOfMonth: decided?.schedule_basis.pay_day_of_month ?? null,
+  });
 }
 
 /** The contest as the application's detail and the review queue show it. */

@@ -2,7 +2,7 @@ import {
   BUILTIN_POLICY,
   BUILTIN_POLICY_VERSION,
   DEFAULT_DISCLOSURE,
-  keyFactsOf,
+  keyFactsOn,
   type ApprovalDetails,
   type CreditPolicy,
   type Decision,
@@ -140,9 +140,6 @@ export const decideFromAudit = (
   };
 };
 
-/** The day in Lagos: the disbursement day a decision's schedule assumes. */
-const lagosDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Lagos' });
-
 /**
  * The Key Facts Statement of the terms a decision grants under the policy's fees; for
  * MANUAL_REVIEW, of what approving them (or the ask, when scoring grants none) would disclose,
@@ -161,21 +158,13 @@ function offerKeyFacts(
     granted.approved_amount > 0
       ? { amount: granted.approved_amount, tenor: granted.approved_tenor, rate: granted.approved_interest }
       : { amount: loan.amount, tenor: loan.tenor, rate: loan.interestRate };
-  if (Math.round(terms.amount * 100) < 1 || terms.tenor < 1) return null;
-  try {
-    return keyFactsOf({
-      principal: terms.amount,
-      tenorMonths: terms.tenor,
-      monthlyRatePercent: terms.rate,
-      terms: policy.disclosure ?? DEFAULT_DISCLOSURE,
-      disbursementDate: lagosDay.format(now),
-      payDayOfMonth,
-    });
-  } catch (error) {
-    // Terms whose APR has no meaningful value (none is paid out): the decision stands without key facts.
-    if (error instanceof RangeError) return null;
-    throw error;
-  }
+  return keyFactsOn(now, {
+    principal: terms.amount,
+    tenorMonths: terms.tenor,
+    monthlyRatePercent: terms.rate,
+    terms: policy.disclosure ?? DEFAULT_DISCLOSURE,
+    payDayOfMonth,
+  });
 }
 
 /**
