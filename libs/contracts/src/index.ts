@@ -11,6 +11,7 @@ export * from './facts';
 export * from './keyFacts';
 export * from './loanMath';
 export * from './offer';
+export * from './outcomes';
 export * from './primitives';
 export * from './review';
 export * from './schemas';

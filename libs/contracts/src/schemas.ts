@@ -10,6 +10,7 @@ import {
   ProviderCallback,
   ScoringResult,
 } from './facts';
+import { OutcomeRecorded } from './outcomes';
 import { Topics, replyTopicPrefix } from './topics';
 
 /** The value schema of every topic: the single source the registry schemas derive from. */
@@ -23,6 +24,7 @@ export const TopicSchemas = {
   [Topics.scoringResults]: ScoringResult,
   [Topics.deadlines]: DeadlinePassed,
   [Topics.analytics]: AnalyticsRecord,
+  [Topics.outcomes]: OutcomeRecorded,
 } as const;
 
 export type TopicName = keyof typeof TopicSchemas;

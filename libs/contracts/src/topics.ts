@@ -21,6 +21,8 @@ export const Topics = {
   deadlines: 'loan.janitor.deadlines',
   /** Every public event without personal data, ids pseudonymised: the analysts' stream. */
   analytics: 'loan.analytics.v1',
+  /** Loan outcomes the lenders reported, as scoring accepted them: keyed by applicationId, no personal data. */
+  outcomes: 'loan.outcomes.v1',
 } as const;
 
 /** Reply topics are per gateway instance so that a replica only sees its own replies. */
