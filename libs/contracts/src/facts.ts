@@ -3,6 +3,7 @@ import { SealedSecret } from './commands';
 import { Decision } from './decision';
 import { EnrichedAccount } from './enrichment';
 import { AbandonReason, ApplicationStatus, IsoTimestamp, LoanTerms, Uuid } from './primitives';
+import { ReviewOutcome } from './review';
 
 /**
  * A provider webhook, verified by the gateway and passed on as a fact. `ref` is what we gave
@@ -104,6 +105,24 @@ export const ApplicationFact = z.discriminatedUnion('type', [
     abandonReason: AbandonReason.nullable(),
   }),
   z.object({ ...factBase, type: z.literal('ApplicationResumed'), applicantId: Uuid }),
+  /** A review became final: the terms it granted are what a loan's outcomes are measured against. */
+  z.object({
+    ...factBase,
+    type: z.literal('DecisionReviewed'),
+    applicantId: Uuid,
+    outcome: ReviewOutcome,
+    /** Naira, months, % a month; null for DECLINED. */
+    terms: z.object({ amount: z.number(), tenor: z.number().int(), interestRate: z.number() }).nullable(),
+    reviewedAt: IsoTimestamp,
+  }),
+  /** The applicant answered the offer (through the lender): no loan is disbursed before ACCEPTED. */
+  z.object({
+    ...factBase,
+    type: z.literal('OfferAnswered'),
+    applicantId: Uuid,
+    response: z.enum(['ACCEPTED', 'DECLINED', 'WITHDRAWN']),
+    answeredAt: IsoTimestamp,
+  }),
 ]);
 export type ApplicationFact = z.infer<typeof ApplicationFact>;
 export type ApplicationFactType = ApplicationFact['type'];

@@ -28,6 +28,8 @@ import { clientRoutes } from './entry-points/http/clientRoutes';
 import { deliveryRoutes } from './entry-points/http/deliveryRoutes';
 import { portfolioRoutes } from './entry-points/http/portfolioRoutes';
 import { policyRoutes } from './entry-points/http/policyRoutes';
+import { performanceRoutes } from './entry-points/http/performanceRoutes';
+import { scoringCaller } from './entry-points/http/scoringForward';
 import { createDecisionSigner } from './data-access/decisionSigner';
 import {
   adminOnly,
@@ -177,15 +179,24 @@ export function createGatewayService(deps: {
   // Health and /metrics on the internal port only: the public port is what an ingress exposes.
   const ops = createOpsApp({ metrics, checks: { ...runtime.checks, replies: () => ready } });
 
+  const scoring = scoringCaller({
+    scoringUrl: config.SCORING_URL,
+    internalToken: config.INTERNAL_TOKEN,
+    unavailable: 'Loan outcomes and performance are unavailable right now; retry the request',
+  });
+  const performance = performanceRoutes({ scoring, authenticate: auth, limit: limiter });
   const app = createHttpApp({
     metrics,
     logger,
     trustProxy: config.TRUST_PROXY,
+    performance: performance.performance,
+    outcomes: performance.outcomes,
     api: applicationRoutes({
       commands,
       sealer,
       signer,
       staff,
+      scoring,
       authenticate: auth,
       limit: limiter,
       onKeyOfAnotherAccount: keyOfAnotherAccount,

@@ -7,10 +7,12 @@ import {
   type Clock,
   type ServiceRuntime,
 } from '@loan/runtime';
+import { Router } from 'express';
 import type { ScoringConfig } from './config';
 import type { CreditBureau } from './data-access/bureau';
 import { createAnalysisRepository } from './data-access/analysisRepository';
-import { analysisModel, policyModels, profileModel } from './data-access/models';
+import { analysisModel, outcomeModels, policyModels, profileModel } from './data-access/models';
+import { createOutcomeRepository } from './data-access/outcomeRepository';
 import { createPolicyRepository } from './data-access/policyRepository';
 import { createProfileRepository } from './data-access/profileRepository';
 import {
@@ -19,7 +21,9 @@ import {
   createAnalysisHandler,
   createProfileHandlers,
 } from './entry-points/consumers';
+import { outcomeRoutes } from './entry-points/http/outcomeRoutes';
 import { policyRoutes } from './entry-points/http/policyRoutes';
+import { createOutcomeBook } from './outcomeBook';
 import { createScoringMetrics } from './metrics';
 
 /**
@@ -48,6 +52,21 @@ export function createScoringService(deps: {
     logger,
     clearDelayMs: config.OUTBOX_CLEAR_DELAY,
   });
+  const loanModels = outcomeModels(runtime.db);
+  const outcomes = createOutcomeRepository(loanModels, analyses);
+  const loanRelay = createOutboxRelay({
+    bus,
+    bulkLane: runtime.bulkLane,
+    model: loanModels.loans,
+    logger,
+    clearDelayMs: config.OUTBOX_CLEAR_DELAY,
+  });
+  const book = createOutcomeBook({
+    repo: outcomes,
+    relay: loanRelay,
+    clock,
+    logger: logger.child({ component: 'outcomes' }),
+  });
   const metrics = createScoringMetrics(runtime.metrics.registry);
   const handlers = consumerHandlers({
     analyze: createAnalysisHandler({
@@ -56,6 +75,7 @@ export function createScoringService(deps: {
       relay,
       bureau,
       policies,
+      decisionCounts: outcomes,
       sealer,
       metrics,
       config,
@@ -63,6 +83,7 @@ export function createScoringService(deps: {
       logger,
     }),
     profiles: createProfileHandlers({ profiles: profileRepository, clock }),
+    grants: outcomes,
   });
   let http: Awaited<ReturnType<typeof listen>> | null = null;
 
@@ -70,11 +91,21 @@ export function createScoringService(deps: {
     profiles,
     analyses,
     policies,
+    outcomes,
     async start() {
       await syncIndexes(runtime.db);
       await ensureContractTopics(bus);
       relay.start();
       runtime.lifecycle.onStop('outbox', () => relay.stop());
+      loanRelay.start();
+      runtime.lifecycle.onStop('loan outbox', () => loanRelay.stop());
+      // Counts a crash left behind are brought up at start and then every minute.
+      const sweep = () =>
+        book.sweepCounts().catch((error: unknown) => logger.warn({ err: error }, 'count sweep failed'));
+      void sweep();
+      const sweeper = setInterval(sweep, 60_000);
+      sweeper.unref();
+      runtime.lifecycle.onStop('count sweep', () => clearInterval(sweeper));
       await bus.consume({
         groupId: config.CONSUMER_GROUP,
         topics: Object.keys(handlers),
@@ -86,12 +117,15 @@ export function createScoringService(deps: {
         checks: runtime.checks,
         logger,
         bodyLimit: '64kb',
-        api: policyRoutes({
-          policies,
-          analyses: analysisRepository,
-          clock,
-          logger: logger.child({ component: 'policies' }),
-        }),
+        api: Router().use(
+          policyRoutes({
+            policies,
+            analyses: analysisRepository,
+            clock,
+            logger: logger.child({ component: 'policies' }),
+          }),
+          outcomeRoutes({ book, repo: outcomes, clock, logger: logger.child({ component: 'outcomes' }) }),
+        ),
         internalToken: config.INTERNAL_TOKEN,
       });
       http = await listen(app, config.HTTP_HOST, config.HTTP_PORT);

@@ -85,6 +85,93 @@ const policyChangeSchema = new Schema(
   { versionKey: false, collection: 'policy_changes' },
 );
 
+/**
+ * One document per loan (keyed by applicationId): the decision it is measured against, the
+ * outcomes the lender reported in order (each with its idempotency key), the state derived from
+ * them, and the outbox of what it publishes on `loan.outcomes.v1`. Every change is one write,
+ * compare-and-set on `rev`.
+ */
+const loanSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    clientId: { type: String, required: true },
+    analysisId: String,
+    /** Which of the lender's summaries counts it (`performance_partitions`). */
+    partition: Number,
+    basis: { type: Schema.Types.Mixed, required: true },
+    outcomes: { type: Schema.Types.Mixed, default: [] },
+    state: { type: Schema.Types.Mixed, required: true },
+    rev: { type: Number, default: 0 },
+    changedAt: Date,
+    /** The cells the lender's counts hold for this loan, and as of which rev. */
+    countedCells: { type: [String], default: [] },
+    countedRev: { type: Number, default: 0 },
+    /** Its counts lag its state (a crash between the writes): the sweep brings them up. */
+    countPending: { type: Boolean, default: false, index: true },
+    ...outboxFields,
+  },
+  { versionKey: false, collection: 'loans', minimize: false },
+);
+// A recount of a lender's counts reads its loans.
+loanSchema.index({ clientId: 1 });
+
+/** What applications said of a decision after it: the final review and the offer's answer. */
+const grantSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    review: { type: Schema.Types.Mixed, default: null },
+    offer: { type: Schema.Types.Mixed, default: null },
+  },
+  { versionKey: false, collection: 'grants', minimize: false },
+);
+
+/**
+ * Counts of a lender's loans by cell (`domain/performance/cells.ts`), spread over a few documents
+ * so that writes of different loans rarely meet on one. `applied` holds, for a change being
+ * counted, the rev of the loan it counts: a change is counted once, whoever retries it.
+ */
+const partitionSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    clientId: { type: String, required: true },
+    partition: Number,
+    cells: { type: Schema.Types.Mixed, default: {} },
+    applied: { type: Schema.Types.Mixed, default: {} },
+  },
+  { versionKey: false, collection: 'performance_partitions', minimize: false },
+);
+
+/** A lender's performance settings: what makes a loan bad. */
+const performanceSettingsSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    bad: { type: Schema.Types.Mixed, required: true },
+    updatedAt: Date,
+    updatedBy: String,
+  },
+  { versionKey: false, collection: 'performance_settings', minimize: false },
+);
+
+/** A lender's decisions of one day, counted by score bin: the populations the drift compares. */
+const scoreDaySchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    clientId: String,
+    day: String,
+    bins: { type: Schema.Types.Mixed, default: {} },
+  },
+  { versionKey: false, collection: 'score_days', minimize: false },
+);
+
+export const outcomeModels = (db: Connection) => ({
+  scoreDays: db.model('ScoreDay', scoreDaySchema),
+  loans: db.model('Loan', loanSchema),
+  grants: db.model('Grant', grantSchema),
+  partitions: db.model('PerformancePartition', partitionSchema),
+  settings: db.model('PerformanceSettings', performanceSettingsSchema),
+});
+export type OutcomeModels = ReturnType<typeof outcomeModels>;
+
 export const profileModel = (db: Connection) => db.model('Profile', profileSchema);
 export const analysisModel = (db: Connection) => db.model('Analysis', analysisSchema);
 export const policyModels = (db: Connection) => ({

@@ -6,7 +6,7 @@ import {
   type KeyFacts,
   type OfferView,
 } from '@loan/contracts';
-import { type Application, type OfferResponse, type Outcome, event, reject } from '../application';
+import { type Application, type Effect, type OfferResponse, type Outcome, event, fact, reject } from '../application';
 
 /** The offer a decision makes, as it stands: the final review's terms, otherwise the scorecard's. */
 interface StandingOffer {
@@ -122,6 +122,7 @@ export function respondToOffer(
           acceptedAt: answer.at.toISOString(),
           withdrawnAt: now.toISOString(),
         }),
+        answered(state, 'WITHDRAWN', now),
       ],
       result: resultOf(next, now),
     };
@@ -154,5 +155,9 @@ export function respondToOffer(
           coolingOffEndsAt: recorded.coolingOffEndsAt!.toISOString(),
         })
       : event('application.offer_declined', { ...ids, declinedAt: now.toISOString() });
-  return { ok: true, state: next, effects: [effect], result: resultOf(next, now) };
+  return { ok: true, state: next, effects: [effect, answered(state, response, now)], result: resultOf(next, now) };
 }
+
+/** The fact of the applicant's answer, for scoring: a loan is disbursed only on an accepted offer. */
+const answered = (state: Application, response: 'ACCEPTED' | 'DECLINED' | 'WITHDRAWN', now: Date): Effect =>
+  fact({ type: 'OfferAnswered', applicantId: state.applicantId, response, answeredAt: now.toISOString() });

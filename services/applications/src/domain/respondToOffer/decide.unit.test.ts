@@ -80,6 +80,16 @@ describe('answering an offer', () => {
           coolingOffEndsAt: '2026-12-30T22:59:59.999Z',
         }),
       },
+      // For scoring, which takes a disbursement only on an accepted offer.
+      {
+        kind: 'fact',
+        fact: {
+          type: 'OfferAnswered',
+          applicantId: state.applicantId,
+          response: 'ACCEPTED',
+          answeredAt: now.toISOString(),
+        },
+      },
     ]);
     const again = respondToOffer(outcome.state, { response: 'ACCEPTED', now: at('2026-12-24T11:00:00Z') });
     expect(again).toMatchObject({ ok: true, effects: [] });

@@ -10,7 +10,16 @@ import {
   type ReviewRequest,
   type ReviewView,
 } from '@loan/contracts';
-import { type Application, type Contest, type Effect, type Outcome, type Review, event, reject } from '../application';
+import {
+  type Application,
+  type Contest,
+  type Effect,
+  type Outcome,
+  type Review,
+  event,
+  fact,
+  reject,
+} from '../application';
 
 // Floating-point slack, so that a payment exactly at the capacity is within it (as the scorecard has it).
 const EPSILON = 1e-6;
@@ -101,6 +110,20 @@ function completed(state: Application, review: Review): Effect {
     reviewedAt: (review.reviewedAt ?? review.madeAt).toISOString(),
     ...(review.contestId ? { contestId: review.contestId } : {}),
     ...(review.keyFacts ? { key_facts: review.keyFacts } : {}),
+  });
+}
+
+/** The fact of a final review, for scoring to measure the loan's outcomes against the terms granted. */
+function reviewed(state: Application, review: Review): Effect {
+  const terms = review.terms;
+  return fact({
+    type: 'DecisionReviewed',
+    applicantId: state.applicantId,
+    outcome: review.outcome,
+    terms: terms
+      ? { amount: terms.approved_amount, tenor: terms.approved_tenor, interestRate: terms.approved_interest }
+      : null,
+    reviewedAt: (review.reviewedAt ?? review.madeAt).toISOString(),
   });
 }
 
@@ -247,7 +270,7 @@ export function reviewApplication(
   return {
     ok: true,
     state: next,
-    effects: review.status === 'FINAL' ? [completed(next, review)] : [],
+    effects: review.status === 'FINAL' ? [completed(next, review), reviewed(next, review)] : [],
     result: resultOf(next, review),
   };
 }
@@ -273,5 +296,10 @@ export function confirmReview(state: Application, input: { reviewer: string; now
   }
   const confirmed: Review = { ...review, status: 'FINAL', confirmedBy: input.reviewer.trim(), reviewedAt: input.now };
   const next = finalized(state, confirmed, input.now);
-  return { ok: true, state: next, effects: [completed(next, confirmed)], result: resultOf(next, confirmed) };
+  return {
+    ok: true,
+    state: next,
+    effects: [completed(next, confirmed), reviewed(next, confirmed)],
+    result: resultOf(next, confirmed),
+  };
 }

@@ -128,6 +128,17 @@ describe('reviewing a MANUAL_REVIEW decision', () => {
           }),
         },
       },
+      // For scoring, which measures the loan's outcomes against the terms granted.
+      {
+        kind: 'fact',
+        fact: {
+          type: 'DecisionReviewed',
+          applicantId: state.applicantId,
+          outcome: 'APPROVED',
+          terms: { amount: 500_000, tenor: 12, interestRate: 5 },
+          reviewedAt: now.toISOString(),
+        },
+      },
     ]);
     expect(
       EventData['application.review_completed'].safeParse((outcome.effects[0] as { data: unknown }).data).success,
@@ -278,6 +289,7 @@ describe('maker-checker', () => {
         event: 'application.review_completed',
         data: { outcome: 'COUNTER_OFFER', reviewer: 'Officer-1', reviewedAt: later.toISOString() },
       },
+      { kind: 'fact', fact: { type: 'DecisionReviewed', outcome: 'COUNTER_OFFER', reviewedAt: later.toISOString() } },
     ]);
     expect(confirmReview(confirmed.state, { reviewer: 'manager-7', now: later })).toMatchObject({
       ok: true,

@@ -21,6 +21,9 @@ export function createHttpApp(deps: {
   policies: express.Router;
   /** The lender's numbers over a period (`/api/portfolio`). */
   portfolio: express.Router;
+  /** How the lender's loans perform (`/api/performance`), and their outcomes in bulk (`/api/outcomes`). */
+  performance: express.Router;
+  outcomes: express.Router;
   /** The caller's own account (`/api/client`). */
   client: express.Router;
   /** The lender's staff (`/api/users`). */
@@ -64,6 +67,8 @@ export function createHttpApp(deps: {
     ['/applications', deps.api],
     ['/reviews', deps.reviews],
     ['/portfolio', deps.portfolio],
+    ['/performance', deps.performance],
+    ['/outcomes', deps.outcomes],
     ['/webhooks', deps.deliveries],
     ['/policies', deps.policies],
     ['/client', deps.client],

@@ -5,7 +5,9 @@ import {
   ConfirmReviewRequest,
   ContestRequest,
   InitiateRequest,
+  Limits,
   OfferResponseRequest,
+  OutcomeReport,
   ReviewRequest,
   LinkAccountRequest,
   PROVIDER_KEY_MISSING_MESSAGE,
@@ -35,6 +37,7 @@ import { reviewerOf } from '../../domain/reviewer';
 import { decisionRecordClaims } from '../../domain/decisionRecord';
 import type { DecisionSigner } from '../../data-access/decisionSigner';
 import { csvOf, csvRowOf } from '../../domain/applicationsCsv';
+import { relay, type scoringCaller } from './scoringForward';
 import { allowOnlyRoutedMethods, ctx, requireJson, route, validate } from './support';
 
 /** The bodies as a signed-in member of staff sends them: the reviewer is the user, so it may be left out. */
@@ -108,6 +111,8 @@ export function applicationRoutes(deps: {
   signer: Pick<DecisionSigner, 'sign' | 'kid'>;
   /** Who a console session's staff user is: their e-mail address names them as a reviewer. */
   staff: Pick<StaffAccounts, 'get'>;
+  /** Scoring's internal API, which owns loans and their outcomes. */
+  scoring: ReturnType<typeof scoringCaller>;
   authenticate: RequestHandler;
   limit: (kind: 'initiate' | 'analyze' | 'other') => RequestHandler;
   /**
@@ -408,6 +413,48 @@ export function applicationRoutes(deps: {
       const { statement } = validate(ContestRequest, req.body ?? {});
       // The applicant's own words: they leave the gateway sealed.
       res.json(await ask(res, { type: 'ContestDecision', applicationId, statement: deps.sealer.seal(statement) }));
+    }),
+  );
+
+  /** The application, the caller's and decided: what outcomes are reported on. */
+  async function decided(res: Response, applicationId: string) {
+    const view = (await ask(res, { type: 'GetApplication', applicationId })) as ApplicationView;
+    if (view.status !== 'COMPLETED' || !view.decision)
+      throw new HttpError(
+        400,
+        `Application has no decision yet (status: ${view.status}): outcomes follow a decided loan`,
+      );
+  }
+
+  // How the loan turned out, as the lender reports it: scoring measures its decisions against it.
+  router.post(
+    '/:id/outcomes',
+    deps.limit('other'),
+    requireJson(),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      const key = req.header('idempotency-key');
+      if (!key || key.length > Limits.maxIdempotencyKey)
+        throw new HttpError(400, `Idempotency-Key header is required (1 to ${Limits.maxIdempotencyKey} characters)`);
+      const report = validate(OutcomeReport, req.body ?? {});
+      await decided(res, applicationId);
+      relay(
+        res,
+        await deps.scoring(req, res, `/outcomes/${applicationId}`, {
+          method: 'POST',
+          body: report,
+          headers: { 'idempotency-key': key },
+        }),
+      );
+    }),
+  );
+  router.get(
+    '/:id/outcomes',
+    deps.limit('other'),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      await decided(res, applicationId);
+      relay(res, await deps.scoring(req, res, `/outcomes/${applicationId}`));
     }),
   );
 

@@ -125,9 +125,15 @@ export function permissionFor(method: string, path: string): Permission {
   if (path === '/users' || path.startsWith('/users/')) return 'users';
   if (method === 'GET' || method === 'HEAD') return 'read';
   // A review's confirmation (maker-checker) and a policy's activation are a credit manager's.
-  if (/^\/applications\/[^/]+\/review\/confirm$/.test(path) || /^\/policies\/.+\/activate$/.test(path)) return 'manage';
+  if (
+    /^\/applications\/[^/]+\/review\/confirm$/.test(path) ||
+    /^\/policies\/.+\/activate$/.test(path) ||
+    path === '/performance/settings'
+  )
+    return 'manage';
   if (path.startsWith('/applications/') || path === '/applications') return 'applications';
   if (path === '/policies' || path.startsWith('/policies/')) return 'applications';
+  if (path === '/outcomes') return 'applications';
   if (path === '/client' || path.startsWith('/client/') || path.startsWith('/webhooks/')) return 'developer';
   return 'users';
 }

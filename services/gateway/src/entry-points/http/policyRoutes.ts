@@ -1,8 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { HttpError } from './errors';
-import { allowOnlyRoutedMethods, ctx, requireJson, route } from './support';
-
-const SCORING_TIMEOUT_MS = 30_000;
+import { relay, scoringCaller } from './scoringForward';
+import { allowOnlyRoutedMethods, requireJson, route } from './support';
 const UNAVAILABLE = 'Credit policies are unavailable right now; retry the request';
 
 /**
@@ -20,42 +18,13 @@ export function policyRoutes(deps: {
   limit: (kind: 'other') => RequestHandler;
 }): Router {
   const router = Router();
-  const base = deps.scoringUrl.replace(/\/+$/, '');
-
-  async function forward(req: Request, res: Response, path: string, body?: unknown) {
-    const { client, correlationId, consoleSession } = ctx(res);
-    const clientId = client!.clientId;
-    // Who acts, for scoring's audit line: a staff user by id, a console signed in with the key,
-    // or the lender's backend with its key.
-    const actor = consoleSession?.userId
-      ? `user:${consoleSession.userId}`
-      : `${consoleSession ? 'console' : 'api-key'}:${clientId}`;
-    const headers: Record<string, string> = {
-      'x-client-id': clientId,
-      'x-actor': actor,
-      'x-internal-token': deps.internalToken,
-      accept: 'application/json',
-    };
-    if (correlationId) headers['x-correlation-id'] = correlationId;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let upstream: Awaited<ReturnType<typeof fetch>>;
-    let payload: unknown;
-    try {
-      upstream = await fetch(`${base}/internal/policies${path}`, {
-        method: req.method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(SCORING_TIMEOUT_MS),
-      });
-      payload = await upstream.json();
-    } catch {
-      // Unreachable, too slow, or not JSON: the lender can only retry.
-      throw new HttpError(500, UNAVAILABLE);
-    }
-    if (upstream.status >= 500 || upstream.status === 401) throw new HttpError(500, UNAVAILABLE);
-    res.status(upstream.status).json(payload);
-  }
+  const call = scoringCaller({
+    scoringUrl: deps.scoringUrl,
+    internalToken: deps.internalToken,
+    unavailable: UNAVAILABLE,
+  });
+  const forward = async (req: Request, res: Response, path: string, body?: unknown) =>
+    relay(res, await call(req, res, `/policies${path}`, { body }));
 
   const version = (req: Request) => `/${encodeURIComponent(String(req.params.version ?? ''))}`;
 

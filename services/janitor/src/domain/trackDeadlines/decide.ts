@@ -125,6 +125,8 @@ export function applyFact(timeline: Timeline, fact: TrackedFact): Timeline | nul
     case 'LinkingFinalized':
     case 'EnrichmentTimedOut':
     case 'BankDataScrubbed':
+    case 'DecisionReviewed':
+    case 'OfferAnswered':
       return null;
   }
 }

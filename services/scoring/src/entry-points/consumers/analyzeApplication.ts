@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Decision, Topics, type ApplicationFact, type ScoringResult } from '@loan/contracts';
+import { DEFAULT_TIME_ZONE, Decision, Topics, dayIn, type ApplicationFact, type ScoringResult } from '@loan/contracts';
 import {
   ServiceError,
   type Clock,
@@ -15,6 +15,8 @@ import type { AnalysisOutcome, AnalysisRepository } from '../../data-access/anal
 import type { ChallengerOutcome } from '../../data-access/models';
 import type { PolicyRepository } from '../../data-access/policyRepository';
 import type { ProfileRepository } from '../../data-access/profileRepository';
+import type { OutcomeRepository } from '../../data-access/outcomeRepository';
+import { driftCellsOf } from '../../domain/performance/drift';
 import { activeVersionAt } from '../../domain/policy/versions';
 import { reasonsOf } from '../../domain/policy/simulate';
 import {
@@ -38,13 +40,15 @@ export function createAnalysisHandler(deps: {
   relay: Pick<OutboxRelay, 'flush'>;
   bureau: CreditBureau;
   policies: PolicyRepository;
+  /** Where decisions are counted by score bin, for the lender's drift figures. */
+  decisionCounts?: Pick<OutcomeRepository, 'countDecision'>;
   sealer: Sealer;
   metrics: ScoringMetrics;
   config: Pick<ScoringConfig, 'PROFILE_WAIT'>;
   clock: Clock;
   logger: Logger;
 }) {
-  const { analyses, profiles, relay, bureau, policies, sealer, metrics, config, clock, logger } = deps;
+  const { analyses, profiles, relay, bureau, policies, decisionCounts, sealer, metrics, config, clock, logger } = deps;
 
   async function lookupBureau(sealedBvn: string | null): Promise<BureauOutcome> {
     if (!sealedBvn) return { status: 'NOT_CHECKED' };
@@ -176,6 +180,15 @@ export function createAnalysisHandler(deps: {
     // publishes what that one stored.
     const toPublish = await analyses.storeOutcome(request, update, entry);
     if (!toPublish) logger.info({ analysisId: fact.analysisId }, 'analysis already decided by another replica');
+    else if (result.type === 'ApplicationScored' && decisionCounts) {
+      // Counted by the writer that decided it (a crash right here leaves the decision uncounted
+      // in the drift figures, never counted twice).
+      await decisionCounts.countDecision(
+        fact.clientId,
+        dayIn(now, DEFAULT_TIME_ZONE),
+        driftCellsOf(result.decision.score_breakdown),
+      );
+    }
     return { published: relay.flush(fact.analysisId, toPublish) };
   };
 }

@@ -57,6 +57,7 @@ import {
   type EventName,
 } from '@loan/contracts';
 import { EventExamples, Examples } from './examples';
+import { outcomeOperations, outcomeTags } from './outcomesApi';
 import { failure, lenderErrors, malformedJson, notJson, ok } from './responses';
 import { z } from 'zod';
 
@@ -155,6 +156,7 @@ export const lenderTags = [
     description:
       'Your credit policy: the rules your decisions apply on top of the score, as numbered versions. Draft one, replay it on your past applications, run it in the shadow as the challenger, then activate it. Every decision names the version that made it in `policy_version` (0: the built-in policy).',
   },
+  ...outcomeTags,
   {
     name: staff,
     description:
@@ -1318,6 +1320,7 @@ export const lenderOperations: RouteConfig[] = [
       ...staffErrors,
     },
   },
+  ...outcomeOperations,
 ];
 
 const signatureHeaders = z.object({

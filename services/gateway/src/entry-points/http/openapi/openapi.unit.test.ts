@@ -45,6 +45,8 @@ import { clientRoutes } from '../clientRoutes';
 import { deliveryRoutes } from '../deliveryRoutes';
 import { portfolioRoutes } from '../portfolioRoutes';
 import { policyRoutes } from '../policyRoutes';
+import { performanceRoutes } from '../performanceRoutes';
+import { scoringCaller } from '../scoringForward';
 import { providerWebhookRoutes } from '../providerWebhookRoutes';
 import { servedRoutes } from '../support';
 import { consoleRoutes } from '../consoleRoutes';
@@ -71,15 +73,20 @@ function assembledApp() {
     onKeyChange: () => undefined,
     logger,
   });
+  const scoring = scoringCaller({ scoringUrl: 'http://127.0.0.1:1', internalToken: 'unused-token', unavailable: '' });
+  const performance = performanceRoutes({ scoring, authenticate: pass, limit: () => pass });
   return createHttpApp({
     metrics: createMetrics('gateway-openapi-test'),
     logger,
     trustProxy: false,
+    performance: performance.performance,
+    outcomes: performance.outcomes,
     api: applicationRoutes({
       commands: unused,
       sealer,
       signer: unused,
       staff: unused,
+      scoring,
       authenticate: pass,
       limit: () => pass,
     }),
