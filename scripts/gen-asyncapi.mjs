@@ -37,6 +37,13 @@ const flows = {
     readers:
       'For analysts: every public event without personal data, ids pseudonymised (docs/privacy.md, examples/analytics).',
   },
+  [Topics.outcomes]: {
+    key: 'applicationId',
+    producers: ['scoring'],
+    consumers: ['analysts'],
+    readers:
+      "For analysts: each loan outcome the lender reported, as scoring took it, in the loan's order (sequence), with the decision it is measured against and the loan's state after it; no personal data (docs/performance.md).",
+  },
   [Topics.applicationCommands]: {
     key: '`key:<SHA-256 of the idempotencyKey>` for InitiateApplication, the applicationId for every other command',
     producers: ['gateway'],

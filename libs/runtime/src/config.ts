@@ -66,7 +66,7 @@ export const baseConfigShape = {
     'How long the broker keeps records of internal topics the service creates (commands, callbacks, facts, results, replies, dead letters)',
   ),
   KAFKA_EVENTS_RETENTION: durationMs('7d').describe(
-    'How long the broker keeps records of loan.events.v1 and loan.analytics.v1 when the service creates them',
+    'How long the broker keeps records of loan.events.v1, loan.analytics.v1 and loan.outcomes.v1 when the service creates them',
   ),
   KAFKA_TOPIC_NAMESPACE: z
     .string()

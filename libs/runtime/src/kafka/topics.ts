@@ -42,7 +42,7 @@ export function createTopicAdmin(deps: { admin: Admin; settings: KafkaSettings; 
   /** What a topic is created with: compaction, or how long its records are kept. */
   function topicConfig(topic: string, compacted: boolean, retentionMs?: number): { name: string; value: string }[] {
     if (compacted) return [{ name: 'cleanup.policy', value: 'compact' }];
-    const published = topic === real(Topics.events) || topic === real(Topics.analytics);
+    const published = [Topics.events, Topics.analytics, Topics.outcomes].some((t) => topic === real(t));
     const retention = retentionMs ?? (published ? settings.eventsRetentionMs : settings.retentionMs);
     return retention === undefined ? [] : [{ name: 'retention.ms', value: String(retention) }];
   }

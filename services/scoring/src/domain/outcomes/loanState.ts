@@ -50,12 +50,9 @@ export function applyOutcome(
   if (!state) {
     if (report.type !== 'DISBURSED')
       return refuse(`the loan has no disbursement yet: report DISBURSED before ${report.type}`);
-    if (report.date < granted.day)
-      return refuse(`disbursed on ${report.date}, before the decision of ${granted.day}`);
+    if (report.date < granted.day) return refuse(`disbursed on ${report.date}, before the decision of ${granted.day}`);
     if (report.amount > granted.amount)
-      return refuse(
-        `disbursed ₦${report.amount}, above the approved ₦${granted.amount}: only a review can grant more`,
-      );
+      return refuse(`disbursed ₦${report.amount}, above the approved ₦${granted.amount}: only a review can grant more`);
     return {
       ok: true,
       state: {
@@ -100,8 +97,7 @@ export function applyOutcome(
     }
     case 'INSTALMENT_MISSED': {
       if (report.number > state.tenor) return refuse(`instalment ${report.number} is past the tenor of ${state.tenor}`);
-      if (state.instalmentsPaid.includes(report.number))
-        return refuse(`instalment ${report.number} was reported paid`);
+      if (state.instalmentsPaid.includes(report.number)) return refuse(`instalment ${report.number} was reported paid`);
       const before = state.missed[report.number] ?? 0;
       if (report.daysPastDue < before)
         return refuse(
@@ -112,7 +108,9 @@ export function applyOutcome(
     }
     case 'RESTRUCTURED':
       if (report.tenor < state.instalmentsPaid.length)
-        return refuse(`a tenor of ${report.tenor} is shorter than the ${state.instalmentsPaid.length} instalments paid`);
+        return refuse(
+          `a tenor of ${report.tenor} is shorter than the ${state.instalmentsPaid.length} instalments paid`,
+        );
       // The new schedule replaces the arrears: what was past due is due again.
       next.tenor = report.tenor;
       next.missed = {};

@@ -44,7 +44,13 @@ describe('a loan from its outcomes', () => {
       { type: 'INSTALMENT_MISSED', number: 1, daysPastDue: 40, date: '2026-03-12' },
       { type: 'RESTRUCTURED', tenor: 12, date: '2026-03-20' },
     ]);
-    expect(loan).toMatchObject({ tenor: 12, currentDaysPastDue: 0, maxDaysPastDue: 40, restructured: true, first30: '2026-03-12' });
+    expect(loan).toMatchObject({
+      tenor: 12,
+      currentDaysPastDue: 0,
+      maxDaysPastDue: 40,
+      restructured: true,
+      first30: '2026-03-12',
+    });
   });
 
   it('counts a write-off and a default for the bad definition', () => {
@@ -59,22 +65,34 @@ describe('a loan from its outcomes', () => {
   });
 
   it('refuses outcomes out of order, each with its reason', () => {
-    expect(refusal(null, { type: 'INSTALMENT_PAID', number: 1, amount: 1, date: '2026-02-01' })).toMatch(/no disbursement yet/);
+    expect(refusal(null, { type: 'INSTALMENT_PAID', number: 1, amount: 1, date: '2026-02-01' })).toMatch(
+      /no disbursement yet/,
+    );
     expect(refusal(null, { ...disbursed, amount: 200_001 })).toMatch(/above the approved ₦200000: only a review/);
     expect(refusal(null, { ...disbursed, date: '2026-01-04' })).toMatch(/before the decision/);
     expect(refusal(null, { ...disbursed, date: '2026-12-02' })).toMatch(/after today/);
     const open = run([disbursed]);
     expect(refusal(open, disbursed)).toMatch(/already disbursed/);
-    expect(refusal(open, { type: 'INSTALMENT_PAID', number: 7, amount: 1, date: '2026-02-01' })).toMatch(/past the tenor of 6/);
+    expect(refusal(open, { type: 'INSTALMENT_PAID', number: 7, amount: 1, date: '2026-02-01' })).toMatch(
+      /past the tenor of 6/,
+    );
     expect(refusal(open, { type: 'INSTALMENT_PAID', number: 1, amount: 1, date: '2026-01-09' })).toMatch(/date order/);
     const written = run([disbursed, { type: 'WRITTEN_OFF', outstanding: 100, date: '2026-06-01' }]);
-    expect(refusal(written, { type: 'INSTALMENT_PAID', number: 1, amount: 1, date: '2026-07-01' })).toMatch(/written off: nothing follows/);
+    expect(refusal(written, { type: 'INSTALMENT_PAID', number: 1, amount: 1, date: '2026-07-01' })).toMatch(
+      /written off: nothing follows/,
+    );
     const repaid = run([disbursed, { type: 'REPAID', date: '2026-06-01' }]);
-    expect(refusal(repaid, { type: 'DEFAULTED', outstanding: 1, date: '2026-07-01' })).toMatch(/repaid: nothing follows/);
+    expect(refusal(repaid, { type: 'DEFAULTED', outstanding: 1, date: '2026-07-01' })).toMatch(
+      /repaid: nothing follows/,
+    );
     const paid = run([disbursed, { type: 'INSTALMENT_PAID', number: 1, amount: 1, date: '2026-02-01' }]);
-    expect(refusal(paid, { type: 'INSTALMENT_MISSED', number: 1, daysPastDue: 3, date: '2026-02-02' })).toMatch(/reported paid/);
+    expect(refusal(paid, { type: 'INSTALMENT_MISSED', number: 1, daysPastDue: 3, date: '2026-02-02' })).toMatch(
+      /reported paid/,
+    );
     const late = run([disbursed, { type: 'INSTALMENT_MISSED', number: 1, daysPastDue: 30, date: '2026-03-10' }]);
-    expect(refusal(late, { type: 'INSTALMENT_MISSED', number: 1, daysPastDue: 10, date: '2026-03-11' })).toMatch(/only grow/);
+    expect(refusal(late, { type: 'INSTALMENT_MISSED', number: 1, daysPastDue: 10, date: '2026-03-11' })).toMatch(
+      /only grow/,
+    );
   });
 
   it('counts whole months on book', () => {

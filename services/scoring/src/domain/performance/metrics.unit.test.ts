@@ -78,7 +78,10 @@ describe('population stability', () => {
     expect(psiFlag(0.1001)).toBe('WATCH');
     expect(psiFlag(0.26)).toBe('ACT');
     // Baseline 1/2, 1/2, current 1, 0 (0 counted as 0.0001): (1 - 0.5) ln(2) + (0.0001 - 0.5) ln(0.0002).
-    expect(populationStabilityIndex([1, 1], [2, 0])).toBeCloseTo(0.5 * Math.log(2) + (0.0001 - 0.5) * Math.log(0.0002), 10);
+    expect(populationStabilityIndex([1, 1], [2, 0])).toBeCloseTo(
+      0.5 * Math.log(2) + (0.0001 - 0.5) * Math.log(0.0002),
+      10,
+    );
     expect(populationStabilityIndex([0, 0], [1, 1])).toBeNull();
   });
 });
@@ -112,7 +115,15 @@ const state = (over: Partial<LoanState>): LoanState => ({
 });
 
 const loan = (score: number, band: MeasuredLoan['band'], over: Partial<LoanState>, extra: Partial<MeasuredLoan> = {}) =>
-  ({ score, band, decision: 'APPROVED', policyVersion: 1, challenger: null, state: state(over), ...extra }) as MeasuredLoan;
+  ({
+    score,
+    band,
+    decision: 'APPROVED',
+    policyVersion: 1,
+    challenger: null,
+    state: state(over),
+    ...extra,
+  }) as MeasuredLoan;
 
 describe('the performance report', () => {
   it('counts bad by the lender definition, and says a rate of too few loans means nothing', () => {
@@ -131,7 +142,9 @@ describe('the performance report', () => {
     expect(report.byBand[0]!.note).toMatch(/at least 30/);
     expect(report.discrimination).toMatchObject({ gini: null, auc: null, ks: null });
     expect(report.discrimination.note).toMatch(/at least 200/);
-    expect(report.challengers).toEqual([expect.objectContaining({ version: 2, decision: 'DECLINED', loans: 1, bad: 0 })]);
+    expect(report.challengers).toEqual([
+      expect.objectContaining({ version: 2, decision: 'DECLINED', loans: 1, bad: 0 }),
+    ]);
   });
 
   it('draws vintage curves by months on book from the first day past due', () => {

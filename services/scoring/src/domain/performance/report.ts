@@ -1,14 +1,7 @@
 import { ScoreBand, type BadDefinition } from '@loan/contracts';
 import { monthsBetween } from '../outcomes/loanState';
 import type { Cells } from './cells';
-import {
-  areaUnderCurve,
-  expectedBadRate,
-  giniOf,
-  kolmogorovSmirnov,
-  round,
-  type ScoreCount,
-} from './metrics';
+import { areaUnderCurve, expectedBadRate, giniOf, kolmogorovSmirnov, round, type ScoreCount } from './metrics';
 
 /** Below these counts a figure says nothing, and the report says so instead of giving one. */
 export const MINIMUM = {
@@ -148,7 +141,10 @@ export function performanceReport(cells: Cells, bad: BadDefinition, asOf: string
         const [version, decision, band] = key.split('|') as [string, string, string];
         return { policyVersion: Number(version), decision, band, ...rateRow(tally) };
       })
-      .sort((a, b) => a.policyVersion - b.policyVersion || a.decision.localeCompare(b.decision) || sortBands(a.band, b.band)),
+      .sort(
+        (a, b) =>
+          a.policyVersion - b.policyVersion || a.decision.localeCompare(b.decision) || sortBands(a.band, b.band),
+      ),
     challengers: [...byChallenger.entries()]
       .map(([key, tally]) => {
         const [version, decision] = key.split('|') as [string, string];
