@@ -42,6 +42,14 @@ import type {
   RotateWebhookSecretResponse,
   SimulateRequest,
   SimulationResult,
+  OutcomeReport,
+  OutcomeAnswer,
+  LoanOutcomes,
+  OutcomeRow,
+  BulkOutcomeResult,
+  PerformanceQuery,
+  PerformanceReport,
+  PerformanceSettings,
   InviteUserRequest,
   StaffInvitation,
   StaffRole,
@@ -179,6 +187,29 @@ export interface LoanClient {
   respondToOffer(applicationId: string, request: OfferResponseRequest, options?: RequestOptions): Promise<OfferResult>;
   /** The decision as a signed record the applicant can carry: a JWS verifiable offline with the keys at `/.well-known/jwks.json`. */
   getDecisionRecord(applicationId: string, options?: RequestOptions): Promise<DecisionRecordResponse>;
+  /**
+   * Reports an event of the loan (disbursed, paid, missed, restructured, repaid, defaulted,
+   * written off) under your own `idempotencyKey` for it: safe to retry with the same key, which
+   * is answered as the first time; the same key with another outcome is a conflict.
+   */
+  reportOutcome(
+    applicationId: string,
+    outcome: OutcomeReport,
+    idempotencyKey: string,
+    options?: RequestOptions,
+  ): Promise<OutcomeAnswer>;
+  /** The loan as its outcomes make it, and the outcomes in order. */
+  getLoanOutcomes(applicationId: string, options?: RequestOptions): Promise<LoanOutcomes>;
+  /**
+   * Outcomes in bulk (up to 10,000 rows): rows as objects (sent as NDJSON) or the text of a CSV
+   * file. Each row is answered by its line; safe to retry (rows carry their keys).
+   */
+  uploadOutcomes(rows: readonly OutcomeRow[] | string, options?: RequestOptions): Promise<BulkOutcomeResult>;
+  /** Your decisions measured against the outcomes: bad rates, Gini, KS, calibration, vintages, drift. */
+  getPerformance(query?: PerformanceQuery, options?: RequestOptions): Promise<PerformanceReport>;
+  /** What makes a loan bad for you. */
+  getPerformanceSettings(options?: RequestOptions): Promise<PerformanceSettings>;
+  setPerformanceSettings(settings: PerformanceSettings, options?: RequestOptions): Promise<PerformanceSettings>;
   /** One page of your review queue, oldest decision first: OPEN (the default) or DONE. */
   listReviews(query?: ReviewListQuery, options?: RequestOptions): Promise<ReviewPage>;
   /** Every application of the review queue matching `query`, fetching page after page as you iterate. */
@@ -217,7 +248,11 @@ export interface LoanClient {
 }
 
 interface Call {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Headers of the call's own (an idempotency key). */
+  headers?: Record<string, string>;
+  /** A body sent as it is, not as JSON. */
+  raw?: { contentType: string; text: string };
   path: string;
   /** A list is sent as the parameter repeated. */
   query?: Record<string, string | number | readonly string[] | undefined>;
@@ -327,8 +362,9 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       // One id for every attempt of the call, so the service's logs tie the retries together.
       'x-correlation-id': requestId,
     };
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    Object.assign(headers, call.headers);
+    const body = call.raw ? call.raw.text : call.body === undefined ? undefined : JSON.stringify(call.body);
+    if (body !== undefined) headers['content-type'] = call.raw?.contentType ?? 'application/json';
     const userSignal = call.options?.signal;
 
     for (let retry = 0; ; retry++) {
@@ -493,6 +529,32 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       request({ method: 'POST', path: `${application(id)}/offer`, body, options: requestOptions }),
     getDecisionRecord: async (id, requestOptions) =>
       request({ method: 'GET', path: `${application(id)}/decision-record`, options: requestOptions }),
+    reportOutcome: async (id, outcome, idempotencyKey, requestOptions) =>
+      request({
+        method: 'POST',
+        path: `${application(id)}/outcomes`,
+        body: outcome,
+        headers: { 'idempotency-key': idempotencyKey },
+        options: requestOptions,
+      }),
+    getLoanOutcomes: async (id, requestOptions) =>
+      request({ method: 'GET', path: `${application(id)}/outcomes`, options: requestOptions }),
+    uploadOutcomes: async (rows, requestOptions) =>
+      request({
+        method: 'POST',
+        path: '/api/outcomes',
+        raw:
+          typeof rows === 'string'
+            ? { contentType: 'text/csv', text: rows }
+            : { contentType: 'application/x-ndjson', text: rows.map((row) => JSON.stringify(row)).join('\n') },
+        options: requestOptions,
+      }),
+    getPerformance: async (query = {}, requestOptions) =>
+      request({ method: 'GET', path: '/api/performance', query: { ...query }, options: requestOptions }),
+    getPerformanceSettings: async (requestOptions) =>
+      request({ method: 'GET', path: '/api/performance/settings', options: requestOptions }),
+    setPerformanceSettings: async (settings, requestOptions) =>
+      request({ method: 'PUT', path: '/api/performance/settings', body: settings, options: requestOptions }),
     listReviews: async (query = {}, requestOptions) =>
       request({ method: 'GET', path: '/api/reviews', query: { ...query }, options: requestOptions }),
     reviews(query = {}, requestOptions) {

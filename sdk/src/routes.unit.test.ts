@@ -33,6 +33,13 @@ const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>>
   initiate: (c) =>
     c.initiate({ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com', amount: 1, tenor: 1, interestRate: 1 }),
   getApplication: (c) => c.getApplication(ID),
+  reportOutcome: (c) => c.reportOutcome(ID, { type: 'REPAID', date: '2026-12-01' }, 'k-1'),
+  getLoanOutcomes: (c) => c.getLoanOutcomes(ID),
+  uploadOutcomes: (c) => c.uploadOutcomes([]),
+  getPerformance: (c) => c.getPerformance(),
+  getPerformanceSettings: (c) => c.getPerformanceSettings(),
+  setPerformanceSettings: (c) =>
+    c.setPerformanceSettings({ bad: { daysPastDue: 90, writtenOff: true, defaulted: true } }),
   finalizeLinking: (c) => c.finalizeLinking(ID),
   analyze: (c) => c.analyze(ID),
   linkAccount: (c) => c.linkAccount(ID),

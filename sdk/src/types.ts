@@ -657,6 +657,36 @@ export interface PolicyCreated {
 export interface SimulateRequest {
   /** Latest decided applications replayed, 1 to 5000; 500 when absent. */
   limit?: number;
+  /** Replay the approvals under a shock: income deflated by a CPI figure, expenses up (percent, 0 to 500 each). */
+  stress?: { cpiPercent?: number; expenseIncreasePercent?: number };
+}
+
+/** An observed bad rate: null with a note below 30 loans. */
+export interface ObservedRate {
+  loans: number;
+  bad: number;
+  badRate: number | null;
+  note: string | null;
+}
+
+/** The replay against the outcomes you reported of the same applications. */
+export interface BacktestResult {
+  withOutcomes: number;
+  bothApproved: ObservedRate;
+  draftWouldDecline: ObservedRate;
+  /** What a back-test cannot know. */
+  limits: string[];
+}
+
+/** The simulated version's approvals under the shock asked for. */
+export interface StressResult {
+  cpiPercent: number;
+  expenseIncreasePercent: number;
+  approvals: number;
+  failing: number;
+  failingShare: number | null;
+  overDebtServiceCap: number;
+  expensesExceedIncome: number;
 }
 
 export type OutcomeCounts = Record<DecisionOutcome, number>;
@@ -668,6 +698,10 @@ export interface SimulationResult {
   draft: OutcomeCounts;
   approvedAmount: { current: number; draft: number };
   changed: { applicationId: string; from: DecisionOutcome; to: DecisionOutcome; reasons: string[] }[];
+  /** Present once outcomes were reported for some of the replayed applications. */
+  backtest?: BacktestResult;
+  /** Present when `stress` was asked for. */
+  stress?: StressResult;
 }
 
 /** `GET /api/policies/challenger/report`. */
@@ -865,4 +899,136 @@ export interface StaffInvitation extends StaffUser {
 /** Whether every user must sign in with an authenticator code. */
 export interface StaffSettings {
   requireTotp: boolean;
+}
+
+/** An event of a loan, as you report it (`POST /api/applications/:id/outcomes`). Days are YYYY-MM-DD, money Naira. */
+export type OutcomeReport =
+  | { type: 'DISBURSED'; amount: number; date: string; tenor: number }
+  | { type: 'INSTALMENT_PAID'; number: number; amount: number; date: string }
+  | { type: 'INSTALMENT_MISSED'; number: number; daysPastDue: number; date: string }
+  | { type: 'RESTRUCTURED'; date: string; tenor: number }
+  | { type: 'REPAID'; date: string; early?: boolean }
+  | { type: 'DEFAULTED'; date: string; outstanding: number }
+  | { type: 'WRITTEN_OFF'; date: string; outstanding: number };
+
+/** One row of a bulk upload: an outcome with its application and its own idempotency key. */
+export type OutcomeRow = OutcomeReport & { applicationId: string; idempotencyKey: string };
+
+export type LoanStatus = 'OPEN' | 'REPAID' | 'DEFAULTED' | 'WRITTEN_OFF';
+
+/** A loan as its outcomes make it. */
+export interface LoanPerformanceView {
+  applicationId: string;
+  status: LoanStatus;
+  disbursed: { amount: number; date: string; tenor: number };
+  tenor: number;
+  instalmentsPaid: number[];
+  currentDaysPastDue: number;
+  maxDaysPastDue: number;
+  ever30: boolean;
+  ever60: boolean;
+  ever90: boolean;
+  restructured: boolean;
+  defaulted: boolean;
+  writtenOff: boolean;
+  /** Bad by your definition (`getPerformanceSettings`). */
+  bad: boolean;
+  outcomes: number;
+  lastDate: string;
+}
+
+/** An outcome as taken: its id and place in the loan's order. */
+export type OutcomeView = OutcomeReport & { outcomeId: string; sequence: number; recordedAt: string };
+
+/** The answer of `reportOutcome`. */
+export interface OutcomeAnswer {
+  outcome: OutcomeView;
+  loan: LoanPerformanceView;
+}
+
+/** The answer of `getLoanOutcomes`. */
+export interface LoanOutcomes {
+  loan: LoanPerformanceView;
+  outcomes: OutcomeView[];
+}
+
+/** The answer of `uploadOutcomes`: each row's own answer, by line. */
+export interface BulkOutcomeResult {
+  rows: number;
+  accepted: number;
+  repeated: number;
+  refused: number;
+  results: { line: number; status: number; outcomeId?: string; sequence?: number; message?: string }[];
+}
+
+/** What makes a loan bad for you. */
+export interface BadDefinition {
+  daysPastDue: 1 | 30 | 60 | 90 | 120 | 180;
+  writtenOff: boolean;
+  defaulted: boolean;
+}
+
+export interface PerformanceSettings {
+  bad: BadDefinition;
+}
+
+/** Query of `getPerformance`: days YYYY-MM-DD. */
+export interface PerformanceQuery {
+  asOf?: string;
+  from?: string;
+  to?: string;
+  baselineFrom?: string;
+  baselineTo?: string;
+}
+
+interface Rate {
+  loans: number;
+  bad: number;
+  badRate: number | null;
+  note: string | null;
+}
+
+/** `GET /api/performance`: your decisions measured against the outcomes you reported. */
+export interface PerformanceReport {
+  asOf: string;
+  badDefinition: BadDefinition;
+  loans: number;
+  bad: number;
+  badRate: number | null;
+  discrimination: {
+    loans: number;
+    good: number;
+    bad: number;
+    auc: number | null;
+    gini: number | null;
+    ks: number | null;
+    ksAtScore: number | null;
+    note: string | null;
+  };
+  byBand: (Rate & { band: string })[];
+  calibration: {
+    band: string;
+    loans: number;
+    bad: number;
+    expectedBadRate: number;
+    observedBadRate: number | null;
+    note: string | null;
+  }[];
+  byDecision: (Rate & { policyVersion: number; decision: string; band: string })[];
+  challengers: (Rate & { version: number; decision: string })[];
+  vintages: { vintage: string; loans: number; monthsOnBook: number; ever30: number[]; ever90: number[] }[];
+  drift: {
+    baseline: { from: string; to: string };
+    period: { from: string; to: string };
+    baselineDecisions: number;
+    currentDecisions: number;
+    note: string | null;
+    measures: {
+      measure: string;
+      psi: number | null;
+      flag: 'STABLE' | 'WATCH' | 'ACT' | null;
+      baseline: number[];
+      current: number[];
+    }[];
+  };
 }

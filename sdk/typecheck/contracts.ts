@@ -116,4 +116,11 @@ export type Checks = [
   Holds<Accepted<sdk.SimulateRequest, z.input<typeof contracts.SimulateRequest>>>,
   Holds<Same<sdk.SimulationResult, contracts.SimulationResult>>,
   Holds<Same<sdk.ChallengerReport, contracts.ChallengerReport>>,
+  Holds<Accepted<sdk.OutcomeReport, z.input<typeof contracts.OutcomeReport>>>,
+  Holds<Accepted<sdk.OutcomeRow, z.input<typeof contracts.OutcomeRow>>>,
+  Holds<Same<sdk.OutcomeAnswer, z.infer<typeof contracts.OutcomeAnswer>>>,
+  Holds<Same<sdk.LoanOutcomes, z.infer<typeof contracts.LoanOutcomes>>>,
+  Holds<Same<sdk.BulkOutcomeResult, z.infer<typeof contracts.BulkOutcomeResult>>>,
+  Holds<Same<sdk.PerformanceSettings, contracts.PerformanceSettings>>,
+  Holds<Same<sdk.PerformanceReport, contracts.PerformanceReportView>>,
 ];

@@ -230,9 +230,60 @@ export const SimulateRequest = z
       .min(1, 'limit must be between 1 and 5000')
       .max(5000, 'limit must be between 1 and 5000')
       .default(500),
+    /**
+     * A shock to replay the approvals under: income deflated by a CPI figure (the year's
+     * inflation, in %), and naira-denominated expenses up by a percentage.
+     */
+    stress: z
+      .strictObject({
+        cpiPercent: z
+          .number({ error: 'stress.cpiPercent must be a number' })
+          .min(0, 'stress.cpiPercent must be between 0 and 500')
+          .max(500, 'stress.cpiPercent must be between 0 and 500')
+          .default(0),
+        expenseIncreasePercent: z
+          .number({ error: 'stress.expenseIncreasePercent must be a number' })
+          .min(0, 'stress.expenseIncreasePercent must be between 0 and 500')
+          .max(500, 'stress.expenseIncreasePercent must be between 0 and 500')
+          .default(0),
+      })
+      .optional(),
   })
   .strict();
 export type SimulateRequest = z.infer<typeof SimulateRequest>;
+
+/** Observed bad rate of past loans: the count it is of, and null with a note when too few. */
+const ObservedRate = z.object({
+  loans: z.number().int(),
+  bad: z.number().int(),
+  badRate: z.number().nullable(),
+  note: z.string().nullable(),
+});
+
+/** The replay measured against the outcomes the lender reported of the same applications. */
+export const BacktestResult = z.object({
+  /** Replayed applications that became loans with reported outcomes. */
+  withOutcomes: z.number().int(),
+  /** Loans both versions grant: their observed bad rate. */
+  bothApproved: ObservedRate,
+  /** Loans the simulated version would not grant: the bad loans it would have avoided, and the good ones lost. */
+  draftWouldDecline: ObservedRate,
+  /** What a back-test cannot know, in words. */
+  limits: z.array(z.string()),
+});
+
+/** Approvals of the simulated version replayed under a shock. */
+export const StressResult = z.object({
+  cpiPercent: z.number(),
+  expenseIncreasePercent: z.number(),
+  /** Applications the simulated version approves or counter-offers. */
+  approvals: z.number().int(),
+  /** Of those, how many no longer pass affordability under the shock, and why. */
+  failing: z.number().int(),
+  failingShare: z.number().nullable(),
+  overDebtServiceCap: z.number().int(),
+  expensesExceedIncome: z.number().int(),
+});
 
 /** How many decisions of each outcome. */
 export const OutcomeCounts = z.object({
@@ -263,6 +314,10 @@ export const SimulationResult = z.object({
       reasons: z.array(z.string()),
     }),
   ),
+  /** Against the reported outcomes (absent when none was reported for any replayed application). */
+  backtest: BacktestResult.optional(),
+  /** Under the shock asked for. */
+  stress: StressResult.optional(),
 });
 export type SimulationResult = z.infer<typeof SimulationResult>;
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
+  BUILTIN_POLICY,
   LoanOutcomes,
+  SimulationResult,
   OutcomeAnswer,
   OutcomeRecorded,
   PerformanceReportView,
@@ -410,6 +412,23 @@ describe('loan outcomes', () => {
       loans: 0,
       bad: 0,
     });
+
+    // A draft replayed on the lender's past applications: against the outcomes of those that became
+    // loans, and under a shock.
+    const draft = await api('POST', '/api/policies', { ...BUILTIN_POLICY, name: 'Stricter' });
+    expect(draft.status).toBe(201);
+    const simulated = await api('POST', `/api/policies/${draft.body.version}/simulate`, {
+      stress: { cpiPercent: 30, expenseIncreasePercent: 20 },
+    });
+    expect(simulated.status).toBe(200);
+    expect(SimulationResult.safeParse(simulated.body).success).toBe(true);
+    const { backtest, stress } = simulated.body;
+    expect(backtest.withOutcomes).toBe(4);
+    expect(backtest.bothApproved.loans + backtest.draftWouldDecline.loans).toBeLessThanOrEqual(4);
+    expect(backtest.bothApproved.note).toMatch(/at least 30/);
+    expect(backtest.limits.join(' ')).toMatch(/reject inference is out of scope/);
+    expect(stress).toMatchObject({ cpiPercent: 30, expenseIncreasePercent: 20 });
+    expect(stress.failing).toBeLessThanOrEqual(stress.approvals);
 
     const csv = await fetch(`${stack.gateway.url}/api/performance?format=csv`, {
       headers: { 'x-api-key': stack.lender.apiKey },

@@ -121,6 +121,7 @@ export function createScoringService(deps: {
           policyRoutes({
             policies,
             analyses: analysisRepository,
+            outcomes: { loanStates: outcomes.loanStates, badDefinition: book.badDefinition },
             clock,
             logger: logger.child({ component: 'policies' }),
           }),

@@ -127,6 +127,18 @@ export function createOutcomeRepository(models: OutcomeModels, analysisModel: An
 
     loan: (applicationId: string) => loans.findOne({ _id: applicationId }),
 
+    /** The states of the loans of these applications (those with outcomes), by application id. */
+    async loanStates(applicationIds: string[]): Promise<Map<string, LoanState>> {
+      const found = new Map<string, LoanState>();
+      for (let i = 0; i < applicationIds.length; i += 500) {
+        const docs = await loans
+          .find({ _id: { $in: applicationIds.slice(i, i + 500) } }, { projection: { state: 1 } })
+          .toArray();
+        for (const doc of docs) found.set(doc._id, doc.state);
+      }
+      return found;
+    },
+
     /** Stores a loan's first outcome; false when another writer stored one first. */
     async insertLoan(doc: LoanDoc): Promise<boolean> {
       try {

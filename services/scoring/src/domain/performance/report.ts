@@ -13,7 +13,7 @@ export const MINIMUM = {
   discrimination: { loans: 200, bad: 20, good: 20 },
 } as const;
 
-const tooFew = (n: number, needed: number, what: string) =>
+export const tooFew = (n: number, needed: number, what: string) =>
   `${n} loan${n === 1 ? '' : 's'} with outcomes: at least ${needed} are needed before a ${what} means anything`;
 
 /** Whether a cell's badness (`cells.ts`, `badnessOf`) is bad by the lender's definition. */

@@ -36,6 +36,8 @@ export const simulatePolicy = (
   analyses: readonly StoredAnalysis[],
   current: AppliedPolicy,
   draft: { version: number; policy: CreditPolicy },
+  /** Told of each replay: what the simulated version decides of the analysis. */
+  onReplay?: (analysis: StoredAnalysis, decision: ReturnType<typeof decideFromAudit>) => void,
 ): SimulationResult => {
   const result: SimulationResult = {
     evaluated: 0,
@@ -48,6 +50,7 @@ export const simulatePolicy = (
     const context = { applicantId: analysis.applicantId, loan: analysis.loan, now: analysis.decidedAt };
     const before = decideFromAudit(analysis.audit, { ...context, policy: current });
     const after = decideFromAudit(analysis.audit, { ...context, policy: draft });
+    onReplay?.(analysis, after);
     result.evaluated++;
     result.current[before.decision]++;
     result.draft[after.decision]++;

@@ -5,9 +5,13 @@ import {
   SimulateRequest,
   errorBody,
   policyProblems,
+  type BadDefinition,
+  type Decision,
   type DecisionOutcome,
   type PolicyVersionView,
 } from '@loan/contracts';
+import type { LoanState } from '../../domain/outcomes/loanState';
+import { backtest, stressApprovals } from '../../domain/policy/backtest';
 import type { Clock, Logger } from '@loan/runtime';
 import type { z } from 'zod';
 import type { AnalysisRepository } from '../../data-access/analysisRepository';
@@ -97,10 +101,15 @@ const REPORT_LIMIT = 5000;
 export function policyRoutes(deps: {
   policies: PolicyRepository;
   analyses: Pick<AnalysisRepository, 'challenged' | 'latestDecided'>;
+  /** The loans of past applications and the lender's bad definition, for the back-test. */
+  outcomes?: {
+    loanStates: (applicationIds: string[]) => Promise<Map<string, LoanState>>;
+    badDefinition: (clientId: string) => Promise<BadDefinition>;
+  };
   clock: Clock;
   logger: Logger;
 }): Router {
-  const { policies, analyses, clock, logger } = deps;
+  const { policies, analyses, outcomes, clock, logger } = deps;
   const router = Router();
 
   async function versionFor(clientId: string, version: number): Promise<StoredPolicy> {
@@ -209,7 +218,7 @@ export function policyRoutes(deps: {
     '/policies/:version/simulate',
     route(async (req, res, { clientId }) => {
       const draft = await versionFor(clientId, versionOf(req));
-      const { limit } = parse(SimulateRequest, req.body ?? {});
+      const { limit, stress } = parse(SimulateRequest, req.body ?? {});
       const book = await policies.book(clientId);
       const current = await policies.resolve(clientId, activeVersion(book));
       const docs = await analyses.latestDecided(clientId, limit);
@@ -226,7 +235,30 @@ export function policyRoutes(deps: {
             ]
           : [],
       );
-      res.json(simulatePolicy(replayed, current, { version: draft.version, policy: draft.policy }));
+      const replays: { analysis: StoredAnalysis; decision: Decision }[] = [];
+      const result = simulatePolicy(
+        replayed,
+        current,
+        { version: draft.version, policy: draft.policy },
+        (analysis, decision) => replays.push({ analysis, decision }),
+      );
+      const loans = outcomes ? await outcomes.loanStates(replays.map((r) => r.analysis.applicationId)) : new Map();
+      if (loans.size > 0)
+        result.backtest = backtest(
+          replays.map((r) => ({ applicationId: r.analysis.applicationId, draft: r.decision })),
+          loans,
+          await outcomes!.badDefinition(clientId),
+        );
+      if (stress)
+        result.stress = stressApprovals(
+          replays.map((r) => ({
+            audit: r.analysis.audit,
+            draft: r.decision,
+            maxDebtServiceRatio: draft.policy.affordability.maxDebtServiceRatio,
+          })),
+          stress,
+        );
+      res.json(result);
     }),
   );
 
