@@ -988,7 +988,7 @@ export const lenderOperations: RouteConfig[] = [
     tags: [policies],
     summary: 'Replay a version on your latest decided applications, against the active one',
     description:
-      'Read-only and deterministic: each analysis is decided again from its stored audit (derived features, bureau summary, the ask), with no new call to the bureau or the bank-data provider and no event; it works after the bank data was scrubbed.',
+      'Read-only and deterministic: each analysis is decided again from its stored audit (derived features, bureau summary, the ask), with no new call to the bureau or the bank-data provider and no event; it works after the bank data was scrubbed. Where you reported outcomes of the replayed applications (POST /api/applications/{id}/outcomes), `backtest` gives the observed bad rate of the past loans both versions grant and of those the simulated version would decline, with what it cannot know in `limits` (applications the active version declined have no outcome: reject inference is out of scope). With `stress` (`cpiPercent`: income deflated by that inflation; `expenseIncreasePercent`: spending up by that much), `stress` counts the simulated version’s approvals that would no longer pass affordability.',
     request: {
       params: PolicyVersionParam,
       body: {
