@@ -1,5 +1,10 @@
+import type { z } from 'zod';
 import type {
   ApplicationPage,
+  BadDefinition,
+  BulkOutcomeResult,
+  LoanOutcomes,
+  PerformanceReportView,
   ApplicationStatus,
   ApplicationSummary,
   ApplicationView,
@@ -44,6 +49,11 @@ export type {
 export type { StaffInvitation, StaffRole, StaffUser };
 export type { ChallengerReport, CreditPolicy, PolicyList, PolicyVersionView, SimulationResult };
 export type { PortfolioReport };
+export type { BadDefinition, PerformanceReportView };
+/** A loan's state and its outcomes in order (`GET /api/applications/{id}/outcomes`). */
+export type LoanOutcomesView = z.infer<typeof LoanOutcomes>;
+/** What a bulk upload of outcomes answers: the counts, and each row's answer by line. */
+export type OutcomeUpload = z.infer<typeof BulkOutcomeResult>;
 export type { ReviewOutcome, ReviewPage, ReviewQueueItem, ReviewQueueStatus, ReviewView };
 
 /** What a review or a confirmation answers: the review as it now stands. */
@@ -98,16 +108,17 @@ export function onSignedOut(listener: () => void): () => void {
   return () => signedOutListeners.delete(listener);
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** `body` is sent as JSON, unless `contentType` names what the text of `body` already is (a CSV). */
+async function request<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
   let res: Response;
   try {
     res = await fetch(`/console${path}`, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : contentType ? String(body) : JSON.stringify(body),
       credentials: 'same-origin',
       cache: 'no-store',
     });
@@ -137,6 +148,15 @@ function query(params: Record<string, string | string[] | number | undefined | n
   }
   const text = search.toString();
   return text ? `?${text}` : '';
+}
+
+/** The performance report's days (YYYY-MM-DD): the drift's period and its baseline; the report's day. */
+export interface PerformanceQuery {
+  asOf?: string;
+  from?: string;
+  to?: string;
+  baselineFrom?: string;
+  baselineTo?: string;
 }
 
 const id = (value: string) => encodeURIComponent(value);
@@ -222,6 +242,17 @@ export const api = {
     ),
   portfolio: (params: { from?: string; to?: string }) =>
     request<PortfolioReport>('GET', `/api/portfolio${query(params)}`),
+  performance: (params: PerformanceQuery) =>
+    request<PerformanceReportView>('GET', `/api/performance${query({ ...params })}`),
+  /** The same figures as a CSV file, for a link the browser downloads. */
+  performanceCsvUrl: (params: PerformanceQuery) => `/console/api/performance${query({ ...params, format: 'csv' })}`,
+  updateBadDefinition: (bad: BadDefinition) =>
+    request<{ bad: BadDefinition }>('PUT', '/api/performance/settings', { bad }),
+  /** A CSV of outcomes (header `applicationId,idempotencyKey,type,date,...`), each row answered by its line. */
+  uploadOutcomes: (csv: string) => request<OutcomeUpload>('POST', '/api/outcomes', csv, 'text/csv'),
+  /** 404 when the lender has reported no outcome of the application. */
+  outcomes: (applicationId: string) =>
+    request<LoanOutcomesView>('GET', `/api/applications/${id(applicationId)}/outcomes`),
   client: () => request<ClientSettings>('GET', '/api/client'),
   updateTimeZone: (timeZone: string | null) => request<ClientSettings>('PATCH', '/api/client', { timeZone }),
   updateWebhookUrl: (webhookUrl: string | null) => request<ClientSettings>('PATCH', '/api/client', { webhookUrl }),

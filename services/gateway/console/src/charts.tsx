@@ -1,12 +1,36 @@
-import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+} from 'chart.js';
 import { useEffect, useRef } from 'preact/hooks';
 
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
+Chart.register(
+  BarController,
+  BarElement,
+  LineController,
+  LineElement,
+  PointElement,
+  CategoryScale,
+  LinearScale,
+  Legend,
+  Tooltip,
+);
 
 export interface Series {
   label: string;
-  values: number[];
+  /** null: no figure for that category (too few loans), drawn as nothing rather than as 0. */
+  values: (number | null)[];
   colour: string;
+  /** A line drawn dashed, told from a solid one of the same colour by more than its colour. */
+  dashed?: boolean;
 }
 
 /**
@@ -71,6 +95,65 @@ export function BarChart(props: {
         scales: props.horizontal
           ? { x: valueAxis, y: { stacked, ticks: { color: '#1a1a1a' } } }
           : { y: valueAxis, x: { stacked, ticks: { color: '#1a1a1a' } } },
+      },
+    });
+    return () => chart.destroy();
+  }, [data]);
+  return (
+    <div class="chart">
+      <canvas ref={canvas} role="img" aria-label={props.label} />
+    </div>
+  );
+}
+
+/**
+ * A line chart on a canvas: one line per series over the categories (months on book), with a
+ * point at each value. Like the bar chart, an image with a label beside a table of its numbers.
+ */
+export function LineChart(props: {
+  label: string;
+  categories: string[];
+  series: Series[];
+  max?: number;
+  format?: (n: number) => string;
+  /** The category axis's title: what the categories count. */
+  axisTitle?: string;
+}) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const data = JSON.stringify([props.categories, props.series, props.max, props.axisTitle]);
+  useEffect(() => {
+    if (!canvas.current) return undefined;
+    const format = props.format ?? ((n: number) => String(n));
+    const chart = new Chart(canvas.current, {
+      type: 'line',
+      data: {
+        labels: props.categories,
+        datasets: props.series.map((s) => ({
+          label: s.label,
+          data: s.values,
+          borderColor: s.colour,
+          backgroundColor: s.colour,
+          borderDash: s.dashed ? [6, 4] : [],
+          pointStyle: s.dashed ? 'rect' : 'circle',
+          pointRadius: 4,
+          spanGaps: false,
+        })),
+      },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        plugins: {
+          legend: { display: props.series.length > 1, labels: { color: '#1a1a1a', usePointStyle: true } },
+          tooltip: { callbacks: { label: (item) => `${item.dataset.label ?? ''}: ${format(Number(item.raw))}` } },
+        },
+        scales: {
+          y: { beginAtZero: true, max: props.max, ticks: { color: '#333', callback: (v) => format(Number(v)) } },
+          x: {
+            ticks: { color: '#1a1a1a' },
+            title: props.axisTitle ? { display: true, text: props.axisTitle, color: '#333' } : undefined,
+          },
+        },
       },
     });
     return () => chart.destroy();

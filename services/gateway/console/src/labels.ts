@@ -84,6 +84,29 @@ export const LABELS = {
     no_link: ['the applicant linked no bank account in time', 'warn'],
     no_analyze: ['no analysis was asked for in time', 'warn'],
   }),
+  /** How far a measure of the score moved against its baseline (population stability index). */
+  drift: table({
+    STABLE: ['Stable', 'good'],
+    WATCH: ['Watch', 'warn'],
+    ACT: ['Act', 'bad'],
+  }),
+  /** Where a loan stands, from the outcomes the lender reported. */
+  loanStatus: table({
+    OPEN: ['Open', 'neutral'],
+    REPAID: ['Repaid', 'good'],
+    DEFAULTED: ['Defaulted', 'bad'],
+    WRITTEN_OFF: ['Written off', 'bad'],
+  }),
+  /** An outcome the lender reported of a loan. */
+  outcome: table({
+    DISBURSED: ['Disbursed', 'neutral'],
+    INSTALMENT_PAID: ['Instalment paid', 'good'],
+    INSTALMENT_MISSED: ['Instalment missed', 'warn'],
+    RESTRUCTURED: ['Restructured', 'warn'],
+    REPAID: ['Repaid', 'good'],
+    DEFAULTED: ['Defaulted', 'bad'],
+    WRITTEN_OFF: ['Written off', 'bad'],
+  }),
   failureReason: table({
     analysis_timeout: ['the analysis did not finish in time', 'bad'],
   }),

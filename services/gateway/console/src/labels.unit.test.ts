@@ -5,6 +5,9 @@ import {
   DeliveryStatus,
   EnrichmentStatus,
   EventNames,
+  LoanStatus,
+  OutcomeReport,
+  PerformanceReportView,
   ReviewOutcome,
   ScoreBand,
   Severity,
@@ -24,6 +27,9 @@ describe('codes in words', () => {
     ['event', EventNames],
     ['abandonReason', AbandonReason.options],
     ['deliveryReason', Object.values(Reasons)],
+    ['loanStatus', LoanStatus.options],
+    ['outcome', OutcomeReport.options.map((o) => o.shape.type.value)],
+    ['drift', PerformanceReportView.shape.drift.shape.measures.element.shape.flag.unwrap().options],
   ])('when the API sends any %s code, then the console has words for it that are not the code', (kind, codes) => {
     for (const code of codes) {
       expect(Object.keys(LABELS[kind])).toContain(code);

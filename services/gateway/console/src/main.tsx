@@ -5,6 +5,7 @@ import { AccountPage } from './pages/account';
 import { ApplicationPage } from './pages/application';
 import { ApplicationsPage } from './pages/applications';
 import { PortfolioPage } from './pages/portfolio';
+import { PerformancePage } from './pages/performance';
 import { setTimeZone } from './model';
 import { KeysPage } from './pages/keys';
 import { PolicyPage } from './pages/policy';
@@ -169,6 +170,7 @@ function SignIn(props: { onSignedIn: (state: SessionState) => void; notice?: str
 /** The pages, and who sees them: everyone, a developer's, an owner's (a console opened with the API key sees all). */
 const NAV = [
   ['/portfolio', 'Portfolio', null],
+  ['/performance', 'Performance', null],
   ['/applications', 'Applications', null],
   ['/reviews', 'Reviews', null],
   ['/webhooks', 'Webhooks', null],
@@ -192,6 +194,7 @@ function Page({
   const detail = /^\/applications\/([^/]+)$/.exec(location.path);
   if (detail) return <ApplicationPage applicationId={decodeURIComponent(detail[1]!)} />;
   if (location.path === '/portfolio') return <PortfolioPage params={location.params} />;
+  if (location.path === '/performance') return <PerformancePage params={location.params} />;
   if (location.path === '/applications') return <ApplicationsPage params={location.params} />;
   if (location.path === '/reviews') return <ReviewsPage params={location.params} />;
   if (location.path === '/webhooks') return <WebhooksPage params={location.params} />;

@@ -15,6 +15,7 @@ import { say } from '../labels';
 import { Badge, Loading, PageHeading, Problem, ShortId, Time, Updated, useLive } from '../ui';
 import { BreakdownTable, flowMonthLabel, FlowsTable, KeyFactsPanel, OfferStatus, TermsFacts } from './decisionParts';
 import { ContestSection, ReviewSection } from './review';
+import { badnessWords, inOrder, outcomeWords } from '../performanceModel';
 import { may } from '../permissions';
 import { useSession } from '../session';
 
@@ -307,6 +308,56 @@ function TracesLink({ application }: { application: ApplicationView }) {
   );
 }
 
+/**
+ * The loan's outcomes as the lender reported them, and where it stands by them. Only an offer the
+ * applicant accepted can be disbursed, so no other application is asked for them; an accepted
+ * one without outcomes (404) shows nothing.
+ */
+function LoanOutcomesSection({ applicationId }: { applicationId: string }) {
+  const [loaded] = useLive(() => api.outcomes(applicationId), applicationId);
+  if (loaded.state !== 'ok') return null;
+  const { loan, outcomes } = loaded.value;
+  return (
+    <section aria-labelledby="outcomes-heading" class="loan-outcomes">
+      <h2 id="outcomes-heading">Loan outcomes</h2>
+      <dl class="facts">
+        <div>
+          <dt>Loan</dt>
+          <dd>
+            <Badge value={loan.status} kind="loanStatus" />
+          </dd>
+        </div>
+        <div>
+          <dt>Disbursed</dt>
+          <dd>
+            {money(loan.disbursed.amount)} on {loan.disbursed.date}, {loan.tenor} months
+          </dd>
+        </div>
+        <div>
+          <dt>Days past due</dt>
+          <dd>
+            {loan.currentDaysPastDue} now, {loan.maxDaysPastDue} at most
+          </dd>
+        </div>
+        <div>
+          <dt>By the lender's bad definition</dt>
+          <dd>{badnessWords(loan.bad)}</dd>
+        </div>
+      </dl>
+      <ol class="outcome-list" aria-label="Outcomes in the order they apply">
+        {inOrder(outcomes).map((outcome) => (
+          <li key={outcome.outcomeId}>
+            <span class="outcome-date">{outcome.date}</span> {outcomeWords(outcome)}
+          </li>
+        ))}
+      </ol>
+      <p class="hint">
+        <a href="#/performance">How all the lender's loans perform</a>
+      </p>
+    </section>
+  );
+}
+
 export function ApplicationPage({ applicationId }: { applicationId: string }) {
   // The page follows the application as it moves on (a decision, a review, a redelivery).
   const [application, reloadApplication, updatedAt] = useLive(() => api.application(applicationId), applicationId);
@@ -405,6 +456,9 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
       <ContestSection application={app} onChanged={reloadApplication} />
 
       <Decision application={app} />
+      {app.offer && (app.offer.status === 'ACCEPTED' || app.offer.status === 'WITHDRAWN') ? (
+        <LoanOutcomesSection applicationId={app.applicationId} />
+      ) : null}
 
       <section aria-labelledby="accounts-heading">
         <h2 id="accounts-heading">Accounts</h2>

@@ -55,7 +55,7 @@ function CountTable(props: { caption: string; headers: string[]; rows: (string |
 }
 
 /** One chart and its table, under a heading. */
-function Figure(props: {
+export function Figure(props: {
   id: string;
   title: string;
   chart: preact.ComponentChildren;
