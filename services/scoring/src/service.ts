@@ -60,6 +60,9 @@ export function createScoringService(deps: {
     model: loanModels.loans,
     logger,
     clearDelayMs: config.OUTBOX_CLEAR_DELAY,
+    // A failed flush is retried by id within seconds; the sweep (a read of every loan on
+    // FerretDB) only finds what a crashed process left behind.
+    sweepEveryMs: 10 * 60_000,
   });
   const book = createOutcomeBook({
     repo: outcomes,
@@ -99,11 +102,12 @@ export function createScoringService(deps: {
       runtime.lifecycle.onStop('outbox', () => relay.stop());
       loanRelay.start();
       runtime.lifecycle.onStop('loan outbox', () => loanRelay.stop());
-      // Counts a crash left behind are brought up at start and then every minute.
+      // Counts a crash left behind are brought up at start and then every ten minutes (a read of
+      // every loan on FerretDB, which answers no other query from an index).
       const sweep = () =>
         book.sweepCounts().catch((error: unknown) => logger.warn({ err: error }, 'count sweep failed'));
       void sweep();
-      const sweeper = setInterval(sweep, 60_000);
+      const sweeper = setInterval(sweep, 10 * 60_000);
       sweeper.unref();
       runtime.lifecycle.onStop('count sweep', () => clearInterval(sweeper));
       await bus.consume({

@@ -43,6 +43,8 @@ export interface LoanDoc {
 
 interface GrantDoc {
   _id: string;
+  /** The application's latest decided analysis: found by the application's id without a scan. */
+  analysisId?: string;
   review: Grant['review'];
   offer: Grant['offer'];
 }
@@ -94,16 +96,25 @@ export function createOutcomeRepository(models: OutcomeModels, analysisModel: An
   return {
     loans,
 
-    /** The application's decided analysis (the latest), or null. */
+    /** Remembers the application's decided analysis, where its outcomes find it. */
+    async recordDecided(applicationId: string, analysisId: string) {
+      await grants.updateOne({ _id: applicationId }, { $set: { analysisId } }, { upsert: true });
+    },
+
+    /**
+     * The application's decided analysis (the latest), or null: by the id its decision left in
+     * the grants, else (a decision made before those were kept) by a query on the analyses.
+     */
     async decidedAnalysis(applicationId: string): Promise<DecidedAnalysis | null> {
-      const [doc] = await analyses
-        .find(
-          { applicationId, status: 'DECIDED' },
-          { projection: { clientId: 1, decision: 1, decidedAt: 1, policyVersion: 1, challenger: 1 } },
-        )
-        .sort({ decidedAt: -1 })
-        .limit(1)
-        .toArray();
+      const projection = { clientId: 1, decision: 1, decidedAt: 1, policyVersion: 1, challenger: 1, status: 1 };
+      const pointer = await grants.findOne({ _id: applicationId }, { projection: { analysisId: 1 } });
+      const [doc] = pointer?.analysisId
+        ? [await analyses.findOne({ _id: pointer.analysisId, status: 'DECIDED' }, { projection })]
+        : await analyses
+            .find({ applicationId, status: 'DECIDED' }, { projection })
+            .sort({ decidedAt: -1 })
+            .limit(1)
+            .toArray();
       if (!doc || !doc.decision || !doc.decidedAt) return null;
       return {
         analysisId: doc._id,

@@ -41,7 +41,7 @@ export function createAnalysisHandler(deps: {
   bureau: CreditBureau;
   policies: PolicyRepository;
   /** Where decisions are counted by score bin, for the lender's drift figures. */
-  decisionCounts?: Pick<OutcomeRepository, 'countDecision'>;
+  decisionCounts?: Pick<OutcomeRepository, 'countDecision' | 'recordDecided'>;
   sealer: Sealer;
   metrics: ScoringMetrics;
   config: Pick<ScoringConfig, 'PROFILE_WAIT'>;
