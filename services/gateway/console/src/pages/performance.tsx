@@ -29,7 +29,8 @@ const RED = '#b3261e';
 const GREY = '#5f6b7a';
 /** One colour per vintage month, the newest last; ever 90+ is the same colour, dashed. */
 const VINTAGE_COLOURS = ['#1f5fa8', '#b06000', '#1b7a3a', '#6a4fb3', '#b3261e', '#00738a'];
-const asPercent = (n: number) => `${Math.round(n * 100)}%`;
+/** A chart's percentages: to a tenth below 10%, so that an axis of small rates has no two ticks alike. */
+const asPercent = (n: number) => `${(n * 100).toFixed(n > 0 && n < 0.1 ? 1 : 0)}%`;
 
 /**
  * A figure's numbers as a table, under its chart: a count, a figure in words, or, where the
@@ -100,11 +101,9 @@ function Headline({ report }: { report: PerformanceReportView }) {
           </span>
         </dd>
       </div>
-      <div class="bad-definition">
+      <div class="headline-definition">
         <dt>Bad means</dt>
-        <dd>
-          <span class="definition">{badDefinitionWords(report.badDefinition)}</span>
-        </dd>
+        <dd>{badDefinitionWords(report.badDefinition)}</dd>
       </div>
     </dl>
   );
@@ -421,13 +420,13 @@ function BadDefinitionForm({ bad, onSaved }: { bad: BadDefinition; onSaved: () =
         aria-labelledby="bad-definition"
         aria-describedby={state.error ? 'bad-definition-error' : undefined}
       >
-        <fieldset disabled={!manage || state.busy}>
+        <fieldset class="stacked" disabled={!manage || state.busy}>
           <legend>A loan is bad when it was</legend>
           <div class="field">
             <label for="bad-dpd">Days past due, at any time</label>
-            <select id="bad-dpd" name="daysPastDue" defaultValue={String(bad.daysPastDue)}>
+            <select id="bad-dpd" name="daysPastDue">
               {DPD_CHOICES.map((days) => (
-                <option key={days} value={String(days)}>
+                <option key={days} value={String(days)} selected={days === bad.daysPastDue}>
                   {days === 1 ? '1 day or more' : `${days} days or more`}
                 </option>
               ))}
@@ -447,7 +446,7 @@ function BadDefinitionForm({ bad, onSaved }: { bad: BadDefinition; onSaved: () =
         ) : null}
       </form>
       <RoleNote permission="manage" what="change what counts as a bad loan" />
-      <p class="inline-ok" role="status">
+      <p class="inline-ok saved" role="status">
         {state.said ?? ''}
       </p>
       {state.error ? (

@@ -406,6 +406,7 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
   it('when every page is opened on a desktop and at 390 px, then none scrolls sideways and axe finds nothing', async () => {
     const pages: [string, string, string | RegExp][] = [
       ['portfolio', '/portfolio', 'Portfolio'],
+      ['performance', '/performance', 'Performance'],
       ['applications', '/applications', 'Applications'],
       ['application', `/applications/${decided.applicationId}`, /Adaeze Nwosu/],
       ['application-declined', `/applications/${declined.applicationId}`, /Emeka Obi/],
@@ -2315,6 +2316,254 @@ describe("the lender's staff in a browser", () => {
     // Signed in again, on the page it was on.
     await viewer.getByRole('heading', { name: 'Your account', level: 1 }).waitFor();
     await viewer.locator('.who').getByText(emailOf('viewer')).waitFor();
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("a lender's loan performance in a browser", () => {
+  let lender: Awaited<ReturnType<typeof createClient>>;
+  let context: BrowserContext;
+  let page: Page;
+  const problems: string[] = [];
+  /** Two loans of the lender's own, granted and accepted: one that will run 45 days late, one repaid. */
+  let late: { applicationId: string; granted: number };
+  let repaid: { applicationId: string; granted: number };
+  /** The lender's day (Lagos): an outcome dated after it is refused. */
+  const today = () => new Date(Date.now() + 3_600_000).toISOString().slice(0, 10);
+  const lenderCall = (method: string, pathname: string, body?: unknown) =>
+    call(stack.gatewayUrl, lender.apiKey, method, pathname, body);
+
+  /** A decided application of the lender's, approved by a review if the scorecard referred it, its offer accepted. */
+  async function acceptedLoan(who: Record<string, unknown>) {
+    const { applicationId } = await decidedApplication(who, { apiKey: lender.apiKey });
+    const decision = (await lenderCall('GET', `/api/applications/${applicationId}`)).body.decision;
+    let granted: number = decision.approval_details.approved_amount;
+    if (decision.decision === 'MANUAL_REVIEW') {
+      const reviewed = await lenderCall('POST', `/api/applications/${applicationId}/review`, {
+        outcome: 'APPROVED',
+        reasonCode: 'INCOME_VERIFIED',
+        reviewer: 'officer-1',
+        override: true,
+        note: 'Salary confirmed by payslip',
+      });
+      expect(reviewed.status).toBe(200);
+      granted = reviewed.body.review.approval_details.approved_amount;
+    } else expect(['APPROVED', 'COUNTER_OFFER']).toContain(decision.decision);
+    const accepted = await lenderCall('POST', `/api/applications/${applicationId}/offer`, { response: 'ACCEPTED' });
+    expect(accepted.status).toBe(200);
+    // Scoring learns of the acceptance from applications, later: until it has, a disbursement is
+    // refused for the offer; after, one above the approved amount is refused for its amount (and
+    // nothing is taken), which says it knows.
+    let probe = 0;
+    await waitFor(
+      async () => {
+        const answer = await fetch(`${stack.gatewayUrl}/api/applications/${applicationId}/outcomes`, {
+          method: 'POST',
+          headers: {
+            'x-api-key': lender.apiKey,
+            'content-type': 'application/json',
+            'idempotency-key': `probe-${++probe}`,
+          },
+          body: JSON.stringify({ type: 'DISBURSED', amount: granted + 1, date: today(), tenor: 6 }),
+        });
+        const body = (await answer.json()) as { message?: string };
+        return /above the approved/.test(body.message ?? '');
+      },
+      { timeoutMs: 30_000, intervalMs: 250, what: 'scoring to learn that the offer was accepted' },
+    );
+    return { applicationId, granted };
+  }
+
+  /** The headline figure named `term`. */
+  const headline = (term: string) =>
+    page.locator('.performance-headline > div').filter({ hasText: term }).locator('dd');
+
+  /** No sideways scroll and nothing for axe at a phone's width and on a desktop. */
+  async function readableOnPhoneAndDesktop(name: string) {
+    for (const viewport of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 900 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await eventually(async () =>
+        expect({ [`${name} at ${viewport.width}`]: await sidewaysOverflowOf(page) }).toEqual({
+          [`${name} at ${viewport.width}`]: [],
+        }),
+      );
+      expect({ [`${name} at ${viewport.width}`]: await violationsOf(page) }).toEqual({
+        [`${name} at ${viewport.width}`]: [],
+      });
+      expect({ [`${name} at ${viewport.width}`]: await crampedLabelsOf(page) }).toEqual({
+        [`${name} at ${viewport.width}`]: [],
+      });
+      const dir = process.env.CONSOLE_SCREENSHOT_DIR;
+      if (dir) {
+        mkdirSync(dir, { recursive: true });
+        await page.screenshot({ path: path.join(dir, `${name}-${viewport.width}.png`), fullPage: true });
+      }
+    }
+  }
+
+  beforeAll(async () => {
+    lender = await createClient(stack.gatewayUrl, { webhookUrl: `${stack.receiver.url}/hooks` });
+    late = await acceptedLoan({
+      firstName: 'Adaeze',
+      lastName: 'Nwosu',
+      bvn: '22200000001',
+      amount: 450_000,
+      tenor: 6,
+    });
+    repaid = await acceptedLoan({
+      firstName: 'Bola',
+      lastName: 'Adeyemi',
+      bvn: '22200000001',
+      amount: 300_000,
+      tenor: 6,
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    await page.goto(`${stack.gatewayUrl}/console`);
+    await page.getByText('Sign in with the API key').click();
+    await page.getByLabel('API key').fill(lender.apiKey);
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
+    await page.getByRole('heading', { name: 'Portfolio', level: 1 }).waitFor();
+  });
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('when no loan has an outcome yet, then the Performance page says so, and where too few loans would make a figure meaningless it says why instead of a number', async () => {
+    await page.getByRole('link', { name: 'Performance', exact: true }).click();
+    await page.getByRole('heading', { name: 'Performance', level: 1 }).waitFor();
+    await eventually(async () => expect(await headline('Loans with outcomes').textContent()).toBe('0'));
+    await eventually(async () => expect(await headline('Bad rate').textContent()).toMatch(/^None yet/));
+    await page.getByText('No loan outcomes have been reported yet').waitFor();
+    await eventually(async () =>
+      expect(await headline('Bad means').textContent()).toBe(
+        '90 or more days past due at any time, written off or declared defaulted',
+      ),
+    );
+    const discrimination = page.getByRole('region', { name: 'How well the score tells bad loans from good' });
+    await eventually(async () =>
+      expect(await discrimination.textContent()).toContain('Gini, AUC and KS need at least 200 loans'),
+    );
+    // Its two decisions are counted for the drift, far too few for a PSI.
+    const drift = page.getByRole('region', { name: 'Drift of the score' });
+    await eventually(async () => expect(await drift.textContent()).toContain('the PSI needs at least 100 in each'));
+    await eventually(async () => expect(await drift.getByRole('table').count()).toBe(0));
+    expect(await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')).toBe(
+      '/console/api/performance?format=csv',
+    );
+    await eventually(async () => expect(await page.locator('body').textContent()).not.toMatch(/NaN/));
+    await readableOnPhoneAndDesktop('performance-none');
+  });
+
+  it("when the officer uploads outcomes with the page's CSV form, then it says how many rows were taken and refused, names the refused row by its line and reason, and the figures count the loans uploaded", async () => {
+    const csv = [
+      'applicationId,idempotencyKey,type,date,amount,tenor,number,daysPastDue,outstanding,early',
+      `${late.applicationId},late-1,DISBURSED,${today()},${late.granted},6,,,,`,
+      `${late.applicationId},late-2,INSTALMENT_MISSED,${today()},,,1,45,,`,
+      `${repaid.applicationId},repaid-1,DISBURSED,${today()},${repaid.granted},6,,,,`,
+      `${repaid.applicationId},repaid-2,REPAID,${today()},,,,,,true`,
+      `${late.applicationId},late-3,INSTALMENT_PAID,2099-01-01,1000,,2,,,`,
+    ].join('\r\n');
+    await page
+      .getByLabel('CSV file of outcomes')
+      .setInputFiles({ name: 'outcomes.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Upload outcomes' }).click();
+    await page.getByText('5 rows: 4 taken, 0 taken before, 1 refused.').waitFor();
+    const refused = page.getByRole('table', { name: /Rows refused/ });
+    await eventually(async () => expect(await refused.getByRole('row').count()).toBe(2));
+    const row = refused.getByRole('row', { name: /Line 6/ });
+    await eventually(async () => expect(await row.textContent()).toMatch(/date 2099-01-01 is after today/));
+
+    // The figures follow the upload: two loans, none bad by 90+ days (the late one is 45 days late).
+    await eventually(async () => expect(await headline('Loans with outcomes').textContent()).toBe('2'));
+    await eventually(async () => expect(await headline('Bad loans').textContent()).toBe('0'));
+    await eventually(async () => expect(await headline('Bad rate').textContent()).toBe('0% of 2 loans'));
+    const byBand = page.getByRole('table', { name: /by the score band of their decision/ });
+    await eventually(async () =>
+      expect(await byBand.locator('td.figure-note').first().textContent()).toBe(
+        '2 loans with outcomes: at least 30 are needed before a bad rate means anything',
+      ),
+    );
+    // One vintage, this month's, of both loans, at its first month on book.
+    const vintages = page.getByRole('table', { name: /ever 30\+ and ever 90\+ days past due/ });
+    await eventually(async () => expect(await vintages.locator('tbody tr').count()).toBe(1));
+    await eventually(async () =>
+      expect(await vintages.locator('tbody td').allTextContents()).toEqual(['0', '2', expect.any(String), '0%']),
+    );
+    await eventually(async () => expect(await page.locator('body').textContent()).not.toMatch(/NaN/));
+
+    // The same file again is taken once: every row answers as the first time.
+    await page.getByRole('button', { name: 'Upload outcomes' }).click();
+    await page.getByText('5 rows: 0 taken, 4 taken before, 1 refused.').waitFor();
+    await eventually(async () => expect(await headline('Loans with outcomes').textContent()).toBe('2'));
+  });
+
+  it('when the bad definition is changed to 30 days past due, then the loan 45 days late counts bad, and its own page says so with its outcomes in order', async () => {
+    const days = page.getByLabel('Days past due, at any time');
+    await eventually(async () => expect(await days.inputValue()).toBe('90'));
+    await days.selectOption('30');
+    await page.getByRole('button', { name: 'Save the definition' }).click();
+    await page.getByText('Saved: a loan is now bad when 30 or more days past due at any time').waitFor();
+    // The form shows the definition saved, as the figures count by it.
+    await eventually(async () => expect(await days.inputValue()).toBe('30'));
+    await eventually(async () => expect(await page.getByLabel('or written off').isChecked()).toBe(true));
+    await eventually(async () => expect(await headline('Bad loans').textContent()).toBe('1'));
+    await eventually(async () => expect(await headline('Bad rate').textContent()).toBe('50% of 2 loans'));
+    await eventually(async () =>
+      expect(await headline('Bad means').textContent()).toBe(
+        '30 or more days past due at any time, written off or declared defaulted',
+      ),
+    );
+    await readableOnPhoneAndDesktop('performance-outcomes');
+    if (process.env.CONSOLE_SCREENSHOT === '1') {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-performance.png'), fullPage: true });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await eventually(async () => expect(await sidewaysOverflowOf(page)).toEqual([]));
+      await page.screenshot({ path: path.join(ROOT, 'docs/images/console-performance-phone.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+
+    await page.goto(`${stack.gatewayUrl}/console#/applications/${late.applicationId}`);
+    await page.getByRole('heading', { name: /Adaeze Nwosu/, level: 1 }).waitFor();
+    const outcomes = page.getByRole('region', { name: 'Loan outcomes' });
+    await eventually(async () =>
+      expect(await outcomes.locator('dd').allTextContents()).toEqual([
+        'Open',
+        expect.stringMatching(new RegExp(`^₦[\\d,]+ on ${today()}, 6 months$`)),
+        '45 now, 45 at most',
+        'Bad',
+      ]),
+    );
+    await eventually(async () =>
+      expect(await outcomes.getByRole('listitem').allTextContents()).toEqual([
+        expect.stringMatching(/Disbursed ₦[\d,]+ over 6 months$/),
+        expect.stringMatching(/Instalment 1 missed, 45 days past due$/),
+      ]),
+    );
+    await readableOnPhoneAndDesktop('application-outcomes');
+    // The repaid loan is not bad by either definition.
+    await page.goto(`${stack.gatewayUrl}/console#/applications/${repaid.applicationId}`);
+    await page.getByRole('heading', { name: /Bola Adeyemi/, level: 1 }).waitFor();
+    await eventually(async () =>
+      expect(await page.getByRole('region', { name: 'Loan outcomes' }).locator('dd').allTextContents()).toEqual([
+        'Repaid',
+        expect.any(String),
+        '0 now, 0 at most',
+        'Not bad',
+      ]),
+    );
+  });
+
+  it('when the performance pages were used, then the console logged no error', () => {
     expect(problems).toEqual([]);
   });
 });
