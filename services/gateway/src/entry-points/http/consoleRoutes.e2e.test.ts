@@ -2506,7 +2506,7 @@ describe("a lender's loan performance in a browser", () => {
     await eventually(async () => expect(await headline('Loans with outcomes').textContent()).toBe('2'));
   });
 
-  it('when the bad definition is changed to 30 days past due, then the loan 45 days late counts bad, and its own page says so with its outcomes in order', async () => {
+  it('when the bad definition is changed to 30 days past due, then the loan 45 days late counts bad on the page and in its CSV download, and its own page says so with its outcomes in order', async () => {
     const days = page.getByLabel('Days past due, at any time');
     await eventually(async () => expect(await days.inputValue()).toBe('90'));
     await days.selectOption('30');
@@ -2522,6 +2522,11 @@ describe("a lender's loan performance in a browser", () => {
         '30 or more days past due at any time, written off or declared defaulted',
       ),
     );
+    // The download is the same figures as a CSV, by the same definition.
+    const href = (await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href'))!;
+    const download = await page.context().request.get(`${stack.gatewayUrl}${href}`);
+    expect(download.headers()['content-type']).toMatch(/^text\/csv/);
+    expect((await download.text()).split('\r\n')).toContain('overall,all,bad_rate,0.5,2,');
     await readableOnPhoneAndDesktop('performance-outcomes');
     if (process.env.CONSOLE_SCREENSHOT === '1') {
       await page.setViewportSize({ width: 1280, height: 900 });
