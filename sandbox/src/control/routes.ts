@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { failed } from '../http/envelope';
-import { findInstitution, INSTITUTIONS, isPersonaId, listPersonas, PERSONA_IDS } from '../personas';
+import { findInstitution, INSTITUTIONS, isPersonaId, listPersonas, loanStory, PERSONA_IDS } from '../personas';
 import type { Faults } from '../provider/faults';
 import type { Linking, LinkError } from '../provider/linking';
 import { closedExplanation, sessionIdOf } from '../provider/sessions';
@@ -16,6 +16,13 @@ const LinkBody = z.object({
   widgetUrl: z.string().min(1),
   institution: z.string().min(1).optional(),
   persona: z.string().min(1).optional(),
+});
+
+const OutcomeQuery = z.object({
+  persona: z.string().min(1),
+  seed: z.string().min(1).max(200),
+  amount: z.coerce.number().positive().max(100_000_000),
+  tenor: z.coerce.number().int().min(1).max(60),
 });
 
 const FaultBody = z.object({
@@ -48,6 +55,24 @@ export function createControlRoutes({ linking, faults, clock }: ControlRoutesOpt
 
   router.get('/sandbox/personas', (_req, res) => {
     res.json(listPersonas());
+  });
+
+  // How a loan to a persona would turn out, for demonstration books (examples/performance-demo).
+  router.get('/sandbox/outcomes', (req, res) => {
+    const query = OutcomeQuery.safeParse(req.query);
+    if (!query.success || !isPersonaId(query.data.persona)) {
+      res
+        .status(400)
+        .json(
+          failed(
+            clock(),
+            `Expected ?persona=<${PERSONA_IDS.join('|')}>&seed=<text>&amount=<Naira>&tenor=<1-60 months>`,
+          ),
+        );
+      return;
+    }
+    const { persona, seed, amount, tenor } = query.data;
+    res.json({ persona, seed, amount, tenor, steps: loanStory(persona as never, seed, amount, tenor) });
   });
 
   router.get('/sandbox/institutions', (_req, res) => {

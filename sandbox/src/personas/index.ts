@@ -6,3 +6,4 @@ export * from './institutions';
 export * from './nuban';
 export * from './prng';
 export * from './types';
+export * from './outcomes';

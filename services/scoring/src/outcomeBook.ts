@@ -156,15 +156,16 @@ export function createOutcomeBook(deps: {
       };
     }
     let basis = doc?.basis;
+    // The first outcome finds the decision and what was said of it since (review, offer).
+    const grant = doc ? null : await repo.grant(applicationId);
     if (!basis) {
-      const analysis = await repo.decidedAnalysis(applicationId);
+      const analysis = await repo.decidedAnalysis(applicationId, grant?.analysisId);
       if (!analysis || analysis.clientId !== clientId)
         return refused(404, `Application ${applicationId} not found, or not decided yet`);
-      const found = basisOf(analysis, await repo.grant(applicationId));
+      const found = basisOf(analysis, grant);
       if (!found.ok) return refused(found.status, found.reason);
       basis = found.basis;
     }
-    const grant = doc ? null : await repo.grant(applicationId);
     const now = clock.now();
     const decided = decideOutcome(doc?.state ?? null, basis, grant, report, dayIn(now, DEFAULT_TIME_ZONE));
     if (!decided.ok) return refused(decided.status, decided.reason);

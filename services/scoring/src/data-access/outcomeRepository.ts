@@ -103,13 +103,13 @@ export function createOutcomeRepository(models: OutcomeModels, analysisModel: An
 
     /**
      * The application's decided analysis (the latest), or null: by the id its decision left in
-     * the grants, else (a decision made before those were kept) by a query on the analyses.
+     * the grants (`analysisId`, from `grant`), else (a decision made before those were kept) by a
+     * query on the analyses.
      */
-    async decidedAnalysis(applicationId: string): Promise<DecidedAnalysis | null> {
+    async decidedAnalysis(applicationId: string, analysisId?: string): Promise<DecidedAnalysis | null> {
       const projection = { clientId: 1, decision: 1, decidedAt: 1, policyVersion: 1, challenger: 1, status: 1 };
-      const pointer = await grants.findOne({ _id: applicationId }, { projection: { analysisId: 1 } });
-      const [doc] = pointer?.analysisId
-        ? [await analyses.findOne({ _id: pointer.analysisId, status: 'DECIDED' }, { projection })]
+      const [doc] = analysisId
+        ? [await analyses.findOne({ _id: analysisId, status: 'DECIDED' }, { projection })]
         : await analyses
             .find({ applicationId, status: 'DECIDED' }, { projection })
             .sort({ decidedAt: -1 })
@@ -126,9 +126,10 @@ export function createOutcomeRepository(models: OutcomeModels, analysisModel: An
       };
     },
 
-    async grant(applicationId: string): Promise<Grant | null> {
+    /** What was said of the application's decision since, and where its decided analysis is. */
+    async grant(applicationId: string): Promise<(Grant & { analysisId?: string }) | null> {
       const doc = await grants.findOne({ _id: applicationId });
-      return doc ? { review: doc.review ?? null, offer: doc.offer ?? null } : null;
+      return doc ? { review: doc.review ?? null, offer: doc.offer ?? null, analysisId: doc.analysisId } : null;
     },
 
     recordReview: (applicationId: string, review: NonNullable<Grant['review']>) =>
