@@ -111,6 +111,28 @@ describe('examples/lender-backend', () => {
   });
 });
 
+describe('examples/performance-demo', () => {
+  it('when run against the local stack, then its applicants become loans whose outcomes the performance figures count', async () => {
+    const demo = run('performance-demo/demo.mjs', { LOAN_BASE_URL: stack.gatewayUrl, LOANS: '14', CONCURRENCY: '4' });
+    const code = await demo.exited;
+    expect({ code, refused: demo.stderr().match(/applicant \d+: .*/g) ?? [] }).toEqual({ code: 0, refused: [] });
+    const summary = demo.lines.at(-1)!;
+    expect(summary.applicants).toBe(14);
+    const granted =
+      (summary.decisions.APPROVED ?? 0) +
+      (summary.decisions.COUNTER_OFFER ?? 0) +
+      (summary.decisions.MANUAL_REVIEW ?? 0);
+    expect(granted).toBeGreaterThan(0);
+    expect(summary.upload).toMatchObject({ accepted: summary.outcomeRows, refused: 0 });
+
+    // The figures are the stored outcomes': read back with the demo's own key.
+    const client = createLoanClient({ apiKey: summary.apiKey, baseUrl: stack.gatewayUrl });
+    const performance = await client.getPerformance();
+    expect(performance.loans).toBe(granted);
+    expect(performance).toMatchObject({ loans: summary.performance.loans, badRate: summary.performance.badRate });
+  });
+});
+
 describe('examples/webhook-receiver', () => {
   it('when the service delivers to it, then it takes signed events once, refuses forgeries and keeps working through a secret rotation', async () => {
     const lender = await createClient(stack.gatewayUrl);
