@@ -140,7 +140,8 @@ async function applicantToLoan(key, i) {
 }
 
 async function main() {
-  const today = new Date().toISOString().slice(0, 10);
+  // The service's days are Lagos's (UTC+1 all year): after 23:00 UTC its today is tomorrow's date.
+  const today = new Date(Date.now() + 3_600_000).toISOString().slice(0, 10);
   let key = env.LOAN_API_KEY;
   if (!key) {
     const created = await http('POST', `${baseUrl}/admin/clients`, {

@@ -11,7 +11,11 @@ import { DecisionOutcome, ScoreBand } from './decision';
 /** A calendar day, `YYYY-MM-DD`: the day the lender's books say it happened. */
 export const BusinessDay = z.iso.date({ error: 'must be a day as YYYY-MM-DD' });
 
-const Naira = z.number().positive().max(Limits.maxAmount).multipleOf(0.01, 'at most two decimals (kobo)');
+const Naira = z
+  .number()
+  .positive()
+  .max(Limits.maxAmount)
+  .refine((value) => Math.abs(Math.round(value * 100) - value * 100) < 1e-6, 'at most two decimals (kobo)');
 const Instalment = z.number().int().min(1).max(Limits.maxTenor);
 
 const Disbursed = z.strictObject({

@@ -146,6 +146,8 @@ it.each(documents)(
           LOAN_ROTATING_API_KEY: rotating.apiKey,
           LOAN_ADMIN_TOKEN: ADMIN_TOKEN,
           LOAN_APPLICATION_ID: applicationId,
+          // Serializers of the bulk upload's text bodies (NDJSON, CSV).
+          SCHEMATHESIS_HOOKS: path.join(ROOT, 'services/gateway/schemathesis_hooks.py'),
         },
       );
     let { code, output } = await run();

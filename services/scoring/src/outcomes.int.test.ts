@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   BUILTIN_POLICY,
+  DEFAULT_TIME_ZONE,
+  dayIn,
   LoanOutcomes,
   SimulationResult,
   OutcomeAnswer,
@@ -75,7 +77,8 @@ async function upload(contentType: string, text: string) {
   return { status: response.status, body: await response.json() };
 }
 
-const today = () => new Date().toISOString().slice(0, 10);
+/** Today in Lagos: the service's days (a decision made after 23:00 UTC is dated the next day). */
+const today = () => dayIn(new Date(), DEFAULT_TIME_ZONE);
 
 /**
  * An application of the salaried applicant decided by scoring itself (its bank data reported
@@ -355,6 +358,15 @@ describe('loan outcomes', () => {
     const loan = (await api('GET', `/api/applications/${applicationId}/outcomes`)).body.loan;
     expect(loan).toMatchObject({ status: 'DEFAULTED', maxDaysPastDue: 65, defaulted: true, instalmentsPaid: [1] });
 
+    // The same rows as JSON: answered as taken before.
+    const asJson = await upload(
+      'application/json',
+      JSON.stringify({ rows: rows.split('\n').flatMap((line) => (line.startsWith('{"') ? [JSON.parse(line)] : [])) }),
+    );
+    expect(asJson.body).toMatchObject({ rows: 5, accepted: 0, repeated: 2, refused: 3 });
+    expect((await upload('application/json', '{"rows": 3}')).body.message).toBe(
+      'rows is required: an array of outcomes',
+    );
     expect((await upload('text/plain', rows)).status).toBe(415);
     expect((await upload('application/x-ndjson', '\n\n')).body.message).toBe('The upload has no rows');
   });

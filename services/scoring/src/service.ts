@@ -23,7 +23,7 @@ import {
 } from './entry-points/consumers';
 import { outcomeRoutes } from './entry-points/http/outcomeRoutes';
 import { policyRoutes } from './entry-points/http/policyRoutes';
-import { createOutcomeBook } from './outcomeBook';
+import { createOutcomeBook } from './entry-points/http/outcomeBook';
 import { createScoringMetrics } from './metrics';
 
 /**

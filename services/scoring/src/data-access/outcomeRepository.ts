@@ -83,7 +83,8 @@ export function createOutcomeRepository(models: OutcomeModels, analysisModel: An
     const path = field === 'review' ? 'review.reviewedAt' : 'offer.answeredAt';
     try {
       await grants.updateOne(
-        { _id: applicationId, $or: [{ [field]: null }, { [path]: { $lte: at } }] },
+        // FerretDB's `null` matches no missing field: both are named.
+        { _id: applicationId, $or: [{ [field]: { $exists: false } }, { [field]: null }, { [path]: { $lte: at } }] },
         { $set: { [field]: value } },
         { upsert: true },
       );
@@ -102,19 +103,14 @@ export function createOutcomeRepository(models: OutcomeModels, analysisModel: An
     },
 
     /**
-     * The application's decided analysis (the latest), or null: by the id its decision left in
-     * the grants (`analysisId`, from `grant`), else (a decision made before those were kept) by a
-     * query on the analyses.
+     * The application's decided analysis, by the id its decision left in the grants
+     * (`analysisId`, from `grant`); null without one. (Decisions made before those ids were kept
+     * have none: outcomes are taken for decisions made since.)
      */
-    async decidedAnalysis(applicationId: string, analysisId?: string): Promise<DecidedAnalysis | null> {
+    async decidedAnalysis(analysisId: string | undefined): Promise<DecidedAnalysis | null> {
+      if (!analysisId) return null;
       const projection = { clientId: 1, decision: 1, decidedAt: 1, policyVersion: 1, challenger: 1, status: 1 };
-      const [doc] = analysisId
-        ? [await analyses.findOne({ _id: analysisId, status: 'DECIDED' }, { projection })]
-        : await analyses
-            .find({ applicationId, status: 'DECIDED' }, { projection })
-            .sort({ decidedAt: -1 })
-            .limit(1)
-            .toArray();
+      const doc = await analyses.findOne({ _id: analysisId, status: 'DECIDED' }, { projection });
       if (!doc || !doc.decision || !doc.decidedAt) return null;
       return {
         analysisId: doc._id,
@@ -138,6 +134,16 @@ export function createOutcomeRepository(models: OutcomeModels, analysisModel: An
       setGrant(applicationId, 'offer', offer as never, offer.answeredAt),
 
     loan: (applicationId: string) => loans.findOne({ _id: applicationId }),
+
+    /** Of these applications, those with a loan or a decision to measure one against: two reads. */
+    async known(applicationIds: string[]): Promise<Set<string>> {
+      const ids = [...new Set(applicationIds)];
+      const [withLoans, withGrants] = await Promise.all([
+        loans.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray(),
+        grants.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray(),
+      ]);
+      return new Set([...withLoans, ...withGrants].map((doc) => doc._id));
+    },
 
     /** The states of the loans of these applications (those with outcomes), by application id. */
     async loanStates(applicationIds: string[]): Promise<Map<string, LoanState>> {

@@ -5,6 +5,9 @@ import { adminDocsRoutes, docsRoutes } from './docsRoutes';
 import { correlation, errorHandler, notFoundHandler, securityHeaders } from './support';
 import type { Logger } from '@loan/runtime';
 
+/** Routes that read a body larger than a request's 16 KiB (the bulk upload of outcomes). */
+const BULK_PATHS = new Set(['/api/outcomes', '/console/api/outcomes']);
+
 /**
  * Assembles the gateway's public HTTP app: the lender API, admin and provider webhooks.
  * Health and `/metrics` are not here: they are served on the internal port (HTTP_PORT).
@@ -47,6 +50,10 @@ export function createHttpApp(deps: {
     express.json({
       limit: Limits.maxBodyBytes,
       strict: true,
+      // A bulk upload of outcomes reads its own body, up to its own limit.
+      type: (req) =>
+        !BULK_PATHS.has(req.url?.split('?')[0] ?? '') &&
+        /^application\/json\s*(;|$)/i.test(String(req.headers['content-type'] ?? '')),
       verify: (req, _res, buf) => {
         (req as unknown as { rawBody: Buffer }).rawBody = buf;
       },

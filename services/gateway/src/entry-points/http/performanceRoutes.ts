@@ -50,6 +50,13 @@ export function rowsOf(contentType: string, text: string): { line: number; row?:
   return rows;
 }
 
+/** The rows of a JSON upload (`{"rows": [...]}`), numbered from 1 as lines are. */
+function jsonRowsOf(body: unknown): { line: number; row?: unknown; problem?: string }[] {
+  const rows = (body as { rows?: unknown } | null)?.rows;
+  if (!Array.isArray(rows)) throw new HttpError(400, 'rows is required: an array of outcomes');
+  return rows.map((row, i) => ({ line: i + 1, row }));
+}
+
 /**
  * The lender's loan outcomes in bulk (`POST /api/outcomes`, NDJSON or CSV) and its performance
  * figures (`GET /api/performance`, JSON or CSV) and settings, forwarded to scoring, which owns
@@ -90,11 +97,18 @@ export function performanceRoutes(deps: {
     '/',
     deps.limit('other'),
     express.text({ type: ['application/x-ndjson', 'text/csv'], limit: BULK_LIMIT }),
+    express.json({ type: 'application/json', limit: BULK_LIMIT, strict: true }),
     route(async (req, res) => {
       const contentType = (req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-      if (contentType !== 'application/x-ndjson' && contentType !== 'text/csv')
-        throw new HttpError(415, 'Send the outcomes as application/x-ndjson (one JSON object a line) or text/csv');
-      const lines = rowsOf(contentType, typeof req.body === 'string' ? req.body : '');
+      if (contentType !== 'application/x-ndjson' && contentType !== 'text/csv' && contentType !== 'application/json')
+        throw new HttpError(
+          415,
+          'Send the outcomes as application/x-ndjson (one JSON object a line), text/csv or application/json ({"rows": [...]})',
+        );
+      const lines =
+        contentType === 'application/json'
+          ? jsonRowsOf(req.body)
+          : rowsOf(contentType, typeof req.body === 'string' ? req.body : '');
       if (lines.length === 0) throw new HttpError(400, 'The upload has no rows');
       if (lines.length > MAX_OUTCOME_ROWS)
         throw new HttpError(400, `At most ${MAX_OUTCOME_ROWS} rows in one upload; this one has ${lines.length}`);

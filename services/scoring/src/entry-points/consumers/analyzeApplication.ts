@@ -188,6 +188,8 @@ export function createAnalysisHandler(deps: {
         dayIn(now, DEFAULT_TIME_ZONE),
         driftCellsOf(result.decision.score_breakdown),
       );
+      // Where the loan's outcomes find the decision they are measured against.
+      await decisionCounts.recordDecided(fact.applicationId, fact.analysisId);
     }
     return { published: relay.flush(fact.analysisId, toPublish) };
   };

@@ -17,7 +17,7 @@ import type { OutcomeRepository } from '../../data-access/outcomeRepository';
 import { driftReport } from '../../domain/performance/drift';
 import { performanceReport } from '../../domain/performance/report';
 import { performanceCsv } from '../../domain/performance/csv';
-import type { OutcomeBook } from '../../outcomeBook';
+import type { OutcomeBook } from './outcomeBook';
 
 /** Rows of one call of the batch route (the gateway splits a bulk upload into such calls). */
 export const BATCH_ROWS = 200;
@@ -86,13 +86,19 @@ export function outcomeRoutes(deps: {
       const batch = Batch.safeParse(req.body);
       if (!batch.success) return bad(res, policyProblems(batch.error).join('; '));
       const results = [];
-      for (const [index, raw] of batch.data.rows.entries()) {
-        const row = OutcomeRow.safeParse(raw);
+      const parsed = batch.data.rows.map((raw) => OutcomeRow.safeParse(raw));
+      // Rows of applications with neither a loan nor a decision are answered without a read each.
+      const known = await repo.known(parsed.flatMap((row) => (row.success ? [row.data.applicationId] : [])));
+      for (const [index, row] of parsed.entries()) {
         if (!row.success) {
           results.push({ index, status: 400, message: policyProblems(row.error).join('; ') });
           continue;
         }
         const { applicationId, idempotencyKey, ...report } = row.data;
+        if (!known.has(applicationId)) {
+          results.push({ index, status: 404, message: `Application ${applicationId} not found, or not decided yet` });
+          continue;
+        }
         const answer = await book.record(clientId, applicationId, idempotencyKey, report as OutcomeReport);
         const body = answer.body as { message?: string; outcome?: { outcomeId: string; sequence: number } };
         results.push(

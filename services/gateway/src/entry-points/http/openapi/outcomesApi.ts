@@ -6,6 +6,7 @@ import {
   MAX_OUTCOME_ROWS,
   OutcomeAnswer,
   OutcomeReport,
+  OutcomeRow,
   PerformanceReportView,
   PerformanceSettings,
 } from '@loan/contracts';
@@ -145,11 +146,14 @@ export const outcomeOperations: RouteConfig[] = [
     operationId: 'uploadOutcomes',
     tags: [outcomes],
     summary: 'Outcomes in bulk: NDJSON or CSV, each row answered',
-    description: `For a month-end file from your loan book: one outcome a row, each with its \`applicationId\` and its own \`idempotencyKey\` besides the fields of the single call. \`application/x-ndjson\`: one JSON object a line. \`text/csv\`: a header line naming the columns (\`applicationId,idempotencyKey,type,date,amount,tenor,number,daysPastDue,outstanding,early\`; the ones a type does not take left empty). Up to ${MAX_OUTCOME_ROWS} rows and 5 MB. Rows are taken in the file's order (a loan's rows in date order), each on its own: a bad row is answered with its reason and line, and the valid ones are kept. A file sent again answers its rows as the first time (200 each).`,
+    description: `For a month-end file from your loan book: one outcome a row, each with its \`applicationId\` and its own \`idempotencyKey\` besides the fields of the single call. \`application/x-ndjson\`: one JSON object a line. \`application/json\`: \`{"rows": [...]}\`. \`text/csv\`: a header line naming the columns (\`applicationId,idempotencyKey,type,date,amount,tenor,number,daysPastDue,outstanding,early\`; the ones a type does not take left empty). Up to ${MAX_OUTCOME_ROWS} rows and 5 MB. Rows are taken in the file's order (a loan's rows in date order), each on its own: a bad row is answered with its reason and line, and the valid ones are kept. A file sent again answers its rows as the first time (200 each).`,
     request: {
       body: {
         required: true,
         content: {
+          'application/json': {
+            schema: z.object({ rows: z.array(OutcomeRow).max(MAX_OUTCOME_ROWS) }).meta({ id: 'OutcomeUpload' }),
+          },
           'application/x-ndjson': {
             schema: z.string(),
             example:
@@ -181,12 +185,15 @@ export const outcomeOperations: RouteConfig[] = [
       ),
       400: failure(400, 'No rows, too many rows, or a CSV that cannot be read', {
         empty: 'The upload has no rows',
+        'no rows': 'rows is required: an array of outcomes',
+        ...malformedJson,
         'too many': `At most ${MAX_OUTCOME_ROWS} rows in one upload; this one has 10001`,
       }),
       401: lenderErrors[401],
       413: lenderErrors[413],
-      415: failure(415, 'Neither NDJSON nor CSV', {
-        'wrong type': 'Send the outcomes as application/x-ndjson (one JSON object a line) or text/csv',
+      415: failure(415, 'Neither JSON, NDJSON nor CSV', {
+        'wrong type':
+          'Send the outcomes as application/x-ndjson (one JSON object a line), text/csv or application/json ({"rows": [...]})',
       }),
       429: lenderErrors[429],
       500: unavailable,

@@ -24,10 +24,10 @@ import {
   type LoanDoc,
   type OutcomeRepository,
   type StoredOutcome,
-} from './data-access/outcomeRepository';
-import { basisOf, decideOutcome, type Basis } from './domain/outcomes/decide';
-import { isBad, replayOutcomes, type LoanState } from './domain/outcomes/loanState';
-import { cellsOf } from './domain/performance/cells';
+} from '../../data-access/outcomeRepository';
+import { basisOf, decideOutcome, type Basis } from '../../domain/outcomes/decide';
+import { isBad, replayOutcomes, type LoanState } from '../../domain/outcomes/loanState';
+import { cellsOf } from '../../domain/performance/cells';
 
 /** The answer of an outcome call: an HTTP status and the body. */
 export interface Answer {
@@ -159,7 +159,7 @@ export function createOutcomeBook(deps: {
     // The first outcome finds the decision and what was said of it since (review, offer).
     const grant = doc ? null : await repo.grant(applicationId);
     if (!basis) {
-      const analysis = await repo.decidedAnalysis(applicationId, grant?.analysisId);
+      const analysis = await repo.decidedAnalysis(grant?.analysisId);
       if (!analysis || analysis.clientId !== clientId)
         return refused(404, `Application ${applicationId} not found, or not decided yet`);
       const found = basisOf(analysis, grant);
