@@ -33,7 +33,7 @@ const { count, cellsOf, merge } = scoringDist('domain/performance/cells.js');
 const { expectedBadRate } = scoringDist('domain/performance/metrics.js');
 const { driftCellsOf } = scoringDist('domain/performance/drift.js');
 const { partitionOf, digestOf, PARTITIONS } = scoringDist('data-access/outcomeRepository.js');
-const { BAND_THRESHOLDS } = scoringDist('domain/scorecard/constants.js');
+const { scoreBandOf } = scoringDist('domain/scorecard/components.js');
 const { MongoClient } = createRequire(path.join(root, 'libs', 'runtime', 'package.json'))('mongodb');
 
 const runKey = `${Date.now().toString(36)}`;
@@ -61,14 +61,7 @@ const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.
 const DAY = 86_400_000;
 const today = new Date().toISOString().slice(0, 10);
 const dayOffset = (day, days) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
-const bandOf = (score) =>
-  score >= BAND_THRESHOLDS.LOW_RISK
-    ? 'LOW_RISK'
-    : score >= BAND_THRESHOLDS.MEDIUM_RISK
-      ? 'MEDIUM_RISK'
-      : score >= BAND_THRESHOLDS.HIGH_RISK
-        ? 'HIGH_RISK'
-        : 'VERY_HIGH_RISK';
+const bandOf = scoreBandOf;
 
 /**
  * One loan's outcomes up to today: paid month by month, or, for a loan that goes bad, missed
