@@ -1,4 +1,5 @@
 import type { BadDefinition, LoanOutcomesView, OutcomeUpload, PerformanceQuery, PerformanceReportView } from './api';
+import type { Cell } from './figures';
 import { say } from './labels';
 import { BREAKDOWN_PARTS, money, monthLabel } from './model';
 import { percent } from './portfolioModel';
@@ -11,12 +12,6 @@ export const DPD_CHOICES = [1, 30, 60, 90, 120, 180] as const;
 /** The columns of an outcomes upload, in the order the template has them. */
 export const OUTCOME_CSV_HEADER =
   'applicationId,idempotencyKey,type,date,amount,tenor,number,daysPastDue,outstanding,early' as const;
-
-/**
- * A cell of a figure's table: a count, a figure in words, or the reason there is no figure (too
- * few loans), which the page shows in place of a number.
- */
-export type Cell = string | number | { note: string };
 
 const listOf = (parts: string[]) =>
   parts.length > 1 ? `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}` : (parts[0] ?? '');

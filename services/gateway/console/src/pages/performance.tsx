@@ -6,7 +6,6 @@ import { navigate } from '../nav';
 import { may } from '../permissions';
 import {
   badDefinitionWords,
-  type Cell,
   count,
   DPD_CHOICES,
   measureName,
@@ -23,7 +22,7 @@ import {
 import { percent } from '../portfolioModel';
 import { useSession } from '../session';
 import { Badge, Loading, PageHeading, Problem, RoleNote, Updated, useLive } from '../ui';
-import { Figure } from './portfolio';
+import { Figure, FigureTable } from '../figures';
 
 const RED = '#b3261e';
 const GREY = '#5f6b7a';
@@ -31,52 +30,6 @@ const GREY = '#5f6b7a';
 const VINTAGE_COLOURS = ['#1f5fa8', '#b06000', '#1b7a3a', '#6a4fb3', '#b3261e', '#00738a'];
 /** A chart's percentages: to a tenth below 10%, so that an axis of small rates has no two ticks alike. */
 const asPercent = (n: number) => `${(n * 100).toFixed(n > 0 && n < 0.1 ? 1 : 0)}%`;
-
-/**
- * A figure's numbers as a table, under its chart: a count, a figure in words, or, where the
- * report gives no figure, its reason in words in that cell.
- */
-function FigureTable(props: { caption: string; headers: string[]; rows: Cell[][]; cards?: boolean }) {
-  return (
-    <table class={props.cards ? 'data cards' : 'data'}>
-      <caption>{props.caption}</caption>
-      <thead>
-        <tr>
-          {props.headers.map((h, i) => (
-            <th key={h} scope="col" class={i === 0 ? undefined : 'num'}>
-              {h}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row, r) => (
-          <tr key={r}>
-            {row.map((cell, i) => {
-              if (i === 0)
-                return (
-                  <th key={i} scope="row" class={props.cards ? 'card-title' : undefined}>
-                    {typeof cell === 'object' ? cell.note : cell}
-                  </th>
-                );
-              if (typeof cell === 'object')
-                return (
-                  <td key={i} class="figure-note" data-label={props.headers[i]}>
-                    {cell.note}
-                  </td>
-                );
-              return (
-                <td key={i} class="num" data-label={props.headers[i]}>
-                  {typeof cell === 'number' ? cell.toLocaleString('en-NG') : cell}
-                </td>
-              );
-            })}
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
 
 /** A reason there is no figure, where the figure would be. */
 const Note = ({ children }: { children: string }) => <p class="notice figure-missing">{children}</p>;

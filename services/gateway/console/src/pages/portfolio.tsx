@@ -4,6 +4,7 @@ import { say } from '../labels';
 import { money } from '../model';
 import { navigate } from '../nav';
 import { bucketLabels, durationWords, percent, presets, shortDay } from '../portfolioModel';
+import { Figure, FigureTable } from '../figures';
 import { Loading, PageHeading, Problem, Updated, useLive } from '../ui';
 
 const DECISIONS: DecisionOutcome[] = ['APPROVED', 'COUNTER_OFFER', 'MANUAL_REVIEW', 'DECLINED'];
@@ -18,59 +19,6 @@ const DECISION_COLOUR: Record<DecisionOutcome, string> = {
 const ABANDONED_BECAUSE = { no_link: 'No account linked in time', no_analyze: 'No analysis asked for in time' };
 const UNDECIDED_COLOUR = '#8a96a3';
 const BLUE = '#1f5fa8';
-
-/** A table of one chart's numbers, under the chart: what a reader who cannot see the chart reads. */
-function CountTable(props: { caption: string; headers: string[]; rows: (string | number)[][]; cards?: boolean }) {
-  return (
-    <table class={props.cards ? 'data cards' : 'data'}>
-      <caption>{props.caption}</caption>
-      <thead>
-        <tr>
-          {props.headers.map((h, i) => (
-            <th key={h} scope="col" class={i === 0 ? undefined : 'num'}>
-              {h}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row) => (
-          <tr key={String(row[0])}>
-            {row.map((cell, i) =>
-              i === 0 ? (
-                <th key={i} scope="row" class={props.cards ? 'card-title' : undefined}>
-                  {cell}
-                </th>
-              ) : (
-                <td key={i} class="num" data-label={props.headers[i]}>
-                  {typeof cell === 'number' ? cell.toLocaleString('en-NG') : cell}
-                </td>
-              ),
-            )}
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-/** One chart and its table, under a heading. */
-export function Figure(props: {
-  id: string;
-  title: string;
-  chart: preact.ComponentChildren;
-  table: preact.ComponentChildren;
-}) {
-  return (
-    <section class="portfolio-figure" aria-labelledby={props.id}>
-      <h2 id={props.id}>{props.title}</h2>
-      <div class="chart-with-table">
-        {props.chart}
-        {props.table}
-      </div>
-    </section>
-  );
-}
 
 function Headline({ report }: { report: PortfolioReport }) {
   const decided = report.decisionTime.decided;
@@ -139,7 +87,7 @@ function Charts({ report }: { report: PortfolioReport }) {
         table={
           <details class="figure-table">
             <summary>The numbers by day</summary>
-            <CountTable
+            <FigureTable
               caption="Applications created each day, by decision"
               headers={['Day', 'Created', ...DECISIONS.map((o) => say(o, 'decision')), 'Not decided']}
               rows={[...days]
@@ -163,7 +111,7 @@ function Charts({ report }: { report: PortfolioReport }) {
           />
         }
         table={
-          <CountTable
+          <FigureTable
             caption="Applications by status"
             headers={['Status', 'Applications']}
             rows={statuses.map(([s, n]) => [say(s, 'status'), n])}
@@ -183,7 +131,7 @@ function Charts({ report }: { report: PortfolioReport }) {
           />
         }
         table={
-          <CountTable
+          <FigureTable
             caption="Decisions by outcome"
             headers={['Decision', 'Applications']}
             rows={DECISIONS.map((o) => [say(o, 'decision'), report.byDecision[o]])}
@@ -204,7 +152,7 @@ function Charts({ report }: { report: PortfolioReport }) {
         table={
           <details class="figure-table">
             <summary>The numbers by score</summary>
-            <CountTable
+            <FigureTable
               caption="Decided applications by score (out of 100)"
               headers={['Score', 'Applications']}
               rows={report.scoreBands.map((b) => [`${b.from} to ${b.to}`, b.count])}
@@ -225,7 +173,7 @@ function Charts({ report }: { report: PortfolioReport }) {
           />
         }
         table={
-          <CountTable
+          <FigureTable
             caption={`Time to decision: median ${durationWords(report.decisionTime.medianSeconds)}`}
             headers={['Time', 'Applications']}
             rows={buckets.map((b, i) => [b, report.decisionTime.buckets[i]!.count])}
@@ -245,7 +193,7 @@ function Charts({ report }: { report: PortfolioReport }) {
           />
         }
         table={
-          <CountTable
+          <FigureTable
             caption="Abandoned applications by reason"
             headers={['Reason', 'Applications']}
             rows={abandoned.map(([r, n]) => [ABANDONED_BECAUSE[r as keyof typeof ABANDONED_BECAUSE], n])}
@@ -265,7 +213,7 @@ function Charts({ report }: { report: PortfolioReport }) {
           />
         }
         table={
-          <CountTable
+          <FigureTable
             caption={`Webhook deliveries: ${percent(report.webhooks.deliveredRate)} of those finished were delivered`}
             headers={['Status', 'Deliveries']}
             rows={deliveries.map(([s, n]) => [say(s, 'delivery'), n])}

@@ -137,11 +137,11 @@ export function createOutcomeBook(deps: {
     applicationId: string,
     key: string,
     report: OutcomeReport,
+    bad: BadDefinition,
   ): Promise<Answer | null> {
     const digest = digestOf(report);
     const doc = await repo.loan(applicationId);
     if (doc && doc.clientId !== clientId) return refused(404, `Application ${applicationId} not found`);
-    const bad = await badDefinition(clientId);
     const earlier = doc?.outcomes.find((outcome) => outcome.key === key);
     if (doc && earlier) {
       if (earlier.digest !== digest)
@@ -218,11 +218,19 @@ export function createOutcomeBook(deps: {
     /**
      * Takes one outcome of a loan. 201 with the outcome and the loan's state; the same key and
      * outcome again answer 200 as the first time; the same key with another outcome is a 409.
+     * A batch passes the lender's bad definition it read once for all its rows.
      */
-    async record(clientId: string, applicationId: string, key: string, report: OutcomeReport): Promise<Answer> {
+    async record(
+      clientId: string,
+      applicationId: string,
+      key: string,
+      report: OutcomeReport,
+      bad?: BadDefinition,
+    ): Promise<Answer> {
+      const definition = bad ?? (await badDefinition(clientId));
       return lock(applicationId, async () => {
         for (let attempt = 0; attempt < 5; attempt++) {
-          const answer = await recordOnce(clientId, applicationId, key, report);
+          const answer = await recordOnce(clientId, applicationId, key, report, definition);
           if (answer) return answer;
         }
         return refused(409, 'The loan changed at the same time; retry the request');

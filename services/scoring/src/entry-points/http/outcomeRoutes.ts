@@ -88,7 +88,10 @@ export function outcomeRoutes(deps: {
       const results = [];
       const parsed = batch.data.rows.map((raw) => OutcomeRow.safeParse(raw));
       // Rows of applications with neither a loan nor a decision are answered without a read each.
-      const known = await repo.known(parsed.flatMap((row) => (row.success ? [row.data.applicationId] : [])));
+      const [known, badDefinition] = await Promise.all([
+        repo.known(parsed.flatMap((row) => (row.success ? [row.data.applicationId] : []))),
+        book.badDefinition(clientId),
+      ]);
       for (const [index, row] of parsed.entries()) {
         if (!row.success) {
           results.push({ index, status: 400, message: policyProblems(row.error).join('; ') });
@@ -99,7 +102,13 @@ export function outcomeRoutes(deps: {
           results.push({ index, status: 404, message: `Application ${applicationId} not found, or not decided yet` });
           continue;
         }
-        const answer = await book.record(clientId, applicationId, idempotencyKey, report as OutcomeReport);
+        const answer = await book.record(
+          clientId,
+          applicationId,
+          idempotencyKey,
+          report as OutcomeReport,
+          badDefinition,
+        );
         const body = answer.body as { message?: string; outcome?: { outcomeId: string; sequence: number } };
         results.push(
           answer.status < 300
