@@ -14,6 +14,8 @@ import type {
   ContestRequest,
   ContestResult,
   DecisionRecordResponse,
+  DeletionReceiptResponse,
+  WithdrawConsentResult,
   OfferResponseRequest,
   OfferResult,
   DeliveryListQuery,
@@ -187,6 +189,18 @@ export interface LoanClient {
   respondToOffer(applicationId: string, request: OfferResponseRequest, options?: RequestOptions): Promise<OfferResult>;
   /** The decision as a signed record the applicant can carry: a JWS verifiable offline with the keys at `/.well-known/jwks.json`. */
   getDecisionRecord(applicationId: string, options?: RequestOptions): Promise<DecisionRecordResponse>;
+  /**
+   * The applicant withdraws consent to read one linked account, once the application is decided
+   * or closed: nothing more is read, the account is unlinked at the provider and its bank data
+   * erased (`account.consent_ended`, then `account.data_erased`). A second withdrawal is refused.
+   */
+  withdrawConsent(applicationId: string, accountId: string, options?: RequestOptions): Promise<WithdrawConsentResult>;
+  /** The signed deletion receipt of an account whose consent ended, once its erasure is done (a 409 before). */
+  getDeletionReceipt(
+    applicationId: string,
+    accountId: string,
+    options?: RequestOptions,
+  ): Promise<DeletionReceiptResponse>;
   /**
    * Reports an event of the loan (disbursed, paid, missed, restructured, repaid, defaulted,
    * written off) under your own `idempotencyKey` for it: safe to retry with the same key, which
@@ -529,6 +543,18 @@ export function createLoanClient(options: LoanClientOptions): LoanClient {
       request({ method: 'POST', path: `${application(id)}/offer`, body, options: requestOptions }),
     getDecisionRecord: async (id, requestOptions) =>
       request({ method: 'GET', path: `${application(id)}/decision-record`, options: requestOptions }),
+    withdrawConsent: async (id, accountId, requestOptions) =>
+      request({
+        method: 'POST',
+        path: `${application(id)}/accounts/${encodeURIComponent(accountId)}/consent/withdraw`,
+        options: requestOptions,
+      }),
+    getDeletionReceipt: async (id, accountId, requestOptions) =>
+      request({
+        method: 'GET',
+        path: `${application(id)}/accounts/${encodeURIComponent(accountId)}/consent/receipt`,
+        options: requestOptions,
+      }),
     reportOutcome: async (id, outcome, idempotencyKey, requestOptions) =>
       request({
         method: 'POST',

@@ -8,6 +8,7 @@ import { createLoanClient, type LoanClient } from './client';
  * route went away.
  */
 const ID = 'id-0001';
+const ACCOUNT = 'account-0001';
 
 function recordingClient() {
   const calls: string[] = [];
@@ -18,7 +19,10 @@ function recordingClient() {
     fetch: async (input, init) => {
       const url = new URL(String(input));
       calls.push(
-        `${String(init?.method).toLowerCase()} ${url.pathname.replaceAll(ID, '{id}').replace(/^\/api\/policies\/2(?=\/|$)/, '/api/policies/{version}')}`,
+        `${String(init?.method).toLowerCase()} ${url.pathname
+          .replaceAll(ID, '{id}')
+          .replaceAll(ACCOUNT, '{accountId}')
+          .replace(/^\/api\/policies\/2(?=\/|$)/, '/api/policies/{version}')}`,
       );
       return new Response(JSON.stringify({ data: [], items: [], nextCursor: null, apiKey: 'lk_new' }), {
         status: 200,
@@ -81,6 +85,8 @@ const everyMethod: Record<keyof LoanClient, (c: LoanClient) => Promise<unknown>>
     c.reviewApplication(ID, { outcome: 'DECLINED', reasonCode: 'FRAUD_SUSPECTED', reviewer: 'officer-1' }),
   confirmReview: (c) => c.confirmReview(ID, { reviewer: 'manager-1' }),
   getDecisionRecord: (c) => c.getDecisionRecord(ID),
+  withdrawConsent: (c) => c.withdrawConsent(ID, ACCOUNT),
+  getDeletionReceipt: (c) => c.getDeletionReceipt(ID, ACCOUNT),
   respondToOffer: (c) => c.respondToOffer(ID, { response: 'ACCEPTED' }),
   contestDecision: (c) => c.contestDecision(ID, { statement: 'My salary moved to a new employer' }),
   listReviews: (c) => c.listReviews({ status: 'DONE' }),

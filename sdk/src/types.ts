@@ -90,6 +90,51 @@ export interface AccountView {
   enrichedAt?: string | null;
   /** Month by month, oldest first, once the statement is analyzed; empty before and after its bank data is scrubbed. */
   monthlyFlows: MonthlyFlow[];
+  /** The applicant's consent to read the account (absent on accounts linked before consent was recorded). */
+  consent?: ConsentView;
+}
+
+export type ConsentStatus = 'ACTIVE' | 'WITHDRAWN' | 'EXPIRED' | 'LAPSED';
+export type ConsentEndReason = 'WITHDRAWN' | 'EXPIRED' | 'LAPSED';
+
+/**
+ * The applicant's consent to read a linked account: what, for what, under which wording, and
+ * until when (365 days from when it was given, or 180 days without use). Once it ends the
+ * account is unlinked at the provider and its bank data erased; `receipt` then names the signed
+ * deletion receipt.
+ */
+export interface ConsentView {
+  consentId: string;
+  status: ConsentStatus;
+  data: ('ACCOUNT_DETAILS' | 'BALANCE' | 'TRANSACTIONS')[];
+  purpose: 'CREDIT_ASSESSMENT';
+  wordingVersion: string;
+  givenAt: string;
+  expiresAt: string;
+  lastUsedAt: string;
+  lapsesAt: string;
+  endedAt: string | null;
+  endReason: ConsentEndReason | null;
+  unlinkedAt: string | null;
+  bankDataErasedAt: string | null;
+  receipt: string | null;
+}
+
+/** `POST /api/applications/:id/accounts/:accountId/consent/withdraw`. */
+export interface WithdrawConsentResult {
+  applicationId: string;
+  accountId: string;
+  consent: ConsentView | null;
+}
+
+/** `GET /api/applications/:id/accounts/:accountId/consent/receipt`: the signed deletion receipt (a compact JWS). */
+export interface DeletionReceiptResponse {
+  applicationId: string;
+  accountId: string;
+  /** The compact JWS (EdDSA, `typ` loan-deletion-receipt+jws); verify it with the keys at `/.well-known/jwks.json`. */
+  receipt: string;
+  kid: string;
+  jwks: '/.well-known/jwks.json';
 }
 
 /** Outcome of the scorecard. */
@@ -337,6 +382,25 @@ export interface EventDataMap {
     acceptedAt: string;
     withdrawnAt: string;
   };
+  /** The consent to read a linked account ended; nothing more is read from it. */
+  'account.consent_ended': {
+    applicationId: string;
+    applicantId: string;
+    accountId: string;
+    consentId: string;
+    reason: ConsentEndReason;
+    endedAt: string;
+  };
+  /** An ended consent's account was unlinked at the provider and its bank data erased; `receipt` is the deletion receipt's path. */
+  'account.data_erased': {
+    applicationId: string;
+    applicantId: string;
+    accountId: string;
+    consentId: string;
+    unlinkedAt: string;
+    bankDataErasedAt: string;
+    receipt: string;
+  };
 }
 
 export type EventName = keyof EventDataMap;
@@ -354,6 +418,8 @@ export const EVENT_NAMES: readonly EventName[] = [
   'application.offer_accepted',
   'application.offer_declined',
   'application.offer_withdrawn',
+  'account.consent_ended',
+  'account.data_erased',
 ];
 
 /**

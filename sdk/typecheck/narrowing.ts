@@ -30,6 +30,10 @@ export function describeEvent(event: WebhookEvent): string {
       return event.data.declinedAt;
     case 'application.offer_withdrawn':
       return event.data.withdrawnAt;
+    case 'account.consent_ended':
+      return event.data.reason satisfies 'WITHDRAWN' | 'EXPIRED' | 'LAPSED';
+    case 'account.data_erased':
+      return event.data.receipt;
     default:
       return event satisfies never;
   }

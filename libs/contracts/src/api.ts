@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConsentView } from './consent';
 import { Decision, DecisionOutcome } from './decision';
 import { ApplicationStatus, Bvn, EnrichmentStatus, Limits, PageParams, Uuid } from './primitives';
 import { OfferView } from './offer';
@@ -155,6 +156,8 @@ export const AccountView = z.object({
    * analyzed; empty before, and after its bank data is scrubbed.
    */
   monthlyFlows: z.array(MonthlyFlow),
+  /** The applicant's consent to read the account (absent on accounts linked before consent was recorded). */
+  consent: ConsentView.optional(),
 });
 
 /** `GET /api/applications/:id`: for lenders that poll when a webhook went missing. */

@@ -119,6 +119,13 @@ export const ApplicationCommand = z.discriminatedUnion('type', [
     applicationId: Uuid,
     response: z.enum(['ACCEPTED', 'DECLINED', 'WITHDRAWN']),
   }),
+  /** The applicant withdraws consent to read one linked account (through the lender). */
+  z.object({
+    ...commandBase,
+    type: z.literal('WithdrawConsent'),
+    applicationId: Uuid,
+    accountId: Uuid,
+  }),
   z.object({
     ...commandBase,
     type: z.literal('ConfirmReview'),

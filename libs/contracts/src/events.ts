@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConsentEndReason } from './consent';
 import { ApprovalDetails, Decision } from './decision';
 import { KeyFacts } from './keyFacts';
 import { AbandonReason, IsoTimestamp, Uuid } from './primitives';
@@ -95,6 +96,30 @@ export const EventData = {
     applicantId: Uuid,
     acceptedAt: IsoTimestamp,
     withdrawnAt: IsoTimestamp,
+  }),
+  /**
+   * Not in the spec: the applicant's consent to read a linked account ended (withdrawn, 12 months
+   * passed, or 180 days unused). Nothing more is read from it; it is unlinked at the provider and
+   * its bank data erased, then `account.data_erased` follows.
+   */
+  'account.consent_ended': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    accountId: Uuid,
+    consentId: Uuid,
+    reason: ConsentEndReason,
+    endedAt: IsoTimestamp,
+  }),
+  /** Not in the spec: an ended consent's account was unlinked at the provider and its bank data erased; the signed deletion receipt is at `receipt`. */
+  'account.data_erased': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    accountId: Uuid,
+    consentId: Uuid,
+    unlinkedAt: IsoTimestamp,
+    bankDataErasedAt: IsoTimestamp,
+    /** The path of the deletion receipt on the lender API. */
+    receipt: z.string(),
   }),
 } as const;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SealedSecret } from './commands';
+import { ConsentEndReason } from './consent';
 import { Decision } from './decision';
 import { EnrichedAccount } from './enrichment';
 import { AbandonReason, ApplicationStatus, IsoTimestamp, LoanTerms, Uuid } from './primitives';
@@ -123,6 +124,29 @@ export const ApplicationFact = z.discriminatedUnion('type', [
     response: z.enum(['ACCEPTED', 'DECLINED', 'WITHDRAWN']),
     answeredAt: IsoTimestamp,
   }),
+  /**
+   * An account's consent as it stands: given at linking, used again by its enrichment. The
+   * janitor times its expiry and lapse from it.
+   */
+  z.object({
+    ...factBase,
+    type: z.literal('ConsentRecorded'),
+    accountId: Uuid,
+    consentId: Uuid,
+    givenAt: IsoTimestamp,
+    expiresAt: IsoTimestamp,
+    lastUsedAt: IsoTimestamp,
+    lapsesAt: IsoTimestamp,
+  }),
+  /** An account's consent ended: nothing more is fetched, the account is unlinked at the provider and its bank data erased. */
+  z.object({
+    ...factBase,
+    type: z.literal('ConsentEnded'),
+    accountId: Uuid,
+    consentId: Uuid,
+    reason: ConsentEndReason,
+    endedAt: IsoTimestamp,
+  }),
 ]);
 export type ApplicationFact = z.infer<typeof ApplicationFact>;
 export type ApplicationFactType = ApplicationFact['type'];
@@ -151,6 +175,8 @@ export const EnrichmentResult = z.discriminatedUnion('type', [
     ...factBase,
     type: z.literal('BankDataScrubbed'),
     accountIds: z.array(Uuid),
+    /** Set when the end of one account's consent caused the scrub: that account, unlinked at the provider. */
+    consent: z.object({ accountId: Uuid, consentId: Uuid, unlinkedAt: IsoTimestamp }).optional(),
   }),
 ]);
 export type EnrichmentResult = z.infer<typeof EnrichmentResult>;
@@ -187,6 +213,8 @@ export const DeadlineKind = z.enum([
   'enrichment_timeout',
   'analysis_timeout',
   'bank_data_retention',
+  'consent_expiry',
+  'consent_lapse',
 ]);
 export type DeadlineKind = z.infer<typeof DeadlineKind>;
 

@@ -3,6 +3,7 @@ export * from './audit';
 export * from './api';
 export * from './bankData';
 export * from './commands';
+export * from './consent';
 export * from './decision';
 export * from './deliveries';
 export * from './enrichment';

@@ -47,6 +47,7 @@ const text = z.string().max(2_000);
 const Answers = {
   initiate: envelope(z.object({ mono_url: z.url().max(2_000) })),
   closed: envelope(z.object({ closed: z.number().int().nonnegative() })),
+  unlinked: z.object({ status: z.string().optional(), message: z.string().optional() }),
   account: envelope(
     z.object({
       account: z.looseObject({
@@ -261,6 +262,20 @@ export function createMonoClient(options: MonoClientOptions): AccountLinkingProv
       } catch (error) {
         // A provider without the operation (Mono documents none) answers 404 or 405.
         if (error instanceof ProviderError && (error.status === 404 || error.status === 405)) return false;
+        throw error;
+      }
+    },
+
+    async unlinkAccount(secretKey: string, accountId: string) {
+      try {
+        await call(
+          secretKey,
+          { method: 'POST', url: `/v2/accounts/${encodeURIComponent(accountId)}/unlink` },
+          Answers.unlinked,
+        );
+        return 'unlinked' as const;
+      } catch (error) {
+        if (error instanceof ProviderError && error.status === 404) return 'already_unlinked' as const;
         throw error;
       }
     },

@@ -50,4 +50,9 @@ export interface AccountLinkingProvider {
   getLatestIncome(secretKey: string, accountId: string): Promise<ProviderIncome | null>;
   startStatementInsights(secretKey: string, accountId: string): Promise<{ jobId: string }>;
   getInsightsRecord(secretKey: string, jobId: string): Promise<InsightsRecord>;
+  /**
+   * Unlinks the account at the provider (Mono's `POST /v2/accounts/{id}/unlink`): no data can be
+   * read from it afterwards. An account the provider no longer knows is unlinked already.
+   */
+  unlinkAccount(secretKey: string, accountId: string): Promise<'unlinked' | 'already_unlinked'>;
 }

@@ -231,6 +231,14 @@ export function createProviderApi(options: ProviderApiOptions): Router {
     );
   });
 
+  // Mono's unlink: the account is gone, and every later read of it is a 404.
+  router.post('/v2/accounts/:id/unlink', (req, res) => {
+    const account = accountOr404(req, res);
+    if (!account) return;
+    store.accounts.delete(account.id);
+    res.json(successful(clock(), 'Account unlinked successfully', null));
+  });
+
   router.get('/v2/accounts/:id/balance', (req, res) => {
     const account = accountOr404(req, res);
     if (!account) return;

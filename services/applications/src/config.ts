@@ -1,4 +1,4 @@
-import { baseConfigShape, loadConfig } from '@loan/runtime';
+import { baseConfigShape, durationMs, loadConfig } from '@loan/runtime';
 import { z } from 'zod';
 
 export const configShape = {
@@ -31,6 +31,12 @@ export const configShape = {
     .positive()
     .default(6)
     .describe('Partitions of the fact topics (provider callbacks, results, deadlines) handled concurrently'),
+  CONSENT_VALIDITY: durationMs('365d').describe(
+    "How long an applicant's consent to read a linked account lasts from when it was given (CBN: re-validated every 12 months)",
+  ),
+  CONSENT_IDLE_LAPSE: durationMs('180d').describe(
+    'A linked account whose consent was not used for this long lapses: unlinked at the provider and its bank data erased',
+  ),
 };
 
 export type ApplicationsConfig = ReturnType<typeof loadApplicationsConfig>;

@@ -48,7 +48,14 @@ export function createApplicationsService(deps: {
   const writer = createApplicationWriter({ repo, relay, sealer, clock, onLinksClosed: linkCloser.close });
   const handlers = consumerHandlers({
     onCommand: createCommandHandler({ writer, repo, provider, bus, sealer, config, clock, logger }),
-    facts: createFactHandlers({ writer, repo, provider, sealer, logger }),
+    facts: createFactHandlers({
+      writer,
+      repo,
+      provider,
+      sealer,
+      logger,
+      consentTerms: { validityMs: config.CONSENT_VALIDITY, idleMs: config.CONSENT_IDLE_LAPSE },
+    }),
   });
   let http: Awaited<ReturnType<typeof listen>> | null = null;
 

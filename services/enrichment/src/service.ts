@@ -19,6 +19,7 @@ import { enrichmentModels } from './data-access/models';
 import { createProvider } from './data-access/provider';
 import { createUnsavedProgress } from './data-access/unsavedProgress';
 import { HANDLED_FACTS, consumerHandlers } from './entry-points/consumers';
+import { createConsentEndHandler } from './entry-points/consumers/endConsent';
 import type { UseCaseDeps } from './entry-points/deps';
 import { createAdvance } from './entry-points/worker/advanceEnrichment';
 import { createPollLoop } from './entry-points/worker/pollDueJobs';
@@ -97,7 +98,8 @@ export function createEnrichmentService(deps: {
     incomePeriodMonths: config.INCOME_PERIOD_MONTHS,
     kick: (accountId) => kick(accountId),
   };
-  const handlers = consumerHandlers(useCases);
+  const consentEnds = createConsentEndHandler(useCases);
+  const handlers = consumerHandlers(useCases, consentEnds);
   const worker = createWorker({ concurrency: config.ENRICHMENT_WORKERS, run: createAdvance(useCases), logger });
   kick = worker.kick;
   const poll = createPollLoop({
@@ -129,6 +131,11 @@ export function createEnrichmentService(deps: {
       runtime.lifecycle.onStop('outbox', async () => {
         await Promise.all([jobRelay.stop(), scrubRelay.stop()]);
       });
+      // Accounts whose consent ended before a stop and that are not unlinked yet.
+      void consentEnds
+        .resume()
+        .catch((error: unknown) => logger.warn({ err: error }, 'resuming unlinks after consent ended failed'));
+      runtime.lifecycle.onStop('unlinks', () => consentEnds.stop());
       await bus.consume({
         groupId: config.CONSUMER_GROUP,
         topics: Object.keys(handlers),

@@ -15,6 +15,24 @@ const accountSchema = new Schema(
       type: [new Schema({ month: String, inflow: Number, outflow: Number, partial: Boolean }, { _id: false })],
       default: [],
     },
+    consent: {
+      type: new Schema(
+        {
+          consentId: String,
+          wordingVersion: String,
+          givenAt: Date,
+          expiresAt: Date,
+          lastUsedAt: Date,
+          lapsesAt: Date,
+          endedAt: Date,
+          endReason: String,
+          unlinkedAt: Date,
+          bankDataErasedAt: Date,
+        },
+        { _id: false },
+      ),
+      default: null,
+    },
   },
   { _id: false },
 );

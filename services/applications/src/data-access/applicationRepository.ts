@@ -1,6 +1,7 @@
 import { applicantSearchTerms, indexedTerm } from '@loan/contracts';
 import { rawCollection, type OutboxEntry, type PurposeSealer } from '@loan/runtime';
 import { applicationIdFor, type Application, type Review } from '../domain/application';
+import type { Consent } from '../domain/consent/decide';
 import type { PortfolioRow } from '../domain/portfolio/tally';
 import type { ApplicationModel } from './applicationModel';
 import { sealIdentity } from './personalData';
@@ -52,6 +53,23 @@ const reviewOf = (review: Review): Review => ({
   reviewedAt: review.reviewedAt ? new Date(review.reviewedAt) : null,
 });
 
+/** A consent as stored: its instants back to dates. */
+const consentOf = (consent: Consent): Consent => {
+  const at = (value: Date | null | undefined) => (value ? new Date(value) : null);
+  return {
+    consentId: consent.consentId,
+    wordingVersion: consent.wordingVersion,
+    givenAt: new Date(consent.givenAt),
+    expiresAt: new Date(consent.expiresAt),
+    lastUsedAt: new Date(consent.lastUsedAt),
+    lapsesAt: new Date(consent.lapsesAt),
+    endedAt: at(consent.endedAt),
+    endReason: consent.endReason ?? null,
+    unlinkedAt: at(consent.unlinkedAt),
+    bankDataErasedAt: at(consent.bankDataErasedAt),
+  };
+};
+
 function toState(doc: Doc): Application {
   const d = doc as unknown as Application & { _id: string };
   return {
@@ -86,6 +104,7 @@ function toState(doc: Doc): Application {
       enrichedAt: a.enrichedAt ? new Date(a.enrichedAt) : null,
       // Accounts enriched before flows were kept have none.
       monthlyFlows: a.monthlyFlows ?? [],
+      consent: a.consent?.consentId ? consentOf(a.consent) : null,
     })),
     analysis: d.analysis ? { analysisId: d.analysis.analysisId, requestedAt: new Date(d.analysis.requestedAt) } : null,
     decision: d.decision ?? null,

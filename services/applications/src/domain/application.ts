@@ -15,6 +15,7 @@ import type {
   ApprovalDetails,
 } from '@loan/contracts';
 import { v5 as uuidv5 } from 'uuid';
+import type { Consent } from './consent/decide';
 
 /** A bank account the applicant linked through the provider's widget. */
 export interface LinkedAccount {
@@ -30,6 +31,8 @@ export interface LinkedAccount {
   enrichedAt: Date | null;
   /** Money in and out of the account by month (whole Naira), from its enrichment; empty until then. */
   monthlyFlows: MonthlyFlow[];
+  /** The applicant's consent to read it (absent on accounts linked before consent was recorded). */
+  consent?: Consent | null;
 }
 
 /** Namespace of application ids derived from idempotency keys (RFC 9562 name-based, SHA-1). */

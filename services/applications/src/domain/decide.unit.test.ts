@@ -155,6 +155,7 @@ describe('linking and finalize', () => {
     expect(effects.map((e) => (e.kind === 'event' ? e.event : e.fact.type))).toEqual([
       'account.linked',
       'AccountLinked',
+      'ConsentRecorded',
     ]);
   });
 
@@ -180,7 +181,8 @@ describe('linking and finalize', () => {
   it('when finalize is called and every account is already enriched, then ready_for_analysis goes out at once, exactly once', () => {
     const l = linked();
     const e = enriched(l.state, l.accountId);
-    expect(e.effects).toHaveLength(0);
+    // Only the consent's new last use, for the janitor: nothing the lender receives.
+    expect(e.effects.map((x) => (x.kind === 'fact' ? x.fact.type : x.event))).toEqual(['ConsentRecorded']);
     const f = finalizeLinking(e.state, later(3000));
     expect(f.ok && f.effects.filter((x) => x.kind === 'event').map((x) => x.kind === 'event' && x.event)).toEqual([
       'application.ready_for_analysis',
@@ -197,9 +199,9 @@ describe('linking and finalize', () => {
     if (!f.ok) throw new Error();
     expect(f.effects.some((x) => x.kind === 'event')).toBe(false);
     const one = enriched(f.state, first.accountId);
-    expect(one.effects).toHaveLength(0);
+    expect(one.effects.map((x) => (x.kind === 'fact' ? x.fact.type : x.event))).toEqual(['ConsentRecorded']);
     const both = enriched(one.state, second.accountId);
-    expect(both.effects).toEqual([
+    expect(both.effects.filter((x) => x.kind === 'event')).toEqual([
       expect.objectContaining({
         kind: 'event',
         event: 'application.ready_for_analysis',

@@ -1,5 +1,6 @@
 import type { ApplicationSummary, ApplicationView } from '@loan/contracts';
 import type { Application } from './application';
+import { toConsentView } from './consent/decide';
 import { contestAvailabilityOf } from './contestDecision/decide';
 import { toOfferView } from './respondToOffer/decide';
 import { toContestView, toReviewView } from './reviewApplication/decide';
@@ -28,6 +29,7 @@ export function toView(state: Application, now: Date = new Date()): ApplicationV
       linkedAt: a.linkedAt.toISOString(),
       enrichedAt: a.enrichedAt?.toISOString() ?? null,
       monthlyFlows: a.monthlyFlows.map((f) => ({ ...f })),
+      ...(a.consent ? { consent: toConsentView(state.applicationId, a) } : {}),
     })),
     decision: state.decision,
     review: state.review ? toReviewView(state.review) : null,

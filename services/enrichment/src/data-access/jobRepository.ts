@@ -1,5 +1,5 @@
 import { rawCollection, type OutboxEntry, type Sealer } from '@loan/runtime';
-import type { EnrichmentJob, IncomePart, InsightsPart } from '../domain/job';
+import type { ConsentEnd, EnrichmentJob, IncomePart, InsightsPart } from '../domain/job';
 import type { EnrichmentModels } from './models';
 
 export interface StoredJob {
@@ -61,6 +61,8 @@ function toJob(doc: Doc, sealer: Sealer): EnrichmentJob {
     failedAt: date(d.failedAt),
     closedAt: date(d.closedAt),
     scrubbedAt: date(d.scrubbedAt),
+    consentEnd: (d.consentEnd as ConsentEnd | null | undefined) ?? null,
+    unlinkPending: d.unlinkPending === true,
     createdAt: new Date(d.createdAt as string),
     updatedAt: new Date(d.updatedAt as string),
   };
@@ -138,6 +140,12 @@ export function createJobRepository(models: EnrichmentModels, sealer: Sealer) {
     /** Ids of an application's jobs by a query on the collection: only for a scrub (rare), as a safety net. */
     async idsByApplication(applicationId: string): Promise<string[]> {
       const docs = await model.find({ applicationId }, { _id: 1 }).lean<{ _id: string }[]>();
+      return docs.map((d) => d._id);
+    },
+
+    /** Accounts whose consent ended and that are not unlinked at the provider yet: read at start, after a crash. */
+    async unlinksPending(): Promise<string[]> {
+      const docs = await model.find({ unlinkPending: true }, { _id: 1 }).lean<{ _id: string }[]>();
       return docs.map((d) => d._id);
     },
   };

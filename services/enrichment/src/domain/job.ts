@@ -1,4 +1,4 @@
-import type { EnrichmentResult, EnrichmentStatus, EventDataOf, EventName } from '@loan/contracts';
+import type { ConsentEndReason, EnrichmentResult, EnrichmentStatus, EventDataOf, EventName } from '@loan/contracts';
 
 /**
  * Progress of one of the provider's two analyses of an account: NOT_STARTED until the provider
@@ -59,8 +59,23 @@ export interface EnrichmentJob {
   closedAt: Date | null;
   /** The applicant's bank data was deleted (application abandoned without analysis). */
   scrubbedAt: Date | null;
+  /** The applicant's consent to read the account ended; absent or null while it stands. */
+  consentEnd?: ConsentEnd | null;
+  /** The account is still to be unlinked at the provider after its consent ended. */
+  unlinkPending?: boolean;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** The end of the account's consent, and its unlinking at the provider. */
+export interface ConsentEnd {
+  consentId: string;
+  reason: ConsentEndReason;
+  endedAt: string;
+  /** When the provider unlinked it (ISO 8601); null until then. */
+  unlinkedAt: string | null;
+  unlinkFailures: number;
+  lastUnlinkError: string | null;
 }
 
 export type EnrichmentPart = 'income' | 'insights';

@@ -79,6 +79,8 @@ export const LABELS = {
     'application.offer_accepted': ['Offer accepted', 'neutral'],
     'application.offer_declined': ['Offer declined', 'neutral'],
     'application.offer_withdrawn': ['Offer withdrawn', 'neutral'],
+    'account.consent_ended': ['Consent ended', 'neutral'],
+    'account.data_erased': ['Bank data erased', 'neutral'],
   }),
   abandonReason: table({
     no_link: ['the applicant linked no bank account in time', 'warn'],

@@ -6,6 +6,8 @@ const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 
 /** The media type of a decision record's JWS header (`typ`). */
 export const DECISION_RECORD_TYPE = 'loan-decision-record+jws';
+/** The media type of a deletion receipt's JWS header (`typ`). */
+export const DELETION_RECEIPT_TYPE = 'loan-deletion-receipt+jws';
 
 /**
  * The key that signs decision records (Ed25519, `EdDSA`): from `DECISION_SIGNING_KEY` (a 32-byte
@@ -33,12 +35,12 @@ export function createDecisionSigner(options: { seed?: string; dataKey: string; 
     kid: async () => (await published).kid,
     /** The published key set (`/.well-known/jwks.json`). */
     jwks: async () => (await published).jwks,
-    /** The compact JWS of `claims` (a JSON object), with `iss` and `iat` set. */
-    async sign(claims: Record<string, unknown>, now: Date): Promise<string> {
+    /** The compact JWS of `claims` (a JSON object), with `iss` and `iat` set; a decision record unless `typ` says otherwise. */
+    async sign(claims: Record<string, unknown>, now: Date, typ: string = DECISION_RECORD_TYPE): Promise<string> {
       const { kid } = await published;
       const payload = { iss: options.issuer, iat: Math.floor(now.getTime() / 1000), ...claims };
       return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-        .setProtectedHeader({ alg: 'EdDSA', kid, typ: DECISION_RECORD_TYPE })
+        .setProtectedHeader({ alg: 'EdDSA', kid, typ })
         .sign(privateKey);
     },
   };

@@ -73,6 +73,20 @@ const accountSchema = new Schema(
     accountId: { type: String, required: true },
     starts: { type: [String], default: [] },
     enriched: { type: new Schema({ at: String, attempt: Number }, { _id: false }), default: null },
+    consent: {
+      type: new Schema(
+        {
+          consentId: String,
+          givenAt: String,
+          expiresAt: String,
+          lastUsedAt: String,
+          lapsesAt: String,
+          endedAt: String,
+        },
+        { _id: false },
+      ),
+      default: undefined,
+    },
   },
   { _id: false },
 );

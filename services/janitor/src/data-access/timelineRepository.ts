@@ -6,7 +6,7 @@ import {
   nextDueHourOf,
   nextDueOf,
 } from '../domain/deadline';
-import type { AccountEnrichment, Timeline } from '../domain/timeline';
+import type { AccountEnrichment, ConsentTimes, Timeline } from '../domain/timeline';
 import type { DeadlineRef } from '../domain/trackDeadlines/decide';
 import type { JanitorModels } from './models';
 
@@ -81,7 +81,12 @@ export interface TimelineDoc {
   analysisRequestedAt?: string | null;
   closedAt?: string | null;
   decidedAt?: string | null;
-  accounts?: { accountId: string; starts?: string[]; enriched?: { at: string; attempt: number } | null }[];
+  accounts?: {
+    accountId: string;
+    starts?: string[];
+    enriched?: { at: string; attempt: number } | null;
+    consent?: ConsentTimes | null;
+  }[];
   armed?: {
     deadlineId: string;
     kind: DeadlineKind;
@@ -124,6 +129,7 @@ export function toStored(doc: Doc): StoredTimeline {
         accountId: a.accountId,
         starts: a.starts ?? [],
         enriched: a.enriched ? { at: a.enriched.at, attempt: a.enriched.attempt } : null,
+        ...(a.consent ? { consent: { ...a.consent, endedAt: a.consent.endedAt ?? null } } : {}),
       })),
     },
     armed: (doc.armed ?? []).map((d) => ({

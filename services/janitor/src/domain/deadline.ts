@@ -10,8 +10,11 @@ export type { DeadlineKind };
  */
 export type DeadlineStatus = 'ARMED' | 'CANCELLED' | 'FIRED';
 
-/** How long each kind of deadline runs, in milliseconds, from its `since`. */
-export type DeadlineTtls = Record<DeadlineKind, number>;
+/**
+ * How long each kind of deadline runs, in milliseconds, from its `since`. A consent's deadlines
+ * are not among them: the applications service, which owns the consent, says when each is due.
+ */
+export type DeadlineTtls = Record<Exclude<DeadlineKind, 'consent_expiry' | 'consent_lapse'>, number>;
 
 /**
  * A timeout the janitor watches on behalf of an owner (spec sections 3 and 8):
@@ -21,7 +24,10 @@ export type DeadlineTtls = Record<DeadlineKind, number>;
  * - `analysis_timeout`: an analysis that has no outcome a few minutes after analyze (owner:
  *   applications, which fails the application): PROCESSING always ends;
  * - `bank_data_retention`: a COMPLETED or FAILED application's bank data is kept this long
- *   (owners: enrichment, scoring through enrichment's scrub, notifier).
+ *   (owners: enrichment, scoring through enrichment's scrub, notifier);
+ * - `consent_expiry` and `consent_lapse`: an account's consent runs out a year after it was
+ *   given, or 180 days after its last use, at the times the applications service recorded
+ *   (owner: applications, which ends it; enrichment then unlinks and erases the account).
  */
 export interface Deadline {
   /** Deterministic, so that a redelivered fact arms the same deadline rather than a second one. */
@@ -29,7 +35,7 @@ export interface Deadline {
   kind: DeadlineKind;
   clientId: string;
   applicationId: string;
-  /** Set for enrichment timeouts only. */
+  /** Set for enrichment timeouts and consent deadlines only. */
   accountId: string | null;
   /** The enrichment attempt (1 for the first link, one more per restart); enrichment timeouts only. */
   attempt: number | null;
@@ -98,7 +104,7 @@ export const deadlineIdOf = (kind: DeadlineKind, subjectId: string, since: strin
   `${kind}:${subjectId}:${since}`;
 
 /** When a deadline of this kind that started at `since` is due. */
-export const dueAtOf = (kind: DeadlineKind, since: string, ttls: DeadlineTtls): Date =>
+export const dueAtOf = (kind: keyof DeadlineTtls, since: string, ttls: DeadlineTtls): Date =>
   new Date(Date.parse(since) + ttls[kind]);
 
 /** True once the due time is reached. */

@@ -8,6 +8,18 @@ export interface AccountEnrichment {
   starts: string[];
   /** The newest completed enrichment the enrichment service reported. */
   enriched: { at: string; attempt: number } | null;
+  /** The account's consent as the applications service last recorded it (absent before one). */
+  consent?: ConsentTimes;
+}
+
+/** When an account's consent was given and last used, when each runs out, and whether it ended. */
+export interface ConsentTimes {
+  consentId: string;
+  givenAt: string;
+  expiresAt: string;
+  lastUsedAt: string;
+  lapsesAt: string;
+  endedAt: string | null;
 }
 
 /**

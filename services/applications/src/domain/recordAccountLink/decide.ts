@@ -1,6 +1,7 @@
 import type { ProviderAccount } from '@loan/contracts';
 import { type Application, event, fact, remember } from '../application';
 import type { Effect } from '../application';
+import { type ConsentTerms, DEFAULT_CONSENT_TERMS, consentGiven, consentRecorded } from '../consent/decide';
 import { transition } from '../stateMachine';
 
 export type LinkOutcome =
@@ -15,7 +16,7 @@ export type LinkOutcome =
  */
 export function recordAccountLink(
   state: Application,
-  input: { callbackId: string; accountId: string; account: ProviderAccount; now: Date },
+  input: { callbackId: string; accountId: string; account: ProviderAccount; now: Date; consentTerms?: ConsentTerms },
 ): LinkOutcome {
   if (state.handled.includes(input.callbackId)) return { kind: 'duplicate' };
   if (state.accounts.some((a) => a.providerAccountId === input.account.id)) return { kind: 'duplicate' };
@@ -33,6 +34,7 @@ export function recordAccountLink(
     linkedAt: input.now,
     enrichedAt: null,
     monthlyFlows: [],
+    consent: consentGiven(input.accountId, input.now, input.consentTerms ?? DEFAULT_CONSENT_TERMS),
   };
   return {
     kind: 'linked',
@@ -61,6 +63,7 @@ export function recordAccountLink(
         accountNumber: account.accountNumber,
         providerKey: state.providerKeySealed,
       }),
+      consentRecorded(account.accountId, account.consent),
     ],
   };
 }

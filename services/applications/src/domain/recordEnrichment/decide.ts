@@ -1,5 +1,6 @@
 import type { EnrichmentResult, MonthlyFlow, MonthSummary } from '@loan/contracts';
 import { type Application, type Effect, type LinkedAccount, remember } from '../application';
+import { type ConsentTerms, DEFAULT_CONSENT_TERMS, consentUsed, recordErasure } from '../consent/decide';
 import { announceReadiness } from '../readiness';
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})/;
@@ -60,21 +61,25 @@ export function recordEnrichment(
   state: Application,
   result: EnrichmentResult,
   now: Date,
+  consentTerms: ConsentTerms = DEFAULT_CONSENT_TERMS,
 ): { state: Application; effects: Effect[] } | null {
-  if (result.type === 'BankDataScrubbed') return forgetFlows(state, result.accountIds, now);
+  if (result.type === 'BankDataScrubbed')
+    return result.consent ? recordErasure(state, result, now) : forgetFlows(state, result.accountIds, now);
   if (state.handled.includes(result.factId)) return null;
   const account = state.accounts.find((a) => a.accountId === result.accountId);
   if (!account) return null;
   const status = result.type === 'AccountEnriched' ? 'READY' : 'FAILED';
   if (account.enrichmentStatus === status) return null;
   if (status === 'FAILED' && account.enrichmentStatus === 'READY') return null;
+  // Reading the account's statement is a use of its consent: its 180 days start again.
+  const used = status === 'READY' ? consentUsed(account, now, consentTerms) : { account, effects: [] };
   const updated: Application = {
     ...state,
     handled: remember(state.handled, result.factId),
     accounts: state.accounts.map((a) =>
       a.accountId === account.accountId
         ? {
-            ...a,
+            ...used.account,
             enrichmentStatus: status,
             enrichedAt: status === 'READY' ? now : null,
             monthlyFlows:
@@ -86,5 +91,6 @@ export function recordEnrichment(
     ),
     updatedAt: now,
   };
-  return announceReadiness(updated);
+  const announced = announceReadiness(updated);
+  return { state: announced.state, effects: [...used.effects, ...announced.effects] };
 }

@@ -27,6 +27,7 @@ import { notFound, type Answer, type ApplicationWriter } from '../../data-access
 import { openIdentity, sealedApplicant } from '../../data-access/personalData';
 import { applicationIdFor, type Application } from '../../domain/application';
 import { analyzeApplication } from '../../domain/analyzeApplication/decide';
+import { withdrawConsent } from '../../domain/consent/decide';
 import { contestDecision } from '../../domain/contestDecision/decide';
 import { respondToOffer } from '../../domain/respondToOffer/decide';
 import { finalizeLinking } from '../../domain/finalizeLinking/decide';
@@ -262,6 +263,14 @@ export function createCommandHandler(deps: {
           cmd.clientId,
           cmd.correlationId,
           (state, now) => respondToOffer(state, { response: cmd.response, now }),
+          publishing,
+        );
+      case 'WithdrawConsent':
+        return writer.commandMutation(
+          cmd.applicationId,
+          cmd.clientId,
+          cmd.correlationId,
+          (state, now) => withdrawConsent(state, cmd.accountId, now),
           publishing,
         );
       case 'GetPortfolio': {

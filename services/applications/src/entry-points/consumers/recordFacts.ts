@@ -4,6 +4,7 @@ import type { AccountLinkingProvider } from '@loan/provider';
 import { continueAfter, type InboundMessage, type Logger, type PurposeSealer } from '@loan/runtime';
 import type { ApplicationRepository } from '../../data-access/applicationRepository';
 import type { ApplicationWriter } from '../../data-access/applicationWriter';
+import type { ConsentTerms } from '../../domain/consent/decide';
 import { expireDeadline } from '../../domain/expireDeadline/decide';
 import { recordAccountLink } from '../../domain/recordAccountLink/decide';
 import { recordEnrichment } from '../../domain/recordEnrichment/decide';
@@ -19,8 +20,9 @@ export function createFactHandlers(deps: {
   provider: AccountLinkingProvider;
   sealer: PurposeSealer;
   logger: Logger;
+  consentTerms: ConsentTerms;
 }) {
-  const { writer, repo, provider, sealer, logger } = deps;
+  const { writer, repo, provider, sealer, logger, consentTerms } = deps;
 
   /**
    * Applies a decision; the handler ends once the change is durable, and its message's offset
@@ -67,7 +69,13 @@ export function createFactHandlers(deps: {
       message,
       callback.ref,
       (state, now) => {
-        const outcome = recordAccountLink(state, { callbackId: callback.callbackId, accountId, account, now });
+        const outcome = recordAccountLink(state, {
+          callbackId: callback.callbackId,
+          accountId,
+          account,
+          now,
+          consentTerms,
+        });
         if (outcome.kind === 'duplicate') return null;
         if (outcome.kind === 'refused') {
           logger.warn(
@@ -84,7 +92,7 @@ export function createFactHandlers(deps: {
 
   async function onEnrichmentResult(message: InboundMessage) {
     const result = message.value as EnrichmentResult;
-    await apply(message, result.applicationId, (state, now) => recordEnrichment(state, result, now));
+    await apply(message, result.applicationId, (state, now) => recordEnrichment(state, result, now, consentTerms));
   }
 
   async function onScoringResult(message: InboundMessage) {

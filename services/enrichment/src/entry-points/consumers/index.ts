@@ -9,6 +9,7 @@ import type { InboundMessage } from '@loan/runtime';
 import { mustScrub } from '../../domain/scrubBankData/decide';
 import type { UseCaseDeps } from '../deps';
 import { createCloseHandler } from './closeApplication';
+import { type ConsentEndHandler, createConsentEndHandler } from './endConsent';
 import { createDeadlineHandler } from './expireDeadline';
 import { createRestartHandler } from './restartEnrichment';
 import { PROVIDER_CALLBACKS_ACTED_ON, createProviderCallbackHandler } from './signalProviderResult';
@@ -18,7 +19,7 @@ import { createAccountLinkedHandler } from './startEnrichment';
  * The facts and provider webhooks the service acts on; the others are passed over undecoded.
  */
 export const HANDLED_FACTS: Partial<Record<string, readonly (ApplicationFactType | ProviderCallback['kind'])[]>> = {
-  [Topics.applicationFacts]: ['AccountLinked', 'EnrichmentRestartRequested', 'ApplicationClosed'],
+  [Topics.applicationFacts]: ['AccountLinked', 'EnrichmentRestartRequested', 'ApplicationClosed', 'ConsentEnded'],
   [Topics.providerCallbacks]: PROVIDER_CALLBACKS_ACTED_ON,
 };
 
@@ -26,7 +27,10 @@ export const HANDLED_FACTS: Partial<Record<string, readonly (ApplicationFactType
  * The topics the service consumes and what each message asks of it. Messages arrive parsed
  * and validated against their topic's schema (anything else was dead-lettered by the bus).
  */
-export function consumerHandlers(deps: UseCaseDeps): Record<string, (message: InboundMessage) => Promise<void>> {
+export function consumerHandlers(
+  deps: UseCaseDeps,
+  consentEnds: Pick<ConsentEndHandler, 'onConsentEnded'> = createConsentEndHandler(deps),
+): Record<string, (message: InboundMessage) => Promise<void>> {
   const onAccountLinked = createAccountLinkedHandler(deps);
   const onRestartRequested = createRestartHandler(deps);
   const onApplicationClosed = createCloseHandler(deps);
@@ -41,6 +45,8 @@ export function consumerHandlers(deps: UseCaseDeps): Record<string, (message: In
         return onRestartRequested(fact);
       case 'ApplicationClosed':
         return onApplicationClosed(fact, mustScrub(fact));
+      case 'ConsentEnded':
+        return consentEnds.onConsentEnded(fact);
       default:
         return;
     }

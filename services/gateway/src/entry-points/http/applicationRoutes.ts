@@ -7,6 +7,7 @@ import {
   InitiateRequest,
   Limits,
   OfferResponseRequest,
+  WithdrawConsentRequest,
   OutcomeReport,
   ReviewRequest,
   LinkAccountRequest,
@@ -35,7 +36,8 @@ import type { ClientRecord } from '../../data-access/clientRepository';
 import type { StaffAccounts } from '../../data-access/staffAccounts';
 import { reviewerOf } from '../../domain/reviewer';
 import { decisionRecordClaims } from '../../domain/decisionRecord';
-import type { DecisionSigner } from '../../data-access/decisionSigner';
+import { deletionReceiptClaims, receiptRefusal } from '../../domain/deletionReceipt';
+import { DELETION_RECEIPT_TYPE, type DecisionSigner } from '../../data-access/decisionSigner';
 import { csvOf, csvRowOf } from '../../domain/applicationsCsv';
 import { relay, type scoringCaller } from './scoringForward';
 import { allowOnlyRoutedMethods, ctx, requireJson, route, validate } from './support';
@@ -55,6 +57,12 @@ type ApplicationExportQuery = z.output<typeof ApplicationExportQuery>;
 function applicationIdOf(raw: string | string[] | undefined): string {
   const parsed = Uuid.safeParse(raw);
   if (!parsed.success) throw new HttpError(404, 'Application not found');
+  return parsed.data;
+}
+
+function accountIdOf(raw: string | string[] | undefined): string {
+  const parsed = Uuid.safeParse(raw);
+  if (!parsed.success) throw new HttpError(404, 'Account not found');
   return parsed.data;
 }
 
@@ -387,6 +395,42 @@ export function applicationRoutes(deps: {
         req.body ?? {},
       );
       res.json(await ask(res, { type: 'ConfirmReview', applicationId, reviewer: await reviewerFor(res, reviewer) }));
+    }),
+  );
+
+  // The applicant withdraws consent to read one linked account (CBN: at any time, once the
+  // application is decided or closed): nothing more is read, the account is unlinked at the
+  // provider and its bank data erased; `account.consent_ended`, then `account.data_erased`.
+  router.post(
+    '/:id/accounts/:accountId/consent/withdraw',
+    deps.limit('other'),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      const accountId = accountIdOf(req.params.accountId);
+      validate(WithdrawConsentRequest, Object.keys(req.body ?? {}).length === 0 ? undefined : req.body);
+      res.json(await ask(res, { type: 'WithdrawConsent', applicationId, accountId }));
+    }),
+  );
+
+  // The signed receipt of an ended consent's erasure, for the lender to hand the applicant: a
+  // JWS verifiable with the key set at /.well-known/jwks.json, the same every time it is read.
+  router.get(
+    '/:id/accounts/:accountId/consent/receipt',
+    deps.limit('other'),
+    route(async (req, res) => {
+      const applicationId = applicationIdOf(req.params.id);
+      const accountId = accountIdOf(req.params.accountId);
+      const view = (await ask(res, { type: 'GetApplication', applicationId })) as ApplicationView;
+      const refusal = receiptRefusal(view, accountId);
+      if (refusal) throw new HttpError(refusal.status, refusal.message);
+      const claims = deletionReceiptClaims(view, accountId, { clientId: ctx(res).client!.clientId })!;
+      res.json({
+        applicationId,
+        accountId,
+        receipt: await deps.signer.sign(claims, new Date(claims.receipt.bankDataErasedAt), DELETION_RECEIPT_TYPE),
+        kid: await deps.signer.kid(),
+        jwks: '/.well-known/jwks.json',
+      });
     }),
   );
 

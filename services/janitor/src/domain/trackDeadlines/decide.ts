@@ -7,7 +7,7 @@ import {
   deadlineIdOf,
   dueAtOf,
 } from '../deadline';
-import { type AccountEnrichment, type Timeline, emptyTimeline } from '../timeline';
+import { type AccountEnrichment, type ConsentTimes, type Timeline, emptyTimeline } from '../timeline';
 
 /** The facts that start or stop deadlines: the applications service's and enrichment's. */
 export type TrackedFact = ApplicationFact | EnrichmentResult;
@@ -83,6 +83,19 @@ function withEnriched(
   return accounts.map((a) => (a === existing ? { ...a, enriched: { at, attempt } } : a));
 }
 
+/** The account's consent as a fact changes it: a newer use moves its lapse, an end is final. */
+function withConsent(
+  accounts: AccountEnrichment[],
+  accountId: string,
+  change: (consent: ConsentTimes | undefined) => ConsentTimes | undefined,
+): AccountEnrichment[] {
+  const existing = accounts.find((a) => a.accountId === accountId);
+  const consent = change(existing?.consent);
+  if (!consent || consent === existing?.consent) return accounts;
+  if (!existing) return [...accounts, { accountId, starts: [], enriched: null, consent }];
+  return accounts.map((a) => (a === existing ? { ...a, consent } : a));
+}
+
 /**
  * Folds a fact into the timeline; null when the fact does not concern deadlines. A fact from
  * before the application closed (a late redelivery) changes nothing.
@@ -122,6 +135,23 @@ export function applyFact(timeline: Timeline, fact: TrackedFact): Timeline | nul
         decidedAt: timeline.decidedAt ?? (decided ? fact.at : null),
       };
     }
+    // A consent outlives the application's closing: its facts are never stale.
+    case 'ConsentRecorded':
+      return {
+        ...timeline,
+        accounts: withConsent(timeline.accounts, fact.accountId, (known) => {
+          if (known && (known.endedAt !== null || known.lastUsedAt >= fact.lastUsedAt)) return known;
+          const { consentId, givenAt, expiresAt, lastUsedAt, lapsesAt } = fact;
+          return { consentId, givenAt, expiresAt, lastUsedAt, lapsesAt, endedAt: null };
+        }),
+      };
+    case 'ConsentEnded':
+      return {
+        ...timeline,
+        accounts: withConsent(timeline.accounts, fact.accountId, (known) =>
+          known && known.endedAt === null ? { ...known, endedAt: fact.endedAt } : known,
+        ),
+      };
     case 'LinkingFinalized':
     case 'EnrichmentTimedOut':
     case 'BankDataScrubbed':
@@ -146,7 +176,7 @@ export function planDeadlines(
   const cancel: CancelDeadlines[] = [];
   const open = (since: string) => closedAt === null || since > closedAt;
   const deadline = (
-    kind: DeadlineKind,
+    kind: keyof DeadlineTtls,
     since: string,
     account: { accountId: string; attempt: number } | null,
   ): Deadline => ({
@@ -195,6 +225,29 @@ export function planDeadlines(
         sinceAtMost: enriched.at,
         attemptAtMost: enriched.attempt,
       });
+    }
+    const { consent } = account;
+    if (consent) {
+      // Due when the consent's owner said; each use starts a new lapse, an end stops both.
+      const timed = (kind: 'consent_expiry' | 'consent_lapse', since: string, dueAt: string): Deadline => ({
+        deadlineId: deadlineIdOf(kind, account.accountId, since),
+        kind,
+        clientId,
+        applicationId,
+        accountId: account.accountId,
+        attempt: null,
+        since,
+        dueAt: new Date(dueAt),
+      });
+      const { accountId: id } = account;
+      if (consent.endedAt !== null) {
+        cancel.push({ kind: 'consent_expiry', applicationId, accountId: id });
+        cancel.push({ kind: 'consent_lapse', applicationId, accountId: id });
+      } else {
+        cancel.push({ kind: 'consent_lapse', applicationId, accountId: id, sinceBefore: consent.lastUsedAt });
+        arm.push(timed('consent_expiry', consent.givenAt, consent.expiresAt));
+        arm.push(timed('consent_lapse', consent.lastUsedAt, consent.lapsesAt));
+      }
     }
   }
 

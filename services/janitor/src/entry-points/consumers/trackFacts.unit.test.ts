@@ -94,6 +94,8 @@ function fakeStore() {
             enrichment_timeout: 0,
             analysis_timeout: 0,
             bank_data_retention: 0,
+            consent_expiry: 0,
+            consent_lapse: 0,
           }),
           countArmed: async () => 0,
           countUnpublished: async () => 0,

@@ -29,6 +29,7 @@ import {
   ContestView,
   OfferResponseRequest,
   OfferView,
+  ConsentView,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryView,
@@ -94,6 +95,11 @@ const LinkAccountBody = z
     accountId: Uuid.optional().meta({ description: 'The account to re-link, from account.enrichment_failed' }),
   })
   .meta({ id: 'LinkAccountRequest', example: Examples.linkAccountRequest });
+
+const AccountPath = z.object({
+  id: Uuid.meta({ param: { description: 'The applicationId returned by initiate' } }),
+  accountId: Uuid.meta({ param: { description: 'The accountId of the linked account (from account.linked)' } }),
+});
 
 const ApplicationId = z.object({
   id: Uuid.meta({
@@ -453,6 +459,78 @@ export const lenderOperations: RouteConfig[] = [
       }),
       401: lenderErrors[401],
       404: notFound,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/applications/{id}/accounts/{accountId}/consent/withdraw',
+    operationId: 'withdrawConsent',
+    tags: [applications],
+    summary: 'The applicant withdraws consent to read a linked account: it is unlinked and its bank data erased',
+    description:
+      'No body. CBN open-banking rules: the customer may withdraw consent at any time. Accepted once the application is COMPLETED, FAILED or ABANDONED (while it is being assessed its accounts are in use: a 400 says so). Nothing more is read from the account; it is unlinked at the account-linking provider and its bank data erased (statement, income analysis, insights, enriched profile, holder name, all but the last four digits of its number). You receive `account.consent_ended` at once, then `account.data_erased` when the erasure is done, with the path of the signed deletion receipt. A consent that already ended (withdrawn, or EXPIRED 365 days after it was given, or LAPSED after 180 days without use) is a 400 saying when and why. Rate limit: 60 a minute per IP with the other calls.',
+    request: { params: AccountPath },
+    responses: {
+      200: ok(
+        'The consent, now WITHDRAWN',
+        z
+          .object({ applicationId: Uuid, accountId: Uuid, consent: ConsentView.nullable() })
+          .meta({ id: 'WithdrawConsentResult' }),
+        Examples.consentWithdrawn,
+        { limited: true },
+      ),
+      400: failure(400, 'The consent ended already, or the application is still being assessed', {
+        'already ended': `The consent to read account ${Examples.initiateCreated.applicationId} already ended (WITHDRAWN) at 2026-12-01T11:00:00.000Z`,
+        'still assessed':
+          'Application is LINKED: consent can be withdrawn once it is decided or closed, its accounts are being assessed now',
+      }),
+      401: lenderErrors[401],
+      404: notFound,
+      429: lenderErrors[429],
+      500: lenderErrors[500],
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/applications/{id}/accounts/{accountId}/consent/receipt',
+    operationId: 'getDeletionReceipt',
+    tags: [applications],
+    summary: 'The signed deletion receipt of an account whose consent ended (JWS, verifiable offline)',
+    description:
+      'A compact JWS (`alg` EdDSA, `typ` loan-deletion-receipt+jws, `kid` as for decision records) for you to hand the applicant. Its payload: `sub` the applicationId, `jti` the consentId, `iss`, `iat` (the moment of the erasure, so the receipt is the same on every call) and `receipt`: your clientId, the application, account and consent ids, the bank and the last four digits of the account, when consent was given and under which wording version, when and why it ended, when the account was unlinked at the provider and its bank data erased, and in words what was erased and what is kept (the decision and what was disclosed, for your record-keeping period). Verify it with `/.well-known/jwks.json`. A 400 while the consent is active, a 409 while its erasure is under way.',
+    request: { params: AccountPath },
+    responses: {
+      200: ok(
+        'The signed receipt',
+        z
+          .object({
+            applicationId: Uuid,
+            accountId: Uuid,
+            receipt: z.string().meta({ description: 'The compact JWS' }),
+            kid: z.string(),
+            jwks: z.literal('/.well-known/jwks.json'),
+          })
+          .meta({ id: 'DeletionReceipt' }),
+        {
+          applicationId: Examples.initiateCreated.applicationId,
+          accountId: Examples.consentWithdrawn.accountId,
+          receipt: 'eyJhbGciOiJFZERTQSIsImtpZCI6IjRrX2o3cFZ3Iiwi...',
+          kid: '4k_j7pVw0nq3J8m5u2QbN3o3y7QvKzY8m3yE1vD6s0A',
+          jwks: '/.well-known/jwks.json',
+        },
+        { limited: true },
+      ),
+      400: failure(400, 'The consent is still active, or was never recorded', {
+        active: 'The consent to read account 0b6a3c52-5d1e-5f7a-9c2d-7e4b1a9f3c60 is still active: nothing was erased',
+      }),
+      401: lenderErrors[401],
+      404: notFound,
+      409: failure(409, 'The erasure is under way', {
+        'under way':
+          'The consent ended at 2026-12-01T11:00:00.000Z; the account’s erasure is under way. Try again shortly, or wait for the account.data_erased webhook',
+      }),
       429: lenderErrors[429],
       500: lenderErrors[500],
     },
@@ -1373,6 +1451,10 @@ const eventDescriptions: Record<EventName, string> = {
   'application.offer_declined': 'Not in the original contract: the applicant declined the offer.',
   'application.offer_withdrawn':
     'Not in the original contract: the applicant withdrew an accepted offer within its cooling-off period, without cost.',
+  'account.consent_ended':
+    'Not in the original contract: the applicant’s consent to read a linked account ended: WITHDRAWN (POST /api/applications/{id}/accounts/{accountId}/consent/withdraw), EXPIRED (365 days after it was given) or LAPSED (180 days without use). Nothing more is read from the account; account.data_erased follows once it is unlinked at the provider and its bank data erased.',
+  'account.data_erased':
+    'Not in the original contract: an ended consent’s account was unlinked at the provider and its bank data erased; `receipt` is the path of the signed deletion receipt to hand the applicant.',
 };
 
 const componentName = (event: string) =>
