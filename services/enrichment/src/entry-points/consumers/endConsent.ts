@@ -14,9 +14,9 @@ const message = (error: unknown): string => String((error as Error)?.message ?? 
  * after a restart (`resume`).
  */
 export function createConsentEndHandler(
-  deps: Pick<UseCaseDeps, 'writer' | 'jobs' | 'bankData' | 'provider' | 'sealer' | 'clock' | 'logger' | 'metrics'>,
+  deps: Pick<UseCaseDeps, 'writer' | 'jobs' | 'bankData' | 'provider' | 'sealer' | 'logger' | 'metrics'>,
 ) {
-  const { writer, jobs, bankData, provider, clock, logger, metrics } = deps;
+  const { writer, jobs, bankData, provider, logger, metrics } = deps;
   const retries = new Map<string, NodeJS.Timeout>();
 
   function later(accountId: string, ms: number) {
