@@ -86,6 +86,8 @@ export type Checks = [
   Holds<Same<sdk.EventDataMap['application.offer_accepted'], contracts.EventDataOf<'application.offer_accepted'>>>,
   Holds<Same<sdk.EventDataMap['application.offer_declined'], contracts.EventDataOf<'application.offer_declined'>>>,
   Holds<Same<sdk.EventDataMap['application.offer_withdrawn'], contracts.EventDataOf<'application.offer_withdrawn'>>>,
+  Holds<Same<sdk.EventDataMap['application.offer_expired'], contracts.EventDataOf<'application.offer_expired'>>>,
+  Holds<Same<sdk.OfferTerms, contracts.OfferTerms>>,
   Holds<Same<sdk.ReviewPage, contracts.ReviewPage>>,
   Holds<Same<sdk.DeliveryStatus, contracts.DeliveryStatus>>,
   Holds<Accepted<sdk.DeliveryListQuery, contracts.DeliveryListQuery>>,

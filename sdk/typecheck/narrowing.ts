@@ -30,6 +30,8 @@ export function describeEvent(event: WebhookEvent): string {
       return event.data.declinedAt;
     case 'application.offer_withdrawn':
       return event.data.withdrawnAt;
+    case 'application.offer_expired':
+      return event.data.expiredAt;
     default:
       return event satisfies never;
   }

@@ -96,6 +96,14 @@ export const EventData = {
     acceptedAt: IsoTimestamp,
     withdrawnAt: IsoTimestamp,
   }),
+  /** Not in the spec: the offer stood unanswered until `expiresAt` and can no longer be accepted. */
+  'application.offer_expired': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    madeAt: IsoTimestamp,
+    expiresAt: IsoTimestamp,
+    expiredAt: IsoTimestamp,
+  }),
 } as const;
 
 export type EventName = keyof typeof EventData;

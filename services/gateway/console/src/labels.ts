@@ -79,6 +79,7 @@ export const LABELS = {
     'application.offer_accepted': ['Offer accepted', 'neutral'],
     'application.offer_declined': ['Offer declined', 'neutral'],
     'application.offer_withdrawn': ['Offer withdrawn', 'neutral'],
+    'application.offer_expired': ['Offer expired', 'neutral'],
   }),
   abandonReason: table({
     no_link: ['the applicant linked no bank account in time', 'warn'],

@@ -21,7 +21,10 @@ export type DeadlineTtls = Record<DeadlineKind, number>;
  * - `analysis_timeout`: an analysis that has no outcome a few minutes after analyze (owner:
  *   applications, which fails the application): PROCESSING always ends;
  * - `bank_data_retention`: a COMPLETED or FAILED application's bank data is kept this long
- *   (owners: enrichment, scoring through enrichment's scrub, notifier).
+ *   (owners: enrichment, scoring through enrichment's scrub, notifier);
+ * - `offer_expiry`: an offer unanswered at its own expiry, fixed by the lender's policy when it
+ *   was made (owner: applications, which records it expired and tells the lender); its TTL is a
+ *   grace after that expiry, not a period from `since`.
  */
 export interface Deadline {
   /** Deterministic, so that a redelivered fact arms the same deadline rather than a second one. */
@@ -97,9 +100,12 @@ export function nextDueHourOf(deadlines: readonly TrackedDeadline[]): string | n
 export const deadlineIdOf = (kind: DeadlineKind, subjectId: string, since: string): string =>
   `${kind}:${subjectId}:${since}`;
 
-/** When a deadline of this kind that started at `since` is due. */
-export const dueAtOf = (kind: DeadlineKind, since: string, ttls: DeadlineTtls): Date =>
-  new Date(Date.parse(since) + ttls[kind]);
+/**
+ * When a deadline of this kind that started at `since` is due: its TTL after `since`, or after
+ * `endsAt` when the period's end is the owner's (an offer's expiry).
+ */
+export const dueAtOf = (kind: DeadlineKind, since: string, ttls: DeadlineTtls, endsAt?: string): Date =>
+  new Date(Date.parse(endsAt ?? since) + ttls[kind]);
 
 /** True once the due time is reached. */
 export const isDue = (deadline: Pick<Deadline, 'dueAt'>, now: Date): boolean =>

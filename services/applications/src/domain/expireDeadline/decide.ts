@@ -1,5 +1,6 @@
 import type { DeadlinePassed } from '@loan/contracts';
 import { type Application, type Effect, event, fact } from '../application';
+import { expireOffer } from '../respondToOffer/decide';
 import { transition } from '../stateMachine';
 
 const MESSAGES = {
@@ -21,6 +22,7 @@ export function expireDeadline(
   if (deadline.kind === 'enrichment_timeout') return null;
   if (deadline.kind === 'bank_data_retention') return forgetBankData(state, now);
   if (deadline.kind === 'analysis_timeout') return failAnalysis(state, deadline, now);
+  if (deadline.kind === 'offer_expiry') return expireOffer(state, deadline, now);
   const since = deadline.kind === 'no_link' ? state.linkWindowStart : state.firstLinkedAt;
   if (!since || since.toISOString() !== deadline.since) return null;
   if (deadline.kind === 'no_link' && state.accounts.length > 0) return null;

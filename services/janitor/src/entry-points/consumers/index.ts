@@ -26,6 +26,8 @@ export const TRACKED_FACT_TYPES: Partial<Record<string, readonly (ApplicationFac
     'EnrichmentRestartRequested',
     'AnalysisRequested',
     'ApplicationClosed',
+    'OfferMade',
+    'OfferAnswered',
   ],
   [Topics.enrichmentResults]: ['AccountEnriched'],
 };
