@@ -248,6 +248,36 @@ describe('an offer expiring', () => {
       },
     ]);
     expect(offerMadeBy(state, { ...state, updatedAt: at('2026-12-22T00:00:00Z') })).toEqual([]);
+    // A final review granting terms makes the offer: it stands from the review, under the decision's terms.
+    const referred = { ...state, decision: { ...state.decision!, decision: 'MANUAL_REVIEW' as const } };
+    const reviewedAt = at('2026-12-22T15:00:00.000Z');
+    const reviewed: Application = {
+      ...referred,
+      review: {
+        outcome: 'APPROVED',
+        status: 'FINAL',
+        terms: state.decision!.approval_details,
+        reasonCode: 'VERIFIED_INCOME',
+        note: null,
+        override: false,
+        reviewer: 'analyst-1',
+        keyFacts: null,
+        confirmedBy: null,
+        confirmationRequired: false,
+        madeAt: reviewedAt,
+        reviewedAt,
+      },
+    };
+    expect(offerMadeBy(referred, reviewed)).toEqual([
+      {
+        kind: 'fact',
+        fact: expect.objectContaining({
+          type: 'OfferMade',
+          madeAt: reviewedAt.toISOString(),
+          expiresAt: '2026-12-25T15:00:00.000Z',
+        }),
+      },
+    ]);
     const declined = approved({ decision: { ...approved().decision!, decision: 'DECLINED' } });
     expect(offerMadeBy(before, declined)).toEqual([]);
   });
