@@ -215,6 +215,12 @@ export interface Decision {
    * null for DECLINED.
    */
   key_facts?: KeyFacts | null;
+  /**
+   * What the decision's policy version says of its offer, fixed with it: days it stands
+   * unanswered, working days of cooling-off after acceptance. Absent on decisions made before
+   * lenders set them (7 days, 3 working days).
+   */
+  offer_terms?: { validity_days: number; cooling_off_working_days: number };
 }
 
 /** A policy version's fees and instalment dates, disclosed with its offers. */
@@ -401,6 +407,14 @@ export interface EventDataMap {
     bankDataErasedAt: string;
     receipt: string;
   };
+  /** The offer stood unanswered until `expiresAt` and can no longer be accepted. */
+  'application.offer_expired': {
+    applicationId: string;
+    applicantId: string;
+    madeAt: string;
+    expiresAt: string;
+    expiredAt: string;
+  };
 }
 
 export type EventName = keyof EventDataMap;
@@ -420,6 +434,7 @@ export const EVENT_NAMES: readonly EventName[] = [
   'application.offer_withdrawn',
   'account.consent_ended',
   'account.data_erased',
+  'application.offer_expired',
 ];
 
 /**
@@ -689,7 +704,17 @@ export interface CreditPolicy {
   };
   /** Fees and instalment dates its offers disclose; none: no fees, instalments after a detected pay date. */
   disclosure?: DisclosureTerms;
+  /** How long its offers stand (2-30 days) and their cooling-off (3-14 working days); none: 7 days, 3 working days. */
+  offer?: OfferTerms;
   knockOuts: KnockOutRule[];
+}
+
+/** What a policy version says of its offers, fixed on each offer when it is made. */
+export interface OfferTerms {
+  /** Days an offer stands unanswered (2-30), never less than the end of the 2nd working day in Lagos after it. */
+  validityDays: number;
+  /** Working days in Lagos after acceptance in which it may be withdrawn without cost (3-14). */
+  coolingOffWorkingDays: number;
 }
 
 export type PolicyStatus = 'DRAFT' | 'ACTIVE' | 'RETIRED';
@@ -862,6 +887,11 @@ export interface OfferView {
   declinedAt: string | null;
   coolingOffEndsAt: string | null;
   withdrawnAt: string | null;
+  /** When the offer was recorded expired, unanswered (`application.offer_expired`). */
+  expiredAt: string | null;
+  /** The terms fixed on the offer when it was made. */
+  validityDays: number;
+  coolingOffWorkingDays: number;
 }
 
 /** What answering the offer returns. */

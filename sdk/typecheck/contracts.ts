@@ -89,6 +89,8 @@ export type Checks = [
   Holds<Same<sdk.EventDataMap['account.consent_ended'], contracts.EventDataOf<'account.consent_ended'>>>,
   Holds<Same<sdk.EventDataMap['account.data_erased'], contracts.EventDataOf<'account.data_erased'>>>,
   Holds<Same<sdk.ConsentView, contracts.ConsentView>>,
+  Holds<Same<sdk.EventDataMap['application.offer_expired'], contracts.EventDataOf<'application.offer_expired'>>>,
+  Holds<Same<sdk.OfferTerms, contracts.OfferTerms>>,
   Holds<Same<sdk.ReviewPage, contracts.ReviewPage>>,
   Holds<Same<sdk.DeliveryStatus, contracts.DeliveryStatus>>,
   Holds<Accepted<sdk.DeliveryListQuery, contracts.DeliveryListQuery>>,

@@ -34,6 +34,8 @@ export function describeEvent(event: WebhookEvent): string {
       return event.data.reason satisfies 'WITHDRAWN' | 'EXPIRED' | 'LAPSED';
     case 'account.data_erased':
       return event.data.receipt;
+    case 'application.offer_expired':
+      return event.data.expiredAt;
     default:
       return event satisfies never;
   }

@@ -113,5 +113,11 @@ export const Decision = z.object({
    * and for MANUAL_REVIEW what approving those terms would disclose; null for DECLINED.
    */
   key_facts: KeyFacts.nullable().optional(),
+  /**
+   * Not in the original contract: what the policy version of the decision says of its offer,
+   * fixed with it: days it stands unanswered, working days of cooling-off after acceptance.
+   * Absent on decisions made before lenders set them (7 days, 3 working days).
+   */
+  offer_terms: z.object({ validity_days: z.number().int(), cooling_off_working_days: z.number().int() }).optional(),
 });
 export type Decision = z.infer<typeof Decision>;

@@ -121,6 +121,14 @@ export const EventData = {
     /** The path of the deletion receipt on the lender API. */
     receipt: z.string(),
   }),
+  /** Not in the spec: the offer stood unanswered until `expiresAt` and can no longer be accepted. */
+  'application.offer_expired': z.object({
+    applicationId: Uuid,
+    applicantId: Uuid,
+    madeAt: IsoTimestamp,
+    expiresAt: IsoTimestamp,
+    expiredAt: IsoTimestamp,
+  }),
 } as const;
 
 export type EventName = keyof typeof EventData;

@@ -147,6 +147,17 @@ export const ApplicationFact = z.discriminatedUnion('type', [
     reason: ConsentEndReason,
     endedAt: IsoTimestamp,
   }),
+  /**
+   * An offer was made (a decision or a final review granting terms): it stands until
+   * `expiresAt`, fixed from the policy version of the decision, for the janitor to watch.
+   */
+  z.object({
+    ...factBase,
+    type: z.literal('OfferMade'),
+    applicantId: Uuid,
+    madeAt: IsoTimestamp,
+    expiresAt: IsoTimestamp,
+  }),
 ]);
 export type ApplicationFact = z.infer<typeof ApplicationFact>;
 export type ApplicationFactType = ApplicationFact['type'];
@@ -215,6 +226,7 @@ export const DeadlineKind = z.enum([
   'bank_data_retention',
   'consent_expiry',
   'consent_lapse',
+  'offer_expiry',
 ]);
 export type DeadlineKind = z.infer<typeof DeadlineKind>;
 
@@ -227,7 +239,7 @@ export const DeadlinePassed = z.object({
   accountId: Uuid.nullable(),
   /** For enrichment timeouts: the enrichment attempt the deadline was set for. */
   attempt: z.number().int().nullable(),
-  /** When the period started (creation or resume, first link, enrichment start). */
+  /** When the period started (creation or resume, first link, enrichment start, the offer made). */
   since: IsoTimestamp,
   dueAt: IsoTimestamp,
   firedAt: IsoTimestamp,

@@ -11,10 +11,53 @@ import { DEFAULT_TIME_ZONE, addDays, dayIn, startOfDayIn } from './zonedDays';
  * period ends.
  */
 
-/** How long an offer stands: at least the two working days the CBN gives to review a contract. */
+/** How long an offer stands by default, in days: a lender's policy may set its own (`offer.validityDays`). */
 export const OFFER_VALIDITY_DAYS = 7;
-/** The cooling-off period after acceptance, in working days (CBN consumer-protection guidelines). */
+/** The cooling-off period after acceptance by default, in working days (CBN consumer-protection guidelines). */
 export const COOLING_OFF_WORKING_DAYS = 3;
+
+/** The working days the CBN gives an applicant to review a contract: no offer stands less. */
+export const MIN_REVIEW_WORKING_DAYS = 2;
+export const MIN_OFFER_VALIDITY_DAYS = 2;
+export const MAX_OFFER_VALIDITY_DAYS = 30;
+/** The CBN's 3 working days are the least a lender may give; more is the lender's choice, up to this. */
+export const MAX_COOLING_OFF_WORKING_DAYS = 14;
+
+const wholeDays = (field: string, min: number, max: number, unit: string) =>
+  z
+    .number({ error: `${field} must be a whole number of ${unit}` })
+    .int(`${field} must be a whole number of ${unit}`)
+    .min(min, `${field} must be between ${min} and ${max} ${unit}`)
+    .max(max, `${field} must be between ${min} and ${max} ${unit}`);
+
+/**
+ * What a lender's policy version says of its offers: how long one stands unanswered, and how
+ * long an applicant who accepted may still withdraw without cost. Fixed on each offer when it
+ * is made, so a later policy change never moves an offer's dates.
+ */
+export const OfferTerms = z
+  .object({
+    /**
+     * Days an offer stands after it is made, 2 to 30; never less than the end of the second
+     * working day in Lagos after it was made (the CBN's time to review a contract).
+     */
+    validityDays: wholeDays('validityDays', MIN_OFFER_VALIDITY_DAYS, MAX_OFFER_VALIDITY_DAYS, 'days'),
+    /** Working days in Lagos (public holidays counted out) after acceptance in which it may be withdrawn, 3 to 14. */
+    coolingOffWorkingDays: wholeDays(
+      'coolingOffWorkingDays',
+      COOLING_OFF_WORKING_DAYS,
+      MAX_COOLING_OFF_WORKING_DAYS,
+      'working days',
+    ),
+  })
+  .strict();
+export type OfferTerms = z.infer<typeof OfferTerms>;
+
+/** What a policy without offer terms (and a decision made before they were kept) gives: 7 days, 3 working days. */
+export const DEFAULT_OFFER_TERMS: OfferTerms = Object.freeze({
+  validityDays: OFFER_VALIDITY_DAYS,
+  coolingOffWorkingDays: COOLING_OFF_WORKING_DAYS,
+});
 
 /**
  * Nigeria's public holidays by year, as the Federal Government declares them (the Islamic ones
@@ -75,6 +118,16 @@ export function endOfWorkingDaysAfter(from: Date, count: number): Date {
   return new Date(startOfDayIn(addDays(day, 1), DEFAULT_TIME_ZONE).getTime() - 1);
 }
 
+/**
+ * When an offer made at `madeAt` expires: `validityDays` days later, or at the end of the
+ * second working day in Lagos after it was made when that is later (a weekend or a holiday
+ * must not eat the applicant's time to review it).
+ */
+export function offerExpiresAt(madeAt: Date, validityDays: number): Date {
+  const byDays = madeAt.getTime() + validityDays * 86_400_000;
+  return new Date(Math.max(byDays, endOfWorkingDaysAfter(madeAt, MIN_REVIEW_WORKING_DAYS).getTime()));
+}
+
 /** Body of `POST /api/applications/:id/offer`: the applicant's answer, as the lender took it. */
 export const OfferResponseRequest = z.strictObject(
   {
@@ -104,8 +157,13 @@ export const OfferView = z.object({
   expiresAt: IsoTimestamp,
   acceptedAt: IsoTimestamp.nullable(),
   declinedAt: IsoTimestamp.nullable(),
-  /** The end of the cooling-off period (3 working days in Lagos after acceptance); null before acceptance. */
+  /** The end of the cooling-off period (the offer's working days in Lagos after acceptance); null before acceptance. */
   coolingOffEndsAt: IsoTimestamp.nullable(),
   withdrawnAt: IsoTimestamp.nullable(),
+  /** When the offer was recorded as expired, unanswered (`application.offer_expired`); null otherwise. */
+  expiredAt: IsoTimestamp.nullable(),
+  /** The terms fixed on the offer when it was made, from the lender's policy version of the decision. */
+  validityDays: z.number().int(),
+  coolingOffWorkingDays: z.number().int(),
 });
 export type OfferView = z.infer<typeof OfferView>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DecisionOutcome } from './decision';
 import { DisclosureTerms } from './keyFacts';
+import { OfferTerms } from './offer';
 
 /**
  * A lender's credit policy: the rules the decision applies on top of the scorecard's score and
@@ -173,6 +174,8 @@ export const CreditPolicy = z
     }),
     /** Fees and instalment dates its offers disclose (Key Facts Statement); none: no fees, pay-date instalments. */
     disclosure: DisclosureTerms.optional(),
+    /** How long its offers stand and their cooling-off after acceptance; none: 7 days, 3 working days. */
+    offer: OfferTerms.optional(),
     knockOuts: z
       .array(KnockOutRule)
       .max(50, 'at most 50 knock-out rules')

@@ -90,6 +90,33 @@ describe('CreditPolicy', () => {
     expect(problemsOf(policy)).toEqual([expect.stringMatching(/^dataRules\.thinFile: /)]);
   });
 
+  it('when offer terms are set, then validity must be 2-30 whole days and cooling-off 3-14 whole working days', () => {
+    const withOffer = (offer: unknown) => problemsOf({ ...valid(), offer });
+    expect(withOffer({ validityDays: 3, coolingOffWorkingDays: 5 })).toEqual([]);
+    expect(withOffer({ validityDays: 2, coolingOffWorkingDays: 3 })).toEqual([]);
+    expect(withOffer({ validityDays: 30, coolingOffWorkingDays: 14 })).toEqual([]);
+    for (const validityDays of [0, -1, 1, 31])
+      expect(withOffer({ validityDays, coolingOffWorkingDays: 3 })).toEqual([
+        'offer.validityDays: validityDays must be between 2 and 30 days',
+      ]);
+    expect(withOffer({ validityDays: 2.5, coolingOffWorkingDays: 3 })).toEqual([
+      'offer.validityDays: validityDays must be a whole number of days',
+    ]);
+    expect(withOffer({ validityDays: '7', coolingOffWorkingDays: 3 })).toEqual([
+      'offer.validityDays: validityDays must be a whole number of days',
+    ]);
+    for (const coolingOffWorkingDays of [2, 15])
+      expect(withOffer({ validityDays: 7, coolingOffWorkingDays })).toEqual([
+        'offer.coolingOffWorkingDays: coolingOffWorkingDays must be between 3 and 14 working days',
+      ]);
+    expect(withOffer({ validityDays: 7 })).toEqual([
+      'offer.coolingOffWorkingDays: coolingOffWorkingDays must be a whole number of working days',
+    ]);
+    expect(withOffer({ validityDays: 7, coolingOffWorkingDays: 3, autoAccept: true })).toEqual([
+      'offer: Unrecognized key: "autoAccept"',
+    ]);
+  });
+
   it('when the feature catalogue is read, then every feature has a description', () => {
     for (const description of Object.values(POLICY_FEATURES)) expect(description.length).toBeGreaterThan(10);
   });

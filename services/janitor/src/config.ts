@@ -19,6 +19,9 @@ export const configShape = {
   BANK_DATA_RETENTION: durationMs('90d').describe(
     'How long bank data (statements, enriched profiles, webhook bodies with account numbers) is kept after an application is COMPLETED or FAILED',
   ),
+  OFFER_EXPIRY_GRACE: durationMs('0s').describe(
+    "How long after an offer's own expiry (the lender's policy fixes it when the offer is made) the janitor tells the applications service it passed",
+  ),
   JANITOR_POLL_INTERVAL: durationMs('500ms').describe(
     'How often the scheduler looks for deadlines that are due, among the armed deadlines it holds in memory',
   ),

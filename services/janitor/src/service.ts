@@ -36,6 +36,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
     analysis_timeout: config.ANALYSIS_TIMEOUT,
     bank_data_retention: config.BANK_DATA_RETENTION,
     enrichment_timeout: config.ENRICHMENT_TIMEOUT,
+    offer_expiry: config.OFFER_EXPIRY_GRACE,
   };
   const relays = {
     timeline: createOutboxRelay({

@@ -355,6 +355,58 @@ describe('credit policies in scoring', () => {
     expect(decision.key_facts!.apr_percent).toBeGreaterThan(0);
   });
 
+  it('when a lender activates a policy with its own offer terms, then its approvals carry them and a later version leaves them as they were; bad terms are a 400 naming the field', async () => {
+    const offerLender = `lender-${randomUUID()}`;
+    for (const [offer, problem] of [
+      [{ validityDays: 0, coolingOffWorkingDays: 5 }, 'offer.validityDays: validityDays must be between 2 and 30 days'],
+      [
+        { validityDays: -3, coolingOffWorkingDays: 5 },
+        'offer.validityDays: validityDays must be between 2 and 30 days',
+      ],
+      [
+        { validityDays: 2.5, coolingOffWorkingDays: 5 },
+        'offer.validityDays: validityDays must be a whole number of days',
+      ],
+      [
+        { validityDays: 31, coolingOffWorkingDays: 5 },
+        'offer.validityDays: validityDays must be between 2 and 30 days',
+      ],
+      [
+        { validityDays: 3, coolingOffWorkingDays: 2 },
+        'offer.coolingOffWorkingDays: coolingOffWorkingDays must be between 3 and 14 working days',
+      ],
+    ] as const) {
+      const refused = await call(offerLender, 'POST', '/policies', { ...structuredClone(BUILTIN_POLICY), offer });
+      expect([refused.status, refused.body.statusCode, refused.body.error]).toEqual([400, 400, 'Bad Request']);
+      expect(refused.body.message).toContain(problem);
+    }
+
+    const before = await analyze(offerLender);
+    expect(before.decision.offer_terms).toEqual({ validity_days: 7, cooling_off_working_days: 3 });
+    const offer = { validityDays: 3, coolingOffWorkingDays: 5 };
+    const created = await call(offerLender, 'POST', '/policies', { ...structuredClone(BUILTIN_POLICY), offer });
+    expect([created.status, created.body.policy.offer]).toEqual([201, offer]);
+    expect((await call(offerLender, 'POST', `/policies/${created.body.version}/activate`)).status).toBe(200);
+    const under = await analyze(offerLender);
+    expect(under.decision).toMatchObject({
+      decision: 'APPROVED',
+      policy_version: created.body.version,
+      offer_terms: { validity_days: 3, cooling_off_working_days: 5 },
+    });
+
+    const longer = { validityDays: 14, coolingOffWorkingDays: 10 };
+    const next = await call(offerLender, 'POST', '/policies', { ...structuredClone(BUILTIN_POLICY), offer: longer });
+    expect((await call(offerLender, 'POST', `/policies/${next.body.version}/activate`)).status).toBe(200);
+    const stored = await scoring.runtime.db
+      .collection<{ applicationId: string; decision: Decision }>('analyses')
+      .findOne({ applicationId: under.applicationId });
+    expect(stored!.decision.offer_terms).toEqual({ validity_days: 3, cooling_off_working_days: 5 });
+    expect((await analyze(offerLender)).decision.offer_terms).toEqual({
+      validity_days: 14,
+      cooling_off_working_days: 10,
+    });
+  });
+
   it('when the internal token is missing, then the policy API answers 401', async () => {
     const response = await fetch(`${scoring.url}/internal/policies`, { headers: { 'x-client-id': lender } });
     expect(response.status).toBe(401);

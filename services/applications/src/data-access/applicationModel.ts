@@ -62,6 +62,7 @@ export const applicationSchema = new Schema(
     review: { type: Schema.Types.Mixed, default: null },
     contest: { type: Schema.Types.Mixed, default: null },
     offerResponse: { type: Schema.Types.Mixed, default: null },
+    offerExpired: { type: Schema.Types.Mixed, default: null },
     failureReason: String,
     abandonReason: String,
     handled: { type: [String], default: [] },

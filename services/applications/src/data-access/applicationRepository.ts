@@ -126,6 +126,7 @@ function toState(doc: Doc): Application {
           withdrawnAt: d.offerResponse.withdrawnAt ? new Date(d.offerResponse.withdrawnAt) : null,
         }
       : null,
+    offerExpired: d.offerExpired ? { madeAt: new Date(d.offerExpired.madeAt), at: new Date(d.offerExpired.at) } : null,
     failureReason: d.failureReason ?? null,
     abandonReason: d.abandonReason ?? null,
     handled: d.handled ?? [],

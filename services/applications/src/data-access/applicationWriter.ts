@@ -12,6 +12,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import type { Application, Effect, Outcome } from '../domain/application';
 import { linksClosedBy, type LinksClosedReason } from '../domain/linksClosed';
+import { offerMadeBy } from '../domain/respondToOffer/decide';
 import type { ApplicationRepository, Stored } from './applicationRepository';
 
 const MAX_CONFLICT_RETRIES = 10;
@@ -129,7 +130,9 @@ export function createApplicationWriter(deps: {
         if (cached) continue;
         return stored.state;
       }
-      const outbox = toOutbox(change.state, change.effects, now, correlationId);
+      // Whichever change makes an offer also tells the janitor, in the same write, when it expires.
+      const effects = [...change.effects, ...offerMadeBy(stored.state, change.state)];
+      const outbox = toOutbox(change.state, effects, now, correlationId);
       if (await repo.replace(change.state, stored.rev, outbox)) {
         await written(stored, change.state, outbox, publishing);
         closing(stored.state, change.state);
@@ -156,7 +159,8 @@ export function createApplicationWriter(deps: {
       if (unchanged && loaded.remembered) continue;
       if (!outcome.ok) return { ok: false, code: outcome.code, message: outcome.message };
       if (unchanged) return { ok: true, result: outcome.result };
-      const outbox = toOutbox(outcome.state, outcome.effects, now, correlationId);
+      const effects = [...outcome.effects, ...offerMadeBy(stored.state, outcome.state)];
+      const outbox = toOutbox(outcome.state, effects, now, correlationId);
       if (await repo.replace(outcome.state, stored.rev, outbox)) {
         await written(stored, outcome.state, outbox, publishing);
         closing(stored.state, outcome.state);

@@ -90,6 +90,11 @@ export interface Application {
   contest?: Contest | null;
   /** The applicant's answer to the offer (absent or null until one): nothing is accepted automatically. */
   offerResponse?: OfferResponse | null;
+  /**
+   * The offer made at `madeAt` stood unanswered past its expiry, recorded when the janitor's
+   * deadline told of it (`application.offer_expired`); absent or null otherwise.
+   */
+  offerExpired?: { madeAt: Date; at: Date } | null;
   failureReason: string | null;
   abandonReason: AbandonReason | null;
   /** Provider callbacks and results already applied, so a redelivery changes nothing. */

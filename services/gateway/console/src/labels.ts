@@ -81,6 +81,7 @@ export const LABELS = {
     'application.offer_withdrawn': ['Offer withdrawn', 'neutral'],
     'account.consent_ended': ['Consent ended', 'neutral'],
     'account.data_erased': ['Bank data erased', 'neutral'],
+    'application.offer_expired': ['Offer expired', 'neutral'],
   }),
   abandonReason: table({
     no_link: ['the applicant linked no bank account in time', 'warn'],

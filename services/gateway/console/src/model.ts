@@ -24,8 +24,8 @@ const ACCOUNT_EVENTS = new Set(['account.linked', 'account.enrichment_ready', 'a
 
 /**
  * The application's story in order: created, each account linked and its statement read,
- * linking finalized, ready for analysis, analysis asked for, decided, reviewed (or failed,
- * abandoned). Each webhook delivery is folded under the step it announced: an account's under
+ * linking finalized, ready for analysis, analysis asked for, decided, reviewed, the offer made
+ * and answered or expired (or failed, abandoned). Each webhook delivery is folded under the step it announced: an account's under
  * the latest step of its kind at or before it; an event no step tells gets a step of its own.
  */
 export function storyOf(application: ApplicationView, deliveries: DeliveryView[]): StoryStep[] {
@@ -124,6 +124,24 @@ export function storyOf(application: ApplicationView, deliveries: DeliveryView[]
     } else if (review.reviewedAt) {
       steps[steps.length - 1]!.events.push('application.review_completed');
     }
+  }
+  const offer = application.offer;
+  if (offer) {
+    // The offer's own steps: made, then its answer or its expiry; order 6 places them after a review.
+    const step = (at: string, title: string, n: number, events: string[], detail?: string) =>
+      steps.push({ at, title, order: [6, 2, n], events, deliveries: [], ...(detail ? { detail } : {}) });
+    step(offer.madeAt, 'Offer made', 0, [], `${offer.validityDays} days to answer`);
+    if (offer.acceptedAt)
+      step(
+        offer.acceptedAt,
+        'Offer accepted',
+        1,
+        ['application.offer_accepted'],
+        `${offer.coolingOffWorkingDays} working days of cooling-off`,
+      );
+    if (offer.declinedAt) step(offer.declinedAt, 'Offer declined', 1, ['application.offer_declined']);
+    if (offer.withdrawnAt) step(offer.withdrawnAt, 'Acceptance withdrawn', 2, ['application.offer_withdrawn']);
+    if (offer.expiredAt) step(offer.expiredAt, 'Offer expired', 1, ['application.offer_expired'], 'unanswered');
   }
   if (application.failureReason) {
     steps.push({

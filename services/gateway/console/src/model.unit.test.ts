@@ -122,6 +122,40 @@ describe('the console model', () => {
     ]);
   });
 
+  it('when an offer stood unanswered and expired, then the story shows it made and expired, the expiry webhook under its step', () => {
+    const app = {
+      ...application([]),
+      decision: {
+        decision: 'APPROVED',
+        score: 88,
+        timestamp: '2026-11-24T10:04:02.000Z',
+      } as ApplicationView['decision'],
+      offer: {
+        status: 'EXPIRED',
+        madeAt: '2026-11-24T10:04:02.000Z',
+        expiresAt: '2026-11-27T10:04:02.000Z',
+        acceptedAt: null,
+        declinedAt: null,
+        coolingOffEndsAt: null,
+        withdrawnAt: null,
+        expiredAt: '2026-11-27T10:04:03.000Z',
+        validityDays: 3,
+        coolingOffWorkingDays: 5,
+      } as ApplicationView['offer'],
+    };
+    const expiry = {
+      ...delivery('2026-11-27T10:04:04.000Z', [200], 'DELIVERED'),
+      id: 'expired',
+      event: 'application.offer_expired',
+    } as DeliveryView;
+    expect(storyOf(app, [expiry]).map((s) => [s.title, s.detail, s.deliveries.map((d) => d.id)])).toEqual([
+      ['Application created', undefined, []],
+      ['Decided: Approved', 'score 88 of 100', []],
+      ['Offer made', '3 days to answer', []],
+      ['Offer expired', 'unanswered', ['expired']],
+    ]);
+  });
+
   it('when a step comes later on a skewed clock, then the story keeps its order; an event no step tells has a step of its own', () => {
     const app = {
       ...application([]),

@@ -1,4 +1,10 @@
-import type { CreditPolicy, PolicyFeature } from '@loan/contracts';
+import type { CreditPolicy, OfferTerms, PolicyFeature } from '@loan/contracts';
+
+/**
+ * The offer terms of a policy that sets none: the contracts' `DEFAULT_OFFER_TERMS`, written out
+ * here because the page's bundle takes only types from the contracts (a unit test holds the two equal).
+ */
+export const DEFAULT_OFFER_TERMS: OfferTerms = { validityDays: 7, coolingOffWorkingDays: 3 };
 import { money } from './model';
 
 /**
@@ -105,6 +111,16 @@ export function dataRuleSentences(policy: Policy): string[] {
   ];
 }
 
+/** How long the policy's offers stand and the cooling-off after acceptance (the defaults when it sets none). */
+export function offerSentences(policy: Policy): string[] {
+  const { validityDays, coolingOffWorkingDays } = policy.offer ?? DEFAULT_OFFER_TERMS;
+  return [
+    `An offer stands ${validityDays} days unanswered, and at least to the end of the second working day after it is made; then it expires.`,
+    `After acceptance, the applicant may withdraw without cost for ${coolingOffWorkingDays} working days in Lagos (weekends and public holidays do not count).`,
+    'Nothing is accepted automatically.',
+  ];
+}
+
 /** `HIGH_BETTING: decline when betting debits as a share of monthly income is more than 0.25.` */
 export function knockOutSentence(rule: KnockOut): string {
   return `${rule.code}: ${actionWords(rule.action)} when ${FEATURE_WORDS[rule.feature] ?? rule.feature} ${OPERATOR_WORDS[rule.operator] ?? rule.operator} ${rule.value} (${rule.description}).`;
@@ -124,6 +140,8 @@ export interface PolicyForm {
   maxAmount: string;
   maxIncomeMultiple: string;
   dataRules: Policy['dataRules'];
+  validityDays: string;
+  coolingOffWorkingDays: string;
   knockOuts: {
     code: string;
     feature: string;
@@ -154,6 +172,8 @@ export function formOf(policy: Policy): PolicyForm {
     maxAmount: policy.loanLimits.maxAmount === null ? '' : String(policy.loanLimits.maxAmount),
     maxIncomeMultiple: policy.loanLimits.maxIncomeMultiple === null ? '' : String(policy.loanLimits.maxIncomeMultiple),
     dataRules: { ...policy.dataRules },
+    validityDays: String((policy.offer ?? DEFAULT_OFFER_TERMS).validityDays),
+    coolingOffWorkingDays: String((policy.offer ?? DEFAULT_OFFER_TERMS).coolingOffWorkingDays),
     knockOuts: policy.knockOuts.map((rule) => ({ ...rule, value: String(rule.value) })),
   };
 }
@@ -204,6 +224,9 @@ export function policyOf(form: PolicyForm, base?: Policy): unknown {
       maxIncomeMultiple: numberOf(form.maxIncomeMultiple),
     },
     dataRules: form.dataRules,
+    // The version's fees are not edited here: the new version keeps them.
+    ...(base?.disclosure ? { disclosure: base.disclosure } : {}),
+    ...offerOf(form, base),
     knockOuts: form.knockOuts.map((rule) => ({
       code: rule.code.trim(),
       feature: rule.feature,
@@ -213,6 +236,18 @@ export function policyOf(form: PolicyForm, base?: Policy): unknown {
       description: rule.description,
     })),
   };
+}
+
+/** The form's offer terms; none when the base had none and the form keeps the defaults (they stay the defaults). */
+function offerOf(form: PolicyForm, base?: Policy): { offer?: unknown } {
+  const offer = {
+    validityDays: numberOf(form.validityDays),
+    coolingOffWorkingDays: numberOf(form.coolingOffWorkingDays),
+  };
+  const defaults =
+    offer.validityDays === DEFAULT_OFFER_TERMS.validityDays &&
+    offer.coolingOffWorkingDays === DEFAULT_OFFER_TERMS.coolingOffWorkingDays;
+  return base?.offer || !defaults ? { offer } : {};
 }
 
 /**
@@ -279,6 +314,12 @@ const SETTING_LABELS: [string, string, (p: Policy) => string][] = [
   ['dataRules.thinFile', 'Thin file', (p) => actionWords(p.dataRules.thinFile)],
   ['dataRules.bureauUnavailable', 'Bureau unavailable', (p) => actionWords(p.dataRules.bureauUnavailable)],
   ['dataRules.identityMismatch', 'Identity mismatch', (p) => actionWords(p.dataRules.identityMismatch)],
+  ['offer.validityDays', 'Days an offer stands', (p) => String((p.offer ?? DEFAULT_OFFER_TERMS).validityDays)],
+  [
+    'offer.coolingOffWorkingDays',
+    'Working days of cooling-off',
+    (p) => String((p.offer ?? DEFAULT_OFFER_TERMS).coolingOffWorkingDays),
+  ],
 ];
 
 export interface Difference {

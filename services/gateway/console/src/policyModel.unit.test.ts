@@ -1,11 +1,13 @@
-import { BUILTIN_POLICY, CreditPolicy } from '@loan/contracts';
+import { BUILTIN_POLICY, CreditPolicy, DEFAULT_OFFER_TERMS as CONTRACT_OFFER_TERMS } from '@loan/contracts';
 import {
   affordabilitySentences,
+  DEFAULT_OFFER_TERMS,
   bandSentences,
   differences,
   formOf,
   knockOutSentence,
   limitSentences,
+  offerSentences,
   policyOf,
   problemsByField,
   type Policy,
@@ -47,6 +49,26 @@ describe('the draft form', () => {
     const policy: Policy = { ...builtin, knockOuts: [rule] };
     expect(policyOf(formOf(policy), policy)).toEqual(policy);
     expect(CreditPolicy.safeParse(policyOf(formOf(policy), policy)).success).toBe(true);
+  });
+
+  it('when the offer terms are typed, then the policy carries them; a policy with its own terms or fees keeps them when sent back', () => {
+    expect(offerSentences(builtin)[0]).toMatch(/^An offer stands 7 days unanswered/);
+    const body = policyOf({ ...formOf(builtin), validityDays: '3', coolingOffWorkingDays: '5' }, builtin) as Policy;
+    expect(body.offer).toEqual({ validityDays: 3, coolingOffWorkingDays: 5 });
+    expect(offerSentences(body)[1]).toMatch(/for 5 working days in Lagos/);
+    const own: Policy = {
+      ...builtin,
+      offer: { validityDays: 7, coolingOffWorkingDays: 3 },
+      disclosure: {
+        fees: { managementPercent: 1, insurancePercent: 0, vatPercent: 7.5, collection: 'UPFRONT' },
+        schedule: { alignToPayDay: true, daysAfterPayDay: 1 },
+      },
+    };
+    expect(policyOf(formOf(own), own)).toEqual(own);
+    expect(differences(builtin, body).map((d) => [d.label, d.before, d.after])).toEqual([
+      ['Days an offer stands', '7', '3'],
+      ['Working days of cooling-off', '3', '5'],
+    ]);
   });
 
   it('when the cap is typed as a percentage and a number is mistyped, then the ratio is a share and the mistyped text goes as typed', () => {
@@ -91,5 +113,11 @@ describe('the differences between versions', () => {
       },
     ]);
     expect(differences(next, next)).toEqual([]);
+  });
+});
+
+describe('the offer terms of a policy without its own', () => {
+  it('when the page shows them, then they are the service’s defaults', () => {
+    expect(DEFAULT_OFFER_TERMS).toEqual(CONTRACT_OFFER_TERMS);
   });
 });

@@ -105,6 +105,23 @@ export function factsOf(app: { applicationId?: string; clientId?: string; applic
       status,
       abandonReason,
     }),
+    offerMade: (madeAt: string, expiresAt: string, at: Date | string = madeAt): ApplicationFact => ({
+      ...base(at),
+      type: 'OfferMade',
+      applicantId,
+      madeAt,
+      expiresAt,
+    }),
+    offerAnswered: (
+      answeredAt: string,
+      response: 'ACCEPTED' | 'DECLINED' | 'WITHDRAWN' = 'ACCEPTED',
+    ): ApplicationFact => ({
+      ...base(answeredAt),
+      type: 'OfferAnswered',
+      applicantId,
+      response,
+      answeredAt,
+    }),
     enriched: (accountId: string, attempt: number, at: Date | string): EnrichmentResult => ({
       ...base(at),
       type: 'AccountEnriched',

@@ -128,6 +128,8 @@ const timelineFields = {
   analysisRequestedAt: { type: String, default: null },
   closedAt: { type: String, default: null },
   decidedAt: { type: String, default: null },
+  offer: { type: Schema.Types.Mixed, default: null },
+  offerAnsweredAt: { type: String, default: null },
   accounts: { type: [accountSchema], default: [] },
   armed: { type: [armedRefSchema], default: [] },
 };

@@ -81,6 +81,8 @@ export interface TimelineDoc {
   analysisRequestedAt?: string | null;
   closedAt?: string | null;
   decidedAt?: string | null;
+  offer?: { madeAt: string; expiresAt: string } | null;
+  offerAnsweredAt?: string | null;
   accounts?: {
     accountId: string;
     starts?: string[];
@@ -125,6 +127,8 @@ export function toStored(doc: Doc): StoredTimeline {
       analysisRequestedAt: doc.analysisRequestedAt ?? null,
       closedAt: doc.closedAt ?? null,
       decidedAt: doc.decidedAt ?? null,
+      offer: doc.offer ? { madeAt: doc.offer.madeAt, expiresAt: doc.offer.expiresAt } : null,
+      offerAnsweredAt: doc.offerAnsweredAt ?? null,
       accounts: (doc.accounts ?? []).map((a): AccountEnrichment => ({
         accountId: a.accountId,
         starts: a.starts ?? [],

@@ -27,7 +27,10 @@ export type DeadlineTtls = Record<Exclude<DeadlineKind, 'consent_expiry' | 'cons
  *   (owners: enrichment, scoring through enrichment's scrub, notifier);
  * - `consent_expiry` and `consent_lapse`: an account's consent runs out a year after it was
  *   given, or 180 days after its last use, at the times the applications service recorded
- *   (owner: applications, which ends it; enrichment then unlinks and erases the account).
+ *   (owner: applications, which ends it; enrichment then unlinks and erases the account);
+ * - `offer_expiry`: an offer unanswered at its own expiry, fixed by the lender's policy when it
+ *   was made (owner: applications, which records it expired and tells the lender); its TTL is a
+ *   grace after that expiry, not a period from `since`.
  */
 export interface Deadline {
   /** Deterministic, so that a redelivered fact arms the same deadline rather than a second one. */
@@ -103,9 +106,12 @@ export function nextDueHourOf(deadlines: readonly TrackedDeadline[]): string | n
 export const deadlineIdOf = (kind: DeadlineKind, subjectId: string, since: string): string =>
   `${kind}:${subjectId}:${since}`;
 
-/** When a deadline of this kind that started at `since` is due. */
-export const dueAtOf = (kind: keyof DeadlineTtls, since: string, ttls: DeadlineTtls): Date =>
-  new Date(Date.parse(since) + ttls[kind]);
+/**
+ * When a deadline of this kind that started at `since` is due: its TTL after `since`, or after
+ * `endsAt` when the period's end is the owner's (an offer's expiry).
+ */
+export const dueAtOf = (kind: keyof DeadlineTtls, since: string, ttls: DeadlineTtls, endsAt?: string): Date =>
+  new Date(Date.parse(endsAt ?? since) + ttls[kind]);
 
 /** True once the due time is reached. */
 export const isDue = (deadline: Pick<Deadline, 'dueAt'>, now: Date): boolean =>

@@ -39,6 +39,10 @@ export interface Timeline {
   /** When the application was first decided or failed: its bank data is kept for a period from then. */
   decidedAt: string | null;
   accounts: AccountEnrichment[];
+  /** The newest offer made (a decision or a final review granting terms) and when it expires. */
+  offer?: { madeAt: string; expiresAt: string } | null;
+  /** The applicant's newest answer to an offer (accepted, declined or withdrawn). */
+  offerAnsweredAt?: string | null;
 }
 
 export const emptyTimeline = (applicationId: string, clientId: string): Timeline => ({
@@ -50,4 +54,6 @@ export const emptyTimeline = (applicationId: string, clientId: string): Timeline
   closedAt: null,
   decidedAt: null,
   accounts: [],
+  offer: null,
+  offerAnsweredAt: null,
 });

@@ -1,6 +1,7 @@
 import type { DeadlinePassed } from '@loan/contracts';
 import { type Application, type Effect, event, fact } from '../application';
 import { expireConsent } from '../consent/decide';
+import { expireOffer } from '../respondToOffer/decide';
 import { transition } from '../stateMachine';
 
 const MESSAGES = {
@@ -24,6 +25,7 @@ export function expireDeadline(
   if (deadline.kind === 'analysis_timeout') return failAnalysis(state, deadline, now);
   if (deadline.kind === 'consent_expiry' || deadline.kind === 'consent_lapse')
     return expireConsent(state, deadline, now);
+  if (deadline.kind === 'offer_expiry') return expireOffer(state, deadline, now);
   const since = deadline.kind === 'no_link' ? state.linkWindowStart : state.firstLinkedAt;
   if (!since || since.toISOString() !== deadline.since) return null;
   if (deadline.kind === 'no_link' && state.accounts.length > 0) return null;

@@ -1,19 +1,37 @@
 import {
-  COOLING_OFF_WORKING_DAYS,
-  OFFER_VALIDITY_DAYS,
+  DEFAULT_OFFER_TERMS,
   endOfWorkingDaysAfter,
+  offerExpiresAt,
   type ApprovalDetails,
+  type Decision,
+  type DeadlinePassed,
   type KeyFacts,
+  type OfferTerms,
   type OfferView,
 } from '@loan/contracts';
 import { type Application, type Effect, type OfferResponse, type Outcome, event, fact, reject } from '../application';
 
-/** The offer a decision makes, as it stands: the final review's terms, otherwise the scorecard's. */
-interface StandingOffer {
+/**
+ * The offer a decision makes, as it stands: the final review's terms, otherwise the scorecard's,
+ * with the validity and cooling-off of the policy version that made the decision.
+ */
+export interface StandingOffer {
   terms: ApprovalDetails;
   keyFacts: KeyFacts | null;
   madeAt: Date;
   expiresAt: Date;
+  offerTerms: OfferTerms;
+}
+
+/**
+ * What the decision's policy version said of its offer when it decided; a decision made before
+ * lenders set it gets the defaults (7 days, 3 working days). A later policy change moves nothing.
+ */
+export function offerTermsOf(decision: Pick<Decision, 'offer_terms'>): OfferTerms {
+  const terms = decision.offer_terms;
+  return terms
+    ? { validityDays: terms.validity_days, coolingOffWorkingDays: terms.cooling_off_working_days }
+    : DEFAULT_OFFER_TERMS;
 }
 
 /**
@@ -38,7 +56,14 @@ export function standingOffer(state: Application): StandingOffer | null {
     };
   }
   if (!offer || offer.terms.approved_amount <= 0) return null;
-  return { ...offer, expiresAt: new Date(offer.madeAt.getTime() + OFFER_VALIDITY_DAYS * 86_400_000) };
+  const offerTerms = offerTermsOf(decision);
+  return { ...offer, offerTerms, expiresAt: offerExpiresAt(offer.madeAt, offerTerms.validityDays) };
+}
+
+/** When the standing offer was recorded as expired; null when it was not (or another offer was). */
+function expiredAt(state: Application, offer: StandingOffer): Date | null {
+  const expired = state.offerExpired;
+  return expired && expired.madeAt.getTime() === offer.madeAt.getTime() ? expired.at : null;
 }
 
 /** The offer as every read of the application shows it, its status at `now`; null when there is none. */
@@ -50,7 +75,7 @@ export function toOfferView(state: Application, now: Date): OfferView | null {
     ? answer.withdrawnAt
       ? 'WITHDRAWN'
       : answer.response
-    : now.getTime() > offer.expiresAt.getTime()
+    : expiredAt(state, offer) || now.getTime() > offer.expiresAt.getTime()
       ? 'EXPIRED'
       : 'OPEN';
   const iso = (at: Date | null | undefined) => (at ? at.toISOString() : null);
@@ -64,6 +89,9 @@ export function toOfferView(state: Application, now: Date): OfferView | null {
     declinedAt: answer?.response === 'DECLINED' ? answer.at.toISOString() : null,
     coolingOffEndsAt: iso(answer?.coolingOffEndsAt),
     withdrawnAt: iso(answer?.withdrawnAt),
+    expiredAt: answer ? null : iso(expiredAt(state, offer)),
+    validityDays: offer.offerTerms.validityDays,
+    coolingOffWorkingDays: offer.offerTerms.coolingOffWorkingDays,
   };
 }
 
@@ -76,7 +104,7 @@ const resultOf = (state: Application, now: Date) => ({
 /**
  * respond: the applicant's answer to the offer, taken by the lender. ACCEPTED or DECLINED while
  * the offer is open (not after it expired); WITHDRAWN after an acceptance, until the end of its
- * cooling-off period (3 working days in Lagos, public holidays counted out). Each sends its
+ * cooling-off period (the offer's working days in Lagos, 3 by default, public holidays counted out). Each sends its
  * event. The same answer sent again is answered as it was; any other once answered is a 400.
  * Nothing is accepted automatically.
  */
@@ -136,12 +164,13 @@ export function respondToOffer(
       `The offer was already ${answer.withdrawnAt ? 'accepted and withdrawn' : answer.response.toLowerCase()} on ${answer.at.toISOString()}`,
     );
   }
-  if (now.getTime() > offer.expiresAt.getTime()) {
+  if (expiredAt(state, offer) || now.getTime() > offer.expiresAt.getTime()) {
     return reject('INVALID_STATE', `The offer expired at ${offer.expiresAt.toISOString()}`);
   }
+  const coolingOff = offer.offerTerms.coolingOffWorkingDays;
   const recorded: OfferResponse =
     response === 'ACCEPTED'
-      ? { response, at: now, coolingOffEndsAt: endOfWorkingDaysAfter(now, COOLING_OFF_WORKING_DAYS), withdrawnAt: null }
+      ? { response, at: now, coolingOffEndsAt: endOfWorkingDaysAfter(now, coolingOff), withdrawnAt: null }
       : { response, at: now, coolingOffEndsAt: null, withdrawnAt: null };
   const next: Application = { ...state, offerResponse: recorded, updatedAt: now };
   const ids = { applicationId: state.applicationId, applicantId: state.applicantId };
@@ -161,3 +190,52 @@ export function respondToOffer(
 /** The fact of the applicant's answer, for scoring: a loan is disbursed only on an accepted offer. */
 const answered = (state: Application, response: 'ACCEPTED' | 'DECLINED' | 'WITHDRAWN', now: Date): Effect =>
   fact({ type: 'OfferAnswered', applicantId: state.applicantId, response, answeredAt: now.toISOString() });
+
+/**
+ * The offer's expiry deadline passed: an offer still standing unanswered, the one the deadline
+ * was armed for (its `since` is the offer's making), is recorded as expired and the lender told.
+ * Anything else (answered, replaced by another offer, suspended by a contest, recorded already:
+ * a redelivery) changes nothing. Nothing is ever accepted on the applicant's behalf.
+ */
+export function expireOffer(
+  state: Application,
+  deadline: DeadlinePassed,
+  now: Date,
+): { state: Application; effects: Effect[] } | null {
+  const offer = standingOffer(state);
+  if (!offer || offer.madeAt.toISOString() !== deadline.since) return null;
+  if (state.offerResponse || expiredAt(state, offer)) return null;
+  const next: Application = { ...state, offerExpired: { madeAt: offer.madeAt, at: now }, updatedAt: now };
+  return {
+    state: next,
+    effects: [
+      event('application.offer_expired', {
+        applicationId: state.applicationId,
+        applicantId: state.applicantId,
+        madeAt: offer.madeAt.toISOString(),
+        expiresAt: offer.expiresAt.toISOString(),
+        expiredAt: now.toISOString(),
+      }),
+    ],
+  };
+}
+
+/**
+ * The fact that tells the janitor an offer was made and until when it stands, when a change
+ * makes one (a decision, a final review, a contest's outcome): none when the standing offer is
+ * the one before it, or there is none.
+ */
+export function offerMadeBy(before: Application, after: Application): Effect[] {
+  const made = standingOffer(after);
+  if (!made || after.offerResponse || expiredAt(after, made)) return [];
+  const previous = standingOffer(before);
+  if (previous && previous.madeAt.getTime() === made.madeAt.getTime()) return [];
+  return [
+    fact({
+      type: 'OfferMade',
+      applicantId: after.applicantId,
+      madeAt: made.madeAt.toISOString(),
+      expiresAt: made.expiresAt.toISOString(),
+    }),
+  ];
+}

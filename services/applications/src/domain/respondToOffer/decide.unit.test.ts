@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { endOfWorkingDaysAfter, isNigerianWorkingDay, type Decision } from '@loan/contracts';
 import type { Application } from '../application';
-import { respondToOffer, toOfferView } from './decide';
+import { expireOffer, offerMadeBy, respondToOffer, toOfferView } from './decide';
 
 const decidedAt = new Date('2026-12-21T09:00:00.000Z');
 
-function approved(overrides: Partial<Application> = {}): Application {
+function approved(overrides: Partial<Application> = {}, decidedOn = decidedAt): Application {
   const decision = {
     decision: 'APPROVED',
-    timestamp: decidedAt.toISOString(),
+    timestamp: decidedOn.toISOString(),
     approval_details: { approved_amount: 300_000, approved_tenor: 6, approved_interest: 5, monthly_payment: 59_105.26 },
     key_facts: null,
   } as unknown as Decision;
@@ -141,5 +141,144 @@ describe('answering an offer', () => {
       ok: false,
       message: expect.stringMatching(/awaits the lender.s review/),
     });
+  });
+});
+
+/** An approved application whose decision's policy version set its own offer terms. */
+const underTerms = (validity_days: number, cooling_off_working_days: number, decidedOn = decidedAt) => {
+  const state = approved({}, decidedOn);
+  return { ...state, decision: { ...state.decision!, offer_terms: { validity_days, cooling_off_working_days } } };
+};
+
+const offerDeadline = (state: Application, since: string) => ({
+  deadlineId: `offer_expiry:${state.applicationId}:${since}`,
+  kind: 'offer_expiry' as const,
+  clientId: state.clientId,
+  applicationId: state.applicationId,
+  accountId: null,
+  attempt: null,
+  since,
+  dueAt: since,
+  firedAt: since,
+});
+
+describe("the lender's offer terms", () => {
+  it('when the decision carries 3 days of validity and 5 working days of cooling-off, then the offer expires 3 days after it was made and an acceptance cools off over 5 working days, Christmas and Boxing Day counted out', () => {
+    // Made Mon 21 Dec 2026 10:00 Lagos; accepted Wed 23 Dec: Thu 24, Mon 28, Tue 29, Wed 30, Thu 31 count.
+    const state = underTerms(3, 5);
+    expect(toOfferView(state, decidedAt)).toMatchObject({
+      status: 'OPEN',
+      expiresAt: '2026-12-24T09:00:00.000Z',
+      validityDays: 3,
+      coolingOffWorkingDays: 5,
+    });
+    const now = at('2026-12-23T12:00:00Z');
+    const accepted = respondToOffer(state, { response: 'ACCEPTED', now });
+    if (!accepted.ok) throw new Error(accepted.message);
+    expect(toOfferView(accepted.state, now)?.coolingOffEndsAt).toBe('2026-12-31T22:59:59.999Z');
+    expect(accepted.effects[0]).toMatchObject({ data: { coolingOffEndsAt: '2026-12-31T22:59:59.999Z' } });
+  });
+
+  it('when days of validity would end before the second working day after the offer, then it stands to the end of that working day', () => {
+    // Made Thu 24 Dec 2026: two days end on Saturday; the working days after it are Mon 28 and Tue 29.
+    const state = underTerms(2, 3, at('2026-12-24T09:00:00.000Z'));
+    expect(toOfferView(state, decidedAt)?.expiresAt).toBe('2026-12-29T22:59:59.999Z');
+  });
+
+  it('when a decision was made before lenders set offer terms, then the offer keeps 7 days and 3 working days', () => {
+    expect(toOfferView(approved(), decidedAt)).toMatchObject({
+      expiresAt: '2026-12-28T09:00:00.000Z',
+      validityDays: 7,
+      coolingOffWorkingDays: 3,
+    });
+  });
+});
+
+describe('an offer expiring', () => {
+  it('when the deadline of the standing offer passes unanswered, then it is recorded EXPIRED once with application.offer_expired, and acceptance stays refused', () => {
+    const state = underTerms(3, 5);
+    const now = at('2026-12-24T09:00:00.500Z');
+    const expired = expireOffer(state, offerDeadline(state, decidedAt.toISOString()), now);
+    expect(expired?.effects).toEqual([
+      {
+        kind: 'event',
+        event: 'application.offer_expired',
+        data: {
+          applicationId: state.applicationId,
+          applicantId: state.applicantId,
+          madeAt: decidedAt.toISOString(),
+          expiresAt: '2026-12-24T09:00:00.000Z',
+          expiredAt: now.toISOString(),
+        },
+      },
+    ]);
+    expect(toOfferView(expired!.state, now)).toMatchObject({ status: 'EXPIRED', expiredAt: now.toISOString() });
+    // A redelivered deadline finds it recorded.
+    expect(expireOffer(expired!.state, offerDeadline(state, decidedAt.toISOString()), now)).toBeNull();
+    expect(respondToOffer(expired!.state, { response: 'ACCEPTED', now })).toMatchObject({
+      ok: false,
+      code: 'INVALID_STATE',
+      message: 'The offer expired at 2026-12-24T09:00:00.000Z',
+    });
+  });
+
+  it('when the offer was answered, or the deadline was armed for another offer, then the deadline changes nothing', () => {
+    const state = underTerms(3, 5);
+    const accepted = respondToOffer(state, { response: 'ACCEPTED', now: at('2026-12-22T09:00:00Z') });
+    if (!accepted.ok) throw new Error(accepted.message);
+    const since = decidedAt.toISOString();
+    expect(expireOffer(accepted.state, offerDeadline(state, since), at('2026-12-24T10:00:00Z'))).toBeNull();
+    expect(expireOffer(state, offerDeadline(state, '2026-12-20T09:00:00.000Z'), at('2026-12-24T10:00:00Z'))).toBeNull();
+    const declined = approved({ decision: { ...approved().decision!, decision: 'DECLINED' } });
+    expect(expireOffer(declined, offerDeadline(declined, since), at('2026-12-29T10:00:00Z'))).toBeNull();
+  });
+
+  it('when a change makes an offer, then the janitor is told when it expires; a change that keeps the same offer tells nothing', () => {
+    const state = underTerms(3, 5);
+    const before = { ...state, status: 'PROCESSING' as const, decision: null };
+    expect(offerMadeBy(before, state)).toEqual([
+      {
+        kind: 'fact',
+        fact: {
+          type: 'OfferMade',
+          applicantId: state.applicantId,
+          madeAt: decidedAt.toISOString(),
+          expiresAt: '2026-12-24T09:00:00.000Z',
+        },
+      },
+    ]);
+    expect(offerMadeBy(state, { ...state, updatedAt: at('2026-12-22T00:00:00Z') })).toEqual([]);
+    // A final review granting terms makes the offer: it stands from the review, under the decision's terms.
+    const referred = { ...state, decision: { ...state.decision!, decision: 'MANUAL_REVIEW' as const } };
+    const reviewedAt = at('2026-12-22T15:00:00.000Z');
+    const reviewed: Application = {
+      ...referred,
+      review: {
+        outcome: 'APPROVED',
+        status: 'FINAL',
+        terms: state.decision!.approval_details,
+        reasonCode: 'VERIFIED_INCOME',
+        note: null,
+        override: false,
+        reviewer: 'analyst-1',
+        keyFacts: null,
+        confirmedBy: null,
+        confirmationRequired: false,
+        madeAt: reviewedAt,
+        reviewedAt,
+      },
+    };
+    expect(offerMadeBy(referred, reviewed)).toEqual([
+      {
+        kind: 'fact',
+        fact: expect.objectContaining({
+          type: 'OfferMade',
+          madeAt: reviewedAt.toISOString(),
+          expiresAt: '2026-12-25T15:00:00.000Z',
+        }),
+      },
+    ]);
+    const declined = approved({ decision: { ...approved().decision!, decision: 'DECLINED' } });
+    expect(offerMadeBy(before, declined)).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import {
   formOf,
   knockOutSentence,
   limitSentences,
+  offerSentences,
   OPERATOR_WORDS,
   OPERATORS,
   policyOf,
@@ -64,6 +65,12 @@ function PolicyInWords({ policy, headingLevel }: { policy: Policy; headingLevel:
       <H>Data rules</H>
       <ul>
         {dataRuleSentences(policy).map((s) => (
+          <li key={s}>{s}</li>
+        ))}
+      </ul>
+      <H>Offers</H>
+      <ul>
+        {offerSentences(policy).map((s) => (
           <li key={s}>{s}</li>
         ))}
       </ul>
@@ -341,6 +348,30 @@ function DraftForm({ base, onCreated }: { base: PolicyVersionView; onCreated: (v
             numeric
             value={form.maxIncomeMultiple}
             onInput={(maxIncomeMultiple) => set({ maxIncomeMultiple })}
+          />
+        </div>
+      </fieldset>
+
+      <fieldset>
+        <legend>Offers</legend>
+        <div class="filters">
+          <Text
+            path="offer.validityDays"
+            label="Days an offer stands"
+            hint="2 to 30; never less than two working days."
+            problems={p}
+            numeric
+            value={form.validityDays}
+            onInput={(validityDays) => set({ validityDays })}
+          />
+          <Text
+            path="offer.coolingOffWorkingDays"
+            label="Working days of cooling-off"
+            hint="3 to 14, after acceptance."
+            problems={p}
+            numeric
+            value={form.coolingOffWorkingDays}
+            onInput={(coolingOffWorkingDays) => set({ coolingOffWorkingDays })}
           />
         </div>
       </fieldset>

@@ -152,11 +152,17 @@ export function applyFact(timeline: Timeline, fact: TrackedFact): Timeline | nul
           known && known.endedAt === null ? { ...known, endedAt: fact.endedAt } : known,
         ),
       };
+    case 'OfferMade': {
+      // Only a newer offer replaces the one watched: a redelivery of an older one changes nothing.
+      if (timeline.offer && fact.madeAt <= timeline.offer.madeAt) return timeline;
+      return { ...timeline, offer: { madeAt: fact.madeAt, expiresAt: fact.expiresAt } };
+    }
+    case 'OfferAnswered':
+      return { ...timeline, offerAnsweredAt: later(timeline.offerAnsweredAt ?? null, fact.answeredAt) };
     case 'LinkingFinalized':
     case 'EnrichmentTimedOut':
     case 'BankDataScrubbed':
     case 'DecisionReviewed':
-    case 'OfferAnswered':
       return null;
   }
 }
@@ -179,6 +185,7 @@ export function planDeadlines(
     kind: keyof DeadlineTtls,
     since: string,
     account: { accountId: string; attempt: number } | null,
+    endsAt?: string,
   ): Deadline => ({
     deadlineId: deadlineIdOf(kind, account?.accountId ?? applicationId, since),
     kind,
@@ -187,7 +194,7 @@ export function planDeadlines(
     accountId: account?.accountId ?? null,
     attempt: account?.attempt ?? null,
     since,
-    dueAt: dueAtOf(kind, since, ttls),
+    dueAt: dueAtOf(kind, since, ttls, endsAt),
   });
 
   if (linkWindowStart !== null) {
@@ -255,6 +262,15 @@ export function planDeadlines(
     for (const kind of ALL_KINDS) cancel.push({ kind, applicationId, sinceAtMost: closedAt });
   }
   if (timeline.decidedAt) arm.push(deadline('bank_data_retention', timeline.decidedAt, null));
+
+  // An offer stands until its own expiry unless answered; a newer offer replaces it.
+  const { offer, offerAnsweredAt } = timeline;
+  if (offer) {
+    cancel.push({ kind: 'offer_expiry', applicationId, sinceBefore: offer.madeAt });
+    if (!offerAnsweredAt || offerAnsweredAt < offer.madeAt)
+      arm.push(deadline('offer_expiry', offer.madeAt, null, offer.expiresAt));
+  }
+  if (offerAnsweredAt) cancel.push({ kind: 'offer_expiry', applicationId, sinceAtMost: offerAnsweredAt });
   return { arm, cancel };
 }
 
@@ -262,7 +278,7 @@ export function planDeadlines(
  * What one fact does to the deadlines of its application: arm no_link on creation or resume,
  * swap it for no_analyze on the first link of the window, arm (and re-arm on restart) the
  * enrichment timeout of each account, swap no_analyze for analysis_timeout on analyze, cancel
- * on enrichment and closing.
+ * on enrichment and closing; arm an offer's expiry when it is made, cancel it when answered.
  * Null when the fact concerns no deadline.
  */
 export function trackFact(current: Timeline | null, fact: TrackedFact, ttls: DeadlineTtls): DeadlinePlan | null {

@@ -11,6 +11,7 @@ const ttls: DeadlineTtls = {
   enrichment_timeout: 20 * 60_000,
   analysis_timeout: 5 * 60_000,
   bank_data_retention: 90 * 24 * HOUR,
+  offer_expiry: 0,
 };
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms).toISOString();
@@ -260,6 +261,49 @@ describe('arming and cancelling deadlines from facts', () => {
     expect([...twice.deadlines.values()]).toEqual([...once.deadlines.values()]);
     expect([...replayed.deadlines.values()]).toEqual([...once.deadlines.values()]);
     expect(twice.timeline).toEqual(once.timeline);
+  });
+
+  it("when an offer is made after the decision, then offer_expiry is armed from its making, due at the offer's own expiry, and the closing before it cancels nothing of it", () => {
+    const app = factsOf();
+    const expiresAt = at(3 * 24 * HOUR + 2 * HOUR);
+    const played = play([
+      app.opened(at(0)),
+      app.analysisRequested(at(HOUR)),
+      app.closed(at(2 * HOUR + 5)),
+      app.offerMade(at(2 * HOUR), expiresAt, at(2 * HOUR + 6)),
+    ]);
+    expect(played.armed.find((d) => d.kind === 'offer_expiry')).toEqual({
+      deadlineId: `offer_expiry:${app.applicationId}:${at(2 * HOUR)}`,
+      kind: 'offer_expiry',
+      clientId: app.clientId,
+      applicationId: app.applicationId,
+      accountId: null,
+      attempt: null,
+      since: at(2 * HOUR),
+      dueAt: new Date(expiresAt),
+      status: 'ARMED',
+    });
+    // Delivered again, it arms nothing more.
+    const again = play([app.offerMade(at(2 * HOUR), expiresAt)], played);
+    expect(again.deadlines.size).toBe(played.deadlines.size);
+  });
+
+  it('when the offer is answered, then its expiry is cancelled; a newer offer replaces an older one, and an older one redelivered changes nothing', () => {
+    const app = factsOf();
+    const made = play([app.closed(at(0)), app.offerMade(at(0), at(7 * 24 * HOUR))]);
+    const answered = play([app.offerAnswered(at(HOUR), 'DECLINED')], made);
+    expect(answered.statusOf('offer_expiry', at(0))).toBe('CANCELLED');
+
+    const reviewed = play([app.offerMade(at(2 * HOUR), at(9 * 24 * HOUR))], answered);
+    expect(reviewed.statusOf('offer_expiry', at(2 * HOUR))).toBe('ARMED');
+    const late = play([app.offerMade(at(0), at(7 * 24 * HOUR))], reviewed);
+    expect(late.armed.filter((d) => d.kind === 'offer_expiry').map((d) => d.since)).toEqual([at(2 * HOUR)]);
+
+    const replaced = play([app.closed(at(0)), app.offerMade(at(0), at(HOUR)), app.offerMade(at(5), at(2 * HOUR))]);
+    expect([replaced.statusOf('offer_expiry', at(0)), replaced.statusOf('offer_expiry', at(5))]).toEqual([
+      'CANCELLED',
+      'ARMED',
+    ]);
   });
 
   it('when a fact does not start or stop a deadline, then there is nothing to do', () => {

@@ -28,6 +28,8 @@ export const TRACKED_FACT_TYPES: Partial<Record<string, readonly (ApplicationFac
     'ApplicationClosed',
     'ConsentRecorded',
     'ConsentEnded',
+    'OfferMade',
+    'OfferAnswered',
   ],
   [Topics.enrichmentResults]: ['AccountEnriched'],
 };

@@ -16,6 +16,7 @@ const ttls: DeadlineTtls = {
   enrichment_timeout: 20 * 60_000,
   analysis_timeout: 5 * 60_000,
   bank_data_retention: 90 * 24 * HOUR,
+  offer_expiry: 0,
 };
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms).toISOString();
@@ -96,6 +97,7 @@ function fakeStore() {
             bank_data_retention: 0,
             consent_expiry: 0,
             consent_lapse: 0,
+            offer_expiry: 0,
           }),
           countArmed: async () => 0,
           countUnpublished: async () => 0,

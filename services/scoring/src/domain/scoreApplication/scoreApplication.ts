@@ -2,6 +2,7 @@ import {
   BUILTIN_POLICY,
   BUILTIN_POLICY_VERSION,
   DEFAULT_DISCLOSURE,
+  DEFAULT_OFFER_TERMS,
   keyFactsOn,
   type ApprovalDetails,
   type CreditPolicy,
@@ -137,8 +138,15 @@ export const decideFromAudit = (
       features.payDayOfMonth ?? null,
       now,
     ),
+    ...(outcome.decision === 'DECLINED' ? {} : { offer_terms: offerTermsFor(policy) }),
   };
 };
+
+/** What the policy version says of the offer its decision makes, fixed with the decision. */
+function offerTermsFor(policy: CreditPolicy): NonNullable<Decision['offer_terms']> {
+  const terms = policy.offer ?? DEFAULT_OFFER_TERMS;
+  return { validity_days: terms.validityDays, cooling_off_working_days: terms.coolingOffWorkingDays };
+}
 
 /**
  * The Key Facts Statement of the terms a decision grants under the policy's fees; for

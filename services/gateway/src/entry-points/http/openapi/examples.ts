@@ -27,6 +27,7 @@ const policy = {
   },
   loanLimits: { minAmount: 20_000, maxAmount: 2_000_000, maxIncomeMultiple: 4 },
   dataRules: { thinFile: 'REVIEW', bureauUnavailable: 'PROCEED', identityMismatch: 'DECLINE' },
+  offer: { validityDays: 7, coolingOffWorkingDays: 3 },
   knockOuts: [
     {
       code: 'HIGH_BETTING',
@@ -113,6 +114,7 @@ export const Examples = {
     },
     scorecard_version: '2026.11-2',
     policy_version: 2,
+    offer_terms: { validity_days: 7, cooling_off_working_days: 3 },
   },
   delivery: {
     id: deliveryId,
@@ -435,6 +437,9 @@ export const Examples = {
       declinedAt: null,
       coolingOffEndsAt: '2026-11-25T22:59:59.999Z',
       withdrawnAt: null,
+      expiredAt: null,
+      validityDays: 7,
+      coolingOffWorkingDays: 3,
     },
   },
   contestRequest: {
@@ -660,6 +665,18 @@ export const EventExamples: Record<
       unlinkedAt: '2026-12-01T11:00:01.250Z',
       bankDataErasedAt: '2026-12-01T11:00:01.262Z',
       receipt: `/api/applications/${applicationId}/accounts/${accountId}/consent/receipt`,
+    },
+    timestamp: at,
+  },
+  'application.offer_expired': {
+    id: eventId,
+    event: 'application.offer_expired',
+    data: {
+      applicationId,
+      applicantId,
+      madeAt: '2026-11-20T09:15:27.412Z',
+      expiresAt: '2026-11-27T09:15:27.412Z',
+      expiredAt: '2026-11-27T09:15:27.904Z',
     },
     timestamp: at,
   },

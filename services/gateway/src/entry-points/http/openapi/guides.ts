@@ -301,6 +301,7 @@ Events go to your webhook URL (see *Webhooks* at the end of this page for each b
 | \`application.offer_accepted\` | the applicant accepted the offer through your API (not in the original contract); the cooling-off period ends at \`coolingOffEndsAt\` |
 | \`application.offer_declined\` | the applicant declined the offer (not in the original contract) |
 | \`application.offer_withdrawn\` | the applicant withdrew an acceptance within its cooling-off period (not in the original contract) |
+| \`application.offer_expired\` | the offer stood unanswered past its \`expiresAt\` and can no longer be accepted (not in the original contract) |
 
 Delivery is at least once: deduplicate on \`id\`. A failed delivery (no 2xx within 10 s) is retried
 5 times from 10 s with exponential backoff, then marked FAILED; the delivery log
@@ -383,14 +384,19 @@ const offers = `## Offers: acceptance and cooling-off
 
 An APPROVED or COUNTER_OFFER decision (the scorecard's, or your final review's) is an offer, not
 a loan. \`GET /api/applications/{id}\` shows it as \`offer\`: its terms and key facts, \`madeAt\`
-and \`expiresAt\` (7 days later, more than the two working days the CBN gives to review a
-contract). Send the applicant's answer with \`POST /api/applications/{id}/offer\` and
-\`{"response": "ACCEPTED" | "DECLINED"}\` while it is OPEN; after \`expiresAt\` it is EXPIRED and
-an answer is a 400. An acceptance starts a cooling-off period to the end of the third working
-day in Lagos (weekends and Nigerian public holidays do not count: \`coolingOffEndsAt\`), in which
+and \`expiresAt\`: \`validityDays\` later (your policy's \`offer.validityDays\`, 2 to 30, 7 by
+default), and never before the end of the second working day in Lagos after it was made (the
+two working days the CBN gives to review a contract). Send the applicant's answer with
+\`POST /api/applications/{id}/offer\` and \`{"response": "ACCEPTED" | "DECLINED"}\` while it is
+OPEN; after \`expiresAt\` it is EXPIRED, \`application.offer_expired\` is sent, and an answer is
+a 400. An acceptance starts a cooling-off period to the end of the \`coolingOffWorkingDays\`th
+working day in Lagos (your policy's \`offer.coolingOffWorkingDays\`, 3 to 14, 3 by default;
+weekends and Nigerian public holidays do not count: \`coolingOffEndsAt\`), in which
 \`{"response": "WITHDRAWN"}\` cancels it without cost. Each answer sends its event; the same
-answer again is answered as the first; nothing is accepted automatically. While a review or a
-contest is under way there is no offer, and an accepted offer is not contested.`;
+answer again is answered as the first; nothing is accepted automatically. Both periods are
+fixed from the policy version of the decision when the offer is made (\`offer_terms\` on the
+decision): a later policy change does not move them. While a review or a contest is under way
+there is no offer, and an accepted offer is not contested.`;
 
 const decisionRecords = `## Decision records
 

@@ -762,7 +762,7 @@ export const lenderOperations: RouteConfig[] = [
     summary:
       'The applicant’s answer to the offer: accept, decline, or withdraw an acceptance in its cooling-off period',
     description:
-      'An APPROVED or COUNTER_OFFER decision (the scorecard’s, or your final review’s) is an offer, not a loan: the application’s `offer` shows its terms, key facts and `expiresAt` (7 days after it was made). Send the applicant’s answer: `ACCEPTED` or `DECLINED` while it is OPEN (after `expiresAt` it is EXPIRED and an answer is a 400); `WITHDRAWN` after an acceptance, until `coolingOffEndsAt` (the end of the 3rd working day in Lagos after acceptance, weekends and Nigerian public holidays counted out). Each sends its event (application.offer_accepted, application.offer_declined, application.offer_withdrawn). The same answer sent again answers as the first did; another once answered is a 400. No offer is accepted automatically, and none exists while a review or a contest is under way. Rate limit: 60 a minute per IP with the other calls.',
+      'An APPROVED or COUNTER_OFFER decision (the scorecard’s, or your final review’s) is an offer, not a loan: the application’s `offer` shows its terms, key facts and `expiresAt` (`validityDays` after it was made, 7 unless your policy’s `offer.validityDays` says otherwise, and never before the end of the 2nd working day in Lagos after it). Send the applicant’s answer: `ACCEPTED` or `DECLINED` while it is OPEN (after `expiresAt` it is EXPIRED, application.offer_expired is sent, and an answer is a 400); `WITHDRAWN` after an acceptance, until `coolingOffEndsAt` (the end of the `coolingOffWorkingDays`th working day in Lagos after acceptance, 3 unless your policy’s `offer.coolingOffWorkingDays` says otherwise, weekends and Nigerian public holidays counted out). Both are fixed from the policy version of the decision when the offer is made: a later policy change does not move them. Each sends its event (application.offer_accepted, application.offer_declined, application.offer_withdrawn). The same answer sent again answers as the first did; another once answered is a 400. No offer is accepted automatically, and none exists while a review or a contest is under way. Rate limit: 60 a minute per IP with the other calls.',
     request: {
       params: ApplicationId,
       body: {
@@ -1447,7 +1447,7 @@ const eventDescriptions: Record<EventName, string> = {
   'application.review_completed':
     'Not in the original contract: your reviewer finished a MANUAL_REVIEW decision (POST /api/applications/{id}/review, confirmed by a second reviewer above your threshold), or a contested one (then always confirmed, and `contestId` names the contest). Always after the application’s application.decision; the application stays COMPLETED.',
   'application.offer_accepted':
-    'Not in the original contract: the applicant accepted the offer (POST /api/applications/{id}/offer with ACCEPTED); the terms and their key facts, and when the cooling-off period ends (3 working days in Lagos). Nothing is accepted automatically.',
+    'Not in the original contract: the applicant accepted the offer (POST /api/applications/{id}/offer with ACCEPTED); the terms and their key facts, and when the cooling-off period ends (the offer’s `coolingOffWorkingDays` working days in Lagos, 3 by default). Nothing is accepted automatically.',
   'application.offer_declined': 'Not in the original contract: the applicant declined the offer.',
   'application.offer_withdrawn':
     'Not in the original contract: the applicant withdrew an accepted offer within its cooling-off period, without cost.',
@@ -1455,6 +1455,8 @@ const eventDescriptions: Record<EventName, string> = {
     'Not in the original contract: the applicant’s consent to read a linked account ended: WITHDRAWN (POST /api/applications/{id}/accounts/{accountId}/consent/withdraw), EXPIRED (365 days after it was given) or LAPSED (180 days without use). Nothing more is read from the account; account.data_erased follows once it is unlinked at the provider and its bank data erased.',
   'account.data_erased':
     'Not in the original contract: an ended consent’s account was unlinked at the provider and its bank data erased; `receipt` is the path of the signed deletion receipt to hand the applicant.',
+  'application.offer_expired':
+    'Not in the original contract: the offer stood unanswered until its `expiresAt` (fixed from your policy when it was made) and can no longer be accepted; once per offer. Nothing is accepted automatically.',
 };
 
 const componentName = (event: string) =>
