@@ -32,6 +32,13 @@ export const LABELS = {
     READY: ['Statement read', 'good'],
     FAILED: ['Statement not read', 'bad'],
   }),
+  /** The applicant's consent to read a linked account. */
+  consent: table({
+    ACTIVE: ['Consent given', 'good'],
+    WITHDRAWN: ['Consent withdrawn', 'neutral'],
+    EXPIRED: ['Consent expired', 'neutral'],
+    LAPSED: ['Consent lapsed (unused)', 'neutral'],
+  }),
   /** The scorecard's outcome, and a reviewer's. */
   decision: table({
     APPROVED: ['Approved', 'good'],

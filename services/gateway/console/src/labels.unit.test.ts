@@ -1,6 +1,7 @@
 import {
   AbandonReason,
   ApplicationStatus,
+  ConsentStatus,
   DecisionOutcome,
   DeliveryStatus,
   EnrichmentStatus,
@@ -19,6 +20,7 @@ describe('codes in words', () => {
   it.each<[LabelKind, readonly string[]]>([
     ['status', ApplicationStatus.options],
     ['enrichment', EnrichmentStatus.options],
+    ['consent', ConsentStatus.options],
     ['decision', DecisionOutcome.options],
     ['decision', ReviewOutcome.options],
     ['band', ScoreBand.options],

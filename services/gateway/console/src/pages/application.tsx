@@ -82,6 +82,34 @@ function FoldedDelivery({ delivery, onRedelivered }: { delivery: DeliveryView; o
   );
 }
 
+/**
+ * An account's consent: given (and until when it stands unless used again or withdrawn), or how
+ * and when it ended, and whether the account is erased yet (its deletion receipt is then ready).
+ */
+function ConsentCell({ consent }: { consent: ApplicationView['accounts'][number]['consent'] }) {
+  if (!consent) return <span class="muted">Not recorded</span>;
+  if (consent.status === 'ACTIVE') {
+    const ends = consent.lapsesAt < consent.expiresAt ? consent.lapsesAt : consent.expiresAt;
+    return (
+      <>
+        <Badge value={consent.status} kind="consent" />{' '}
+        <span class="muted">
+          until <Time iso={ends} />
+        </span>
+      </>
+    );
+  }
+  return (
+    <>
+      <Badge value={consent.status} kind="consent" />{' '}
+      <span class="muted">
+        <Time iso={consent.endedAt!} />
+        {consent.bankDataErasedAt ? ', bank data erased' : ', erasing bank data'}
+      </span>
+    </>
+  );
+}
+
 function Timeline({
   application,
   deliveries,
@@ -470,6 +498,7 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
                 <th scope="col">Account number</th>
                 <th scope="col">Enrichment</th>
                 <th scope="col">Linked</th>
+                <th scope="col">Consent</th>
               </tr>
             </thead>
             <tbody>
@@ -482,6 +511,9 @@ export function ApplicationPage({ applicationId }: { applicationId: string }) {
                   </td>
                   <td data-label="Linked">
                     <Time iso={account.linkedAt} />
+                  </td>
+                  <td data-label="Consent">
+                    <ConsentCell consent={account.consent} />
                   </td>
                 </tr>
               ))}
