@@ -19,6 +19,9 @@ export const configShape = {
   BANK_DATA_RETENTION: durationMs('90d').describe(
     'How long bank data (statements, enriched profiles, webhook bodies with account numbers) is kept after an application is COMPLETED or FAILED',
   ),
+  RECORD_RETENTION: durationMs('1827d').describe(
+    "How long an ended application's records are kept when its ending did not carry the lender's own period (recordRetentionYears, 5 years unless set)",
+  ),
   JANITOR_POLL_INTERVAL: durationMs('500ms').describe(
     'How often the scheduler looks for deadlines that are due, among the armed deadlines it holds in memory',
   ),

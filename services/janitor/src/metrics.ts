@@ -8,6 +8,7 @@ const KINDS: readonly DeadlineKind[] = [
   'enrichment_timeout',
   'analysis_timeout',
   'bank_data_retention',
+  'record_retention',
 ];
 
 /** The janitor's own metrics, on the service's registry. */

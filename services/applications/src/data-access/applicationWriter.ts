@@ -12,6 +12,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import type { Application, Effect, Outcome } from '../domain/application';
 import { linksClosedBy, type LinksClosedReason } from '../domain/linksClosed';
+import { withRetention } from '../domain/retainRecords/decide';
 import type { ApplicationRepository, Stored } from './applicationRepository';
 
 const MAX_CONFLICT_RETRIES = 10;
@@ -47,8 +48,20 @@ export function createApplicationWriter(deps: {
    * accounts (see `linksClosedBy`): the provider's widget sessions are ended then.
    */
   onLinksClosed?: (state: Application, reason: LinksClosedReason) => void;
+  /**
+   * The lender's record retention, in years, taken when a change ends an application; and the
+   * length of one of its years when configured shorter (tests), else calendar years.
+   */
+  retention?: { yearsOf: (clientId: string) => Promise<number>; yearMs: number | null };
 }) {
-  const { repo, relay, sealer, clock, onLinksClosed } = deps;
+  const { repo, relay, sealer, clock, onLinksClosed, retention } = deps;
+
+  /** The change with the retention of its records started (an ending) or ended (a resume). */
+  async function retained<C extends { state: Application; effects: Effect[] }>(change: C, now: Date): Promise<C> {
+    const closes = change.effects.some((e) => e.kind === 'fact' && e.fact.type === 'ApplicationClosed');
+    const years = closes && retention ? await retention.yearsOf(change.state.clientId) : 0;
+    return closes && !retention ? change : withRetention(change, years, now, retention?.yearMs ?? null);
+  }
 
   const closing = (before: Application, after: Application) => {
     const reason = onLinksClosed ? linksClosedBy(before, after) : null;
@@ -124,11 +137,12 @@ export function createApplicationWriter(deps: {
       const { stored, remembered: cached } = await load(applicationId, attempt);
       if (!stored) return null;
       const now = clock.now();
-      const change = decide(stored.state, now);
-      if (!change) {
+      const decided = decide(stored.state, now);
+      if (!decided) {
         if (cached) continue;
         return stored.state;
       }
+      const change = await retained(decided, now);
       const outbox = toOutbox(change.state, change.effects, now, correlationId);
       if (await repo.replace(change.state, stored.rev, outbox)) {
         await written(stored, change.state, outbox, publishing);
@@ -151,11 +165,12 @@ export function createApplicationWriter(deps: {
       const stored = loaded.stored && loaded.stored.state.clientId === clientId ? loaded.stored : null;
       if (!stored) return notFound();
       const now = clock.now();
-      const outcome = decide(stored.state, now);
-      const unchanged = !outcome.ok || (outcome.effects.length === 0 && outcome.state === stored.state);
+      const decided = decide(stored.state, now);
+      const unchanged = !decided.ok || (decided.effects.length === 0 && decided.state === stored.state);
       if (unchanged && loaded.remembered) continue;
-      if (!outcome.ok) return { ok: false, code: outcome.code, message: outcome.message };
-      if (unchanged) return { ok: true, result: outcome.result };
+      if (!decided.ok) return { ok: false, code: decided.code, message: decided.message };
+      if (unchanged) return { ok: true, result: decided.result };
+      const outcome = await retained(decided, now);
       const outbox = toOutbox(outcome.state, outcome.effects, now, correlationId);
       if (await repo.replace(outcome.state, stored.rev, outbox)) {
         await written(stored, outcome.state, outbox, publishing);
@@ -177,6 +192,10 @@ export function createApplicationWriter(deps: {
       return (await load(applicationId, 0)).stored;
     },
     written,
+    /** Forgets the application as this process last wrote it (it was deleted). */
+    forget(applicationId: string) {
+      remembered.delete(applicationId);
+    },
     /**
      * Applies a decision to an application, retrying on write conflicts. A concurrent change
      * makes the write miss; the decision is then taken again on the fresh state. With

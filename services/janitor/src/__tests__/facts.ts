@@ -98,12 +98,14 @@ export function factsOf(app: { applicationId?: string; clientId?: string; applic
       at: Date | string,
       status: 'COMPLETED' | 'FAILED' | 'ABANDONED' = 'COMPLETED',
       abandonReason: 'no_link' | 'no_analyze' | null = null,
+      retainedUntil?: string,
     ): ApplicationFact => ({
       ...base(at),
       type: 'ApplicationClosed',
       applicantId,
       status,
       abandonReason,
+      ...(retainedUntil ? { retainedUntil } : {}),
     }),
     enriched: (accountId: string, attempt: number, at: Date | string): EnrichmentResult => ({
       ...base(at),

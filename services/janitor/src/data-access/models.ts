@@ -114,6 +114,7 @@ const timelineFields = {
   analysisRequestedAt: { type: String, default: null },
   closedAt: { type: String, default: null },
   decidedAt: { type: String, default: null },
+  retainedUntil: { type: String, default: null },
   accounts: { type: [accountSchema], default: [] },
   armed: { type: [armedRefSchema], default: [] },
 };

@@ -26,6 +26,7 @@ const ttls: DeadlineTtls = {
   enrichment_timeout: 20 * 60_000,
   analysis_timeout: 5 * 60_000,
   bank_data_retention: 90 * DAY,
+  record_retention: 1827 * DAY,
 };
 const t0 = Date.parse('2026-11-01T08:00:00.000Z');
 const at = (ms: number) => new Date(t0 + ms).toISOString();

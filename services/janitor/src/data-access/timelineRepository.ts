@@ -81,6 +81,7 @@ export interface TimelineDoc {
   analysisRequestedAt?: string | null;
   closedAt?: string | null;
   decidedAt?: string | null;
+  retainedUntil?: string | null;
   accounts?: { accountId: string; starts?: string[]; enriched?: { at: string; attempt: number } | null }[];
   armed?: {
     deadlineId: string;
@@ -120,6 +121,7 @@ export function toStored(doc: Doc): StoredTimeline {
       analysisRequestedAt: doc.analysisRequestedAt ?? null,
       closedAt: doc.closedAt ?? null,
       decidedAt: doc.decidedAt ?? null,
+      retainedUntil: doc.retainedUntil ?? null,
       accounts: (doc.accounts ?? []).map((a): AccountEnrichment => ({
         accountId: a.accountId,
         starts: a.starts ?? [],

@@ -10,7 +10,10 @@ export type { DeadlineKind };
  */
 export type DeadlineStatus = 'ARMED' | 'CANCELLED' | 'FIRED';
 
-/** How long each kind of deadline runs, in milliseconds, from its `since`. */
+/**
+ * How long each kind of deadline runs, in milliseconds, from its `since` (`record_retention`:
+ * when the ending that armed it did not say until when).
+ */
 export type DeadlineTtls = Record<DeadlineKind, number>;
 
 /**
@@ -21,7 +24,10 @@ export type DeadlineTtls = Record<DeadlineKind, number>;
  * - `analysis_timeout`: an analysis that has no outcome a few minutes after analyze (owner:
  *   applications, which fails the application): PROCESSING always ends;
  * - `bank_data_retention`: a COMPLETED or FAILED application's bank data is kept this long
- *   (owners: enrichment, scoring through enrichment's scrub, notifier).
+ *   (owners: enrichment, scoring through enrichment's scrub, notifier);
+ * - `record_retention`: an ended application's records (decision, offer, review, contest) are
+ *   kept for the lender's retention period from its end, then purged (owner: applications); due
+ *   when the `ApplicationClosed` fact's `retainedUntil` says.
  */
 export interface Deadline {
   /** Deterministic, so that a redelivered fact arms the same deadline rather than a second one. */

@@ -26,6 +26,11 @@ export interface Timeline {
   closedAt: string | null;
   /** When the application was first decided or failed: its bank data is kept for a period from then. */
   decidedAt: string | null;
+  /**
+   * Until when the records of the application, ended at `closedAt`, are kept (the lender's
+   * retention, as its last ending said); null while open or when the ending did not say.
+   */
+  retainedUntil?: string | null;
   accounts: AccountEnrichment[];
 }
 
@@ -37,5 +42,6 @@ export const emptyTimeline = (applicationId: string, clientId: string): Timeline
   analysisRequestedAt: null,
   closedAt: null,
   decidedAt: null,
+  retainedUntil: null,
   accounts: [],
 });

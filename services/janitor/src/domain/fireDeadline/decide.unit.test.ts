@@ -20,6 +20,7 @@ const ttls: DeadlineTtls = {
   enrichment_timeout: 1_200_000,
   analysis_timeout: 300_000,
   bank_data_retention: 7_776_000_000,
+  record_retention: 157_852_800_000,
 };
 
 function deadline(overrides: Partial<Deadline> = {}): Deadline {

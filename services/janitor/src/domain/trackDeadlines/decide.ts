@@ -115,9 +115,11 @@ export function applyFact(timeline: Timeline, fact: TrackedFact): Timeline | nul
       return { ...timeline, analysisRequestedAt: later(timeline.analysisRequestedAt, fact.at) };
     case 'ApplicationClosed': {
       const decided = fact.status === 'COMPLETED' || fact.status === 'FAILED';
+      const last = timeline.closedAt === null || fact.at >= timeline.closedAt;
       return {
         ...timeline,
         closedAt: later(timeline.closedAt, fact.at),
+        retainedUntil: last ? (fact.retainedUntil ?? null) : (timeline.retainedUntil ?? null),
         // The first decision only: COMPLETED and FAILED are final, a redelivery changes nothing.
         decidedAt: timeline.decidedAt ?? (decided ? fact.at : null),
       };
@@ -149,6 +151,7 @@ export function planDeadlines(
     kind: DeadlineKind,
     since: string,
     account: { accountId: string; attempt: number } | null,
+    dueAt: Date = dueAtOf(kind, since, ttls),
   ): Deadline => ({
     deadlineId: deadlineIdOf(kind, account?.accountId ?? applicationId, since),
     kind,
@@ -157,7 +160,7 @@ export function planDeadlines(
     accountId: account?.accountId ?? null,
     attempt: account?.attempt ?? null,
     since,
-    dueAt: dueAtOf(kind, since, ttls),
+    dueAt,
   });
 
   if (linkWindowStart !== null) {
@@ -202,6 +205,13 @@ export function planDeadlines(
     for (const kind of ALL_KINDS) cancel.push({ kind, applicationId, sinceAtMost: closedAt });
   }
   if (timeline.decidedAt) arm.push(deadline('bank_data_retention', timeline.decidedAt, null));
+  // The records of an ended application, until the lender's retention from its last ending; a
+  // resume makes the one of an earlier ending stale.
+  if (linkWindowStart !== null) cancel.push({ kind: 'record_retention', applicationId, sinceBefore: linkWindowStart });
+  if (closedAt !== null && (linkWindowStart === null || closedAt > linkWindowStart)) {
+    const until = timeline.retainedUntil ? new Date(timeline.retainedUntil) : undefined;
+    arm.push(deadline('record_retention', closedAt, null, until));
+  }
   return { arm, cancel };
 }
 

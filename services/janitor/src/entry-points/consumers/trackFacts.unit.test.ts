@@ -16,6 +16,7 @@ const ttls: DeadlineTtls = {
   enrichment_timeout: 20 * 60_000,
   analysis_timeout: 5 * 60_000,
   bank_data_retention: 90 * 24 * HOUR,
+  record_retention: 1827 * 24 * HOUR,
 };
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms).toISOString();
@@ -94,6 +95,7 @@ function fakeStore() {
             enrichment_timeout: 0,
             analysis_timeout: 0,
             bank_data_retention: 0,
+            record_retention: 0,
           }),
           countArmed: async () => 0,
           countUnpublished: async () => 0,
