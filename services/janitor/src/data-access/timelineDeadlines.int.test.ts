@@ -156,8 +156,9 @@ describe('deadlines in their timeline, against the real database', () => {
       ['enrichment_timeout', 'CANCELLED'],
       ['analysis_timeout', 'CANCELLED'],
       ['bank_data_retention', 'ARMED'],
+      ['record_retention', 'ARMED'],
     ]);
-    // The timeline is filed under the hour of its one armed deadline, the retention's.
+    // The timeline is filed under the hour of its earliest armed deadline, the bank data's retention.
     const retentionDue = new Date(Date.parse(at(64_000)) + ttls.bank_data_retention);
     expect(await headOf(app.applicationId)).toMatchObject({
       nextDueAt: retentionDue,
