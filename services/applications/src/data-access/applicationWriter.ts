@@ -59,8 +59,9 @@ export function createApplicationWriter(deps: {
   /** The change with the retention of its records started (an ending) or ended (a resume). */
   async function retained<C extends { state: Application; effects: Effect[] }>(change: C, now: Date): Promise<C> {
     const closes = change.effects.some((e) => e.kind === 'fact' && e.fact.type === 'ApplicationClosed');
-    const years = closes && retention ? await retention.yearsOf(change.state.clientId) : 0;
-    return closes && !retention ? change : withRetention(change, years, now, retention?.yearMs ?? null);
+    if (!retention) return change;
+    const years = closes ? await retention.yearsOf(change.state.clientId) : 0;
+    return withRetention(change, years, now, retention.yearMs);
   }
 
   const closing = (before: Application, after: Application) => {
