@@ -32,6 +32,7 @@ const ownSecrets = {
   BUREAU_API_KEY: 'a-bureau-key-of-our-own',
   INTERNAL_TOKEN: 'an-internal-token-of-our-own',
   ANALYTICS_KEY: 'an-analytics-key-of-our-own',
+  DECISION_SIGNING_KEY: 'n8bN2vQm0F3yXk7P1sJc4Lw9Zt6Hd5Ra2Ue8Yo0Ig3M',
   ALLOW_PRIVATE_WEBHOOK_URLS: 'false',
 };
 
@@ -43,7 +44,10 @@ describe('a production start', () => {
       expect(status).toBe(1);
       expect(stderr.split('\n')).toHaveLength(1);
       expect(stderr).toMatch(/^Refusing to start with NODE_ENV=production: .*DATA_KEY is not set/);
-      if (service === 'gateway') expect(stderr).toMatch(/ADMIN_TOKEN is not set.*PROVIDER_WEBHOOK_SECRET is not set/);
+      if (service === 'gateway')
+        expect(stderr).toMatch(
+          /ADMIN_TOKEN is not set.*PROVIDER_WEBHOOK_SECRET is not set.*DECISION_SIGNING_KEY is not set/,
+        );
       if (service === 'scoring') expect(stderr).toContain('BUREAU_API_KEY is not set');
       if (service === 'gateway' || service === 'notifier' || service === 'scoring')
         expect(stderr).toContain('INTERNAL_TOKEN is not set');

@@ -484,7 +484,11 @@ const existingSecret = () =>
       'KAFKA_SASL_PASSWORD',
     ]
       .map((k) => [k, randomBytes(24).toString('base64url')])
-      .concat([['MONGO_URL', 'mongodb://mongo.example.internal:27017/?tls=true']]),
+      .concat([
+        ['MONGO_URL', 'mongodb://mongo.example.internal:27017/?tls=true'],
+        // An Ed25519 seed: 32 bytes, base64url.
+        ['DECISION_SIGNING_KEY', randomBytes(32).toString('base64url')],
+      ]),
   );
 
 let helmBin: string;

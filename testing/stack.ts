@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import {
@@ -556,5 +556,38 @@ export function consoleBrowser(baseUrl: () => string) {
       if (first.status === 401) return send('GET', '/console/session');
       return first;
     },
+  };
+}
+
+/**
+ * The registry, with the suite's subjects in an artifact group of their own (Apicurio's
+ * `X-Registry-GroupId`): a loopback proxy that adds the header. For a suite whose schemas differ
+ * from those other branches register on a shared registry at the same time; its services and
+ * its test bus take the proxy's URL as SCHEMA_REGISTRY_URL.
+ */
+export async function isolatedRegistry(group: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const target = new URL(process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:8081/apis/ccompat/v7');
+  const server = createServer((req, res) => {
+    const upstream = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: `${target.pathname.replace(/\/$/, '')}${req.url ?? ''}`,
+        headers: { ...req.headers, host: target.host, 'x-registry-groupid': group },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

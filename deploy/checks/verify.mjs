@@ -240,7 +240,7 @@ function checkRelease(file, { production }) {
     } else if (String(cm.SANDBOX_PORT) !== String(port))
       fail(`${where}: SANDBOX_PORT ${cm.SANDBOX_PORT} is not the container port ${port}`);
     if (name === 'gateway')
-      for (const key of ['ADMIN_TOKEN', 'ADMIN_TOKENS', 'PROVIDER_WEBHOOK_SECRET'])
+      for (const key of ['ADMIN_TOKEN', 'ADMIN_TOKENS', 'PROVIDER_WEBHOOK_SECRET', 'DECISION_SIGNING_KEY'])
         if (!secretEnv.includes(key)) fail(`${where}: ${key} does not come from a Secret`);
     if (['applications', 'enrichment'].includes(name) && !cm.PROVIDER_BASE_URL) fail(`${where}: no PROVIDER_BASE_URL`);
     if (name === 'scoring' && !cm.BUREAU_BASE_URL) fail(`${where}: no BUREAU_BASE_URL`);
@@ -390,6 +390,9 @@ function compose() {
     if (env(n).ALLOW_PRIVATE_WEBHOOK_URLS !== 'true') fail(`compose/${n}: ALLOW_PRIVATE_WEBHOOK_URLS`);
   for (const key of ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET'])
     if (!env('gateway')[key]) fail(`compose/gateway: ${key}`);
+  // Empty is allowed (a key derived from DATA_KEY, outside production) but the setting is there.
+  for (const key of ['DECISION_SIGNING_KEY', 'DECISION_RECORD_ISSUER'])
+    if (!(key in env('gateway'))) fail(`compose/gateway: ${key}`);
   for (const name of SERVICES)
     for (const key of loopbackSettings(name))
       if (env(name)[key] === undefined) fail(`compose/${name}: ${key} is not set (its default points at 127.0.0.1)`);

@@ -294,6 +294,8 @@ export interface ApplicationView {
   offer?: OfferView | null;
   failureReason: string | null;
   abandonReason: string | null;
+  /** Until when the records of the ended application are kept (your `recordRetentionYears` from its end); null while open. */
+  retainedUntil?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -576,6 +578,8 @@ export interface ClientSettings {
   reviewConfirmationAbove: number | null;
   /** The IANA time zone of your days (the list's `from` and `to`, the portfolio) and of times in the console. */
   timeZone: string;
+  /** Years an ended application's records are kept before they are purged (5 to 10; 5 unless set). */
+  recordRetentionYears: number;
 }
 
 /** Body of `PATCH /api/client`: at least one field. */
@@ -586,6 +590,8 @@ export interface UpdateClientSettingsRequest {
   reviewConfirmationAbove?: number | null;
   /** An IANA time zone name such as `Africa/Lagos` (the default); null goes back to the default. */
   timeZone?: string | null;
+  /** Years an ended application's records are kept, 5 (the default, FCCPC's minimum) to 10; null goes back to 5. */
+  recordRetentionYears?: number | null;
 }
 
 /** Query of `GET /api/portfolio`: days in your time zone, both included (the last 30 days by default). */

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { ConsentView } from './consent';
 import { Decision, DecisionOutcome } from './decision';
-import { ApplicationStatus, Bvn, EnrichmentStatus, Limits, PageParams, Uuid } from './primitives';
+import {
+  ApplicationStatus,
+  Bvn,
+  EnrichmentStatus,
+  Limits,
+  PageParams,
+  RECORD_RETENTION_YEARS,
+  Uuid,
+} from './primitives';
 import { OfferView } from './offer';
 import { ContestAvailability, ContestView, ReviewView } from './review';
 import { searchTextTerms } from './search';
@@ -189,6 +197,11 @@ export const ApplicationView = z.object({
   offer: OfferView.nullable().optional(),
   failureReason: z.string().nullable(),
   abandonReason: z.string().nullable(),
+  /**
+   * Until when the records of an ended application (COMPLETED, FAILED, ABANDONED) are kept, by
+   * the lender's `recordRetentionYears` from its end; then it is purged. Null while it is open.
+   */
+  retainedUntil: z.string().nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -330,6 +343,21 @@ export const ReviewConfirmationAbove = z
   .max(Limits.maxAmount, `reviewConfirmationAbove must not exceed ${Limits.maxAmount}`)
   .nullable();
 
+/**
+ * How many years a lender keeps the records of an ended application (decision, offer and its
+ * answers, review, contest) before they are purged: at least 5, as FCCPC requires records kept
+ * 5 years; null (the default) sets it back to 5.
+ */
+export const RecordRetentionYears = z
+  .number({ error: 'recordRetentionYears must be a whole number of years or null' })
+  .int('recordRetentionYears must be a whole number of years')
+  .min(
+    RECORD_RETENTION_YEARS.min,
+    `recordRetentionYears must be at least ${RECORD_RETENTION_YEARS.min} (FCCPC: records are kept 5 years)`,
+  )
+  .max(RECORD_RETENTION_YEARS.max, `recordRetentionYears must be at most ${RECORD_RETENTION_YEARS.max}`)
+  .nullable();
+
 /** Admin API of the local contract (DESIGN.md). */
 export const CreateClientRequest = z.object({
   name: z.string().trim().min(1, 'name is required').max(200, 'name must be at most 200 characters'),
@@ -357,6 +385,7 @@ export const UpdateClientRequest = z.object({
   reviewConfirmationAbove: ReviewConfirmationAbove.optional(),
   /** The IANA time zone of the lender's days and times; null: back to Africa/Lagos. */
   timeZone: TimeZone.nullable().optional(),
+  recordRetentionYears: RecordRetentionYears.optional(),
 });
 export const CreateClientResponse = z.object({
   clientId: z.string(),
@@ -398,6 +427,8 @@ export const ClientSettings = z.object({
   reviewConfirmationAbove: z.number().nullable(),
   /** The IANA time zone of the lender's days (the list's `from` and `to`, the portfolio) and of times in the console. */
   timeZone: z.string(),
+  /** Years an ended application's records are kept before they are purged (5 to 10; 5 unless set). */
+  recordRetentionYears: z.number().int(),
 });
 export type ClientSettings = z.infer<typeof ClientSettings>;
 
@@ -408,21 +439,18 @@ export const UpdateClientSettingsRequest = z
       webhookUrl: z.url({ error: 'webhookUrl must be a URL or null' }).nullable().optional(),
       reviewConfirmationAbove: ReviewConfirmationAbove.optional(),
       timeZone: TimeZone.nullable().optional(),
+      recordRetentionYears: RecordRetentionYears.optional(),
     },
     {
       error: (issue) =>
         issue.code === 'unrecognized_keys'
-          ? `Unknown field ${issue.keys.join(', ')}; only webhookUrl, reviewConfirmationAbove and timeZone can be changed`
+          ? `Unknown field ${issue.keys.join(', ')}; only webhookUrl, reviewConfirmationAbove, timeZone and recordRetentionYears can be changed`
           : undefined,
     },
   )
-  .refine(
-    (body) =>
-      body.webhookUrl !== undefined || body.reviewConfirmationAbove !== undefined || body.timeZone !== undefined,
-    {
-      message: 'webhookUrl, reviewConfirmationAbove or timeZone is required',
-    },
-  );
+  .refine((body) => Object.values(body).some((v) => v !== undefined), {
+    message: 'webhookUrl, reviewConfirmationAbove, timeZone or recordRetentionYears is required',
+  });
 export type UpdateClientSettingsRequest = z.infer<typeof UpdateClientSettingsRequest>;
 
 export const RotateKeyResponse = z.object({ clientId: z.string(), apiKey: z.string() });

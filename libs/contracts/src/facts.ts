@@ -49,6 +49,8 @@ export const ClientChanged = z.object({
   providerSecretKey: SealedSecret.nullable(),
   version: z.number().int(),
   changedAt: IsoTimestamp,
+  /** Years an ended application's records are kept (absent from changes before it was a setting: 5). */
+  recordRetentionYears: z.number().int().optional(),
 });
 export type ClientChanged = z.infer<typeof ClientChanged>;
 
@@ -104,6 +106,8 @@ export const ApplicationFact = z.discriminatedUnion('type', [
     status: ApplicationStatus,
     /** Set when the application was abandoned: `no_analyze` means its bank data must go. */
     abandonReason: AbandonReason.nullable(),
+    /** Until when its records are kept (the lender's retention from `at`); absent from facts before retention. */
+    retainedUntil: IsoTimestamp.optional(),
   }),
   z.object({ ...factBase, type: z.literal('ApplicationResumed'), applicantId: Uuid }),
   /** A review became final: the terms it granted are what a loan's outcomes are measured against. */
@@ -227,6 +231,7 @@ export const DeadlineKind = z.enum([
   'consent_expiry',
   'consent_lapse',
   'offer_expiry',
+  'record_retention',
 ]);
 export type DeadlineKind = z.infer<typeof DeadlineKind>;
 

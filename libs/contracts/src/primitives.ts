@@ -72,3 +72,6 @@ export const PageParams = {
     .max(500, 'cursor is not valid; use the nextCursor of a previous page')
     .optional(),
 };
+
+/** The bounds of a lender's record retention, in years: FCCPC requires records kept 5 years. */
+export const RECORD_RETENTION_YEARS = { min: 5, max: 10, default: 5 } as const;

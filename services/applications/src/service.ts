@@ -13,6 +13,7 @@ import type { ApplicationsConfig } from './config';
 import { applicationModel } from './data-access/applicationModel';
 import { createApplicationRepository } from './data-access/applicationRepository';
 import { createApplicationWriter } from './data-access/applicationWriter';
+import { clientSettingsModel, createClientSettingsRepository } from './data-access/clientSettings';
 import { createLinkCloser } from './entry-points/consumers/closeLinks';
 import {
   ConsumerGroups,
@@ -20,6 +21,7 @@ import {
   consumerHandlers,
   createCommandHandler,
   createFactHandlers,
+  createProjectClientHandler,
 } from './entry-points/consumers';
 
 /**
@@ -45,7 +47,15 @@ export function createApplicationsService(deps: {
     clearDelayMs: config.OUTBOX_CLEAR_DELAY,
   });
   const linkCloser = createLinkCloser({ provider, sealer, logger });
-  const writer = createApplicationWriter({ repo, relay, sealer, clock, onLinksClosed: linkCloser.close });
+  const settings = createClientSettingsRepository(clientSettingsModel(runtime.db));
+  const writer = createApplicationWriter({
+    repo,
+    relay,
+    sealer,
+    clock,
+    onLinksClosed: linkCloser.close,
+    retention: { yearsOf: settings.recordRetentionYears, yearMs: config.RECORD_RETENTION_YEAR ?? null },
+  });
   const handlers = consumerHandlers({
     onCommand: createCommandHandler({ writer, repo, provider, bus, sealer, config, clock, logger }),
     facts: createFactHandlers({
@@ -56,6 +66,7 @@ export function createApplicationsService(deps: {
       logger,
       consentTerms: { validityMs: config.CONSENT_VALIDITY, idleMs: config.CONSENT_IDLE_LAPSE },
     }),
+    projectClient: createProjectClientHandler({ settings, logger }),
   });
   let http: Awaited<ReturnType<typeof listen>> | null = null;
 

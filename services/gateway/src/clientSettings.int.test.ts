@@ -5,6 +5,7 @@ import {
   call,
   captureLogs,
   createClient,
+  isolatedRegistry,
   startApplications,
   startGateway,
   startNotifier,
@@ -22,10 +23,16 @@ const ns = suiteNamespace();
 const logs = captureLogs();
 const services: Running[] = [];
 let gateway: Running;
+let applications: Running;
+let registry: Awaited<ReturnType<typeof isolatedRegistry>>;
+const sharedRegistry = process.env.SCHEMA_REGISTRY_URL;
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
+  // The schemas of this branch, whatever other branches register on a shared registry meanwhile.
+  registry = await isolatedRegistry(`test-${ns}`);
+  process.env.SCHEMA_REGISTRY_URL = registry.url;
   receiver = await startReceiver();
   const notifier = await startNotifier(ns, { LOG_LEVEL: 'warn' });
   gateway = await startGateway(ns, {
@@ -36,13 +43,16 @@ beforeAll(async () => {
     AUTH_FAILURE_LIMIT: '1000',
   });
   sandbox = await startSandbox(`${gateway.url}/provider/webhooks/mono`);
-  services.push(notifier, gateway, await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url, LOG_LEVEL: 'warn' }));
+  applications = await startApplications(ns, { PROVIDER_BASE_URL: sandbox.url, LOG_LEVEL: 'warn' });
+  services.push(notifier, gateway, applications);
 });
 
 afterAll(async () => {
   for (const s of services.reverse()) await s.stop();
   await sandbox?.stop();
   await receiver?.close();
+  await registry?.close();
+  process.env.SCHEMA_REGISTRY_URL = sharedRegistry;
 });
 
 const client = (key: string | null, method: string, path = '', body?: unknown) =>
@@ -67,6 +77,7 @@ describe('GET and PATCH /api/client', () => {
       providerKeyConfigured: true,
       reviewConfirmationAbove: null,
       timeZone: 'Africa/Lagos',
+      recordRetentionYears: 5,
     });
     expect(JSON.stringify(res.body)).not.toContain(lender.webhookSecret);
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
@@ -107,12 +118,12 @@ describe('GET and PATCH /api/client', () => {
   });
 
   it.each([
-    [{}, /^webhookUrl, reviewConfirmationAbove or timeZone is required$/],
+    [{}, /^webhookUrl, reviewConfirmationAbove, timeZone or recordRetentionYears is required$/],
     [{ webhookUrl: 'not a url' }, /^webhookUrl must be a URL or null$/],
     [{ webhookUrl: 'ftp://lender.example/hooks' }, /^webhookUrl is refused: the webhook URL must use https, not ftp$/],
     [
       { webhookUrl: null, providerSecretKey: 'sk' },
-      /^Unknown field providerSecretKey; only webhookUrl, reviewConfirmationAbove and timeZone can be changed$/,
+      /^Unknown field providerSecretKey; only webhookUrl, reviewConfirmationAbove, timeZone and recordRetentionYears can be changed$/,
     ],
     ['[]', /./],
   ])('when the body is %j, then 400 naming the field', async (body, message) => {
@@ -120,6 +131,43 @@ describe('GET and PATCH /api/client', () => {
     const res = await client(lender.apiKey, 'PATCH', '', body);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ statusCode: 400, message: expect.stringMatching(message), error: 'Bad Request' });
+  });
+
+  it.each([
+    [4, /^recordRetentionYears must be at least 5 \(FCCPC: records are kept 5 years\)$/],
+    [0, /^recordRetentionYears must be at least 5/],
+    [11, /^recordRetentionYears must be at most 10$/],
+    [5.5, /^recordRetentionYears must be a whole number of years$/],
+    ['7', /^recordRetentionYears must be a whole number of years or null$/],
+    [true, /^recordRetentionYears must be a whole number of years or null$/],
+  ])(
+    'when recordRetentionYears is %j, then 400 in the error shape and the retention stays as it was',
+    async (value, message) => {
+      const lender = await createClient(gateway.url);
+      const res = await client(lender.apiKey, 'PATCH', '', { recordRetentionYears: value });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ statusCode: 400, message: expect.stringMatching(message), error: 'Bad Request' });
+      expect((await client(lender.apiKey, 'GET')).body.recordRetentionYears).toBe(5);
+    },
+  );
+
+  it('when a lender sets its record retention, then its account shows it, the applications service holds it for the records of its applications, and null sets it back to 5 years', async () => {
+    const lender = await createClient(gateway.url);
+    expect((await client(lender.apiKey, 'GET')).body.recordRetentionYears).toBe(5);
+    const set = await client(lender.apiKey, 'PATCH', '', { recordRetentionYears: 7 });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ clientId: lender.clientId, recordRetentionYears: 7 });
+    expect((await client(lender.apiKey, 'GET')).body.recordRetentionYears).toBe(7);
+    expect(auditOf(lender.clientId)).toContainEqual(expect.objectContaining({ changed: ['recordRetentionYears'] }));
+    const held = (years: number) =>
+      applications.runtime.db
+        .collection('client_settings')
+        .findOne({ _id: lender.clientId as never, recordRetentionYears: years });
+    await waitFor(() => held(7), { what: "the lender's retention at the applications service" });
+
+    const reset = await client(lender.apiKey, 'PATCH', '', { recordRetentionYears: null });
+    expect(reset.body.recordRetentionYears).toBe(5);
+    await waitFor(() => held(5), { what: 'the default retention at the applications service' });
   });
 
   it('when the key is missing or wrong, then 401 on every route of the account', async () => {

@@ -197,7 +197,7 @@ export const configShape = {
         .optional(),
     )
     .describe(
-      'Ed25519 seed (32 bytes, base64url) of the key that signs decision records; derived from DATA_KEY when unset. Its public key is at /.well-known/jwks.json',
+      'Ed25519 seed (32 bytes, base64url) of the key that signs decision records; derived from DATA_KEY when unset (refused in production). Its public key is at /.well-known/jwks.json',
     ),
   DECISION_RECORD_ISSUER: z
     .string()
@@ -235,7 +235,8 @@ const PRODUCTION_MAXIMA = {
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 export const loadGatewayConfig = (env: Record<string, string | undefined> = process.env) => {
   const loaded = loadConfig(configShape, env, {
-    secrets: ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET', 'INTERNAL_TOKEN'],
+    // A signing key derived from DATA_KEY would change with a DATA_KEY rotation: production names its own.
+    secrets: ['ADMIN_TOKEN', 'PROVIDER_WEBHOOK_SECRET', 'INTERNAL_TOKEN', 'DECISION_SIGNING_KEY'],
   });
   // Whether the console's cookies take `__Host-` and `Secure` whatever the request says.
   const config = Object.freeze({ ...loaded, production: env.NODE_ENV === 'production' });

@@ -6,6 +6,7 @@ const production = {
   ADMIN_TOKEN: 'an-admin-token-of-our-own',
   PROVIDER_WEBHOOK_SECRET: 'a-webhook-secret-of-our-own',
   INTERNAL_TOKEN: 'an-internal-token-of-our-own',
+  DECISION_SIGNING_KEY: 'n8bN2vQm0F3yXk7P1sJc4Lw9Zt6Hd5Ra2Ue8Yo0Ig3M',
 };
 
 describe('the gateway configuration', () => {
@@ -93,5 +94,20 @@ describe('the gateway configuration', () => {
     expect(loadGatewayConfig({}).AUDIT_RETENTION).toBe(400 * 86_400_000);
     expect(() => loadGatewayConfig({ AUDIT_RETENTION: '7d' })).toThrow(/AUDIT_RETENTION is at least 30d/);
     expect(() => loadGatewayConfig({ AUDIT_RETENTION: '4000d' })).toThrow(/AUDIT_RETENTION is at most 3650d/);
+  });
+
+  it('when production starts without DECISION_SIGNING_KEY, then it refuses by name; in development the key is derived from DATA_KEY', () => {
+    const { DECISION_SIGNING_KEY: _key, ...withoutKey } = production;
+    expect(() => loadGatewayConfig(withoutKey)).toThrow(
+      /^Refusing to start with NODE_ENV=production: DECISION_SIGNING_KEY is not set$/,
+    );
+    expect(() => loadGatewayConfig({ ...withoutKey, DECISION_SIGNING_KEY: '' })).toThrow(
+      /DECISION_SIGNING_KEY is not set/,
+    );
+    expect(loadGatewayConfig(production).DECISION_SIGNING_KEY).toBe(production.DECISION_SIGNING_KEY);
+    expect(loadGatewayConfig({ DECISION_SIGNING_KEY: '' }).DECISION_SIGNING_KEY).toBeUndefined();
+    expect(() => loadGatewayConfig({ ...production, DECISION_SIGNING_KEY: 'too-short' })).toThrow(
+      /DECISION_SIGNING_KEY must be a 32-byte Ed25519 seed/,
+    );
   });
 });

@@ -177,6 +177,7 @@ it('when the gateway runs in production, then the console cookies are __Host- an
     ADMIN_TOKEN: 'an-admin-token-of-our-own',
     PROVIDER_WEBHOOK_SECRET: 'a-webhook-secret-of-our-own',
     INTERNAL_TOKEN: 'an-internal-token-of-our-own',
+    DECISION_SIGNING_KEY: 'n8bN2vQm0F3yXk7P1sJc4Lw9Zt6Hd5Ra2Ue8Yo0Ig3M',
     ALLOW_PRIVATE_WEBHOOK_URLS: 'false',
   });
   started.push(production);

@@ -81,6 +81,7 @@ async function main() {
       enrichment_timeout: 20 * 60_000,
       analysis_timeout: 5 * 60_000,
       bank_data_retention: 90 * DAY,
+      record_retention: 1827 * DAY,
     };
     const handle = createFactHandler({ timelines, deadlines, ttls, clock: systemClock, metrics, logger });
     const relay = { flush: async () => undefined };

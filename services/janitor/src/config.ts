@@ -22,6 +22,9 @@ export const configShape = {
   OFFER_EXPIRY_GRACE: durationMs('0s').describe(
     "How long after an offer's own expiry (the lender's policy fixes it when the offer is made) the janitor tells the applications service it passed",
   ),
+  RECORD_RETENTION: durationMs('1827d').describe(
+    "How long an ended application's records are kept when its ending did not carry the lender's own period (recordRetentionYears, 5 years unless set)",
+  ),
   JANITOR_POLL_INTERVAL: durationMs('500ms').describe(
     'How often the scheduler looks for deadlines that are due, among the armed deadlines it holds in memory',
   ),

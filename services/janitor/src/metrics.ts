@@ -9,6 +9,7 @@ const KINDS: readonly DeadlineKind[] = [
   'analysis_timeout',
   'bank_data_retention',
   'offer_expiry',
+  'record_retention',
 ];
 
 /** The janitor's own metrics, on the service's registry. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { waitFor } from '@testing/helpers';
+import { isolatedRegistry } from '@testing/stack';
 import { factsOf } from './__tests__/facts';
 import {
   type Driver,
@@ -22,8 +23,13 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
   const clock = shiftableClock();
   let janitor: RunningJanitor;
   let driver: Driver;
+  let registry: Awaited<ReturnType<typeof isolatedRegistry>>;
+  const sharedRegistry = process.env.SCHEMA_REGISTRY_URL;
 
   beforeAll(async () => {
+    // The schemas of this branch, whatever other branches register on a shared registry meanwhile.
+    registry = await isolatedRegistry(`test-${stage.namespace}`);
+    process.env.SCHEMA_REGISTRY_URL = registry.url;
     janitor = await startJanitor(stage, { clock });
     driver = await startDriver(stage);
   });
@@ -31,6 +37,8 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
   afterAll(async () => {
     await driver?.stop();
     await janitor?.stop();
+    await registry?.close();
+    process.env.SCHEMA_REGISTRY_URL = sharedRegistry;
     const db = await mongoose
       .createConnection(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/', { dbName: stage.database })
       .asPromise();
@@ -237,6 +245,7 @@ describe('janitor: deadlines from facts, against the real broker, registry and d
       ['enrichment_timeout', 'CANCELLED'],
       ['no_analyze', 'CANCELLED'],
       ['no_link', 'CANCELLED'],
+      ['record_retention', 'ARMED'],
     ]);
     // 90 days after the failure, the retention deadline fires once.
     clock.advance(90 * DAY);

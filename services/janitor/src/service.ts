@@ -35,6 +35,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
     no_analyze: config.NO_ANALYZE_TTL,
     analysis_timeout: config.ANALYSIS_TIMEOUT,
     bank_data_retention: config.BANK_DATA_RETENTION,
+    record_retention: config.RECORD_RETENTION,
     enrichment_timeout: config.ENRICHMENT_TIMEOUT,
     offer_expiry: config.OFFER_EXPIRY_GRACE,
   };

@@ -65,6 +65,7 @@ export const applicationSchema = new Schema(
     offerExpired: { type: Schema.Types.Mixed, default: null },
     failureReason: String,
     abandonReason: String,
+    retainedUntil: { type: Date, default: null },
     handled: { type: [String], default: [] },
     /** Blind indexes of the applicant's names, e-mail, phone and BVN (see the repository): no identity in them. */
     searchTokens: { type: [String], default: [] },

@@ -129,6 +129,7 @@ function toState(doc: Doc): Application {
     offerExpired: d.offerExpired ? { madeAt: new Date(d.offerExpired.madeAt), at: new Date(d.offerExpired.at) } : null,
     failureReason: d.failureReason ?? null,
     abandonReason: d.abandonReason ?? null,
+    retainedUntil: d.retainedUntil ? new Date(d.retainedUntil) : null,
     handled: d.handled ?? [],
     createdAt: new Date(d.createdAt),
     updatedAt: new Date(d.updatedAt),
@@ -313,6 +314,15 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Pur
       }
       const res = await applications.updateOne({ _id: state.applicationId, rev }, update);
       return res.modifiedCount === 1;
+    },
+
+    /**
+     * Deletes the application (its applicant, accounts, decision and everything decided on it)
+     * if nobody changed the document since `rev` and its outbox is published; false otherwise.
+     */
+    async remove(applicationId: string, rev: number): Promise<boolean> {
+      const res = await applications.deleteOne({ _id: applicationId, rev, outboxPending: { $ne: true } });
+      return res.deletedCount === 1;
     },
   };
 }

@@ -13,6 +13,7 @@ import { LRUCache } from 'lru-cache';
 import type { Application, Effect, Outcome } from '../domain/application';
 import { linksClosedBy, type LinksClosedReason } from '../domain/linksClosed';
 import { offerMadeBy } from '../domain/respondToOffer/decide';
+import { withRetention } from '../domain/retainRecords/decide';
 import type { ApplicationRepository, Stored } from './applicationRepository';
 
 const MAX_CONFLICT_RETRIES = 10;
@@ -48,8 +49,21 @@ export function createApplicationWriter(deps: {
    * accounts (see `linksClosedBy`): the provider's widget sessions are ended then.
    */
   onLinksClosed?: (state: Application, reason: LinksClosedReason) => void;
+  /**
+   * The lender's record retention, in years, taken when a change ends an application; and the
+   * length of one of its years when configured shorter (tests), else calendar years.
+   */
+  retention?: { yearsOf: (clientId: string) => Promise<number>; yearMs: number | null };
 }) {
-  const { repo, relay, sealer, clock, onLinksClosed } = deps;
+  const { repo, relay, sealer, clock, onLinksClosed, retention } = deps;
+
+  /** The change with the retention of its records started (an ending) or ended (a resume). */
+  async function retained<C extends { state: Application; effects: Effect[] }>(change: C, now: Date): Promise<C> {
+    const closes = change.effects.some((e) => e.kind === 'fact' && e.fact.type === 'ApplicationClosed');
+    if (!retention) return change;
+    const years = closes ? await retention.yearsOf(change.state.clientId) : 0;
+    return withRetention(change, years, now, retention.yearMs);
+  }
 
   const closing = (before: Application, after: Application) => {
     const reason = onLinksClosed ? linksClosedBy(before, after) : null;
@@ -125,11 +139,12 @@ export function createApplicationWriter(deps: {
       const { stored, remembered: cached } = await load(applicationId, attempt);
       if (!stored) return null;
       const now = clock.now();
-      const change = decide(stored.state, now);
-      if (!change) {
+      const decided = decide(stored.state, now);
+      if (!decided) {
         if (cached) continue;
         return stored.state;
       }
+      const change = await retained(decided, now);
       // Whichever change makes an offer also tells the janitor, in the same write, when it expires.
       const effects = [...change.effects, ...offerMadeBy(stored.state, change.state)];
       const outbox = toOutbox(change.state, effects, now, correlationId);
@@ -154,11 +169,12 @@ export function createApplicationWriter(deps: {
       const stored = loaded.stored && loaded.stored.state.clientId === clientId ? loaded.stored : null;
       if (!stored) return notFound();
       const now = clock.now();
-      const outcome = decide(stored.state, now);
-      const unchanged = !outcome.ok || (outcome.effects.length === 0 && outcome.state === stored.state);
+      const decided = decide(stored.state, now);
+      const unchanged = !decided.ok || (decided.effects.length === 0 && decided.state === stored.state);
       if (unchanged && loaded.remembered) continue;
-      if (!outcome.ok) return { ok: false, code: outcome.code, message: outcome.message };
-      if (unchanged) return { ok: true, result: outcome.result };
+      if (!decided.ok) return { ok: false, code: decided.code, message: decided.message };
+      if (unchanged) return { ok: true, result: decided.result };
+      const outcome = await retained(decided, now);
       const effects = [...outcome.effects, ...offerMadeBy(stored.state, outcome.state)];
       const outbox = toOutbox(outcome.state, effects, now, correlationId);
       if (await repo.replace(outcome.state, stored.rev, outbox)) {
@@ -181,6 +197,10 @@ export function createApplicationWriter(deps: {
       return (await load(applicationId, 0)).stored;
     },
     written,
+    /** Forgets the application as this process last wrote it (it was deleted). */
+    forget(applicationId: string) {
+      remembered.delete(applicationId);
+    },
     /**
      * Applies a decision to an application, retrying on write conflicts. A concurrent change
      * makes the write miss; the decision is then taken again on the fresh state. With

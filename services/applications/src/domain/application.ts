@@ -97,6 +97,12 @@ export interface Application {
   offerExpired?: { madeAt: Date; at: Date } | null;
   failureReason: string | null;
   abandonReason: AbandonReason | null;
+  /**
+   * Until when the records of the ended application (decision, offer and its answers, review,
+   * contest) are kept, by the lender's retention period from its end; then they are purged.
+   * Absent or null while it is open (and on applications that ended before it was kept).
+   */
+  retainedUntil?: Date | null;
   /** Provider callbacks and results already applied, so a redelivery changes nothing. */
   handled: string[];
   createdAt: Date;

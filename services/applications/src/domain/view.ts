@@ -38,6 +38,7 @@ export function toView(state: Application, now: Date = new Date()): ApplicationV
     offer: toOfferView(state, now),
     failureReason: state.failureReason,
     abandonReason: state.abandonReason,
+    retainedUntil: state.retainedUntil?.toISOString() ?? null,
     createdAt: state.createdAt.toISOString(),
     updatedAt: state.updatedAt.toISOString(),
   };

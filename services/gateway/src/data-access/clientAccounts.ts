@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_TIME_ZONE, checkWebhookUrl, type ClientSettings } from '@loan/contracts';
+import { DEFAULT_TIME_ZONE, RECORD_RETENTION_YEARS, checkWebhookUrl, type ClientSettings } from '@loan/contracts';
 import type { Clock, Logger, Sealer } from '@loan/runtime';
 import type { AuditRecorder } from './auditLog';
 import type { ClientRecord, ClientRepository } from './clientRepository';
@@ -66,6 +66,7 @@ export function settingsOf(client: ClientRecord, now: Date): ClientSettings {
     providerKeyConfigured: client.providerSecretKey !== null,
     reviewConfirmationAbove: client.reviewConfirmationAbove,
     timeZone: client.timeZone ?? DEFAULT_TIME_ZONE,
+    recordRetentionYears: client.recordRetentionYears ?? RECORD_RETENTION_YEARS.default,
   };
 }
 
@@ -151,6 +152,7 @@ export function createClientAccounts(deps: {
         providerWebhookSecret: body.providerWebhookSecret ? sealer.seal(body.providerWebhookSecret) : null,
         reviewConfirmationAbove: null,
         timeZone: null,
+        recordRetentionYears: null,
         version: 1,
       };
       await clients.create(record, now);
@@ -167,6 +169,7 @@ export function createClientAccounts(deps: {
         providerWebhookSecret?: string | null;
         reviewConfirmationAbove?: number | null;
         timeZone?: string | null;
+        recordRetentionYears?: number | null;
       },
       by: Actor,
     ): Promise<ClientRecord> {
@@ -182,6 +185,7 @@ export function createClientAccounts(deps: {
       }
       if (changes.reviewConfirmationAbove !== undefined) next.reviewConfirmationAbove = changes.reviewConfirmationAbove;
       if (changes.timeZone !== undefined) next.timeZone = changes.timeZone;
+      if (changes.recordRetentionYears !== undefined) next.recordRetentionYears = changes.recordRetentionYears;
       await save(next);
       deps.onKeyChange();
       await audit(by, 'client.update', clientId, Object.keys(changes));

@@ -16,6 +16,7 @@ const clientSchema = new Schema(
     providerWebhookSecret: { type: String, default: null },
     reviewConfirmationAbove: { type: Number, default: null },
     timeZone: { type: String, default: null },
+    recordRetentionYears: { type: Number, default: null },
     version: { type: Number, required: true },
     createdAt: Date,
     updatedAt: Date,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Topics, type ClientChanged } from '@loan/contracts';
+import { RECORD_RETENTION_YEARS, Topics, type ClientChanged } from '@loan/contracts';
 import { withTraceContext, type OutboxRelay, type Sealer } from '@loan/runtime';
 import type { ClientModel } from './clientModel';
 
@@ -17,6 +17,8 @@ export interface ClientRecord {
   reviewConfirmationAbove: number | null;
   /** The IANA time zone of the lender's days and times; null: Africa/Lagos. */
   timeZone: string | null;
+  /** Years an ended application's records are kept; null: the default (5). */
+  recordRetentionYears?: number | null;
   version: number;
 }
 
@@ -35,6 +37,7 @@ const toRecord = (doc: Doc): ClientRecord => ({
   providerWebhookSecret: doc.providerWebhookSecret ?? null,
   reviewConfirmationAbove: doc.reviewConfirmationAbove ?? null,
   timeZone: doc.timeZone ?? null,
+  recordRetentionYears: doc.recordRetentionYears ?? null,
   version: doc.version,
 });
 
@@ -51,6 +54,7 @@ function changed(record: ClientRecord, now: Date): ClientChanged {
     providerSecretKey: record.providerSecretKey,
     version: record.version,
     changedAt: now.toISOString(),
+    recordRetentionYears: record.recordRetentionYears ?? RECORD_RETENTION_YEARS.default,
   };
 }
 

@@ -98,12 +98,14 @@ export function factsOf(app: { applicationId?: string; clientId?: string; applic
       at: Date | string,
       status: 'COMPLETED' | 'FAILED' | 'ABANDONED' = 'COMPLETED',
       abandonReason: 'no_link' | 'no_analyze' | null = null,
+      retainedUntil?: string,
     ): ApplicationFact => ({
       ...base(at),
       type: 'ApplicationClosed',
       applicantId,
       status,
       abandonReason,
+      ...(retainedUntil ? { retainedUntil } : {}),
     }),
     offerMade: (madeAt: string, expiresAt: string, at: Date | string = madeAt): ApplicationFact => ({
       ...base(at),

@@ -130,6 +130,7 @@ const timelineFields = {
   decidedAt: { type: String, default: null },
   offer: { type: Schema.Types.Mixed, default: null },
   offerAnsweredAt: { type: String, default: null },
+  retainedUntil: { type: String, default: null },
   accounts: { type: [accountSchema], default: [] },
   armed: { type: [armedRefSchema], default: [] },
 };

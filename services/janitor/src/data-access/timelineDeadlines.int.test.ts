@@ -27,6 +27,7 @@ const ttls: DeadlineTtls = {
   analysis_timeout: 5 * 60_000,
   bank_data_retention: 90 * DAY,
   offer_expiry: 0,
+  record_retention: 1827 * DAY,
 };
 const t0 = Date.parse('2026-11-01T08:00:00.000Z');
 const at = (ms: number) => new Date(t0 + ms).toISOString();
@@ -156,8 +157,9 @@ describe('deadlines in their timeline, against the real database', () => {
       ['enrichment_timeout', 'CANCELLED'],
       ['analysis_timeout', 'CANCELLED'],
       ['bank_data_retention', 'ARMED'],
+      ['record_retention', 'ARMED'],
     ]);
-    // The timeline is filed under the hour of its one armed deadline, the retention's.
+    // The timeline is filed under the hour of its earliest armed deadline, the bank data's retention.
     const retentionDue = new Date(Date.parse(at(64_000)) + ttls.bank_data_retention);
     expect(await headOf(app.applicationId)).toMatchObject({
       nextDueAt: retentionDue,

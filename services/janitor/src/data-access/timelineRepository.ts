@@ -83,6 +83,7 @@ export interface TimelineDoc {
   decidedAt?: string | null;
   offer?: { madeAt: string; expiresAt: string } | null;
   offerAnsweredAt?: string | null;
+  retainedUntil?: string | null;
   accounts?: {
     accountId: string;
     starts?: string[];
@@ -129,6 +130,7 @@ export function toStored(doc: Doc): StoredTimeline {
       decidedAt: doc.decidedAt ?? null,
       offer: doc.offer ? { madeAt: doc.offer.madeAt, expiresAt: doc.offer.expiresAt } : null,
       offerAnsweredAt: doc.offerAnsweredAt ?? null,
+      retainedUntil: doc.retainedUntil ?? null,
       accounts: (doc.accounts ?? []).map((a): AccountEnrichment => ({
         accountId: a.accountId,
         starts: a.starts ?? [],

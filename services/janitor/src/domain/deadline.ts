@@ -30,7 +30,10 @@ export type DeadlineTtls = Record<Exclude<DeadlineKind, 'consent_expiry' | 'cons
  *   (owner: applications, which ends it; enrichment then unlinks and erases the account);
  * - `offer_expiry`: an offer unanswered at its own expiry, fixed by the lender's policy when it
  *   was made (owner: applications, which records it expired and tells the lender); its TTL is a
- *   grace after that expiry, not a period from `since`.
+ *   grace after that expiry, not a period from `since`;
+ * - `record_retention`: an ended application's records (decision, offer, review, contest) are
+ *   kept for the lender's retention period from its end, then purged (owner: applications); due
+ *   when the `ApplicationClosed` fact's `retainedUntil` says.
  */
 export interface Deadline {
   /** Deterministic, so that a redelivered fact arms the same deadline rather than a second one. */

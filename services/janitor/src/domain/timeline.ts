@@ -38,6 +38,11 @@ export interface Timeline {
   closedAt: string | null;
   /** When the application was first decided or failed: its bank data is kept for a period from then. */
   decidedAt: string | null;
+  /**
+   * Until when the records of the application, ended at `closedAt`, are kept (the lender's
+   * retention, as its last ending said); null while open or when the ending did not say.
+   */
+  retainedUntil?: string | null;
   accounts: AccountEnrichment[];
   /** The newest offer made (a decision or a final review granting terms) and when it expires. */
   offer?: { madeAt: string; expiresAt: string } | null;
@@ -53,6 +58,7 @@ export const emptyTimeline = (applicationId: string, clientId: string): Timeline
   analysisRequestedAt: null,
   closedAt: null,
   decidedAt: null,
+  retainedUntil: null,
   accounts: [],
   offer: null,
   offerAnsweredAt: null,

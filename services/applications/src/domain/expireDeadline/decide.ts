@@ -21,6 +21,8 @@ export function expireDeadline(
   now: Date,
 ): { state: Application; effects: Effect[] } | null {
   if (deadline.kind === 'enrichment_timeout') return null;
+  // The end of the records' retention deletes the application (retainRecords), no state change.
+  if (deadline.kind === 'record_retention') return null;
   if (deadline.kind === 'bank_data_retention') return forgetBankData(state, now);
   if (deadline.kind === 'analysis_timeout') return failAnalysis(state, deadline, now);
   if (deadline.kind === 'consent_expiry' || deadline.kind === 'consent_lapse')

@@ -65,6 +65,8 @@ export function resumeApplication(
     providerKeySealed: input.providerKeySealed,
     linkWindowStart: input.now,
     abandonReason: null,
+    // Open again: its records are kept from its next end.
+    retainedUntil: null,
     updatedAt: input.now,
   };
   return {

@@ -1,6 +1,7 @@
 import { Topics, type EnrichmentResultType, type ProviderCallback } from '@loan/contracts';
 import type { InboundMessage } from '@loan/runtime';
 import type { createCommandHandler } from './handleCommand';
+import type { createProjectClientHandler } from './projectClient';
 import type { createFactHandlers } from './recordFacts';
 
 type Handler = (message: InboundMessage) => Promise<void>;
@@ -13,8 +14,9 @@ type Handler = (message: InboundMessage) => Promise<void>;
 export function consumerHandlers(handlers: {
   onCommand: ReturnType<typeof createCommandHandler>;
   facts: ReturnType<typeof createFactHandlers>;
+  projectClient: ReturnType<typeof createProjectClientHandler>;
 }): Record<keyof typeof ConsumerGroups, Record<string, Handler>> {
-  const { onCommand, facts } = handlers;
+  const { onCommand, facts, projectClient } = handlers;
   return {
     commands: { [Topics.applicationCommands]: onCommand },
     facts: {
@@ -22,6 +24,8 @@ export function consumerHandlers(handlers: {
       [Topics.enrichmentResults]: facts.onEnrichmentResult,
       [Topics.scoringResults]: facts.onScoringResult,
       [Topics.deadlines]: facts.onDeadline,
+      // The lender's record retention, taken when an application ends.
+      [Topics.clients]: projectClient,
     },
   };
 }
@@ -49,4 +53,5 @@ export const HANDLED_FACTS: Partial<Record<string, readonly (EnrichmentResultTyp
 };
 
 export { createCommandHandler } from './handleCommand';
+export { createProjectClientHandler } from './projectClient';
 export { createFactHandlers } from './recordFacts';

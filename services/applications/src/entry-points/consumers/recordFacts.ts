@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeadlinePassed, EnrichmentResult, ProviderCallback, ScoringResult } from '@loan/contracts';
 import type { AccountLinkingProvider } from '@loan/provider';
-import { continueAfter, type InboundMessage, type Logger, type PurposeSealer } from '@loan/runtime';
+import { ServiceError, continueAfter, type InboundMessage, type Logger, type PurposeSealer } from '@loan/runtime';
 import type { ApplicationRepository } from '../../data-access/applicationRepository';
 import type { ApplicationWriter } from '../../data-access/applicationWriter';
 import type { ConsentTerms } from '../../domain/consent/decide';
@@ -9,6 +9,7 @@ import { expireDeadline } from '../../domain/expireDeadline/decide';
 import { recordAccountLink } from '../../domain/recordAccountLink/decide';
 import { recordEnrichment } from '../../domain/recordEnrichment/decide';
 import { recordScoring } from '../../domain/recordScoring/decide';
+import { recordRetentionEnded } from '../../domain/retainRecords/decide';
 
 /**
  * What the other services report about an application, turned into its state changes and
@@ -103,7 +104,29 @@ export function createFactHandlers(deps: {
   async function onDeadline(message: InboundMessage) {
     const deadline = message.value as DeadlinePassed;
     if (deadline.kind === 'enrichment_timeout') return;
+    if (deadline.kind === 'record_retention') return purgeRecord(deadline);
     await apply(message, deadline.applicationId, (state, now) => expireDeadline(state, deadline, now));
+  }
+
+  /**
+   * The lender's retention period of an ended application's records passed: the application
+   * goes, with its applicant, accounts, decision, offer, review and contest. Nothing is
+   * published (nothing personal, nothing for the lender: its own copy is its to keep).
+   */
+  async function purgeRecord(deadline: DeadlinePassed) {
+    await writer.locked(deadline.applicationId, async () => {
+      const stored = await repo.get(deadline.applicationId);
+      if (!stored || !recordRetentionEnded(stored.state, deadline)) return;
+      if (!(await repo.remove(deadline.applicationId, stored.rev))) {
+        // Changed meanwhile, or its last events are still to be published: taken again.
+        throw new ServiceError(`Application ${deadline.applicationId} is not ready to purge yet`, { retriable: true });
+      }
+      writer.forget(deadline.applicationId);
+      logger.info(
+        { applicationId: deadline.applicationId, clientId: deadline.clientId, retainedUntil: deadline.dueAt },
+        'application records purged at the end of their retention period',
+      );
+    });
   }
 
   return { onProviderCallback, onEnrichmentResult, onScoringResult, onDeadline };

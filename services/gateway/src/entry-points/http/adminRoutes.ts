@@ -4,6 +4,7 @@ import {
   CreateClientRequest,
   CreateOwnerRequest,
   DEFAULT_TIME_ZONE,
+  RECORD_RETENTION_YEARS,
   RotateWebhookSecretRequest,
   UpdateClientRequest,
 } from '@loan/contracts';
@@ -22,6 +23,7 @@ const adminView = (client: ClientRecord) => ({
   providerWebhookSecretConfigured: client.providerWebhookSecret !== null,
   reviewConfirmationAbove: client.reviewConfirmationAbove,
   timeZone: client.timeZone ?? DEFAULT_TIME_ZONE,
+  recordRetentionYears: client.recordRetentionYears ?? RECORD_RETENTION_YEARS.default,
   version: client.version,
 });
 

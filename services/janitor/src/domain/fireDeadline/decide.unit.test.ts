@@ -21,6 +21,7 @@ const ttls: DeadlineTtls = {
   analysis_timeout: 300_000,
   bank_data_retention: 7_776_000_000,
   offer_expiry: 0,
+  record_retention: 157_852_800_000,
 };
 
 function deadline(overrides: Partial<Deadline> = {}): Deadline {

@@ -14,6 +14,7 @@ const ttls: DeadlineTtls = {
   analysis_timeout: 5 * 60_000,
   bank_data_retention: 90 * DAY,
   offer_expiry: 0,
+  record_retention: 1827 * DAY,
 };
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms).toISOString();

@@ -128,9 +128,11 @@ export function applyFact(timeline: Timeline, fact: TrackedFact): Timeline | nul
       return { ...timeline, analysisRequestedAt: later(timeline.analysisRequestedAt, fact.at) };
     case 'ApplicationClosed': {
       const decided = fact.status === 'COMPLETED' || fact.status === 'FAILED';
+      const last = timeline.closedAt === null || fact.at >= timeline.closedAt;
       return {
         ...timeline,
         closedAt: later(timeline.closedAt, fact.at),
+        retainedUntil: last ? (fact.retainedUntil ?? null) : (timeline.retainedUntil ?? null),
         // The first decision only: COMPLETED and FAILED are final, a redelivery changes nothing.
         decidedAt: timeline.decidedAt ?? (decided ? fact.at : null),
       };
@@ -186,6 +188,7 @@ export function planDeadlines(
     since: string,
     account: { accountId: string; attempt: number } | null,
     endsAt?: string,
+    dueAt: Date = dueAtOf(kind, since, ttls, endsAt),
   ): Deadline => ({
     deadlineId: deadlineIdOf(kind, account?.accountId ?? applicationId, since),
     kind,
@@ -194,7 +197,7 @@ export function planDeadlines(
     accountId: account?.accountId ?? null,
     attempt: account?.attempt ?? null,
     since,
-    dueAt: dueAtOf(kind, since, ttls, endsAt),
+    dueAt,
   });
 
   if (linkWindowStart !== null) {
@@ -271,6 +274,14 @@ export function planDeadlines(
       arm.push(deadline('offer_expiry', offer.madeAt, null, offer.expiresAt));
   }
   if (offerAnsweredAt) cancel.push({ kind: 'offer_expiry', applicationId, sinceAtMost: offerAnsweredAt });
+
+  // The records of an ended application, until the lender's retention from its last ending; a
+  // resume makes the one of an earlier ending stale.
+  if (linkWindowStart !== null) cancel.push({ kind: 'record_retention', applicationId, sinceBefore: linkWindowStart });
+  if (closedAt !== null && (linkWindowStart === null || closedAt > linkWindowStart)) {
+    const until = timeline.retainedUntil ? new Date(timeline.retainedUntil) : undefined;
+    arm.push(deadline('record_retention', closedAt, null, undefined, until));
+  }
   return { arm, cancel };
 }
 

@@ -12,6 +12,7 @@ const ttls: DeadlineTtls = {
   analysis_timeout: 5 * 60_000,
   bank_data_retention: 90 * 24 * HOUR,
   offer_expiry: 0,
+  record_retention: 1827 * 24 * HOUR,
 };
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms).toISOString();
@@ -181,8 +182,11 @@ describe('arming and cancelling deadlines from facts', () => {
       app.analysisRequested(at(3 * HOUR), [accountId]),
       app.closed(at(3 * HOUR + 2_000), 'COMPLETED'),
     ]);
-    // Only the retention of the bank data runs on after a decision.
-    expect(decided.armed.map((d) => [d.kind, d.since])).toEqual([['bank_data_retention', at(3 * HOUR + 2_000)]]);
+    // Only the retentions of the bank data and of the records run on after a decision.
+    expect(decided.armed.map((d) => [d.kind, d.since])).toEqual([
+      ['bank_data_retention', at(3 * HOUR + 2_000)],
+      ['record_retention', at(3 * HOUR + 2_000)],
+    ]);
     expect(decided.statusOf('analysis_timeout', at(3 * HOUR))).toBe('CANCELLED');
   });
 
@@ -195,11 +199,14 @@ describe('arming and cancelling deadlines from facts', () => {
       app.linked(b, at(2 * HOUR)),
       app.closed(at(3 * HOUR), 'FAILED'),
     ]);
-    const retention = [['bank_data_retention', at(3 * HOUR)]];
+    const retention = [
+      ['bank_data_retention', at(3 * HOUR)],
+      ['record_retention', at(3 * HOUR)],
+    ];
     expect(played.armed.map((d) => [d.kind, d.since])).toEqual(retention);
     expect(
       [...played.deadlines.values()]
-        .filter((d) => d.kind !== 'bank_data_retention')
+        .filter((d) => d.kind !== 'bank_data_retention' && d.kind !== 'record_retention')
         .every((d) => d.status === 'CANCELLED'),
     ).toBe(true);
     const replayed = play(
@@ -215,10 +222,36 @@ describe('arming and cancelling deadlines from facts', () => {
     expect(replayed.deadlines.size).toBe(played.deadlines.size);
   });
 
-  it('when an application is abandoned, then no retention deadline is armed (abandonment scrubs or holds no bank data)', () => {
+  it('when an application is abandoned, then no bank data retention is armed (abandonment scrubs or holds no bank data), only its records', () => {
     const app = factsOf();
     const played = play([app.opened(at(0)), app.closed(at(24 * HOUR), 'ABANDONED')]);
-    expect(played.armed).toEqual([]);
+    expect(played.armed.map((d) => [d.kind, d.since])).toEqual([['record_retention', at(24 * HOUR)]]);
+  });
+
+  it("when an application ends, then record_retention is due when the ending's retainedUntil says (else RECORD_RETENTION later), and a resume cancels it", () => {
+    const app = factsOf();
+    const until = '2031-11-02T08:00:00.000Z';
+    const decided = play([app.opened(at(0)), app.closed(at(HOUR), 'COMPLETED', null, until)]);
+    const records = decided.armed.find((d) => d.kind === 'record_retention')!;
+    expect(records).toMatchObject({
+      deadlineId: `record_retention:${app.applicationId}:${at(HOUR)}`,
+      since: at(HOUR),
+      dueAt: new Date(until),
+      accountId: null,
+    });
+    const unsaid = play([factsOf().closed(at(HOUR), 'FAILED')]);
+    expect(unsaid.armed.find((d) => d.kind === 'record_retention')!.dueAt).toEqual(
+      new Date(Date.parse(at(HOUR)) + ttls.record_retention),
+    );
+
+    const abandoned = play([app.opened(at(0)), app.closed(at(24 * HOUR), 'ABANDONED', 'no_link', until)]);
+    const resumed = play([app.resumed(at(25 * HOUR))], abandoned);
+    expect(resumed.statusOf('record_retention', at(24 * HOUR))).toBe('CANCELLED');
+    expect(resumed.armed.map((d) => d.kind)).toEqual(['no_link']);
+    const endedAgain = play([app.closed(at(50 * HOUR), 'ABANDONED', 'no_link', '2032-01-01T00:00:00.000Z')], resumed);
+    expect(endedAgain.armed.map((d) => [d.kind, d.since, d.dueAt.toISOString()])).toEqual([
+      ['record_retention', at(50 * HOUR), '2032-01-01T00:00:00.000Z'],
+    ]);
   });
 
   it('when an abandoned application is resumed, then a new window starts: no_link from the resume, then no_analyze from its first link', () => {

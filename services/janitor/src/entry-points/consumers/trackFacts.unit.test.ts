@@ -17,6 +17,7 @@ const ttls: DeadlineTtls = {
   analysis_timeout: 5 * 60_000,
   bank_data_retention: 90 * 24 * HOUR,
   offer_expiry: 0,
+  record_retention: 1827 * 24 * HOUR,
 };
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms).toISOString();
@@ -98,6 +99,7 @@ function fakeStore() {
             consent_expiry: 0,
             consent_lapse: 0,
             offer_expiry: 0,
+            record_retention: 0,
           }),
           countArmed: async () => 0,
           countUnpublished: async () => 0,

@@ -217,6 +217,7 @@ export const Examples = {
     providerWebhookSecretConfigured: false,
     reviewConfirmationAbove: 250_000,
     timeZone: 'Africa/Lagos',
+    recordRetentionYears: 5,
     version: 2,
   },
   updateClientRequest: { webhookUrl: 'https://lender.example/webhooks/v2' },
@@ -310,6 +311,7 @@ export const Examples = {
     providerKeyConfigured: true,
     reviewConfirmationAbove: 250_000,
     timeZone: 'Africa/Lagos',
+    recordRetentionYears: 5,
   },
   updateClientSettingsRequest: { webhookUrl: 'https://lender.example/webhooks/v2', reviewConfirmationAbove: 250_000 },
   portfolio: {

@@ -321,7 +321,9 @@ or push a row onto the next page.
 
 \`GET /api/client\` shows your webhook URL and the webhook secrets signing now, with the end of
 each one's overlap (never a key or secret); \`PATCH /api/client\` with \`{"webhookUrl": ...}\`
-changes where events go, and with \`{"reviewConfirmationAbove": ...}\` your review threshold. \`POST /api/client/rotate-key\` answers a new API key, once: the key that
+changes where events go, with \`{"reviewConfirmationAbove": ...}\` your review threshold, and with
+\`{"recordRetentionYears": ...}\` (5, the default and FCCPC's minimum, to 10) how long an ended
+application's records are kept: its read shows \`retainedUntil\`, after which it is deleted. \`POST /api/client/rotate-key\` answers a new API key, once: the key that
 made the call stops working at once, so store the new one first.
 \`POST /api/client/rotate-webhook-secret\` answers a new webhook secret, once; for
 \`overlapSeconds\` (24 hours by default) events carry \`x-signature\` with the new secret and

@@ -414,6 +414,7 @@ export const lenderOperations: RouteConfig[] = [
           review: null,
           failureReason: null,
           abandonReason: null,
+          retainedUntil: '2031-11-20T09:15:27.412Z',
           createdAt: '2026-11-20T09:00:00.000Z',
           updatedAt: '2026-11-20T09:15:27.412Z',
         },
@@ -1195,9 +1196,9 @@ export const lenderOperations: RouteConfig[] = [
     operationId: 'updateClientSettings',
     tags: [account],
     summary:
-      'Set where your webhooks go (null: nowhere; events are then logged as SKIPPED), your review threshold and your time zone',
+      'Set where your webhooks go (null: nowhere; events are then logged as SKIPPED), your review threshold, your time zone and your record retention',
     description:
-      'The URL is checked as the notifier will deliver to it: https to a public host (plain http and private addresses only on local stacks). `reviewConfirmationAbove` (Naira, or null for none) is the maker-checker threshold: a review granting more awaits a second reviewer’s confirmation. `timeZone` (an IANA name such as Africa/Lagos, the default; null goes back to it) is the zone of your days: the list’s `from` and `to`, the portfolio, and the times the console shows. Send any of them.',
+      'The URL is checked as the notifier will deliver to it: https to a public host (plain http and private addresses only on local stacks). `reviewConfirmationAbove` (Naira, or null for none) is the maker-checker threshold: a review granting more awaits a second reviewer’s confirmation. `timeZone` (an IANA name such as Africa/Lagos, the default; null goes back to it) is the zone of your days: the list’s `from` and `to`, the portfolio, and the times the console shows. `recordRetentionYears` (5, the default and FCCPC’s minimum, to 10; null goes back to 5) is how long an ended application’s records (decision, offer and its answers, review, contest) are kept from its end before they are purged; it applies to applications that end from then on, and each shows its `retainedUntil`. Send any of them.',
     request: {
       body: {
         required: true,
@@ -1216,11 +1217,13 @@ export const lenderOperations: RouteConfig[] = [
     responses: {
       200: ok('Your account as it now is', ClientSettingsSchema, Examples.clientSettings, { limited: true }),
       400: failure(400, 'No webhookUrl, not a URL, one the notifier would refuse, or another field', {
-        'nothing to change': 'webhookUrl, reviewConfirmationAbove or timeZone is required',
+        'nothing to change': 'webhookUrl, reviewConfirmationAbove, timeZone or recordRetentionYears is required',
         'bad time zone': 'timeZone must be an IANA time zone name, such as Africa/Lagos',
         'refused URL': 'webhookUrl is refused: the webhook URL must use https',
         'bad threshold': 'reviewConfirmationAbove must be 0 or more Naira',
-        'other field': 'Unknown field name; only webhookUrl, reviewConfirmationAbove and timeZone can be changed',
+        'short retention': 'recordRetentionYears must be at least 5 (FCCPC: records are kept 5 years)',
+        'other field':
+          'Unknown field name; only webhookUrl, reviewConfirmationAbove, timeZone and recordRetentionYears can be changed',
         ...malformedJson,
       }),
       ...accountChangeErrors,
