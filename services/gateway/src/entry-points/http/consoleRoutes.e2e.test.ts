@@ -687,7 +687,11 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
       );
       await eventually(async () =>
         expect(await badgesOf(page.getByRole('region', { name: 'Accounts' }))).toEqual(
-          view.accounts.map(() => ['Statement read', 'good', 'READY']),
+          // Each account's statement, then the applicant's consent to read it.
+          view.accounts.flatMap(() => [
+            ['Statement read', 'good', 'READY'],
+            ['Consent given', 'good', 'ACTIVE'],
+          ]),
         ),
       );
       // Each risk factor: its severity in words and a tone of its own, its code as the description's tooltip.
@@ -759,6 +763,8 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
           'Ready for analysis',
           'Analysis asked for',
           `Decided: ${view.decision.decision === 'APPROVED' ? 'Approved' : 'Counter-offer'}`,
+          // An approval or counter-offer is an offer the applicant has to answer.
+          'Offer made',
         ]),
       );
       // Each delivery under the step it announced, none on its own.
@@ -782,7 +788,8 @@ describe('the console as a credit officer reads it, on a desktop and on a phone'
       const times = await timeline
         .locator(':scope > time')
         .evaluateAll((all) => all.map((t) => [t.getAttribute('datetime'), t.textContent, t.getAttribute('title')]));
-      expect(times).toHaveLength(7);
+      // One per step: the seven to the decision, then the offer it made.
+      expect(times).toHaveLength(8);
       for (const [iso, shown, hover] of times as [string, string, string][]) {
         expect(shown).toBe(lagos(iso));
         expect(shown).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} WAT$/);
