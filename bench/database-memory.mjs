@@ -73,7 +73,7 @@ async function startFerretDB(set, index) {
   const debugPort = await freePort();
   env.FERRETDB_DEBUG_ADDR = `127.0.0.1:${debugPort}`;
   log(`starting FerretDB "${set.name}" (port ${env.MONGO_PORT}, debug ${debugPort})`);
-  execFileSync('bash', [script, 'start', 'ferretdb'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('bash', [script, 'start', 'ferretdb'], { cwd: infraRoot, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const pid = Number(readFileSync(path.join(env.LOAN_INFRA_RUN, 'ferretdb.pid'), 'utf8').trim());
   return {
     pid,
@@ -82,7 +82,7 @@ async function startFerretDB(set, index) {
     metrics: () => debugMetrics(debugPort),
     dataMiB: () => databaseFilesMiB(path.join(env.LOAN_INFRA_DATA, 'ferretdb', 'db')),
     stop() {
-      execFileSync('bash', [script, 'stop'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+      execFileSync('bash', [script, 'stop'], { cwd: infraRoot, env, stdio: ['ignore', 'ignore', 'inherit'] });
       rmSync(path.join(scratch, `set-${index}`), { recursive: true, force: true });
     },
   };
