@@ -2,7 +2,8 @@
 // FerretDB of its own for each set of settings (scripts/infra with a run directory, scratch data
 // and free ports; the usual servers are left alone), then writes the soak's pattern in rounds:
 // in each of a few databases, documents inserted, read by `_id`, given an outbox (`$set` of an
-// indexed boolean and a `$push`), cleared, and swept by the indexed boolean. After each round it
+// indexed boolean and a `$push`), cleared; then every collection swept by the indexed boolean
+// and counted (`countDocuments`, as the soak's look at the databases does). After each round it
 // prints the operations per second, FerretDB's CPU per operation, its resident memory (now and
 // the peak of the round), what Go holds of it (from FerretDB's debug metrics) and the SQLite
 // connections open. The last round is compared with the first, for each set, in the same run.
@@ -10,6 +11,10 @@
 //   node bench/database-memory.mjs
 //   BENCH_DBMEM_ROUNDS=4 BENCH_DBMEM_DOCS=300 node bench/database-memory.mjs
 //   BENCH_DBMEM_SETS='low-gogc:FERRETDB_GOGC=100' node bench/database-memory.mjs
+//   # another checkout's FerretDB (its scripts/infra and patches) beside this one's, twice each:
+//   A='before:INFRA_ROOT=/work/main,LOAN_INFRA_HOME=/root/.cache/loan-infra'
+//   B='after:LOAN_INFRA_HOME=/tmp/loan-infra-new'
+//   BENCH_DBMEM_SETS="$A;$B;$A;$B" BENCH_DBMEM_ROUNDS=5 BENCH_DBMEM_DOCS=200 node bench/database-memory.mjs
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -24,13 +29,13 @@ import { envInt, formatTable, freePort, log, root, round } from './lib/util.mjs'
 const DATABASES = envInt('BENCH_DBMEM_DATABASES', 6);
 const ROUNDS = envInt('BENCH_DBMEM_ROUNDS', 8);
 /** Documents inserted into each database in each round. */
-const DOCS = envInt('BENCH_DBMEM_DOCS', 400);
+const DOCS = envInt('BENCH_DBMEM_DOCS', 200);
 const CONCURRENCY = envInt('BENCH_DBMEM_CONCURRENCY', 24);
 
 /**
- * The settings compared, each as environment for scripts/infra: `name:VAR=value,VAR=value;...`.
- * By default FerretDB as scripts/infra launched it before the SQLite page cache was capped,
- * and as it launches it now.
+ * The settings compared, each as environment for scripts/infra: `name:VAR=value,VAR=value;...`
+ * (`INFRA_ROOT`: the checkout whose scripts/infra starts the set). By default one set: FerretDB
+ * as scripts/infra launches it.
  */
 const SETS = parseSets(process.env.BENCH_DBMEM_SETS ?? 'scripts/infra:');
 
@@ -282,7 +287,10 @@ console.log(
 console.log(`\nlast round against the first\n`);
 console.log(formatTable(verdicts, Object.keys(verdicts[0])));
 // The run's date is inside; only the latest is kept (as the other benches keep theirs).
-const out = path.join(root, 'bench', 'results', 'database-memory-latest.json');
+const out = path.join(
+  process.env.BENCH_RESULTS_DIR ?? path.join(root, 'bench', 'results'),
+  'database-memory-latest.json',
+);
 const json = {
   at: new Date().toISOString(),
   settings: { databases: DATABASES, rounds: ROUNDS, docs: DOCS, concurrency: CONCURRENCY },
