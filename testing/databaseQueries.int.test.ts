@@ -148,6 +148,29 @@ describe('conditions on an indexed field find what a full read finds', () => {
     expect(plan).not.toMatch(/detail=SCAN |COLLSCAN/);
   });
 
+  it('counts each group what a read finds in it, however the count is asked', async () => {
+    // A $group that only counts keeps no documents on the local stack (FerretDB patch 007).
+    const expected: Record<string, number> = {};
+    for (const doc of await collection.find({ status: 'PENDING' }).toArray()) {
+      const key = JSON.stringify((doc as { clientId?: unknown }).clientId ?? null);
+      expected[key] = (expected[key] ?? 0) + 1;
+    }
+    for (const [n, times] of [
+      [{ $sum: 1 }, 1],
+      [{ $count: {} }, 1],
+      [{ $sum: 2 }, 2],
+    ] as const) {
+      const groups = await collection
+        .aggregate<{ _id: unknown; n: number }>([
+          { $match: { status: 'PENDING' } },
+          { $group: { _id: '$clientId', n } },
+        ])
+        .toArray();
+      const counted = Object.fromEntries(groups.map((g) => [JSON.stringify(g._id), g.n / times]));
+      expect(counted).toEqual(expected);
+    }
+  });
+
   it('finds nothing for an empty $in, narrowed or not', async () => {
     expect(await ids({ clientId: { $in: [] } })).toEqual([]);
     expect(await ids({ $or: [{ clientId: { $in: [] } }] })).toEqual([]);
