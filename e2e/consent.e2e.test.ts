@@ -21,6 +21,8 @@ beforeAll(async () => {
     WEBHOOK_RETRY_BASE: '300ms',
     RATE_LIMITS_ENABLED: 'false',
     CONSENT_IDLE_LAPSE: `${IDLE_LAPSE_MS / 1000}s`,
+    // An application linked and never analyzed is abandoned this long after its first link.
+    NO_ANALYZE_TTL: '30s',
   });
 });
 
@@ -194,4 +196,18 @@ describe('consent that lives and ends', () => {
     const refused = await api('POST', consentPath(app.applicationId, app.accountId, 'withdraw'));
     expect([refused.status, refused.body.message]).toEqual([400, expect.stringMatching(/already ended \(LAPSED\)/)]);
   }, 240_000);
+
+  it('when an application is abandoned without analysis, then its bank data is scrubbed and its account unlinked at the provider', async () => {
+    const app = await linked();
+    expect(await atProvider(app.providerAccountId)).toBe(200);
+    const abandoned = await waitFor(() => eventsOf(app.applicationId, 'application.abandoned')[0], {
+      timeoutMs: 120_000,
+      what: 'application.abandoned',
+    });
+    expect(abandoned.data.reason).toBe('no_analyze');
+    await waitFor(async () => (await atProvider(app.providerAccountId)) === 404, {
+      timeoutMs: 30_000,
+      what: 'the account to be unlinked at the provider',
+    });
+  }, 180_000);
 });

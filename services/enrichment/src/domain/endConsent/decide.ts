@@ -37,8 +37,11 @@ export function endConsent(job: EnrichmentJob, fact: ConsentEnded, now: Date): E
  * told (it keeps the deletion receipt's facts; scoring drops the application's profiles).
  */
 export function unlinked(job: EnrichmentJob, now: Date): Change | null {
+  if (!job.unlinkPending) return null;
   const end = job.consentEnd;
-  if (!end || end.unlinkedAt || !job.unlinkPending) return null;
+  // An abandoned application's account: its scrub was announced already.
+  if (!end) return { job: { ...job, unlinkPending: false, updatedAt: now }, effects: [] };
+  if (end.unlinkedAt) return null;
   return {
     job: { ...job, consentEnd: { ...end, unlinkedAt: now.toISOString() }, unlinkPending: false, updatedAt: now },
     effects: [
@@ -53,8 +56,9 @@ export function unlinked(job: EnrichmentJob, now: Date): Change | null {
 
 /** The provider could not be reached to unlink: tried again after a backoff. */
 export function unlinkFailed(job: EnrichmentJob, error: string, now: Date): EnrichmentJob | null {
+  if (!job.unlinkPending) return null;
   const end = job.consentEnd;
-  if (!end || !job.unlinkPending) return null;
+  if (!end) return { ...job, lastError: error.slice(0, 500), failures: job.failures + 1, updatedAt: now };
   return {
     ...job,
     consentEnd: { ...end, unlinkFailures: end.unlinkFailures + 1, lastUnlinkError: error.slice(0, 500) },

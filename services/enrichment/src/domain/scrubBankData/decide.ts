@@ -17,6 +17,7 @@ export function closeJob(
   fact: Pick<ApplicationClosed, 'factId'>,
   now: Date,
   scrub: boolean,
+  unlink = false,
 ): EnrichmentJob | null {
   if (job.handledFacts.includes(fact.factId)) return null;
   if (job.closedAt && (!scrub || job.scrubbedAt)) return null;
@@ -34,5 +35,7 @@ export function closeJob(
     income: { ...emptyIncome(), status: job.income.status },
     insights: { ...emptyInsights(), status: job.insights.status },
     scrubbedAt: now,
+    // Abandoned: nothing will read the account again, so its link at the provider ends too.
+    ...(unlink ? { unlinkPending: true } : {}),
   };
 }

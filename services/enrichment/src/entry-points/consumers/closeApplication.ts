@@ -16,10 +16,17 @@ export type Closing = Pick<
  * and `BankDataScrubbed` announced once per closing.
  */
 export function createCloseHandler(
-  deps: Pick<UseCaseDeps, 'writer' | 'jobs' | 'index' | 'bankData' | 'scrubRelay' | 'clock' | 'logger' | 'metrics'>,
+  deps: Pick<UseCaseDeps, 'writer' | 'jobs' | 'index' | 'bankData' | 'scrubRelay' | 'clock' | 'logger' | 'metrics'> & {
+    /** Unlinks an account at the provider once its job says so (the consent handler's). */
+    unlink?: (accountId: string) => Promise<void>;
+  },
 ) {
   const { writer, jobs, index, bankData, clock, logger, metrics } = deps;
-  return async function onApplicationClosed(fact: Closing, scrub: boolean) {
+  /**
+   * With `unlink` (abandoned without analysis: nothing will read the accounts again) each
+   * account is also unlinked at the provider, after the scrub is announced.
+   */
+  return async function onApplicationClosed(fact: Closing, scrub: boolean, unlink = false) {
     // Every closing (each decided application has one) finds its jobs by `_id`. A scrub, rare,
     // also queries the collection, for jobs written before the lookup existed.
     const candidates = new Set(await index.byApplication(fact.applicationId));
@@ -27,7 +34,7 @@ export function createCloseHandler(
     const accountIds: string[] = [];
     for (const accountId of candidates) {
       const { current, written } = await writer.change(accountId, (job, now) =>
-        job.applicationId === fact.applicationId ? closeJob(job, fact, now, scrub) : null,
+        job.applicationId === fact.applicationId ? closeJob(job, fact, now, scrub, unlink) : null,
       );
       if (current?.applicationId === fact.applicationId) accountIds.push(accountId);
       if (written) metrics.jobs.inc({ outcome: written.scrubbedAt ? 'scrubbed' : 'closed' });
@@ -61,6 +68,7 @@ export function createCloseHandler(
       outbox,
     });
     await deps.scrubRelay.flush(fact.factId);
+    if (unlink && deps.unlink) for (const accountId of accountIds) await deps.unlink(accountId);
     logger.info(
       { applicationId: fact.applicationId, accounts: accountIds.length, profiles: deleted },
       'bank data scrubbed',

@@ -42,7 +42,7 @@ export function createConsentEndHandler(
     } catch (error) {
       metrics.providerCalls.inc({ call: 'unlink', outcome: 'failed' });
       const { written } = await writer.change(accountId, (job, now) => unlinkFailed(job, message(error), now));
-      const failures = written?.consentEnd?.unlinkFailures ?? 1;
+      const failures = written?.consentEnd?.unlinkFailures ?? written?.failures ?? 1;
       logger.warn({ accountId, failures, error: message(error) }, 'unlink at the provider failed; tried again later');
       later(accountId, unlinkBackoffMs(failures));
     }
@@ -63,6 +63,7 @@ export function createConsentEndHandler(
 
   return {
     onConsentEnded,
+    unlink,
     /** Takes up the unlinks a stop or crash left undone. */
     async resume(): Promise<number> {
       const pending = await jobs.unlinksPending();

@@ -29,11 +29,11 @@ export const HANDLED_FACTS: Partial<Record<string, readonly (ApplicationFactType
  */
 export function consumerHandlers(
   deps: UseCaseDeps,
-  consentEnds: Pick<ConsentEndHandler, 'onConsentEnded'> = createConsentEndHandler(deps),
+  consentEnds: Pick<ConsentEndHandler, 'onConsentEnded' | 'unlink'> = createConsentEndHandler(deps),
 ): Record<string, (message: InboundMessage) => Promise<void>> {
   const onAccountLinked = createAccountLinkedHandler(deps);
   const onRestartRequested = createRestartHandler(deps);
-  const onApplicationClosed = createCloseHandler(deps);
+  const onApplicationClosed = createCloseHandler({ ...deps, unlink: (accountId) => consentEnds.unlink(accountId) });
   const onProviderCallback = createProviderCallbackHandler(deps);
   const onDeadline = createDeadlineHandler({ ...deps, onApplicationClosed });
 
@@ -44,7 +44,8 @@ export function consumerHandlers(
       case 'EnrichmentRestartRequested':
         return onRestartRequested(fact);
       case 'ApplicationClosed':
-        return onApplicationClosed(fact, mustScrub(fact));
+        // Abandoned without analysis: scrubbed, and unlinked at the provider.
+        return onApplicationClosed(fact, mustScrub(fact), mustScrub(fact));
       case 'ConsentEnded':
         return consentEnds.onConsentEnded(fact);
       default:
