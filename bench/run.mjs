@@ -189,7 +189,7 @@ async function abort(reason, code) {
 }
 
 // Everything stops by itself.
-const maxSeconds = envInt('BENCH_MAX_SECONDS', selected.includes('soak') ? 5_400 : 540);
+const maxSeconds = envInt('BENCH_MAX_SECONDS', selected.includes('soak') ? 5_400 : 1_800);
 setTimeout(() => void abort(`the whole run exceeded BENCH_MAX_SECONDS=${maxSeconds}`, 3), maxSeconds * 1000).unref();
 process.on('SIGINT', () => void abort('interrupted', 130));
 process.on('SIGTERM', () => void abort('terminated', 143));
