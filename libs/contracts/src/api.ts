@@ -360,7 +360,13 @@ export const RecordRetentionYears = z
 
 /** Admin API of the local contract (DESIGN.md). */
 export const CreateClientRequest = z.object({
-  name: z.string().trim().min(1, 'name is required').max(200, 'name must be at most 200 characters'),
+  // Not blank: the document says so (`pattern`), as the trimmed name must have a character.
+  name: z
+    .string()
+    .regex(/\S/, 'name is required')
+    .trim()
+    .min(1, 'name is required')
+    .max(200, 'name must be at most 200 characters'),
   webhookUrl: z.url({ error: 'webhookUrl must be a URL' }).optional(),
   providerSecretKey: z.string().min(1, 'providerSecretKey must not be empty').max(500).optional(),
   providerWebhookSecret: z

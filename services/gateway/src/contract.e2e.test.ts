@@ -28,9 +28,18 @@ function toolErrorsOnly(output: string): boolean {
     .slice(at)
     .split(/\n_{5,} [A-Z]+ \S+ _{5,}\n/)
     .slice(1);
+  // Its generator found inconsistent (FlakyFailure), or failing inside its own engine (a
+  // traceback that ends in hypothesis's internals, its target optimiser's IndexError seen once).
+  const ownEngine = (entry: string) =>
+    /hypothesis\/internal\/conjecture\/[a-z_]+\.py", line \d+, in [a-z_]+\n.*\n\s+[A-Za-z]+Error: /.test(
+      entry.split('Traceback').at(-1) ?? '',
+    ) && !entry.includes('schemathesis/transport');
   return (
     errors.length > 0 &&
-    errors.every((entry) => entry.includes('Runtime Error') && entry.includes('hypothesis.errors.FlakyFailure'))
+    errors.every(
+      (entry) =>
+        entry.includes('Runtime Error') && (entry.includes('hypothesis.errors.FlakyFailure') || ownEngine(entry)),
+    )
   );
 }
 

@@ -107,7 +107,7 @@ describe('the review API', () => {
     for (const [body, message] of [
       [{ reviewConfirmationAbove: -1 }, /^reviewConfirmationAbove must be 0 or more Naira$/],
       [{ reviewConfirmationAbove: 'lots' }, /^reviewConfirmationAbove must be a number of Naira or null$/],
-      [{}, /^webhookUrl, reviewConfirmationAbove or timeZone is required$/],
+      [{}, /^webhookUrl, reviewConfirmationAbove, timeZone or recordRetentionYears is required$/],
     ] as const) {
       const res = await api('PATCH', '/api/client', body);
       expect([res.status, res.body]).toEqual([400, errorOf(400, message)]);
