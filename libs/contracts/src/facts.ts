@@ -73,6 +73,20 @@ export const ApplicationFact = z.discriminatedUnion('type', [
     institution: z.string(),
     accountNumber: z.string(),
     providerKey: SealedSecret,
+    /**
+     * The consent given at linking, for the janitor to time its expiry and its lapse: the lapse
+     * moves to `idleLapseMs` after the account's first enrichment (its `at`), never past the
+     * expiry. Absent from facts written before it travelled here (a `ConsentRecorded` did).
+     */
+    consent: z
+      .object({
+        consentId: Uuid,
+        givenAt: IsoTimestamp,
+        expiresAt: IsoTimestamp,
+        lapsesAt: IsoTimestamp,
+        idleLapseMs: z.number().int().positive(),
+      })
+      .optional(),
   }),
   z.object({
     ...factBase,
@@ -129,8 +143,9 @@ export const ApplicationFact = z.discriminatedUnion('type', [
     answeredAt: IsoTimestamp,
   }),
   /**
-   * An account's consent as it stands: given at linking, used again by its enrichment. The
-   * janitor times its expiry and lapse from it.
+   * An account's consent as it stands: given at linking, used again by its enrichment. Written
+   * by earlier versions only (the consent now travels on `AccountLinked`, its use is the
+   * enrichment's `AccountEnriched`); the janitor still times expiry and lapse from it.
    */
   z.object({
     ...factBase,

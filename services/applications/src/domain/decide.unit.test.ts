@@ -148,15 +148,25 @@ describe('initiate', () => {
 });
 
 describe('linking and finalize', () => {
-  it('when the first account links, then the application is LINKED and account.linked goes out before the internal fact', () => {
+  it('when the first account links, then the application is LINKED and account.linked goes out before the internal fact, which carries the consent', () => {
     const { state, effects } = linked();
     expect(state.status).toBe('LINKED');
     expect(state.firstLinkedAt).toEqual(later(1000));
     expect(effects.map((e) => (e.kind === 'event' ? e.event : e.fact.type))).toEqual([
       'account.linked',
       'AccountLinked',
-      'ConsentRecorded',
     ]);
+    const fact = effects[1]!.kind === 'fact' ? effects[1]!.fact : null;
+    const consent = state.accounts[0]!.consent!;
+    expect(fact).toMatchObject({
+      consent: {
+        consentId: consent.consentId,
+        givenAt: later(1000).toISOString(),
+        expiresAt: consent.expiresAt.toISOString(),
+        lapsesAt: consent.lapsesAt.toISOString(),
+        idleLapseMs: 180 * 86_400_000,
+      },
+    });
   });
 
   it('when the same provider account is reported twice, then it is one account and no second event', () => {
@@ -181,8 +191,8 @@ describe('linking and finalize', () => {
   it('when finalize is called and every account is already enriched, then ready_for_analysis goes out at once, exactly once', () => {
     const l = linked();
     const e = enriched(l.state, l.accountId);
-    // Only the consent's new last use, for the janitor: nothing the lender receives.
-    expect(e.effects.map((x) => (x.kind === 'fact' ? x.fact.type : x.event))).toEqual(['ConsentRecorded']);
+    // Nothing the lender receives, and no fact: the janitor reads the consent's use from the enrichment's own.
+    expect(e.effects).toEqual([]);
     const f = finalizeLinking(e.state, later(3000));
     expect(f.ok && f.effects.filter((x) => x.kind === 'event').map((x) => x.kind === 'event' && x.event)).toEqual([
       'application.ready_for_analysis',
@@ -192,6 +202,26 @@ describe('linking and finalize', () => {
     expect(again.ok && again.effects).toEqual([]);
   });
 
+  it("when an account's enrichment is recorded late, then its consent was last used at the enrichment's own time, the janitor's rule", () => {
+    const l = linked();
+    const result = {
+      type: 'AccountEnriched' as const,
+      factId: randomUUID(),
+      clientId: l.state.clientId,
+      applicationId: l.state.applicationId,
+      applicantId: l.state.applicantId,
+      accountId: l.accountId,
+      providerAccountId: 'x',
+      attempt: 1,
+      at: later(2000).toISOString(),
+      profile: { months: [] } as never,
+    };
+    const change = recordEnrichment(l.state, result, later(60_000));
+    const consent = change!.state.accounts[0]!.consent!;
+    expect(consent.lastUsedAt).toEqual(later(2000));
+    expect(consent.lapsesAt).toEqual(new Date(later(2000).getTime() + 180 * 86_400_000));
+  });
+
   it('when enrichment completes after finalize, then ready_for_analysis goes out with the account count', () => {
     const first = linked();
     const second = linked(first.state, 'mono-2');
@@ -199,7 +229,7 @@ describe('linking and finalize', () => {
     if (!f.ok) throw new Error();
     expect(f.effects.some((x) => x.kind === 'event')).toBe(false);
     const one = enriched(f.state, first.accountId);
-    expect(one.effects.map((x) => (x.kind === 'fact' ? x.fact.type : x.event))).toEqual(['ConsentRecorded']);
+    expect(one.effects).toEqual([]);
     const both = enriched(one.state, second.accountId);
     expect(both.effects.filter((x) => x.kind === 'event')).toEqual([
       expect.objectContaining({

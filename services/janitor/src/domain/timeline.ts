@@ -20,6 +20,12 @@ export interface ConsentTimes {
   lastUsedAt: string;
   lapsesAt: string;
   endedAt: string | null;
+  /**
+   * How long without use lapses it, when the consent came with its link (`AccountLinked`): the
+   * account's first enrichment then moves the lapse. Absent when it came by `ConsentRecorded`,
+   * whose later facts carry each use themselves.
+   */
+  idleLapseMs?: number | null;
 }
 
 /**

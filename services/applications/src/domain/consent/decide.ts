@@ -54,17 +54,21 @@ export const consentGiven = (accountId: string, at: Date, terms: ConsentTerms): 
   bankDataErasedAt: null,
 });
 
-/** The fact that lets the janitor time the consent's expiry and lapse. */
-export const consentRecorded = (accountId: string, consent: Consent): Effect =>
-  fact({
-    type: 'ConsentRecorded',
-    accountId,
-    consentId: consent.consentId,
-    givenAt: consent.givenAt.toISOString(),
-    expiresAt: consent.expiresAt.toISOString(),
-    lastUsedAt: consent.lastUsedAt.toISOString(),
-    lapsesAt: consent.lapsesAt.toISOString(),
-  });
+/**
+ * The consent as the `AccountLinked` fact carries it: what the janitor times the expiry and the
+ * lapse from, and how long without use lapses it (moved by the account's first enrichment).
+ */
+export const consentOnLink = (consent: Consent, terms: ConsentTerms) => ({
+  consentId: consent.consentId,
+  givenAt: consent.givenAt.toISOString(),
+  expiresAt: consent.expiresAt.toISOString(),
+  lapsesAt: consent.lapsesAt.toISOString(),
+  idleLapseMs: terms.idleMs,
+});
+
+/** When a consent last used at `at` lapses: `idleMs` later, never past its own expiry. */
+export const lapseAfterUse = (consent: Pick<Consent, 'expiresAt'>, at: Date, idleMs: number): Date =>
+  new Date(Math.min(at.getTime() + idleMs, consent.expiresAt.getTime()));
 
 /** Where the signed deletion receipt of an account's ended consent is read on the lender API. */
 export const receiptPath = (applicationId: string, accountId: string) =>
@@ -93,18 +97,15 @@ export function toConsentView(applicationId: string, account: LinkedAccount): Co
   };
 }
 
-/** The account's data was read again (its enrichment): the 180 days without use start again. */
-export function consentUsed(
-  account: LinkedAccount,
-  at: Date,
-  terms: ConsentTerms,
-): { account: LinkedAccount; effects: Effect[] } {
+/**
+ * The account's data was read (its first enrichment, at the enrichment's own `at`): the 180
+ * days without use start again. The janitor moves the lapse deadline from the same
+ * `AccountEnriched` fact, by the same rule (`lapseAfterUse`), so no fact of its own is sent.
+ */
+export function consentUsed(account: LinkedAccount, at: Date, terms: ConsentTerms): LinkedAccount {
   const consent = account.consent;
-  if (!consent || consent.endedAt || at.getTime() <= consent.lastUsedAt.getTime()) return { account, effects: [] };
-  // The lapse never goes past the consent's own expiry.
-  const lapsesAt = new Date(Math.min(after(at, terms.idleMs).getTime(), consent.expiresAt.getTime()));
-  const used = { ...consent, lastUsedAt: at, lapsesAt };
-  return { account: { ...account, consent: used }, effects: [consentRecorded(account.accountId, used)] };
+  if (!consent || consent.endedAt || at.getTime() <= consent.lastUsedAt.getTime()) return account;
+  return { ...account, consent: { ...consent, lastUsedAt: at, lapsesAt: lapseAfterUse(consent, at, terms.idleMs) } };
 }
 
 /** The states in which an application no longer reads or assesses its accounts. */

@@ -1,7 +1,7 @@
 import type { ProviderAccount } from '@loan/contracts';
 import { type Application, event, fact, remember } from '../application';
 import type { Effect } from '../application';
-import { type ConsentTerms, DEFAULT_CONSENT_TERMS, consentGiven, consentRecorded } from '../consent/decide';
+import { type ConsentTerms, DEFAULT_CONSENT_TERMS, consentGiven, consentOnLink } from '../consent/decide';
 import { transition } from '../stateMachine';
 
 export type LinkOutcome =
@@ -24,6 +24,7 @@ export function recordAccountLink(
   const next = transition(state.status, 'link_account');
   if (!next) return { kind: 'refused', reason: `application is ${state.status}`, state: remembered };
   if (state.linkingLocked) return { kind: 'refused', reason: 'linking was finalized', state: remembered };
+  const terms = input.consentTerms ?? DEFAULT_CONSENT_TERMS;
   const account = {
     accountId: input.accountId,
     providerAccountId: input.account.id,
@@ -34,7 +35,7 @@ export function recordAccountLink(
     linkedAt: input.now,
     enrichedAt: null,
     monthlyFlows: [],
-    consent: consentGiven(input.accountId, input.now, input.consentTerms ?? DEFAULT_CONSENT_TERMS),
+    consent: consentGiven(input.accountId, input.now, terms),
   };
   return {
     kind: 'linked',
@@ -62,8 +63,8 @@ export function recordAccountLink(
         institution: account.institution,
         accountNumber: account.accountNumber,
         providerKey: state.providerKeySealed,
+        consent: consentOnLink(account.consent, terms),
       }),
-      consentRecorded(account.accountId, account.consent),
     ],
   };
 }

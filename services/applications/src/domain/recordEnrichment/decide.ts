@@ -71,15 +71,16 @@ export function recordEnrichment(
   const status = result.type === 'AccountEnriched' ? 'READY' : 'FAILED';
   if (account.enrichmentStatus === status) return null;
   if (status === 'FAILED' && account.enrichmentStatus === 'READY') return null;
-  // Reading the account's statement is a use of its consent: its 180 days start again.
-  const used = status === 'READY' ? consentUsed(account, now, consentTerms) : { account, effects: [] };
+  // Reading the account's statement is a use of its consent: its 180 days start again, from
+  // the enrichment's own time, as the janitor reads it from the same fact.
+  const used = status === 'READY' ? consentUsed(account, new Date(result.at), consentTerms) : account;
   const updated: Application = {
     ...state,
     handled: remember(state.handled, result.factId),
     accounts: state.accounts.map((a) =>
       a.accountId === account.accountId
         ? {
-            ...used.account,
+            ...used,
             enrichmentStatus: status,
             enrichedAt: status === 'READY' ? now : null,
             monthlyFlows:
@@ -91,6 +92,5 @@ export function recordEnrichment(
     ),
     updatedAt: now,
   };
-  const announced = announceReadiness(updated);
-  return { state: announced.state, effects: [...used.effects, ...announced.effects] };
+  return announceReadiness(updated);
 }

@@ -100,4 +100,72 @@ describe("a consent's deadlines", () => {
       ['consent_lapse', 'CANCELLED'],
     ]);
   });
+
+  describe('when the consent comes with its link', () => {
+    /** The link as applications writes it now: the consent on the fact, 180 days of idle lapse. */
+    const linkedWith = (given: number): ApplicationFact => {
+      const fact = app.linked(accountId, at(given));
+      if (fact.type !== 'AccountLinked') throw new Error('not a link');
+      return {
+        ...fact,
+        consent: {
+          consentId,
+          givenAt: at(given),
+          expiresAt: at(given + 365 * DAY),
+          lapsesAt: at(given + 180 * DAY),
+          idleLapseMs: 180 * DAY,
+        },
+      };
+    };
+    const armed = (deadlines: TrackedDeadline[]) =>
+      deadlines.filter((d) => d.status === 'ARMED').map((d) => [d.kind, d.since, d.dueAt.toISOString()]);
+
+    it('when the account is linked, then its expiry and lapse are armed at the times the link carries', () => {
+      const { consent } = play([app.opened(at(0)), linkedWith(1000)]);
+      expect(armed(consent)).toEqual([
+        ['consent_expiry', at(1000), at(1000 + 365 * DAY)],
+        ['consent_lapse', at(1000), at(1000 + 180 * DAY)],
+      ]);
+    });
+
+    it("when the account is first enriched, then the lapse moves to 180 days after the enrichment's time; a second enrichment moves nothing", () => {
+      const { consent } = play([
+        app.opened(at(0)),
+        linkedWith(1000),
+        app.enriched(accountId, 1, at(5000)),
+        app.enriched(accountId, 2, at(9000)),
+      ]);
+      expect(consent.find((d) => d.kind === 'consent_lapse' && d.since === at(1000))?.status).toBe('CANCELLED');
+      expect(armed(consent)).toEqual([
+        ['consent_expiry', at(1000), at(1000 + 365 * DAY)],
+        ['consent_lapse', at(5000), at(5000 + 180 * DAY)],
+      ]);
+    });
+
+    it('when the enrichment is read before the link (another topic), then the link arms the lapse from the enrichment', () => {
+      const { consent } = play([app.opened(at(0)), app.enriched(accountId, 1, at(5000)), linkedWith(1000)]);
+      expect(armed(consent)).toEqual([
+        ['consent_expiry', at(1000), at(1000 + 365 * DAY)],
+        ['consent_lapse', at(5000), at(5000 + 180 * DAY)],
+      ]);
+    });
+
+    it('when the enrichment comes late in the consent, then the lapse is never past the expiry', () => {
+      const { consent } = play([linkedWith(1000), app.enriched(accountId, 1, at(300 * DAY))]);
+      expect(armed(consent)).toEqual([
+        ['consent_expiry', at(1000), at(1000 + 365 * DAY)],
+        ['consent_lapse', at(300 * DAY), at(1000 + 365 * DAY)],
+      ]);
+    });
+
+    it('when the consent ended before the enrichment, then the enrichment arms nothing again', () => {
+      const { consent } = play([linkedWith(1000), ended(2000), app.enriched(accountId, 1, at(5000))]);
+      expect(armed(consent)).toEqual([]);
+    });
+
+    it('when the link is redelivered after the application closed, then the consent is still timed from it', () => {
+      const { consent } = play([app.opened(at(0)), app.closed(at(500)), linkedWith(1000)]);
+      expect(armed(consent).map(([kind]) => kind)).toEqual(['consent_expiry', 'consent_lapse']);
+    });
+  });
 });

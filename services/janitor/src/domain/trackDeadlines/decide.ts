@@ -97,6 +97,18 @@ function withConsent(
 }
 
 /**
+ * The consent used at `at` (an enrichment of its account): its lapse `idleLapseMs` later, never
+ * past its expiry, as the applications service computes it from the same fact. Unchanged when
+ * it ended, was used since, or does not say how long without use lapses it.
+ */
+function consentUsedAt(consent: ConsentTimes, at: string): ConsentTimes {
+  const idle = consent.idleLapseMs;
+  if (idle == null || consent.endedAt !== null || at <= consent.lastUsedAt) return consent;
+  const lapsesAt = new Date(Math.min(Date.parse(at) + idle, Date.parse(consent.expiresAt))).toISOString();
+  return { ...consent, lastUsedAt: at, lapsesAt };
+}
+
+/**
  * Folds a fact into the timeline; null when the fact does not concern deadlines. A fact from
  * before the application closed (a late redelivery) changes nothing.
  */
@@ -110,19 +122,40 @@ export function applyFact(timeline: Timeline, fact: TrackedFact): Timeline | nul
       return { ...timeline, linkWindowStart: fact.at, firstLinkedAt: null, analysisRequestedAt: null };
     }
     case 'AccountLinked': {
-      if (stale) return timeline;
+      // The consent it carries outlives the application's closing: taken even from a late one.
+      const given = fact.consent;
+      const enriched = timeline.accounts.find((a) => a.accountId === fact.accountId)?.enriched ?? null;
+      const accounts = given
+        ? withConsent(timeline.accounts, fact.accountId, (known) => {
+            if (known) return known;
+            const { consentId, givenAt, expiresAt, lapsesAt, idleLapseMs } = given;
+            const linked = { consentId, givenAt, expiresAt, lastUsedAt: givenAt, lapsesAt, endedAt: null, idleLapseMs };
+            // Its enrichment may have been read first (another topic): the use it made counts.
+            return enriched ? consentUsedAt(linked, enriched.at) : linked;
+          })
+        : timeline.accounts;
+      if (stale) return accounts === timeline.accounts ? timeline : { ...timeline, accounts };
       const inWindow = timeline.linkWindowStart === null || fact.at >= timeline.linkWindowStart;
       return {
         ...timeline,
         firstLinkedAt: timeline.firstLinkedAt ?? (inWindow ? fact.at : null),
-        accounts: withStart(timeline.accounts, fact.accountId, fact.at),
+        accounts: withStart(accounts, fact.accountId, fact.at),
       };
     }
     case 'EnrichmentRestartRequested':
       if (stale) return timeline;
       return { ...timeline, accounts: withStart(timeline.accounts, fact.accountId, fact.at) };
-    case 'AccountEnriched':
-      return { ...timeline, accounts: withEnriched(timeline.accounts, fact.accountId, fact.at, fact.attempt) };
+    case 'AccountEnriched': {
+      // The account's first enrichment is a use of its consent (as applications counts it).
+      const first = !timeline.accounts.some((a) => a.accountId === fact.accountId && a.enriched !== null);
+      const accounts = withEnriched(timeline.accounts, fact.accountId, fact.at, fact.attempt);
+      return {
+        ...timeline,
+        accounts: first
+          ? withConsent(accounts, fact.accountId, (known) => known && consentUsedAt(known, fact.at))
+          : accounts,
+      };
+    }
     case 'AnalysisRequested':
       if (stale) return timeline;
       return { ...timeline, analysisRequestedAt: later(timeline.analysisRequestedAt, fact.at) };
