@@ -15,6 +15,26 @@ export const durationMs = (fallback: string) =>
       }
     });
 
+/**
+ * A positive duration that may be left unset (or empty): undefined then, for a setting whose
+ * absence means something of its own (a calendar period, say).
+ */
+export const optionalDurationMs = (example = '2s or 365d') =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return undefined;
+      try {
+        const ms = parseDuration(text);
+        if (ms > 0) return ms;
+      } catch {
+        // reported below
+      }
+      ctx.addIssue({ code: 'custom', message: `must be a positive duration such as ${example}` });
+      return z.NEVER;
+    });
+
 const bool = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'])

@@ -73,3 +73,38 @@ export function rawCollection<T extends mongo.Document>(model: Model<any>): mong
 /** True when an error is MongoDB's duplicate-key error (a unique index refused a write). */
 export const isDuplicateKey = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: number }).code === 11000;
+
+/**
+ * Writes one document of a projection whose changes carry a version (a client account's, say):
+ * the highest version wins, so a replayed or reordered change never undoes a newer one. `fields`
+ * include the `version`. `beforeWrite` runs once the change is known to win, before its write
+ * (a cache of the projection forgets the document there). True when the change was written,
+ * false when the projection already held that version or a newer one.
+ *
+ * Read, compare and write: safe where one consumer handles a document's partition at a time;
+ * an insert that meets a concurrent one reads again.
+ */
+export async function applyVersioned(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  model: Model<any>,
+  id: string,
+  fields: { version: number } & Record<string, unknown>,
+  beforeWrite?: () => void,
+): Promise<boolean> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const current = await model.findById(id, { version: 1 }).lean<{ version: number }>();
+    if (current && current.version >= fields.version) return false;
+    beforeWrite?.();
+    if (current) {
+      await model.updateOne({ _id: id }, { $set: fields });
+      return true;
+    }
+    try {
+      await model.create({ _id: id, ...fields });
+      return true;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+  }
+  return false;
+}

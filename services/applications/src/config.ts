@@ -1,4 +1,4 @@
-import { ConfigError, baseConfigShape, durationMs, loadConfig, parseDuration } from '@loan/runtime';
+import { ConfigError, baseConfigShape, durationMs, loadConfig, optionalDurationMs } from '@loan/runtime';
 import { z } from 'zod';
 
 export const configShape = {
@@ -37,23 +37,9 @@ export const configShape = {
   CONSENT_IDLE_LAPSE: durationMs('180d').describe(
     'A linked account whose consent was not used for this long lapses: unlinked at the provider and its bank data erased',
   ),
-  RECORD_RETENTION_YEAR: z
-    .string()
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined || text === '') return undefined;
-      try {
-        const ms = parseDuration(text);
-        if (ms > 0) return ms;
-      } catch {
-        // reported below
-      }
-      ctx.addIssue({ code: 'custom', message: 'RECORD_RETENTION_YEAR must be a duration such as 2s or 365d' });
-      return z.NEVER;
-    })
-    .describe(
-      "The length of one year of a lender's record retention (recordRetentionYears) when shorter than a calendar year: for tests; unset (calendar years) in production, which refuses it",
-    ),
+  RECORD_RETENTION_YEAR: optionalDurationMs().describe(
+    "The length of one year of a lender's record retention (recordRetentionYears) when shorter than a calendar year: for tests; unset (calendar years) in production, which refuses it",
+  ),
 };
 
 export type ApplicationsConfig = ReturnType<typeof loadApplicationsConfig>;

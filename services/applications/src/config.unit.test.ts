@@ -8,8 +8,9 @@ describe('the applications configuration', () => {
     expect(loadApplicationsConfig({ RECORD_RETENTION_YEAR: '' }).RECORD_RETENTION_YEAR).toBeUndefined();
     expect(loadApplicationsConfig({ RECORD_RETENTION_YEAR: '2s' }).RECORD_RETENTION_YEAR).toBe(2_000);
     expect(() => loadApplicationsConfig({ RECORD_RETENTION_YEAR: 'a year' })).toThrow(
-      /RECORD_RETENTION_YEAR must be a duration/,
+      /RECORD_RETENTION_YEAR: must be a positive duration such as 2s or 365d/,
     );
+    expect(() => loadApplicationsConfig({ RECORD_RETENTION_YEAR: '0s' })).toThrow(/must be a positive duration/);
     expect(() => loadApplicationsConfig({ ...production, RECORD_RETENTION_YEAR: '365d' })).toThrow(
       /^Refusing to start with NODE_ENV=production: RECORD_RETENTION_YEAR is set/,
     );

@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { RECORD_RETENTION_YEARS, type ClientChanged } from '@loan/contracts';
-import { isDuplicateKey } from '@loan/runtime';
+import { applyVersioned } from '@loan/runtime';
 
 /** What the service keeps of each client account: the settings that shape its applications' records. */
 const clientSettingsSchema = new Schema(
@@ -30,22 +30,7 @@ export function createClientSettingsRepository(model: ClientSettingsModel) {
         version: change.version,
         changedAt: new Date(change.changedAt),
       };
-      // One consumer handles a client's partition at a time: read, compare and write is safe.
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const current = await model.findById(change.clientId, { version: 1 }).lean<{ version: number }>();
-        if (current && current.version >= change.version) return false;
-        if (current) {
-          await model.updateOne({ _id: change.clientId }, { $set: fields });
-          return true;
-        }
-        try {
-          await model.create({ _id: change.clientId, ...fields });
-          return true;
-        } catch (error) {
-          if (!isDuplicateKey(error)) throw error;
-        }
-      }
-      return false;
+      return applyVersioned(model, change.clientId, fields);
     },
 
     /** Years the client's ended applications are kept. */

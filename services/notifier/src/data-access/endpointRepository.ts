@@ -1,5 +1,5 @@
 import type { ClientChanged } from '@loan/contracts';
-import { isDuplicateKey, type Clock } from '@loan/runtime';
+import { applyVersioned, type Clock } from '@loan/runtime';
 import type { Endpoint } from '../domain/delivery';
 import type { NotifierModels } from './models';
 
@@ -41,23 +41,7 @@ export function createEndpointRepository(deps: { model: NotifierModels['endpoint
         version: change.version,
         changedAt: new Date(change.changedAt),
       };
-      // One consumer handles a client's partition at a time: read, compare and write is safe.
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const current = await model.findById(change.clientId, { version: 1 }).lean<{ version: number }>();
-        if (current && current.version >= change.version) return false;
-        cache.delete(change.clientId);
-        if (current) {
-          await model.updateOne({ _id: change.clientId }, { $set: fields });
-          return true;
-        }
-        try {
-          await model.create({ _id: change.clientId, ...fields });
-          return true;
-        } catch (error) {
-          if (!isDuplicateKey(error)) throw error;
-        }
-      }
-      return false;
+      return applyVersioned(model, change.clientId, fields, () => cache.delete(change.clientId));
     },
 
     async get(clientId: string): Promise<Endpoint | null> {
