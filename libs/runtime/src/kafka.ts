@@ -18,6 +18,12 @@ export { continueAfter, type InboundMessage, type OutboundMessage } from './kafk
 export type { KafkaSettings } from './kafka/settings';
 
 /**
+ * How long an idle consumer's fetch waits at the broker: a second, or an eighth of the time after
+ * which the watchdog takes a consumer that starts no fetch for stalled, when that is shorter.
+ */
+export const fetchWaitFor = (stallMs: number): number => Math.min(1_000, Math.max(100, Math.floor(stallMs / 8)));
+
+/**
  * Kafka plumbing of one service: an idempotent producer that encodes through the registry,
  * consumers that decode, validate and dead-letter poison messages, and topic creation.
  *
@@ -69,6 +75,7 @@ export function createKafkaBus(options: { settings: KafkaSettings; logger: Logge
           deadLetter: published.deadLetter,
           ensureTopics: (wanted) => topics.ensureTopics(wanted),
           commitIntervalMs: settings.commitIntervalMs ?? 1_000,
+          fetchWaitMs: fetchWaitFor(settings.consumerStallMs ?? 60_000),
           ...(settings.retryBackoff ? { retryBackoff: settings.retryBackoff } : {}),
           metrics,
           logger,

@@ -1,7 +1,7 @@
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { kafkajsRequestQueueClass } from './kafkajsRequestQueue';
-import { createKafkaBus } from './kafka';
+import { createKafkaBus, fetchWaitFor } from './kafka';
 
 /** kafkajs's scheduling of request-queue checks, as the process has it now. */
 const scheduling = () => kafkajsRequestQueueClass()!.prototype.scheduleCheckPendingRequests;
@@ -22,5 +22,13 @@ describe('kafka bus', () => {
 
     createKafkaBus({ logger: createLogger('test', 'silent'), metrics: createMetrics('test'), settings });
     expect(scheduling()).toBe(fixed);
+  });
+
+  it("when a consumer is idle, then its fetch waits a second at the broker, and always well within the watchdog's stall time", () => {
+    expect(fetchWaitFor(60_000)).toBe(1_000);
+    expect(fetchWaitFor(2_000)).toBe(250);
+    expect(fetchWaitFor(100)).toBe(100);
+    for (const stallMs of [800, 2_000, 5_000, 60_000, 600_000])
+      expect(fetchWaitFor(stallMs) * 4).toBeLessThanOrEqual(stallMs);
   });
 });

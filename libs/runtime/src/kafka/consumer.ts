@@ -25,6 +25,13 @@ export async function startConsumer(deps: {
   deadLetter: DeadLetter;
   ensureTopics: (topics: string[]) => Promise<void>;
   commitIntervalMs: number;
+  /**
+   * How long a fetch waits at the broker for records when there are none: the fetches and
+   * heartbeats of an idle consumer are most of the requests it sends, and a record that arrives
+   * ends the wait at once. Bounded by the watchdog, which takes a consumer that has not started a
+   * fetch for a while for stalled.
+   */
+  fetchWaitMs: number;
   /** Backoff of a message whose handling failed: its first wait, doubled up to the longest. */
   retryBackoff?: { initialMs: number; maxMs: number };
   metrics: Metrics;
@@ -35,9 +42,11 @@ export async function startConsumer(deps: {
   const consumer = deps.kafka.consumer({
     groupId: real(options.groupId),
     sessionTimeout: 15_000,
-    heartbeatInterval: 1_000,
+    // A fifth of the session: a member that stops is still noticed in 15 s, and a rebalance
+    // within a few seconds, with a third of the heartbeats of one a second.
+    heartbeatInterval: 3_000,
     rebalanceTimeout: 20_000,
-    maxWaitTimeInMs: 250,
+    maxWaitTimeInMs: deps.fetchWaitMs,
     retry: { initialRetryTime: 200, retries: 10 },
     allowAutoTopicCreation: false,
   });

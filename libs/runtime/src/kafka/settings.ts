@@ -27,7 +27,7 @@ export interface KafkaSettings {
    * before it is taken for stalled and started again (60 s by default). A kafkajs consumer can
    * stop for good after a broker outage without a crash event (it leaves its group, fetches
    * nothing and sends no heartbeat) while the process, its connections and `/readyz` look
-   * healthy; a healthy one starts a fetch every few hundred milliseconds.
+   * healthy; a healthy one starts a fetch at least every second (see `fetchWaitFor`).
    */
   consumerStallMs?: number;
   /**
