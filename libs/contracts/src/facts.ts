@@ -122,6 +122,8 @@ export const ApplicationFact = z.discriminatedUnion('type', [
     abandonReason: AbandonReason.nullable(),
     /** Until when its records are kept (the lender's retention from `at`); absent from facts before retention. */
     retainedUntil: IsoTimestamp.optional(),
+    /** Its linked accounts, whose pending work stops (no lookup needed); absent from facts before they travelled here. */
+    accountIds: z.array(Uuid).optional(),
   }),
   z.object({ ...factBase, type: z.literal('ApplicationResumed'), applicantId: Uuid }),
   /** A review became final: the terms it granted are what a loan's outcomes are measured against. */

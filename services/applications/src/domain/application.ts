@@ -153,6 +153,20 @@ export const event = <E extends EventName>(name: E, data: EventDataOf<E>): Effec
 });
 export const fact = (f: Extract<Effect, { kind: 'fact' }>['fact']): Effect => ({ kind: 'fact', fact: f });
 
+/** The application closed in `status`: the fact names its accounts, whose pending work stops. */
+export const closedFact = (
+  state: Pick<Application, 'applicantId' | 'accounts'>,
+  status: ApplicationStatus,
+  abandonReason: AbandonReason | null,
+): Effect =>
+  fact({
+    type: 'ApplicationClosed',
+    applicantId: state.applicantId,
+    status,
+    abandonReason,
+    accountIds: state.accounts.map((a) => a.accountId),
+  });
+
 /** A rejected command: a code the edge maps to an HTTP status, and a message for people. */
 export interface Rejection {
   ok: false;

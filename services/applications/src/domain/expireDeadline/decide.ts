@@ -1,5 +1,5 @@
 import type { DeadlinePassed } from '@loan/contracts';
-import { type Application, type Effect, event, fact } from '../application';
+import { type Application, type Effect, closedFact, event } from '../application';
 import { expireConsent } from '../consent/decide';
 import { expireOffer } from '../respondToOffer/decide';
 import { transition } from '../stateMachine';
@@ -56,7 +56,7 @@ export function expireDeadline(
         reason,
         message: MESSAGES[reason],
       }),
-      fact({ type: 'ApplicationClosed', applicantId: state.applicantId, status: next, abandonReason: reason }),
+      closedFact(state, next, reason),
     ],
   };
 }
@@ -80,7 +80,7 @@ function failAnalysis(
         status: 'FAILED',
         reason,
       }),
-      fact({ type: 'ApplicationClosed', applicantId: state.applicantId, status: next, abandonReason: null }),
+      closedFact(state, next, null),
     ],
   };
 }

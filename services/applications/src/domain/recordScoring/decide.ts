@@ -1,5 +1,5 @@
 import type { ScoringResult } from '@loan/contracts';
-import { type Application, type Effect, event, fact } from '../application';
+import { type Application, type Effect, closedFact, event } from '../application';
 import { transition } from '../stateMachine';
 
 /** The scoring outcome of the current analysis: COMPLETED with a decision, or FAILED. */
@@ -12,7 +12,7 @@ export function recordScoring(
   const trigger = result.type === 'ApplicationScored' ? 'analysis_completed' : 'analysis_failed';
   const next = transition(state.status, trigger);
   if (!next) return null;
-  const closed = fact({ type: 'ApplicationClosed', applicantId: state.applicantId, status: next, abandonReason: null });
+  const closed = closedFact(state, next, null);
   if (result.type === 'ApplicationScored') {
     return {
       state: {

@@ -7,7 +7,7 @@ import type { UseCaseDeps } from '../deps';
 /** What names a closing: the fact (or the retention deadline) and its application. */
 export type Closing = Pick<
   Extract<ApplicationFact, { type: 'ApplicationClosed' }>,
-  'factId' | 'clientId' | 'applicationId'
+  'factId' | 'clientId' | 'applicationId' | 'accountIds'
 >;
 
 /**
@@ -27,9 +27,11 @@ export function createCloseHandler(
    * account is also unlinked at the provider, after the scrub is announced.
    */
   return async function onApplicationClosed(fact: Closing, scrub: boolean, unlink = false) {
-    // Every closing (each decided application has one) finds its jobs by `_id`. A scrub, rare,
-    // also queries the collection, for jobs written before the lookup existed.
-    const candidates = new Set(await index.byApplication(fact.applicationId));
+    // Every closing (each decided application has one) finds its jobs by `_id`: the accounts
+    // the fact names, or (a fact from before they travelled on it, a retention deadline) the
+    // application's lookup. A scrub, rare, also queries the collection, for jobs written before
+    // the lookup existed.
+    const candidates = new Set(fact.accountIds ?? (await index.byApplication(fact.applicationId)));
     if (scrub) for (const id of await jobs.idsByApplication(fact.applicationId)) candidates.add(id);
     const accountIds: string[] = [];
     for (const accountId of candidates) {
