@@ -7,13 +7,21 @@ const mongoUrl = process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/';
 describe('a projection whose changes carry a version', () => {
   const dbName = uniqueName('versioned').replace(/-/g, '_');
   let connection: mongoose.Connection;
-  let model: mongoose.Model<{ _id: string; name: string; version: number }>;
+  interface Projected {
+    _id: string;
+    name: string;
+    version: number;
+  }
+  let model: mongoose.Model<Projected>;
 
   beforeAll(async () => {
     connection = (await mongoose.createConnection(mongoUrl).asPromise()).useDb(dbName);
-    model = connection.model(
+    model = connection.model<Projected>(
       'Projected',
-      new Schema({ _id: String, name: String, version: Number }, { versionKey: false, collection: 'projected' }),
+      new Schema<Projected>(
+        { _id: String, name: String, version: Number },
+        { versionKey: false, collection: 'projected' },
+      ),
     );
   });
   afterAll(async () => {
@@ -21,7 +29,7 @@ describe('a projection whose changes carry a version', () => {
     await connection.close();
   });
 
-  const stored = async (id: string) => model.findById(id).lean();
+  const stored = async (id: string) => model.findById(id).lean<Projected>();
 
   it('when changes arrive out of order and again, then the highest version stays and the hook runs only for winners', async () => {
     const forgotten: number[] = [];
