@@ -28,7 +28,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
     clock,
     armedScanIntervalMs: config.JANITOR_GAUGE_SCAN_INTERVAL,
   });
-  const timelines = createTimelineRepository(models);
+  const timelines = createTimelineRepository(models, runtime.bulkLane);
   const metrics = createJanitorMetrics(runtime.metrics.registry, gauges, () => clock.now());
   const ttls: DeadlineTtls = {
     no_link: config.NO_LINK_TTL,

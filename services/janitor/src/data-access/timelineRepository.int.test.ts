@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import { connectMongo, createLogger, syncIndexes } from '@loan/runtime';
+import { connectMongo, createBulkLane, createLogger, createMetrics, syncIndexes } from '@loan/runtime';
 import { uniqueName } from '@testing/helpers';
 import { emptyTimeline } from '../domain/timeline';
 import { janitorModels } from './models';
@@ -11,16 +11,24 @@ describe('timeline repository, against the real database', () => {
   let db: Connection;
   let models: ReturnType<typeof janitorModels>;
   let repo: ReturnType<typeof createTimelineRepository>;
+  const metrics = createMetrics('timeline-test');
+  /** Updates of heads sent to the database, as commands. */
+  const headUpdates = async () =>
+    (await metrics.databaseCommands.get()).values.find(
+      (v) => v.labels.command === 'update' && v.labels.collection === 'timeline_heads',
+    )?.value ?? 0;
 
   beforeAll(async () => {
     db = await connectMongo({
       url: process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/',
       dbName: uniqueName('janitor_timelines').replace(/-/g, '_'),
       logger: createLogger('timeline-test', 'silent'),
+      commands: metrics.databaseCommands,
     });
     models = janitorModels(db);
     await syncIndexes(db);
-    repo = createTimelineRepository(models);
+    // As the service has it: saves handled side by side share commands.
+    repo = createTimelineRepository(models, createBulkLane());
   });
   afterAll(async () => {
     await db.dropDatabase();
@@ -65,6 +73,23 @@ describe('timeline repository, against the real database', () => {
       [0, 1].map(() => repo.save(timelineOf(fresh, '2026-04-01T00:00:00.000Z'), [], [], 0)),
     );
     expect(creations.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('when timelines of many applications are saved at once, then they share commands and each save is told it landed; of two saves of one timeline in them, one lands', async () => {
+    const ids = Array.from({ length: 20 }, () => randomUUID());
+    await Promise.all(ids.map((id) => repo.save(timelineOf(id, '2026-05-01T00:00:00.000Z'), [], [], 0)));
+    const before = await headUpdates();
+    const results = await Promise.all([
+      ...ids.map((id) => repo.save(timelineOf(id, '2026-05-02T00:00:00.000Z'), [], [], 1)),
+      repo.save(timelineOf(ids[0]!, '2026-05-03T00:00:00.000Z'), [], [], 1),
+    ]);
+    expect(results.slice(1, 20).every(Boolean)).toBe(true);
+    expect([results[0], results[20]].filter(Boolean)).toHaveLength(1);
+    expect((await headUpdates()) - before).toBeLessThan(ids.length);
+    for (const id of ids.slice(1)) expect((await repo.get(id, { headOnly: true }))?.rev).toBe(2);
+    const first = await repo.get(ids[0]!, { headOnly: true });
+    expect(first?.rev).toBe(2);
+    expect(first?.timeline.linkWindowStart).toBe(results[0] ? '2026-05-02T00:00:00.000Z' : '2026-05-03T00:00:00.000Z');
   });
 
   it('when an earlier version left the head behind its newest revision, then that revision is read and the next save catches the head up', async () => {

@@ -1,4 +1,5 @@
-import { isDuplicateKey, rawCollection, type OutboxEntry } from '@loan/runtime';
+import { randomUUID } from 'node:crypto';
+import { isDuplicateKey, rawCollection, type BulkLane, type OutboxEntry } from '@loan/runtime';
 import {
   type DeadlineKind,
   type DeadlineStatus,
@@ -104,8 +105,17 @@ export interface TimelineDoc {
   outbox?: OutboxEntry[];
   outboxPending?: boolean;
   outboxAt?: Date | null;
+  /** Which save wrote the current revision: how a save sent with others learns whether it won. */
+  writtenBy?: string;
 }
 type Doc = TimelineDoc;
+
+/** A save of the revision after `rev`: its fields, `writtenBy` among them. */
+interface HeadUpdate {
+  applicationId: string;
+  rev: number;
+  fields: Partial<Doc> & { writtenBy: string };
+}
 
 /**
  * What a write of a timeline's deadlines sets beside them: the earliest due time of the armed
@@ -162,9 +172,40 @@ const revisionId = (applicationId: string, rev: number) => `${applicationId}:${r
  * and copied it to the head afterwards; a head they left behind (a crash between the two
  * writes) is caught up on the first conflict, when a read follows the revisions after it.
  */
-export function createTimelineRepository(models: Pick<JanitorModels, 'timelines' | 'timelineHeads' | 'deadlines'>) {
+export function createTimelineRepository(
+  models: Pick<JanitorModels, 'timelines' | 'timelineHeads' | 'deadlines'>,
+  bulkLane?: Pick<BulkLane, 'coalesce'>,
+) {
   const { timelines, timelineHeads } = models;
   const heads = rawCollection<Doc>(timelineHeads);
+
+  /**
+   * Conditional updates of heads, per save whether it landed. Several go in one command; when
+   * fewer landed than were sent (another writer got to one of them first, or two of the batch
+   * were of one timeline), the heads are read back and each save won where its `writtenBy` is
+   * the one stored.
+   */
+  async function updateHeads(updates: HeadUpdate[]): Promise<boolean[]> {
+    const filterOf = (u: HeadUpdate) => ({ _id: u.applicationId, rev: { $lte: u.rev } });
+    if (updates.length === 1) {
+      const written = await heads.updateOne(filterOf(updates[0]!), { $set: updates[0]!.fields });
+      return [written.modifiedCount === 1];
+    }
+    const result = await heads.bulkWrite(
+      updates.map((u) => ({ updateOne: { filter: filterOf(u), update: { $set: u.fields } } })),
+      { ordered: false },
+    );
+    if (result.modifiedCount === updates.length) return updates.map(() => true);
+    const stored = await heads
+      .find({ _id: { $in: [...new Set(updates.map((u) => u.applicationId))] } }, { projection: { writtenBy: 1 } })
+      .toArray();
+    const writers = new Map(stored.map((doc) => [doc._id, doc.writtenBy]));
+    return updates.map((u) => writers.get(u.applicationId) === u.fields.writtenBy);
+  }
+  /** The saves of timelines handled side by side (facts of different partitions) share commands. */
+  const updateHead = bulkLane
+    ? bulkLane.coalesce(updateHeads, { name: 'save timelines' })
+    : async (update: HeadUpdate) => (await updateHeads([update]))[0]!;
 
   return {
     /**
@@ -199,12 +240,12 @@ export function createTimelineRepository(models: Pick<JanitorModels, 'timelines'
         armed,
         deadlines: deadlines.map(toTrackedDoc),
         ...nextDueFields(deadlines),
+        writtenBy: randomUUID(),
       };
       if (rev > 0) {
         // `rev` is the head's revision, or a newer one of `timelines` when an earlier version
         // left the head behind: either way no other writer has written after it.
-        const written = await heads.updateOne({ _id: timeline.applicationId, rev: { $lte: rev } }, { $set: fields });
-        return written.modifiedCount === 1;
+        return updateHead({ applicationId: timeline.applicationId, rev, fields });
       }
       try {
         await heads.insertOne({
