@@ -1,16 +1,20 @@
 // The gateway under load (autocannon): a bare express baseline, the real initiate (a command
 // and its reply over Kafka, a database write, a provider call), a cheap GET; and initiate at a
-// fixed 100 requests per second, evenly spaced (lib/openLoop.mjs).
+// fixed 100 requests per second, evenly spaced (lib/openLoop.mjs). BENCH_GATEWAY_PARTS names the
+// parts to run (baseline,initiate,get,fixedRate,bursts; all by default): the profiler's initiate
+// mode runs `initiate` alone.
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { applicantBody, createLender } from './e2e.mjs';
 import { createSampler, infraProcesses } from './lib/procstat.mjs';
-import { diff, scrapeAll } from './lib/metrics.mjs';
+import { diff, requests, scrapeAll } from './lib/metrics.mjs';
 import { openLoop } from './lib/openLoop.mjs';
 import { envInt, httpJson, log, requireFromRoot, root, round } from './lib/util.mjs';
 
 export const GATEWAY_TARGETS = { initiateToBaseline: 0.1, fixedRateP99Ms: 50 };
+const PARTS = ['baseline', 'initiate', 'get', 'fixedRate', 'bursts'];
 
 function autocannonRun(options) {
   const autocannon = requireFromRoot('autocannon');
@@ -40,6 +44,20 @@ const summary = (r) => ({
   timeouts: r.timeouts,
   seconds: r.duration,
 });
+
+/**
+ * FerretDB under Go's CPU profiler for `seconds` (the profiler's initiate mode: the initiate load
+ * alone), written to `file`; nothing when its debug address does not answer.
+ */
+async function profileFerretDb(file, seconds) {
+  const address = process.env.FERRETDB_DEBUG_ADDR ?? '127.0.0.1:8088';
+  try {
+    const response = await fetch(`http://${address}/debug/pprof/profile?seconds=${seconds}`);
+    if (response.ok) writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+  } catch {
+    // not served: FerretDB is left out of the profile
+  }
+}
 
 async function startBaseline() {
   const child = spawn(process.execPath, [path.join(root, 'bench', 'lib', 'baseline-server.mjs')], {
@@ -79,6 +97,10 @@ export async function runGateway({ stack, warm }) {
   const rate = envInt('BENCH_GATEWAY_RATE', 100);
   const rateSeconds = envInt('BENCH_GATEWAY_RATE_SECONDS', 30);
   const runId = Date.now().toString(36);
+  const parts = (process.env.BENCH_GATEWAY_PARTS ?? PARTS.join(','))
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => PARTS.includes(p));
   const lender = await createLender(stack.gatewayUrl, null);
   let counter = 0;
   let someApplicationId = null;
@@ -97,8 +119,9 @@ export async function runGateway({ stack, warm }) {
       }
     },
   };
-  /** One part failing (a timeout under load) leaves the others' figures. */
-  const part = async (fn) => {
+  /** One part failing (a timeout under load) leaves the others' figures; a part not asked for is left out. */
+  const part = async (name, fn) => {
+    if (!parts.includes(name)) return undefined;
     try {
       return await fn();
     } catch (error) {
@@ -109,15 +132,30 @@ export async function runGateway({ stack, warm }) {
   const sample = applicantBody('baseline');
   const out = { connections, durationSeconds: duration };
   const processes = [...stack.processes, ...infraProcesses()].map(({ name, pid, tree }) => ({ name, pid, tree }));
-  const measured = async (name, options) => {
+  const measured = async (name, options, { ferretDbProfile = null } = {}) => {
     const sampler = createSampler(processes);
     const before = await scrapeAll(stack.processes);
     sampler.start();
+    // The measured window on the monotonic clock (µs), the one CPU profiles are stamped with.
+    const windowStartUs = Number(process.hrtime.bigint() / 1000n);
+    const goProfile = ferretDbProfile ? profileFerretDb(ferretDbProfile, options.duration) : null;
     const result = options.openLoop ? await openLoop(options.openLoop) : summary(await autocannonRun(options));
+    const windowEndUs = Number(process.hrtime.bigint() / 1000n);
     const usage = sampler.stop();
+    if (goProfile) await goProfile;
     const after = await scrapeAll(stack.processes);
     const cpu = Object.fromEntries(Object.entries(usage.processes).map(([n, p]) => [n, p.cpuPercentOfOneCore]));
-    const s = { ...result, cpuPercentOfOneCore: cpu, handlers: diff(before, after).slice(0, 8) };
+    const s = {
+      ...result,
+      cpuPercentOfOneCore: cpu,
+      handlers: diff(before, after).slice(0, 8),
+      // What each request sent to Kafka and the database, every service together.
+      sentPerRequest: requests(before, after, Math.max(1, result.requests ?? 1)).map(({ perApplication, ...row }) => ({
+        ...row,
+        perRequest: perApplication,
+      })),
+      monotonicWindowUs: [windowStartUs, windowEndUs],
+    };
     log(
       `gateway ${name}: ${s.requestsPerSecond} req/s, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, non-2xx ${s.non2xx}, errors ${s.errors}`,
     );
@@ -125,7 +163,7 @@ export async function runGateway({ stack, warm }) {
   };
 
   // (a) bare express, in a process of its own like the gateway
-  out.baseline = await part(async () => {
+  out.baseline = await part('baseline', async () => {
     const baseline = await startBaseline();
     processes.push({ name: 'baseline express', pid: baseline.pid });
     try {
@@ -144,13 +182,17 @@ export async function runGateway({ stack, warm }) {
   });
 
   // (b) the real initiate, a fresh idempotency key per request
-  out.initiate = await part(async () => {
+  out.initiate = await part('initiate', async () => {
     if (!warm) await autocannonRun({ url: stack.gatewayUrl, connections: 5, duration: 2, requests: [initiateRequest] });
-    return measured('initiate', { url: stack.gatewayUrl, connections, duration, requests: [initiateRequest] });
+    return measured(
+      'initiate',
+      { url: stack.gatewayUrl, connections, duration, requests: [initiateRequest] },
+      { ferretDbProfile: process.env.BENCH_GATEWAY_FERRETDB_PROFILE || null },
+    );
   });
 
   // (c) a cheap read: one application's status (one created by (b), or a new one)
-  out.get = await part(async () => {
+  out.get = await part('get', async () => {
     for (let attempt = 0; !someApplicationId && attempt < 3; attempt += 1) {
       const one = await httpJson('POST', `${stack.gatewayUrl}/api/applications/initiate`, {
         headers: { 'x-api-key': lender.apiKey },
@@ -171,7 +213,7 @@ export async function runGateway({ stack, warm }) {
   // whatever the answers (autocannon's rate sends each connection's share of a second back to
   // back at the start of the second, bursts of 20 at once), latency counted from when each
   // request was due.
-  out.initiateFixedRate = await part(async () => ({
+  out.initiateFixedRate = await part('fixedRate', async () => ({
     rate,
     arrivals: 'evenly spaced, open loop',
     ...(await measured(`initiate at ${rate}/s`, {
@@ -190,7 +232,7 @@ export async function runGateway({ stack, warm }) {
 
   // The same rate as autocannon sends it, in bursts at the start of each second: what a
   // backend that batches its calls does to the tail.
-  out.initiateBursts = await part(async () => ({
+  out.initiateBursts = await part('bursts', async () => ({
     rate,
     arrivals: `autocannon, ${Math.min(connections, 20)} connections, each its share at the start of every second`,
     ...(await measured(`initiate at ${rate}/s in bursts`, {

@@ -221,6 +221,43 @@ describe('shared runtime against the real broker, registry and database', () => 
     expect(seen).toEqual(['to-a-live-replica']);
   });
 
+  it('when replies to several requesters come while one is being sent, then they share the next produce request, and one to a gone requester fails alone', async () => {
+    const topic = uniqueName('test.replies-together');
+    const metrics = createMetrics('runtime-test');
+    const bus = await connectedBus(topic, {}, metrics);
+    const live = [`${topic}.a`, `${topic}.b`];
+    const gone = `${topic}.gone`;
+    await bus.ensureTopics(live, { partitions: 1 });
+    const seen: string[] = [];
+    await bus.consume({
+      groupId: uniqueName('g'),
+      topics: live,
+      fromBeginning: true,
+      handle: async (m) => void seen.push((m.value as { id: string }).id),
+    });
+    const produces = async () =>
+      (await metrics.kafkaRequests.get()).values.find(
+        (v) => v.labels.client === 'replies' && v.labels.api === 'Produce',
+      )?.value ?? 0;
+    const reply = (to: string, id: string) =>
+      bus.publishReply(to, [{ key: id, value: { id, text: 'done', count: 1 } }]);
+    // Each topic's schema known and its partition found first.
+    await Promise.all([reply(live[0]!, 'first-a'), reply(live[1]!, 'first-b')]);
+    const before = await produces();
+    // The first goes at once; the nine that come while it is in flight go out together after it.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => reply(live[i % 2]!, `r${i}`)));
+    expect((await produces()) - before).toBeLessThanOrEqual(2);
+    await waitFor(() => seen.length >= 12, { what: 'twelve replies' });
+    expect([...seen].sort()).toEqual(['first-a', 'first-b', ...Array.from({ length: 10 }, (_, i) => `r${i}`)].sort());
+
+    // A requester whose topic is gone, among live ones: its reply fails, theirs arrive.
+    const together = [reply(live[0]!, 'x0'), reply(gone, 'to-the-gone'), reply(live[1]!, 'x1'), reply(live[0]!, 'x2')];
+    const settled = await Promise.allSettled(together);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    await waitFor(() => seen.length >= 15, { what: 'the replies to the live requesters' });
+    expect(seen.filter((id) => id.startsWith('x')).sort()).toEqual(['x0', 'x1', 'x2']);
+  });
+
   it('when a handler hands its work over to go on after it returns, then the offset is committed only once that work ends', async () => {
     const topic = uniqueName('test.commit-after');
     const groupId = uniqueName('g');

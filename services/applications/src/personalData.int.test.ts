@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Topics, type ApplicationFact } from '@loan/contracts';
+import { Topics, indexedTerm, searchTextTerms, type ApplicationFact } from '@loan/contracts';
 import { isSealed } from '@loan/runtime';
 import { commandSender, type CommandInput } from '@testing/commands';
 import { waitFor } from '@testing/helpers';
@@ -116,6 +116,47 @@ describe('the applicant\u2019s identity at rest', () => {
     const resumed = await send({ type: 'GetApplication', clientId, applicationId });
     expect(resumed.ok && resumed.result.applicant).toMatchObject({ lastName: renamed.lastName });
     expect(readableIn(await stored(applicationId), renamed)).toEqual([]);
+  });
+
+  it('when an application is initiated and resumed under another name, then a search finds it by the names, e-mail, phone and BVN it was sent with, and after the resume by the new name and not the old', async () => {
+    const clientId = `c-${randomUUID()}`;
+    const key = `pd-${randomUUID()}`;
+    const who = person();
+    const opened = await send(initiate(clientId, key, who));
+    if (!opened.ok) throw new Error(opened.message);
+    const { applicationId } = opened.result as { applicationId: string };
+    /** The applications a search text finds, as the gateway asks for them. */
+    const found = async (text: string) => {
+      const search = searchTextTerms(text)!.map((alternatives) =>
+        alternatives.flatMap((term) => sealer.blindIndexes(indexedTerm(clientId, term))),
+      );
+      const listed = await send({
+        type: 'ListApplications',
+        clientId,
+        statuses: [],
+        q: null,
+        search,
+        limit: 10,
+        after: null,
+      });
+      if (!listed.ok) throw new Error(listed.message);
+      return (listed.result.items as { applicationId: string }[]).map((item) => item.applicationId);
+    };
+    for (const text of [
+      who.firstName,
+      who.lastName,
+      `${who.lastName} ${who.firstName}`,
+      who.email,
+      who.phone,
+      '22200000009',
+    ])
+      expect(await found(text)).toEqual([applicationId]);
+
+    const renamed = { ...who, lastName: `Eze${who.lastName}` };
+    expect(await send(initiate(clientId, key, renamed))).toMatchObject({ ok: true, result: { resumed: true } });
+    expect(await found(renamed.lastName)).toEqual([applicationId]);
+    expect(await found(who.lastName)).toEqual([]);
+    expect(await found(who.firstName)).toEqual([applicationId]);
   });
 
   it('when an application was stored before identity was sealed, then reads show it as it was, its next write seals it, and the analysis request carries the names sealed', async () => {

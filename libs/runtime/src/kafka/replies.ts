@@ -1,5 +1,5 @@
 import type { Span } from '@opentelemetry/api';
-import type { Kafka, Producer } from 'kafkajs';
+import type { Kafka, Message, Producer } from 'kafkajs';
 import type { Metrics } from '../metrics';
 import { endSpan } from '../tracing';
 import type { Codec } from './codec';
@@ -8,6 +8,9 @@ import type { OutboundMessage } from './messages';
 import { encodeTraced } from './producer';
 import type { Names } from './topics';
 
+/** Replies of one produce request at most, when waiting replies are sent together. */
+const MAX_MESSAGES_PER_REQUEST = 1_000;
+
 /**
  * Replies to a waiting requester (a gateway replica's own reply topic) travel apart from the
  * rest: the requester may be gone and its topic deleted with it (a rolling deploy), and a
@@ -15,7 +18,8 @@ import type { Names } from './topics';
  * On the idempotent producer that request would hold, and then fail, every publication
  * queued with it. Worse, a kafkajs producer that has once sent to a topic later deleted
  * fails every metadata refresh after it (kafkajs issues #651, #1622), so the producer of
- * replies is replaced after a failure (see `publishReply`).
+ * replies is replaced after a failure (see `publishReply`). Replies to several requesters share
+ * a produce request when they come together (see `sendWaiting`).
  */
 export function createReplyPublisher(deps: { kafka: Kafka; codec: Codec; metrics: Metrics; names: Names }) {
   const { kafka, codec, metrics } = deps;
@@ -35,6 +39,73 @@ export function createReplyPublisher(deps: { kafka: Kafka; codec: Codec; metrics
     return replies;
   }
 
+  /** Sends on the current producer of replies; a failure replaces it (and disconnects the old one). */
+  async function sendOnce(topicMessages: { topic: string; messages: Message[] }[]): Promise<void> {
+    const current = replyProducer();
+    try {
+      await current.connected;
+      await current.producer.sendBatch({ topicMessages });
+    } catch (error) {
+      if (replies === current) replies = null;
+      void current.connected.then(() => current.producer.disconnect()).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Replies that come while a produce request of replies is in flight wait and go out together
+   * in the next one (alone, a reply is sent at once): under load one request carries the
+   * replies of a whole fetched batch of commands, to every requester's topic.
+   */
+  const waiting: { topic: string; messages: Message[]; settle: (error?: unknown) => void }[] = [];
+  let sending = false;
+
+  /**
+   * After a failed request, each requester's replies are tried once more on their own, on a new
+   * producer, side by side: a requester that is gone fails its own replies, and the replies to
+   * live ones in the same request still arrive. Not waited for: the replies that came meanwhile
+   * do not wait behind a gone topic's retries.
+   */
+  function separately(batch: typeof waiting) {
+    const byTopic = new Map<string, typeof waiting>();
+    for (const item of batch) byTopic.set(item.topic, [...(byTopic.get(item.topic) ?? []), item]);
+    for (const [topic, items] of byTopic) {
+      sendOnce([{ topic, messages: items.flatMap((item) => item.messages) }]).then(
+        () => items.forEach((item) => item.settle()),
+        (error: unknown) => items.forEach((item) => item.settle(error)),
+      );
+    }
+  }
+
+  async function sendWaiting(): Promise<void> {
+    if (sending) return;
+    sending = true;
+    try {
+      while (waiting.length > 0) {
+        let count = 0;
+        let take = 0;
+        while (
+          take < waiting.length &&
+          (take === 0 || count + waiting[take]!.messages.length <= MAX_MESSAGES_PER_REQUEST)
+        ) {
+          count += waiting[take]!.messages.length;
+          take++;
+        }
+        const batch = waiting.splice(0, take);
+        const byTopic = new Map<string, Message[]>();
+        for (const item of batch) byTopic.set(item.topic, [...(byTopic.get(item.topic) ?? []), ...item.messages]);
+        try {
+          await sendOnce([...byTopic].map(([topic, messages]) => ({ topic, messages })));
+          for (const item of batch) item.settle();
+        } catch {
+          separately(batch);
+        }
+      }
+    } finally {
+      sending = false;
+    }
+  }
+
   /**
    * Publishes a reply to a requester's own topic on the producer of replies: a requester that
    * is gone costs its reply, never another publication's time. A failed send replaces that
@@ -46,19 +117,12 @@ export function createReplyPublisher(deps: { kafka: Kafka; codec: Codec; metrics
     let failure: unknown;
     try {
       const encoded = await Promise.all(messages.map((m) => encodeTraced(codec, topic, m, spans)));
-      for (let attempt = 0; ; attempt++) {
-        const current = replyProducer();
-        try {
-          await current.connected;
-          await current.producer.send({ topic: real(topic), messages: encoded });
-          metrics.published.inc({ topic }, messages.length);
-          return;
-        } catch (error) {
-          if (replies === current) replies = null;
-          void current.connected.then(() => current.producer.disconnect()).catch(() => undefined);
-          if (attempt >= 1) throw error;
-        }
-      }
+      const sent = new Promise<void>((resolve, reject) => {
+        waiting.push({ topic: real(topic), messages: encoded, settle: (error) => (error ? reject(error) : resolve()) });
+      });
+      void sendWaiting();
+      await sent;
+      metrics.published.inc({ topic }, messages.length);
     } catch (error) {
       failure = error;
       throw error;

@@ -1,5 +1,6 @@
 import { applicantSearchTerms, indexedTerm } from '@loan/contracts';
-import { rawCollection, type OutboxEntry, type PurposeSealer } from '@loan/runtime';
+import { isSealed, rawCollection, type OutboxEntry, type PurposeSealer } from '@loan/runtime';
+import { LRUCache } from 'lru-cache';
 import { applicationIdFor, type Application, type Review } from '../domain/application';
 import type { Consent } from '../domain/consent/decide';
 import type { PortfolioRow } from '../domain/portfolio/tally';
@@ -14,6 +15,18 @@ export interface Stored {
 }
 
 type Doc = Record<string, unknown> & { _id: string; rev: number };
+
+/** Applicants whose search tokens this process remembers (a few hundred bytes each). */
+const REMEMBERED_TOKENS = 2_000;
+
+/** The applicant's identity in plain text, as the request that sealed it gave it. */
+export interface PlainIdentity {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone?: string | null;
+  bvn?: string | null;
+}
 
 /** A list's count stops here: past it, the list says "more than" rather than read the lender's whole history. */
 export const LIST_COUNT_LIMIT = 10_000;
@@ -150,20 +163,61 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Pur
    * identity itself stays sealed. Written with every change, so a document stored before there
    * were indexes, or under a previous key, gets the current ones at its next change.
    */
-  function searchTokensOf(state: Application): string[] {
+  const tokensOfIdentity = (clientId: string, identity: PlainIdentity) =>
+    applicantSearchTerms({
+      firstName: identity.firstName,
+      lastName: identity.lastName,
+      email: identity.email,
+      phone: identity.phone ?? null,
+      bvn: identity.bvn ?? null,
+    }).map((term) => sealer.blindIndexes(indexedTerm(clientId, term))[0]!);
+  /**
+   * The tokens of an applicant as sealed (each sealing has an IV of its own, so the sealed
+   * identity names one applicant's sealing): every change of an application writes its tokens,
+   * and they are worked out once rather than by opening the identity at each write. Blind
+   * indexes only, no identity.
+   */
+  const rememberedTokens = new LRUCache<string, string[]>({ max: REMEMBERED_TOKENS });
+  const sealedKeyOf = (clientId: string, applicant: Application['applicant']) =>
+    [
+      clientId,
+      applicant.firstName,
+      applicant.lastName,
+      applicant.email,
+      applicant.phone ?? '',
+      applicant.bvnSealed ?? '',
+    ].join('\u0000');
+  /**
+   * `identity`, when given, is the plain text the state's sealed identity was sealed from (the
+   * request that opened or resumed the application): its tokens need nothing opened.
+   */
+  function searchTokensOf(state: Application, identity?: PlainIdentity): string[] {
     const { applicant } = state;
-    const terms = applicantSearchTerms({
-      firstName: sealer.reveal(applicant.firstName),
-      lastName: sealer.reveal(applicant.lastName),
-      email: sealer.reveal(applicant.email),
-      phone: applicant.phone === null ? null : sealer.reveal(applicant.phone),
-      bvn: applicant.bvnSealed ? sealer.open(applicant.bvnSealed) : null,
-    });
-    return terms.map((term) => sealer.blindIndexes(indexedTerm(state.clientId, term))[0]!);
+    // Identity stored in plain text before it was sealed is sealed by this write: not remembered.
+    const sealedAll =
+      isSealed(applicant.firstName) &&
+      isSealed(applicant.lastName) &&
+      isSealed(applicant.email) &&
+      (applicant.phone === null || isSealed(applicant.phone));
+    const key = sealedAll ? sealedKeyOf(state.clientId, applicant) : null;
+    const known = key ? rememberedTokens.get(key) : undefined;
+    if (known) return known;
+    const tokens = tokensOfIdentity(
+      state.clientId,
+      identity ?? {
+        firstName: sealer.reveal(applicant.firstName),
+        lastName: sealer.reveal(applicant.lastName),
+        email: sealer.reveal(applicant.email),
+        phone: applicant.phone === null ? null : sealer.reveal(applicant.phone),
+        bvn: applicant.bvnSealed ? sealer.open(applicant.bvnSealed) : null,
+      },
+    );
+    if (key) rememberedTokens.set(key, tokens);
+    return tokens;
   }
-  function toFields(state: Application): Record<string, unknown> {
+  function toFields(state: Application, identity?: PlainIdentity): Record<string, unknown> {
     const { applicationId: _id, ...rest } = sealIdentity(sealer, state);
-    return { ...rest, searchTokens: searchTokensOf(state) };
+    return { ...rest, searchTokens: searchTokensOf(state, identity) };
   }
   return {
     async get(applicationId: string): Promise<Stored | null> {
@@ -295,19 +349,20 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Pur
     },
 
     /** Inserts a new application; a duplicate idempotencyKey makes this throw (code 11000). */
-    async insert(state: Application, outbox: OutboxEntry[]): Promise<void> {
+    /** `identity`: the plain text the state's identity was sealed from, when the caller has it. */
+    async insert(state: Application, outbox: OutboxEntry[], identity?: PlainIdentity): Promise<void> {
       await applications.insertOne({
         _id: state.applicationId,
         rev: 1,
-        ...toFields(state),
+        ...toFields(state, identity),
         outbox,
         outboxPending: outbox.length > 0,
       });
     },
 
     /** Writes the new state if nobody changed the document since `rev`; false on a conflict. */
-    async replace(state: Application, rev: number, outbox: OutboxEntry[]): Promise<boolean> {
-      const update: Record<string, unknown> = { $set: { ...toFields(state), rev: rev + 1 } };
+    async replace(state: Application, rev: number, outbox: OutboxEntry[], identity?: PlainIdentity): Promise<boolean> {
+      const update: Record<string, unknown> = { $set: { ...toFields(state, identity), rev: rev + 1 } };
       if (outbox.length > 0) {
         (update.$set as Record<string, unknown>).outboxPending = true;
         update.$push = { outbox: { $each: outbox } };

@@ -39,6 +39,14 @@ import { portfolioTally } from '../../domain/portfolio/tally';
 
 const MAX_CONFLICT_RETRIES = 10;
 
+/** The applicant as the provider's widget greets them. */
+interface Customer {
+  firstName: string;
+  lastName: string;
+  email: string;
+  bvn?: string;
+}
+
 /**
  * The gateway's commands (`loan.applications.commands`): carries each out and answers on the
  * gateway replica's reply topic. The reply goes out beside the publication of the state
@@ -66,19 +74,28 @@ export function createCommandHandler(deps: {
   /** The application as a person or the lender's API reads it: its identity opened. */
   const readable = (state: Application) => openIdentity(sealer, state);
 
+  /** Who the provider's widget is for, in plain text: from the state's sealed identity. */
+  const customerOf = (applicant: Application['applicant']): Customer => ({
+    firstName: sealer.reveal(applicant.firstName),
+    lastName: sealer.reveal(applicant.lastName),
+    email: sealer.reveal(applicant.email),
+    bvn: applicant.bvnSealed ? sealer.open(applicant.bvnSealed) : undefined,
+  });
+
   /** Asks the provider for a widget address; an outage is an answer the lender can retry. */
   async function widgetFor(
-    state: Pick<Application, 'applicationId' | 'applicant'> & { loan: Pick<Application['loan'], 'amount' | 'tenor'> },
+    state: Pick<Application, 'applicationId'> & { loan: Pick<Application['loan'], 'amount' | 'tenor'> },
+    customer: Customer,
     sealedKey: string,
     lenderName: string | undefined,
     reauthAccountId?: string,
   ) {
-    const { applicant, loan } = state;
+    const { loan } = state;
     const { widgetUrl } = await provider.initiateLink(openKey(sealedKey), {
       ref: state.applicationId,
-      customerName: `${sealer.reveal(applicant.firstName)} ${sealer.reveal(applicant.lastName)}`,
-      customerEmail: sealer.reveal(applicant.email),
-      customerBvn: applicant.bvnSealed ? sealer.open(applicant.bvnSealed) : undefined,
+      customerName: `${customer.firstName} ${customer.lastName}`,
+      customerEmail: customer.email,
+      customerBvn: customer.bvn || undefined,
       redirectUrl: config.PROVIDER_REDIRECT_URL,
       reauthAccountId,
       purpose: { lenderName: lenderName ?? null, loanAmount: loan.amount, tenorMonths: loan.tenor },
@@ -101,6 +118,9 @@ export function createCommandHandler(deps: {
     const bvnSealed = request.bvn ? sealer.seal(request.bvn) : null;
     // Sealed once: an attempt that resumes after a collision keeps what the first one sealed.
     const applicant = sealedApplicant(sealer, request, bvnSealed);
+    // What it was sealed from: for the provider and the search tokens, nothing opened again.
+    const identity = { ...request, bvn: bvnSealed ? request.bvn : null };
+    const customer: Customer = { ...identity, bvn: identity.bvn ?? undefined };
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       // Most keys are new: the first attempt inserts without looking the key up, and a key
       // already taken (a retry, a resume, another lender's key) makes the insert collide; the
@@ -111,7 +131,8 @@ export function createCommandHandler(deps: {
         const check = decideExistingKey(existing.state, cmd.clientId);
         if ('ok' in check) return { ok: false as const, code: check.code, message: check.message };
         const widgetUrl = await widgetFor(
-          { applicationId: existing.state.applicationId, applicant, loan: request },
+          { applicationId: existing.state.applicationId, loan: request },
+          customer,
           cmd.providerKey,
           cmd.lenderName,
         );
@@ -124,14 +145,14 @@ export function createCommandHandler(deps: {
         });
         if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
         const outbox = writer.toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
-        if (await repo.replace(outcome.state, existing.rev, outbox)) {
+        if (await repo.replace(outcome.state, existing.rev, outbox, identity)) {
           await writer.written(existing, outcome.state, outbox, publishing);
           return { ok: true as const, result: outcome.result };
         }
         continue;
       }
       const applicationId = applicationIdFor(request.idempotencyKey);
-      const widgetUrl = await widgetFor({ applicationId, applicant, loan: request }, cmd.providerKey, cmd.lenderName);
+      const widgetUrl = await widgetFor({ applicationId, loan: request }, customer, cmd.providerKey, cmd.lenderName);
       const outcome = openApplication({
         applicationId,
         applicantId: randomUUID(),
@@ -145,7 +166,7 @@ export function createCommandHandler(deps: {
       if (!outcome.ok) return { ok: false as const, code: outcome.code, message: outcome.message };
       const outbox = writer.toOutbox(outcome.state, outcome.effects, now, cmd.correlationId);
       try {
-        await repo.insert(outcome.state, outbox);
+        await repo.insert(outcome.state, outbox, identity);
       } catch (error) {
         if (isDuplicateKey(error)) continue; // the key is taken (or another replica won the race): resume that one
         throw error;
@@ -165,7 +186,13 @@ export function createCommandHandler(deps: {
     if (!providerKey)
       return { ok: false as const, code: 'PROVIDER_KEY_MISSING' as const, message: PROVIDER_KEY_MISSING_MESSAGE };
     const [only] = cmd.accountId ? accountsToRelink(stored.state, cmd.accountId) : [];
-    const widgetUrl = await widgetFor(stored.state, providerKey, cmd.lenderName, only?.providerAccountId);
+    const widgetUrl = await widgetFor(
+      stored.state,
+      customerOf(stored.state.applicant),
+      providerKey,
+      cmd.lenderName,
+      only?.providerAccountId,
+    );
     return writer.commandMutation(
       cmd.applicationId,
       cmd.clientId,
