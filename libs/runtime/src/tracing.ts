@@ -65,6 +65,25 @@ export function lenderPseudonym(clientId: string): string | undefined {
 }
 
 /**
+ * Starts a span whose attributes are set only when it is recorded: the SDK checks and copies
+ * the attributes given to `startSpan` before its sampler decides, which at the default sampling
+ * (a tenth of new traces) was work thrown away for nine spans in ten.
+ */
+export function startSpan(
+  name: string,
+  options: { kind?: SpanKind; attributes?: Attributes; links?: Link[] },
+  parent: Context,
+): Span {
+  const span = tracer().startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, ...(options.links ? { links: options.links } : {}) },
+    parent,
+  );
+  if (options.attributes && span.isRecording()) span.setAttributes(options.attributes);
+  return span;
+}
+
+/**
  * `loan.application_id` and `loan.client_id` (the lender's pseudonym) of a record that names
  * them at its top level (facts, commands, results and public events all do); never more.
  */
@@ -119,19 +138,14 @@ export function linkTo(headers: Record<string, string> | undefined): Link[] {
  */
 export function startProducerSpan(topic: string, message: { value: unknown; headers?: Record<string, string> }) {
   const parent = message.headers?.traceparent ? contextOf(message.headers) : context.active();
-  const span = tracer().startSpan(
-    `send ${topic}`,
-    {
-      kind: SpanKind.PRODUCER,
-      attributes: {
-        'messaging.system': 'kafka',
-        'messaging.operation.type': 'send',
-        'messaging.destination.name': topic,
-        ...loanAttributes(message.value),
-      },
-    },
-    parent,
-  );
+  const span = startSpan(`send ${topic}`, { kind: SpanKind.PRODUCER }, parent);
+  if (span.isRecording())
+    span.setAttributes({
+      'messaging.system': 'kafka',
+      'messaging.operation.type': 'send',
+      'messaging.destination.name': topic,
+      ...loanAttributes(message.value),
+    });
   const headers = withTraceContext(withoutTraceContext(message.headers), trace.setSpan(parent, span));
   return { span, headers };
 }
@@ -161,11 +175,7 @@ export async function inSpan<T>(
   work: (span: Span) => Promise<T>,
 ): Promise<T> {
   const parent = options.parent ?? context.active();
-  const span = tracer().startSpan(
-    name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
-    parent,
-  );
+  const span = startSpan(name, options, parent);
   try {
     const result = await context.with(trace.setSpan(parent, span), () => work(span));
     endSpan(span);

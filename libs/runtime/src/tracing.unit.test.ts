@@ -181,7 +181,7 @@ describe('the tracer of our own spans', () => {
 });
 
 describe('tracing defaults', () => {
-  it('when no sampler is named, then a tenth of new traces is sampled and a caller’s sampled trace is followed', () => {
+  it('when no sampler is named, then a tenth of new traces is sampled and a caller’s sampled trace is followed, carried by W3C trace context alone unless propagators are named', () => {
     const env: Record<string, string | undefined> = { SERVICE_NAME: 'gateway' };
     applyTracingDefaults(env);
     expect(env).toMatchObject({
@@ -190,7 +190,11 @@ describe('tracing defaults', () => {
       OTEL_TRACES_SAMPLER_ARG: '0.1',
       OTEL_METRICS_EXPORTER: 'none',
       OTEL_LOGS_EXPORTER: 'none',
+      OTEL_PROPAGATORS: 'tracecontext',
     });
+    const named: Record<string, string | undefined> = { OTEL_PROPAGATORS: 'tracecontext,baggage' };
+    applyTracingDefaults(named);
+    expect(named.OTEL_PROPAGATORS).toBe('tracecontext,baggage');
   });
 
   it('when a sampler is named, then it and its argument are kept as given', () => {

@@ -86,6 +86,9 @@ export function applyTracingDefaults(env: Record<string, string | undefined>): v
   if (!env.OTEL_SERVICE_NAME && env.SERVICE_NAME) env.OTEL_SERVICE_NAME = env.SERVICE_NAME;
   env.OTEL_METRICS_EXPORTER ??= 'none';
   env.OTEL_LOGS_EXPORTER ??= 'none';
+  // W3C trace context alone: nothing of ours reads or writes baggage, and extracting and
+  // injecting it cost as much as the trace context on every message and request.
+  env.OTEL_PROPAGATORS ??= 'tracecontext';
   if (!env.OTEL_TRACES_SAMPLER?.trim()) {
     env.OTEL_TRACES_SAMPLER = DEFAULT_SAMPLER.OTEL_TRACES_SAMPLER;
     env.OTEL_TRACES_SAMPLER_ARG = DEFAULT_SAMPLER.OTEL_TRACES_SAMPLER_ARG;
@@ -97,7 +100,8 @@ export function applyTracingDefaults(env: Record<string, string | undefined>): v
  * otherwise loads nothing and changes nothing. Configured by the standard variables only:
  * exporter and protocol (`OTEL_TRACES_EXPORTER`, `OTEL_EXPORTER_OTLP_*`), sampling
  * (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`; unset, `DEFAULT_SAMPLER`), resource (`OTEL_SERVICE_NAME`, by default
- * the service's `SERVICE_NAME`; `OTEL_RESOURCE_ATTRIBUTES`), batching (`OTEL_BSP_*`). Metrics
+ * the service's `SERVICE_NAME`; `OTEL_RESOURCE_ATTRIBUTES`), batching (`OTEL_BSP_*`), propagation
+ * (`OTEL_PROPAGATORS`; unset, W3C trace context alone). Metrics
  * and logs are not sent over OTLP unless `OTEL_METRICS_EXPORTER` / `OTEL_LOGS_EXPORTER` ask.
  *
  * Must run before anything else is loaded: the instrumentations (HTTP in and out, the

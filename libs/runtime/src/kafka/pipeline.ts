@@ -4,7 +4,7 @@ import type { EachMessagePayload } from 'kafkajs';
 import { ServiceError, isRetriable } from '../errors';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
-import { SpanKind, contextOf, endSpan, loanAttributes, traceIdsOf, tracer } from '../tracing';
+import { SpanKind, contextOf, endSpan, loanAttributes, startSpan, traceIdsOf } from '../tracing';
 import type { Codec } from './codec';
 import { headersToRecord, type InboundMessage } from './messages';
 import type { DeadLetter } from './producer';
@@ -90,22 +90,17 @@ export function createMessagePipeline(deps: {
     // A CONSUMER span, child of the producer's: the handler's work (its database
     // commands, its publishes, its log lines) is in the trace of the record.
     const parent = contextOf(headers);
-    const span = tracer().startSpan(
-      `process ${topic}`,
-      {
-        kind: SpanKind.CONSUMER,
-        attributes: {
-          'messaging.system': 'kafka',
-          'messaging.operation.type': 'process',
-          'messaging.destination.name': topic,
-          'messaging.consumer.group.name': options.groupId,
-          'messaging.destination.partition.id': String(partition),
-          'messaging.kafka.offset': Number(message.offset),
-          ...loanAttributes(value),
-        },
-      },
-      parent,
-    );
+    const span = startSpan(`process ${topic}`, { kind: SpanKind.CONSUMER }, parent);
+    if (span.isRecording())
+      span.setAttributes({
+        'messaging.system': 'kafka',
+        'messaging.operation.type': 'process',
+        'messaging.destination.name': topic,
+        'messaging.consumer.group.name': options.groupId,
+        'messaging.destination.partition.id': String(partition),
+        'messaging.kafka.offset': Number(message.offset),
+        ...loanAttributes(value),
+      });
     try {
       await otelContext.with(trace.setSpan(parent, span), () =>
         options.handle({
