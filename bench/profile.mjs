@@ -9,7 +9,8 @@
 // .cpuprofile in Chrome DevTools, a FerretDB profile with `go tool pprof`).
 // Profiling costs some CPU itself: the e2e figures of this run are not the benchmark's figures.
 // With BENCH_PROFILE_TRACING=1 every service exports every span, as in the `tracing` bench, to a
-// receiver in this process: where the CPU that tracing adds goes.
+// receiver in this process: where the CPU that tracing adds goes; with BENCH_PROFILE_TRACING=default
+// it samples as production does by default (a tenth of new traces).
 // With BENCH_PROFILE_PART=initiate it profiles the gateway bench's initiate load instead (POST
 // /api/applications/initiate, BENCH_GATEWAY_CONNECTIONS for BENCH_GATEWAY_SECONDS; that part
 // alone) and writes bench/results/initiate-profile-latest.json: per process, CPU ms per initiate
@@ -184,8 +185,14 @@ log(
 );
 if (!withFerretDb) log(`FerretDB's debug address ${ferretDebug} does not answer: FerretDB is not profiled`);
 
-const sink = process.env.BENCH_PROFILE_TRACING === '1' ? await startSpanSink() : null;
-if (sink) log(`tracing on: every span of every service exported to ${sink.url}`);
+const tracingMode = process.env.BENCH_PROFILE_TRACING ?? '';
+const sink = tracingMode === '1' || tracingMode === 'default' ? await startSpanSink() : null;
+if (sink)
+  log(
+    tracingMode === 'default'
+      ? `tracing on at the default sampling: spans exported to ${sink.url}`
+      : `tracing on: every span of every service exported to ${sink.url}`,
+  );
 // In the initiate mode the gateway bench takes FerretDB's profile itself, over the load alone.
 const goInitiateFile = path.join(goDir, 'cpu-initiate.pb.gz');
 const child = spawn(process.execPath, [path.join(root, 'bench', 'run.mjs'), initiateMode ? 'gateway' : 'e2e'], {
@@ -197,7 +204,7 @@ const child = spawn(process.execPath, [path.join(root, 'bench', 'run.mjs'), init
       ? {
           OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
           OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-          OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+          ...(tracingMode === 'default' ? {} : { OTEL_TRACES_SAMPLER: 'parentbased_always_on' }),
         }
       : {}),
     ...(initiateMode
