@@ -11,6 +11,38 @@ import { sleep } from './timing';
 /** Messages of one produce request at most, when waiting publishes are sent together. */
 const MAX_MESSAGES_PER_REQUEST = 1_000;
 
+/** A publication waiting for the next produce request, and how its caller learns the outcome. */
+export interface WaitingSend {
+  topic: string;
+  messages: Message[];
+  settle: (error?: unknown) => void;
+}
+
+/**
+ * Takes from the front of `waiting` what the next produce request carries (at most
+ * `MAX_MESSAGES_PER_REQUEST` messages, and always the first publication whatever its size), with
+ * its messages grouped by topic, each topic's in call order.
+ */
+export function takeRequest(waiting: WaitingSend[]): {
+  batch: WaitingSend[];
+  topicMessages: { topic: string; messages: Message[] }[];
+} {
+  let count = 0;
+  let take = 0;
+  while (take < waiting.length && (take === 0 || count + waiting[take]!.messages.length <= MAX_MESSAGES_PER_REQUEST)) {
+    count += waiting[take]!.messages.length;
+    take++;
+  }
+  const batch = waiting.splice(0, take);
+  const byTopic = new Map<string, Message[]>();
+  for (const item of batch) {
+    const messages = byTopic.get(item.topic);
+    if (messages) messages.push(...item.messages);
+    else byTopic.set(item.topic, [...item.messages]);
+  }
+  return { batch, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) };
+}
+
 /**
  * A message encoded through the registry, with a PRODUCER span (added to `spans`) whose
  * context the record carries on (`traceparent`).
@@ -46,7 +78,7 @@ export function createProducer(deps: {
    * idempotent producer allows one request in flight): under load a handful of requests carry
    * what would otherwise be hundreds, and alone a publish is sent at once. Call order is kept.
    */
-  const waiting: { topic: string; messages: Message[]; settle: (error?: unknown) => void }[] = [];
+  const waiting: WaitingSend[] = [];
   let sending = false;
 
   async function sendWaiting(): Promise<void> {
@@ -55,24 +87,9 @@ export function createProducer(deps: {
     try {
       if (lingerMs > 0) await sleep(lingerMs);
       while (waiting.length > 0) {
-        let count = 0;
-        let take = 0;
-        while (
-          take < waiting.length &&
-          (take === 0 || count + waiting[take]!.messages.length <= MAX_MESSAGES_PER_REQUEST)
-        ) {
-          count += waiting[take]!.messages.length;
-          take++;
-        }
-        const batch = waiting.splice(0, take);
-        const byTopic = new Map<string, Message[]>();
-        for (const item of batch) {
-          const messages = byTopic.get(item.topic);
-          if (messages) messages.push(...item.messages);
-          else byTopic.set(item.topic, [...item.messages]);
-        }
+        const { batch, topicMessages } = takeRequest(waiting);
         try {
-          await producer.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+          await producer.sendBatch({ topicMessages });
           for (const item of batch) item.settle();
         } catch (error) {
           for (const item of batch) item.settle(error);

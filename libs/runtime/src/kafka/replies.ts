@@ -5,11 +5,8 @@ import { endSpan } from '../tracing';
 import type { Codec } from './codec';
 import { requestCounter } from './connect';
 import type { OutboundMessage } from './messages';
-import { encodeTraced } from './producer';
+import { encodeTraced, takeRequest, type WaitingSend } from './producer';
 import type { Names } from './topics';
-
-/** Replies of one produce request at most, when waiting replies are sent together. */
-const MAX_MESSAGES_PER_REQUEST = 1_000;
 
 /**
  * Replies to a waiting requester (a gateway replica's own reply topic) travel apart from the
@@ -57,7 +54,7 @@ export function createReplyPublisher(deps: { kafka: Kafka; codec: Codec; metrics
    * in the next one (alone, a reply is sent at once): under load one request carries the
    * replies of a whole fetched batch of commands, to every requester's topic.
    */
-  const waiting: { topic: string; messages: Message[]; settle: (error?: unknown) => void }[] = [];
+  const waiting: WaitingSend[] = [];
   let sending = false;
 
   /**
@@ -82,20 +79,9 @@ export function createReplyPublisher(deps: { kafka: Kafka; codec: Codec; metrics
     sending = true;
     try {
       while (waiting.length > 0) {
-        let count = 0;
-        let take = 0;
-        while (
-          take < waiting.length &&
-          (take === 0 || count + waiting[take]!.messages.length <= MAX_MESSAGES_PER_REQUEST)
-        ) {
-          count += waiting[take]!.messages.length;
-          take++;
-        }
-        const batch = waiting.splice(0, take);
-        const byTopic = new Map<string, Message[]>();
-        for (const item of batch) byTopic.set(item.topic, [...(byTopic.get(item.topic) ?? []), ...item.messages]);
+        const { batch, topicMessages } = takeRequest(waiting);
         try {
-          await sendOnce([...byTopic].map(([topic, messages]) => ({ topic, messages })));
+          await sendOnce(topicMessages);
           for (const item of batch) item.settle();
         } catch {
           separately(batch);
