@@ -90,17 +90,22 @@ export function createMessagePipeline(deps: {
     // A CONSUMER span, child of the producer's: the handler's work (its database
     // commands, its publishes, its log lines) is in the trace of the record.
     const parent = contextOf(headers);
-    const span = startSpan(`process ${topic}`, { kind: SpanKind.CONSUMER }, parent);
-    if (span.isRecording())
-      span.setAttributes({
-        'messaging.system': 'kafka',
-        'messaging.operation.type': 'process',
-        'messaging.destination.name': topic,
-        'messaging.consumer.group.name': options.groupId,
-        'messaging.destination.partition.id': String(partition),
-        'messaging.kafka.offset': Number(message.offset),
-        ...loanAttributes(value),
-      });
+    const span = startSpan(
+      `process ${topic}`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: () => ({
+          'messaging.system': 'kafka',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': topic,
+          'messaging.consumer.group.name': options.groupId,
+          'messaging.destination.partition.id': String(partition),
+          'messaging.kafka.offset': Number(message.offset),
+          ...loanAttributes(value),
+        }),
+      },
+      parent,
+    );
     try {
       await otelContext.with(trace.setSpan(parent, span), () =>
         options.handle({

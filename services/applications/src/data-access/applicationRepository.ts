@@ -348,8 +348,10 @@ export function createApplicationRepository(model: ApplicationModel, sealer: Pur
       }
     },
 
-    /** Inserts a new application; a duplicate idempotencyKey makes this throw (code 11000). */
-    /** `identity`: the plain text the state's identity was sealed from, when the caller has it. */
+    /**
+     * Inserts a new application; a duplicate idempotencyKey makes this throw (code 11000).
+     * `identity`: the plain text the state's identity was sealed from, when the caller has it.
+     */
     async insert(state: Application, outbox: OutboxEntry[], identity?: PlainIdentity): Promise<void> {
       await applications.insertOne({
         _id: state.applicationId,
