@@ -2,6 +2,7 @@ import { context, propagation, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { createLogger } from './logger';
 import {
   contextOf,
@@ -17,6 +18,7 @@ import {
   applyTracingDefaults,
   commandShape,
   dbCommandSpansWanted,
+  outgoingRequestUntraced,
   tracingWanted,
   withQueryValuesRedacted,
 } from './tracingSdk';
@@ -91,6 +93,28 @@ describe('with a context manager and the W3C propagator', () => {
     });
     expect(linkTo(headers)).toEqual([{ context: expect.objectContaining({ traceId: TRACE_ID, spanId: SPAN_ID }) }]);
     expect(linkTo({})).toEqual([]);
+  });
+
+  it('when a request goes out, then only one in a sampled trace gets a span; one in a trace not sampled carries that trace on a copy of its headers, sampled flag off; one outside any trace carries nothing', () => {
+    const inTrace = <T>(traceFlags: TraceFlags, work: () => T): T =>
+      context.with(
+        trace.setSpan(context.active(), trace.wrapSpanContext({ traceId: TRACE_ID, spanId: SPAN_ID, traceFlags })),
+        work,
+      );
+    const given = { accept: 'application/json' };
+
+    const sampled = { headers: given };
+    expect(inTrace(TraceFlags.SAMPLED, () => outgoingRequestUntraced(sampled))).toBe(false);
+    expect(sampled.headers).toBe(given);
+
+    const unsampled: { headers?: OutgoingHttpHeaders } = { headers: given };
+    expect(inTrace(TraceFlags.NONE, () => outgoingRequestUntraced(unsampled))).toBe(true);
+    expect(unsampled.headers).toEqual({ accept: 'application/json', traceparent: `00-${TRACE_ID}-${SPAN_ID}-00` });
+    expect(given).toEqual({ accept: 'application/json' });
+
+    const outside: { headers?: OutgoingHttpHeaders } = {};
+    expect(outgoingRequestUntraced(outside)).toBe(true);
+    expect(outside).toEqual({});
   });
 });
 

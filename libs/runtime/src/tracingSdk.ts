@@ -1,3 +1,5 @@
+import { TraceFlags, context, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { setTracePseudonymKey } from './tracing';
 
 /** What a started SDK needs at shutdown. */
@@ -36,6 +38,27 @@ export const REDACTED_SERVER_QUERY_PARAMS = [
   'X-Amz-Security-Token',
   'q',
 ];
+
+/**
+ * Whether an outgoing HTTP request goes without the instrumentation's span: every request made
+ * outside a sampled trace. At the default sampling that is nine requests in ten, and for each
+ * the instrumentation worked out the URL and attributes, started a span that was then dropped,
+ * and bound the request's and response's listeners to contexts. A request in a trace that is
+ * not sampled still carries its `traceparent` (the sampled flag off), put on the request's own
+ * copy of its headers, so that a service of ours called does not start a trace of its own; one
+ * made outside any trace (the registry's client, the lag probe, the exporter) carries nothing.
+ */
+export function outgoingRequestUntraced(options: { headers?: OutgoingHttpHeaders | readonly string[] }): boolean {
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  if (!spanContext || !isSpanContextValid(spanContext)) return true;
+  if (spanContext.traceFlags & TraceFlags.SAMPLED) return false;
+  if (!Array.isArray(options.headers)) {
+    const headers: OutgoingHttpHeaders = { ...(options.headers as OutgoingHttpHeaders | undefined) };
+    propagation.inject(context.active(), headers);
+    options.headers = headers;
+  }
+  return true;
+}
 
 /**
  * A MongoDB command as a span records it (`db.query.text`): its fields two levels deep, every
@@ -129,8 +152,8 @@ export function startTracing(env: Record<string, string | undefined> = process.e
           const recorded = (span as unknown as { attributes?: Record<string, unknown> }).attributes?.['url.full'];
           if (typeof recorded === 'string') span.setAttribute('url.full', withQueryValuesRedacted(recorded));
         },
-        // The broker's and the registry's clients, the lag probe and the like: only within a trace.
-        requireParentforOutgoingSpans: true,
+        // Only within a sampled trace (see `outgoingRequestUntraced`).
+        ignoreOutgoingRequestHook: outgoingRequestUntraced,
       }),
       // No Express instrumentation: it wraps every middleware and router of every request (a
       // sixth of what tracing cost the gateway in a profile, even with their spans ignored) for a
