@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, type Attributes } from '@opentelemetry/api';
 import express, { type Express, type Request, type Response, type NextFunction, type Router } from 'express';
 import { errorBody } from '@loan/contracts';
 import { timingSafeEqual } from 'node:crypto';
@@ -6,6 +6,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
+import { startSpan, withSpan } from './tracing';
+import { OPS_PATHS, REDACTED_SERVER_QUERY_PARAMS } from './tracingSdk';
 
 export type ReadinessCheck = () => boolean | Promise<boolean>;
 
@@ -47,21 +49,6 @@ const routeTemplateOf = (req: Request): string => {
 export function httpMetrics(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
-    // With tracing on, the request's span gets the same template as `http.route` (what a trace
-    // search by route, and the dashboard's link to slow requests, look for) and in its name
-    // (`POST /api/applications/initiate`), set as the response ends, while that span is still open.
-    const span = trace.getActiveSpan();
-    if (span) {
-      const end = res.end.bind(res);
-      res.end = ((...args: Parameters<Response['end']>) => {
-        const template = routeTemplateOf(req);
-        if (template !== 'unmatched') {
-          span.setAttribute('http.route', template);
-          span.updateName(`${req.method} ${template}`);
-        }
-        return end(...args);
-      }) as Response['end'];
-    }
     res.on('finish', () => {
       const path = routeTemplateOf(req);
       metrics.httpDuration.observe(
@@ -71,6 +58,86 @@ export function httpMetrics(metrics: Metrics) {
     });
     next();
   };
+}
+
+const KNOWN_METHODS = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+  'QUERY',
+]);
+
+/**
+ * The SERVER span of each request but the orchestrator's and Prometheus's (`/healthz`,
+ * `/readyz`, `/metrics`): child of the caller's `traceparent`, or the root of a trace the
+ * sampler decides on. It stands in for the HTTP instrumentation's server side, which worked out
+ * a request's URL and attributes, and started a span, before the sampler had decided; here the
+ * attributes are worked out only for a span that is recorded, and a request in a trace not
+ * sampled gets no span of its own (see `followUnsampledParents`). Named `POST
+ * /api/applications/initiate` and given `http.route` once a route took it, with its status when
+ * the response ends. Mounted first, so that every middleware runs in the span's context.
+ */
+export function traceRequests() {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const path = (req.originalUrl ?? req.url ?? '/').split('?')[0] ?? '/';
+    if (OPS_PATHS.has(path)) return next();
+    const parent = req.headers.traceparent ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
+    const method = KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
+    const span = startSpan(
+      method,
+      { kind: SpanKind.SERVER, attributes: () => requestAttributes(req, method, path) },
+      parent,
+    );
+    if (span.isRecording()) {
+      res.once('close', () => {
+        const template = routeTemplateOf(req);
+        if (template !== 'unmatched') {
+          span.setAttribute('http.route', template);
+          span.updateName(`${method} ${template}`);
+        }
+        span.setAttribute('http.response.status_code', res.statusCode);
+        if (res.statusCode >= 500 || res.statusCode < 100) {
+          span.setAttribute('error.type', String(res.statusCode));
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        span.end();
+      });
+    }
+    // No emitter is bound to the context: the body read and the response written from within
+    // it run in it, as do the listeners added by the handlers (the tests send a body in parts).
+    context.with(withSpan(parent, span), next);
+  };
+}
+
+/** What a recorded SERVER span says of its request (the HTTP semantic conventions' names). */
+function requestAttributes(req: Request, method: string, path: string): Attributes {
+  const attributes: Attributes = {
+    'http.request.method': method,
+    'url.scheme': req.protocol,
+    'url.path': path,
+    'server.address': req.hostname,
+    'client.address': req.ip,
+    'network.peer.address': req.socket.remoteAddress,
+    'network.peer.port': req.socket.remotePort,
+    'network.protocol.version': req.httpVersion,
+    'user_agent.original': req.headers['user-agent'],
+  };
+  if (method !== req.method) attributes['http.request.method_original'] = req.method;
+  const port = /:(\d+)$/.exec(req.headers.host ?? '')?.[1];
+  if (port) attributes['server.port'] = Number(port);
+  const at = (req.originalUrl ?? '').indexOf('?');
+  if (at >= 0) {
+    const query = new URLSearchParams(req.originalUrl.slice(at + 1));
+    for (const name of REDACTED_SERVER_QUERY_PARAMS) if (query.has(name)) query.set(name, 'REDACTED');
+    attributes['url.query'] = query.toString();
+  }
+  return attributes;
 }
 
 export function createOpsApp(options: { metrics: Metrics; checks: Record<string, ReadinessCheck> }): Express {
@@ -98,6 +165,7 @@ export function createInternalApp(deps: {
 }): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use(traceRequests());
   app.use(httpMetrics(deps.metrics));
   mountOps(app, { metrics: deps.metrics, checks: deps.checks });
   app.use(

@@ -1,16 +1,26 @@
 import { context, propagation, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TracerProvider,
+  type Sampler,
+} from '@opentelemetry/sdk-trace';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { createLogger } from './logger';
 import {
   contextOf,
+  followUnsampledParents,
   inSpan,
   linkTo,
   lenderPseudonym,
   loanAttributes,
   setTracePseudonymKey,
+  startProducerSpan,
   withTraceContext,
 } from './tracing';
 import {
@@ -19,6 +29,7 @@ import {
   commandShape,
   dbCommandSpansWanted,
   outgoingRequestUntraced,
+  samplerFollowsUnsampledParents,
   tracingWanted,
   withQueryValuesRedacted,
 } from './tracingSdk';
@@ -201,6 +212,79 @@ describe('the tracer of our own spans', () => {
 
     expect(first.exporter.getFinishedSpans().map((s) => s.name)).toEqual(['under the first']);
     expect(second.exporter.getFinishedSpans().map((s) => s.name)).toEqual(['under the second']);
+  });
+});
+
+describe('spans under a parent not sampled', () => {
+  let exporter: InMemorySpanExporter;
+  const register = (sampler: Sampler) => {
+    exporter = new InMemorySpanExporter();
+    trace.setGlobalTracerProvider(
+      new TracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor({ exporter })] }),
+    );
+  };
+  beforeAll(() => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  });
+  afterEach(() => {
+    followUnsampledParents(false);
+    trace.disable();
+  });
+  afterAll(() => {
+    context.disable();
+    propagation.disable();
+  });
+  const record = (flags: string) => ({
+    traceparent: `00-${TRACE_ID}-${SPAN_ID}-${flags}`,
+    'x-fact-type': 'AccountLinked',
+  });
+
+  it('when the sampler follows parents, then work under a record not sampled gets no span of its own, and what it sends on names the same trace, still not sampled', async () => {
+    register(new ParentBasedSampler({ root: new AlwaysOnSampler() }));
+    followUnsampledParents(true);
+    const parent = contextOf(record('00'));
+
+    const written = await inSpan('process loan.applications.facts', { parent }, async (span) => {
+      expect(span).toBe(trace.getSpan(parent));
+      return withTraceContext({ 'x-fact-type': 'ApplicationDecided' });
+    });
+    expect(written).toEqual({ 'x-fact-type': 'ApplicationDecided', traceparent: `00-${TRACE_ID}-${SPAN_ID}-00` });
+    const given = record('00');
+    expect(startProducerSpan('loan.events.v1', { value: {}, headers: given }).headers).toBe(given);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('when the sampler follows parents, then under a sampled record each piece of work is a span of its own, child of the record', async () => {
+    register(new ParentBasedSampler({ root: new AlwaysOffSampler() }));
+    followUnsampledParents(true);
+
+    const headers = await inSpan('process loan.applications.facts', { parent: contextOf(record('01')) }, async () => {
+      const sent = startProducerSpan('loan.events.v1', { value: {} });
+      sent.span.end();
+      return sent.headers;
+    });
+    const [send, processed] = exporter.getFinishedSpans();
+    expect(processed!.parentSpanContext?.spanId).toBe(SPAN_ID);
+    expect(send!.parentSpanContext?.spanId).toBe(processed!.spanContext().spanId);
+    expect(headers).toEqual({ traceparent: `00-${TRACE_ID}-${send!.spanContext().spanId}-01` });
+  });
+
+  it('when the sampler does not follow parents, then the SDK decides for each span, even under a record not sampled', async () => {
+    register(new AlwaysOnSampler());
+    await inSpan('process loan.applications.facts', { parent: contextOf(record('00')) }, async () => undefined);
+    expect(exporter.getFinishedSpans().map((s) => s.parentSpanContext?.spanId)).toEqual([SPAN_ID]);
+  });
+
+  it.each([
+    ['parentbased_traceidratio', true],
+    ['parentbased_always_on', true],
+    [' parentbased_always_off ', true],
+    ['traceidratio', false],
+    ['always_on', false],
+    [undefined, false],
+  ])('when OTEL_TRACES_SAMPLER is %j, then the sampler follows a parent not sampled: %s', (sampler, follows) => {
+    expect(samplerFollowsUnsampledParents(sampler)).toBe(follows);
   });
 });
 

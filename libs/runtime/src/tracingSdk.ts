@@ -1,6 +1,6 @@
 import { TraceFlags, context, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { setTracePseudonymKey } from './tracing';
+import { followUnsampledParents, setTracePseudonymKey } from './tracing';
 
 /** What a started SDK needs at shutdown. */
 let running: { shutdown(): Promise<void> } | null = null;
@@ -21,7 +21,7 @@ export function tracingWanted(env: Record<string, string | undefined> = process.
 }
 
 /** Requests of the orchestrator and of Prometheus, which would fill traces with noise. */
-const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+export const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Query parameters whose values never go into a server span's `url.query`: the instrumentation's
@@ -134,6 +134,7 @@ export function startTracing(env: Record<string, string | undefined> = process.e
   if (running || !tracingWanted(env)) return false;
   applyTracingDefaults(env);
   setTracePseudonymKey(env.ANALYTICS_KEY);
+  followUnsampledParents(samplerFollowsUnsampledParents(env.OTEL_TRACES_SAMPLER));
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const { HttpInstrumentation } =
@@ -143,11 +144,11 @@ export function startTracing(env: Record<string, string | undefined> = process.e
   /* eslint-enable @typescript-eslint/no-require-imports */
   const sdk = new NodeSDK({
     instrumentations: [
+      // Outgoing requests only: each service's HTTP app starts its SERVER spans (`traceRequests`).
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request) => OPS_PATHS.has((request.url ?? '').split('?')[0] ?? ''),
-        redactedQueryParamsServer: REDACTED_SERVER_QUERY_PARAMS,
+        disableIncomingRequestInstrumentation: true,
         requestHook: (span, request) => {
-          // An outgoing request (a ClientRequest can set headers): its URL as recorded, query values redacted.
+          // Its URL as recorded, query values redacted.
           if (!('setHeader' in request)) return;
           const recorded = (span as unknown as { attributes?: Record<string, unknown> }).attributes?.['url.full'];
           if (typeof recorded === 'string') span.setAttribute('url.full', withQueryValuesRedacted(recorded));
@@ -174,9 +175,17 @@ export function startTracing(env: Record<string, string | undefined> = process.e
   return true;
 }
 
+/**
+ * Whether the sampler the SDK reads from `OTEL_TRACES_SAMPLER` leaves a child of a span not
+ * sampled unsampled: each `parentbased_*` one does (its default for such a parent is always-off).
+ */
+export const samplerFollowsUnsampledParents = (sampler: string | undefined): boolean =>
+  (sampler?.trim().toLowerCase() ?? '').startsWith('parentbased_');
+
 /** Exports what is left and stops the SDK (nothing when it was not started). */
 export async function stopTracing(): Promise<void> {
   const sdk = running;
   running = null;
+  followUnsampledParents(false);
   await sdk?.shutdown();
 }

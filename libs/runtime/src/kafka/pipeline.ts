@@ -1,10 +1,10 @@
 import { FACT_TYPE_HEADER } from '@loan/contracts';
-import { context as otelContext, trace } from '@opentelemetry/api';
+import { context as otelContext } from '@opentelemetry/api';
 import type { EachMessagePayload } from 'kafkajs';
 import { ServiceError, isRetriable } from '../errors';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
-import { SpanKind, contextOf, endSpan, loanAttributes, startSpan, traceIdsOf } from '../tracing';
+import { SpanKind, contextOf, endSpan, loanAttributes, startSpan, traceIdsOf, withSpan } from '../tracing';
 import type { Codec } from './codec';
 import { headersToRecord, type InboundMessage } from './messages';
 import type { DeadLetter } from './producer';
@@ -107,7 +107,7 @@ export function createMessagePipeline(deps: {
       parent,
     );
     try {
-      await otelContext.with(trace.setSpan(parent, span), () =>
+      await otelContext.with(withSpan(parent, span), () =>
         options.handle({
           topic,
           partition,

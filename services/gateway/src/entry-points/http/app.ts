@@ -1,6 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { Limits } from '@loan/contracts';
-import { httpMetrics, type Metrics } from '@loan/runtime';
+import { httpMetrics, traceRequests, type Metrics } from '@loan/runtime';
 import { adminDocsRoutes, docsRoutes } from './docsRoutes';
 import { correlation, errorHandler, notFoundHandler, securityHeaders } from './support';
 import type { Logger } from '@loan/runtime';
@@ -43,6 +43,7 @@ export function createHttpApp(deps: {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy);
+  app.use(traceRequests());
   app.use(httpMetrics(deps.metrics));
   app.use(securityHeaders());
   app.use(correlation());

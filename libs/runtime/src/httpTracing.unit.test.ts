@@ -1,0 +1,149 @@
+import { SpanKind, SpanStatusCode, TraceFlags, context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  AlwaysOnSampler,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import express from 'express';
+import { request } from 'node:http';
+import { listen, traceRequests } from './http';
+import { followUnsampledParents } from './tracing';
+
+const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+const SPAN_ID = 'b7ad6b7169203331';
+
+describe('the SERVER span of a request', () => {
+  const exporter = new InMemorySpanExporter();
+  const finishedIn: (string | undefined)[] = [];
+  let server: Awaited<ReturnType<typeof listen>>;
+
+  beforeAll(async () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    trace.setGlobalTracerProvider(
+      new TracerProvider({
+        sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+        spanProcessors: [new SimpleSpanProcessor({ exporter })],
+      }),
+    );
+    followUnsampledParents(true);
+    const app = express();
+    app.use(traceRequests());
+    app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+    const api = express.Router();
+    // What the handler sees as its active span, once the body has been read.
+    api.post('/things/:id', express.json(), (req, res) => {
+      const active = trace.getActiveSpan()?.spanContext();
+      // What a listener on the response (an audit line) sees as the response ends.
+      res.once('finish', () => void finishedIn.push(trace.getActiveSpan()?.spanContext().spanId));
+      setTimeout(() => res.status(req.body.fail ? 503 : 201).json({ active }), 5);
+    });
+    app.use('/api', api);
+    server = await listen(app, '127.0.0.1', 0);
+  });
+  afterEach(() => exporter.reset());
+  afterAll(async () => {
+    await server.close();
+    followUnsampledParents(false);
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  });
+
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'lender-backend/1.0', ...headers },
+      body: JSON.stringify(body),
+    });
+    return {
+      status: response.status,
+      active: ((await response.json()) as { active?: Record<string, unknown> }).active,
+    };
+  };
+  /** A body that arrives in two parts, the second after the request's handling has begun. */
+  const postInParts = (path: string, parts: [string, string]) =>
+    new Promise<{ status: number; active?: Record<string, unknown> }>((resolve, reject) => {
+      const req = request(
+        `${server.url}${path}`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, active: JSON.parse(text).active }));
+        },
+      );
+      req.on('error', reject);
+      req.write(parts[0]);
+      setTimeout(() => req.end(parts[1]), 50);
+    });
+  const finished = async (count: number) => {
+    for (let i = 0; i < 100 && exporter.getFinishedSpans().length < count; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    return exporter.getFinishedSpans();
+  };
+
+  it('when a request starts a trace, then its span is named by the route it took, says what the request was without the values a query may hide, and is the span its handler works in after the body is read', async () => {
+    const answer = await post('/api/things/42?q=Adaeze%20Okafor&limit=5', { name: 'x' });
+    const [span, ...others] = await finished(1);
+
+    expect(others).toEqual([]);
+    expect(span).toMatchObject({
+      name: 'POST /api/things/:id',
+      kind: SpanKind.SERVER,
+      status: { code: SpanStatusCode.UNSET },
+      attributes: expect.objectContaining({
+        'http.request.method': 'POST',
+        'http.route': '/api/things/:id',
+        'http.response.status_code': 201,
+        'url.scheme': 'http',
+        'url.path': '/api/things/42',
+        'url.query': 'q=REDACTED&limit=5',
+        'server.address': '127.0.0.1',
+        'server.port': server.port,
+        'user_agent.original': 'lender-backend/1.0',
+      }),
+    });
+    expect(span!.parentSpanContext).toBeUndefined();
+    expect(answer.active).toMatchObject({ traceId: span!.spanContext().traceId, spanId: span!.spanContext().spanId });
+  });
+
+  it('when the body arrives in parts, then the handler still works in the request’s span', async () => {
+    const answer = await postInParts('/api/things/9', ['{"name":', '"x"}']);
+    const [span] = await finished(1);
+
+    expect(answer.status).toBe(201);
+    expect(answer.active).toMatchObject({ spanId: span!.spanContext().spanId });
+    expect(finishedIn.at(-1)).toBe(span!.spanContext().spanId);
+  });
+
+  it('when the caller’s trace is sampled, then the span is its child; when the response is a server error, then the span says so', async () => {
+    const answer = await post('/api/things/7', { fail: true }, { traceparent: `00-${TRACE_ID}-${SPAN_ID}-01` });
+    const [span] = await finished(1);
+
+    expect(answer.status).toBe(503);
+    expect(span!.spanContext().traceId).toBe(TRACE_ID);
+    expect(span!.parentSpanContext?.spanId).toBe(SPAN_ID);
+    expect(span!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span!.attributes).toMatchObject({ 'http.response.status_code': 503, 'error.type': '503' });
+  });
+
+  it('when the caller’s trace is not sampled, then no span is recorded, and the handler still works in the caller’s trace, sampled flag off', async () => {
+    const answer = await post('/api/things/7', {}, { traceparent: `00-${TRACE_ID}-${SPAN_ID}-00` });
+
+    expect(answer).toEqual({
+      status: 201,
+      active: expect.objectContaining({ traceId: TRACE_ID, traceFlags: TraceFlags.NONE }),
+    });
+    expect(await finished(1)).toEqual([]);
+  });
+
+  it('when the orchestrator asks for health, then no span is started', async () => {
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect(await finished(1)).toEqual([]);
+  });
+});
