@@ -66,6 +66,6 @@ describe('ensure-node on a fresh machine', () => {
     });
     expect(result.status).not.toBe(0);
     expect(result.stdout).not.toContain('reached');
-    expect(result.stderr).toContain('Node 22 or newer is required');
+    expect(result.stderr).toContain('Node 24 or newer is required');
   });
 });

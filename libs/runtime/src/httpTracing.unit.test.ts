@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, TraceFlags, context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { W3CTraceContextPropagator, suppressTracing } from '@opentelemetry/core';
 import {
   AlwaysOnSampler,
   InMemorySpanExporter,
@@ -9,17 +9,19 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import express from 'express';
-import { request } from 'node:http';
+import { get, request } from 'node:http';
+import { traceOutgoingRequests } from './httpClientTracing';
 import { listen, traceRequests } from './http';
-import { followUnsampledParents } from './tracing';
+import { followUnsampledParents, inSpan } from './tracing';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const SPAN_ID = 'b7ad6b7169203331';
 
-describe('the SERVER span of a request', () => {
+describe('the spans of HTTP requests', () => {
   const exporter = new InMemorySpanExporter();
   const finishedIn: (string | undefined)[] = [];
   let server: Awaited<ReturnType<typeof listen>>;
+  let stopOutgoing: () => void;
 
   beforeAll(async () => {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -31,6 +33,7 @@ describe('the SERVER span of a request', () => {
       }),
     );
     followUnsampledParents(true);
+    stopOutgoing = traceOutgoingRequests();
     const app = express();
     app.use(traceRequests());
     app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
@@ -43,11 +46,14 @@ describe('the SERVER span of a request', () => {
       setTimeout(() => res.status(req.body.fail ? 503 : 201).json({ active }), 5);
     });
     app.use('/api', api);
+    // What a service called is given of the caller's trace.
+    app.get('/echo', (req, res) => void res.json({ traceparent: req.headers.traceparent ?? null }));
     server = await listen(app, '127.0.0.1', 0);
   });
   afterEach(() => exporter.reset());
   afterAll(async () => {
     await server.close();
+    stopOutgoing();
     followUnsampledParents(false);
     trace.disable();
     context.disable();
@@ -145,5 +151,78 @@ describe('the SERVER span of a request', () => {
   it('when the orchestrator asks for health, then no span is started', async () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect(await finished(1)).toEqual([]);
+  });
+
+  /** GET /echo?token=s3cret from within `ctx`: what the server was given of the trace. */
+  const echo = (ctx: ReturnType<typeof context.active>, url = `${server.url}/echo?token=s3cret`) =>
+    context.with(
+      ctx,
+      () =>
+        new Promise<string | null>((resolve, reject) => {
+          get(url, (res) => {
+            let text = '';
+            res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve((JSON.parse(text) as { traceparent: string | null }).traceparent));
+          }).on('error', reject);
+        }),
+    );
+  const traceWith = (flags: TraceFlags) =>
+    trace.setSpan(context.active(), trace.wrapSpanContext({ traceId: TRACE_ID, spanId: SPAN_ID, traceFlags: flags }));
+  const clientSpans = () => exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.CLIENT);
+
+  it('when a request goes out in a sampled trace, then it is a CLIENT span of that trace, its query values redacted, and the service called is given that span as its parent', async () => {
+    const given = await echo(traceWith(TraceFlags.SAMPLED));
+    const spans = await finished(2);
+    const client = spans.find((s) => s.kind === SpanKind.CLIENT)!;
+    const called = spans.find((s) => s.kind === SpanKind.SERVER)!;
+
+    expect(client).toMatchObject({
+      name: 'GET',
+      status: { code: SpanStatusCode.UNSET },
+      attributes: {
+        'http.request.method': 'GET',
+        'url.full': `${server.url}/echo?token=REDACTED`,
+        'server.address': '127.0.0.1',
+        'server.port': server.port,
+        'http.response.status_code': 200,
+      },
+    });
+    expect(client.spanContext().traceId).toBe(TRACE_ID);
+    expect(client.parentSpanContext?.spanId).toBe(SPAN_ID);
+    expect(given).toBe(`00-${TRACE_ID}-${client.spanContext().spanId}-01`);
+    expect(called.parentSpanContext?.spanId).toBe(client.spanContext().spanId);
+  });
+
+  it('when a request goes out in a trace not sampled, then it gets no span, and the service called is given that trace, sampled flag off', async () => {
+    expect(await echo(traceWith(TraceFlags.NONE))).toBe(`00-${TRACE_ID}-${SPAN_ID}-00`);
+    expect(await finished(1)).toEqual([]);
+  });
+
+  it('when a request goes out outside any trace, or where tracing is suppressed (the exporter’s own), then it carries nothing and gets no span', async () => {
+    expect(await echo(suppressTracing(traceWith(TraceFlags.SAMPLED)))).toBeNull();
+    expect(await echo(context.active())).toBeNull();
+    await finished(2);
+    expect(clientSpans()).toEqual([]);
+  });
+
+  it('when a request in a sampled trace fails, then its span says how, as an error', async () => {
+    const closed = await listen(express(), '127.0.0.1', 0);
+    await closed.close();
+    await expect(echo(traceWith(TraceFlags.SAMPLED), `${closed.url}/echo`)).rejects.toThrow();
+    const [span] = await finished(1);
+
+    expect(span).toMatchObject({
+      kind: SpanKind.CLIENT,
+      status: { code: SpanStatusCode.ERROR },
+      attributes: expect.objectContaining({ 'error.type': 'ECONNREFUSED' }),
+    });
+  });
+
+  it('when a request goes out in a span of ours, then the span is its parent', async () => {
+    await inSpan('webhook attempt', { parent: traceWith(TraceFlags.SAMPLED) }, () => echo(context.active()));
+    const spans = await finished(3);
+    const attempt = spans.find((s) => s.name === 'webhook attempt')!;
+
+    expect(clientSpans().map((s) => s.parentSpanContext?.spanId)).toEqual([attempt.spanContext().spanId]);
   });
 });

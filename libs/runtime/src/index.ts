@@ -18,5 +18,6 @@ export * from './service';
 export * from './topics';
 export * from './tracing';
 export * from './tracingSdk';
+export * from './httpClientTracing';
 export * from './reseal';
 export * from './sealPlain';

@@ -10,7 +10,6 @@ import {
   TracerProvider,
   type Sampler,
 } from '@opentelemetry/sdk-trace';
-import type { OutgoingHttpHeaders } from 'node:http';
 import { createLogger } from './logger';
 import {
   contextOf,
@@ -28,11 +27,10 @@ import {
   applyTracingDefaults,
   commandShape,
   dbCommandSpansWanted,
-  outgoingRequestUntraced,
   samplerFollowsUnsampledParents,
   tracingWanted,
-  withQueryValuesRedacted,
 } from './tracingSdk';
+import { withQueryValuesRedacted } from './httpClientTracing';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const SPAN_ID = 'b7ad6b7169203331';
@@ -104,28 +102,6 @@ describe('with a context manager and the W3C propagator', () => {
     });
     expect(linkTo(headers)).toEqual([{ context: expect.objectContaining({ traceId: TRACE_ID, spanId: SPAN_ID }) }]);
     expect(linkTo({})).toEqual([]);
-  });
-
-  it('when a request goes out, then only one in a sampled trace gets a span; one in a trace not sampled carries that trace on a copy of its headers, sampled flag off; one outside any trace carries nothing', () => {
-    const inTrace = <T>(traceFlags: TraceFlags, work: () => T): T =>
-      context.with(
-        trace.setSpan(context.active(), trace.wrapSpanContext({ traceId: TRACE_ID, spanId: SPAN_ID, traceFlags })),
-        work,
-      );
-    const given = { accept: 'application/json' };
-
-    const sampled = { headers: given };
-    expect(inTrace(TraceFlags.SAMPLED, () => outgoingRequestUntraced(sampled))).toBe(false);
-    expect(sampled.headers).toBe(given);
-
-    const unsampled: { headers?: OutgoingHttpHeaders } = { headers: given };
-    expect(inTrace(TraceFlags.NONE, () => outgoingRequestUntraced(unsampled))).toBe(true);
-    expect(unsampled.headers).toEqual({ accept: 'application/json', traceparent: `00-${TRACE_ID}-${SPAN_ID}-00` });
-    expect(given).toEqual({ accept: 'application/json' });
-
-    const outside: { headers?: OutgoingHttpHeaders } = {};
-    expect(outgoingRequestUntraced(outside)).toBe(true);
-    expect(outside).toEqual({});
   });
 });
 

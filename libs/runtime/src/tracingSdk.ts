@@ -1,5 +1,4 @@
-import { TraceFlags, context, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
-import type { OutgoingHttpHeaders } from 'node:http';
+import { traceOutgoingRequests } from './httpClientTracing';
 import { followUnsampledParents, setTracePseudonymKey } from './tracing';
 
 /** What a started SDK needs at shutdown. */
@@ -24,9 +23,9 @@ export function tracingWanted(env: Record<string, string | undefined> = process.
 export const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
- * Query parameters whose values never go into a server span's `url.query`: the instrumentation's
- * own list (signed-URL credentials), and the list's `q`, which may be who applied (a name, an
- * e-mail address, a phone number, a BVN).
+ * Query parameters whose values never go into a SERVER span's `url.query`: signed-URL
+ * credentials (the HTTP instrumentation's list), and the list's `q`, which may be who applied (a
+ * name, an e-mail address, a phone number, a BVN).
  */
 export const REDACTED_SERVER_QUERY_PARAMS = [
   'sig',
@@ -38,27 +37,6 @@ export const REDACTED_SERVER_QUERY_PARAMS = [
   'X-Amz-Security-Token',
   'q',
 ];
-
-/**
- * Whether an outgoing HTTP request goes without the instrumentation's span: every request made
- * outside a sampled trace. At the default sampling that is nine requests in ten, and for each
- * the instrumentation worked out the URL and attributes, started a span that was then dropped,
- * and bound the request's and response's listeners to contexts. A request in a trace that is
- * not sampled still carries its `traceparent` (the sampled flag off), put on the request's own
- * copy of its headers, so that a service of ours called does not start a trace of its own; one
- * made outside any trace (the registry's client, the lag probe, the exporter) carries nothing.
- */
-export function outgoingRequestUntraced(options: { headers?: OutgoingHttpHeaders | readonly string[] }): boolean {
-  const spanContext = trace.getActiveSpan()?.spanContext();
-  if (!spanContext || !isSpanContextValid(spanContext)) return true;
-  if (spanContext.traceFlags & TraceFlags.SAMPLED) return false;
-  if (!Array.isArray(options.headers)) {
-    const headers: OutgoingHttpHeaders = { ...(options.headers as OutgoingHttpHeaders | undefined) };
-    propagation.inject(context.active(), headers);
-    options.headers = headers;
-  }
-  return true;
-}
 
 /**
  * A MongoDB command as a span records it (`db.query.text`): its fields two levels deep, every
@@ -75,19 +53,6 @@ export function commandShape(command: unknown, depth = 3): unknown {
     shape[field] = commandShape((command as Record<string, unknown>)[field], depth - 1);
   if (fields.length > 16) shape['…'] = `${fields.length - 16} more`;
   return shape;
-}
-
-/**
- * A URL with every query value replaced by `REDACTED` (the names kept): what an outgoing
- * request's span records of it. The URLs called are a lender's webhook endpoint or a third
- * party's, whose query may carry a token of theirs under any name.
- */
-export function withQueryValuesRedacted(url: string): string {
-  const at = url.indexOf('?');
-  if (at < 0) return url;
-  const params = new URLSearchParams(url.slice(at + 1).split('#')[0]);
-  for (const name of new Set(params.keys())) params.set(name, 'REDACTED');
-  return `${url.slice(0, at)}?${params.toString()}`;
 }
 
 /** A tenth of new traces when the environment names no sampler: what tracing costs stays small. */
@@ -127,8 +92,8 @@ export function applyTracingDefaults(env: Record<string, string | undefined>): v
  * (`OTEL_PROPAGATORS`; unset, W3C trace context alone). Metrics
  * and logs are not sent over OTLP unless `OTEL_METRICS_EXPORTER` / `OTEL_LOGS_EXPORTER` ask.
  *
- * Must run before anything else is loaded: the instrumentations (HTTP in and out, the
- * MongoDB driver) patch those modules as they are required.
+ * Must run before anything else is loaded: the MongoDB driver's instrumentation, when database
+ * command spans are asked for, patches the driver as it is required.
  */
 export function startTracing(env: Record<string, string | undefined> = process.env): boolean {
   if (running || !tracingWanted(env)) return false;
@@ -137,28 +102,15 @@ export function startTracing(env: Record<string, string | undefined> = process.e
   followUnsampledParents(samplerFollowsUnsampledParents(env.OTEL_TRACES_SAMPLER));
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { HttpInstrumentation } =
-    require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
   const { MongoDBInstrumentation } =
     require('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const sdk = new NodeSDK({
+    // No instrumentation of HTTP or Express: each service's HTTP app starts its SERVER spans
+    // (`traceRequests`) and `traceOutgoingRequests` its CLIENT spans, both named by what a
+    // request is and given attributes only when recorded; the instrumentations did that work
+    // for every request, sampled or not, and Express's wrapped every middleware as well.
     instrumentations: [
-      // Outgoing requests only: each service's HTTP app starts its SERVER spans (`traceRequests`).
-      new HttpInstrumentation({
-        disableIncomingRequestInstrumentation: true,
-        requestHook: (span, request) => {
-          // Its URL as recorded, query values redacted.
-          if (!('setHeader' in request)) return;
-          const recorded = (span as unknown as { attributes?: Record<string, unknown> }).attributes?.['url.full'];
-          if (typeof recorded === 'string') span.setAttribute('url.full', withQueryValuesRedacted(recorded));
-        },
-        // Only within a sampled trace (see `outgoingRequestUntraced`).
-        ignoreOutgoingRequestHook: outgoingRequestUntraced,
-      }),
-      // No Express instrumentation: it wraps every middleware and router of every request (a
-      // sixth of what tracing cost the gateway in a profile, even with their spans ignored) for a
-      // span of the route's handler alone. The HTTP span gets the route itself (`httpMetrics`).
       // Statements as their shape (`commandShape`): no value, so no personal data, in a span.
       ...(dbCommandSpansWanted(env)
         ? [
@@ -171,7 +123,13 @@ export function startTracing(env: Record<string, string | undefined> = process.e
     ],
   });
   sdk.start();
-  running = sdk;
+  const stopOutgoing = traceOutgoingRequests();
+  running = {
+    shutdown: async () => {
+      stopOutgoing();
+      await sdk.shutdown();
+    },
+  };
   return true;
 }
 
