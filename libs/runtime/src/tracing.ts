@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import {
+  INVALID_SPAN_CONTEXT,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -113,6 +114,19 @@ function unsampledParentOf(parent: Context): Span | undefined {
   return ids.traceFlags & TraceFlags.SAMPLED || !isSpanContextValid(ids) ? undefined : span;
 }
 
+/**
+ * Whether a `traceparent` of version 00 says its trace is not sampled (its flags' lowest bit
+ * off), read without parsing the rest; any other form is left to the propagator.
+ */
+function notSampled(traceparent: string | undefined): boolean {
+  if (traceparent?.length !== 55 || !traceparent.startsWith('00-')) return false;
+  const flags = Number.parseInt(traceparent.slice(53), 16);
+  return Number.isInteger(flags) && (flags & TraceFlags.SAMPLED) === 0;
+}
+
+/** The span of work no trace records: ending it, or giving it attributes, does nothing. */
+const UNRECORDED = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
 /** The parent with `span` as its active span (the parent itself when that span is already its own). */
 export function withSpan(parent: Context, span: Span): Context {
   return trace.getSpan(parent) === span ? parent : trace.setSpan(parent, span);
@@ -137,7 +151,8 @@ export function loanAttributes(value: unknown): Attributes {
  * once it knows which application the request is about.
  */
 export function annotateActiveSpan(value: { applicationId?: unknown; clientId?: unknown }): void {
-  trace.getActiveSpan()?.setAttributes(loanAttributes(value));
+  const span = trace.getActiveSpan();
+  if (span?.isRecording()) span.setAttributes(loanAttributes(value));
 }
 
 /**
@@ -172,6 +187,9 @@ export function linkTo(headers: Record<string, string> | undefined): Link[] {
  * context replaced by the span's own.
  */
 export function startProducerSpan(topic: string, message: { value: unknown; headers?: Record<string, string> }) {
+  // A record of a trace not sampled goes on as it is, its context not even read.
+  if (unsampledParentsDecide && notSampled(message.headers?.traceparent))
+    return { span: UNRECORDED, headers: message.headers };
   const parent = message.headers?.traceparent ? contextOf(message.headers) : context.active();
   const span = startSpan(
     `send ${topic}`,
@@ -241,8 +259,8 @@ export function outsideTraces<T>(work: () => T): T {
  * applications' documents). For one request, in its context: the work is that request's. For
  * several, in a span that starts a trace of its own, linked to the span of each request's
  * context: the batch is in none of their traces alone, and each of them points to it; its
- * database command is a child of this span. With none of them in a trace, it runs outside
- * every trace.
+ * database command is a child of this span. With none of them in a trace (or, when the sampler
+ * follows parents, none in a sampled one), it runs outside every trace.
  */
 export function inBatchSpan<T>(
   name: string,
@@ -253,13 +271,17 @@ export function inBatchSpan<T>(
   if (contexts.length === 1) return context.with(contexts[0]!, work);
   const links: Link[] = [];
   const linked = new Set<string>();
+  let sampled = false;
   for (const ctx of contexts) {
     const span = trace.getSpanContext(ctx);
     if (!span || !isSpanContextValid(span) || linked.has(span.spanId)) continue;
     linked.add(span.spanId);
     links.push({ context: span });
+    if (span.traceFlags & TraceFlags.SAMPLED) sampled = true;
   }
-  if (links.length === 0) return outsideTraces(work);
+  // With the sampler following parents, a batch for requests none of whose traces is sampled
+  // has no span either: it would link only to spans no one records.
+  if (links.length === 0 || (unsampledParentsDecide && !sampled)) return outsideTraces(work);
   return inSpan(name, { parent: ROOT_CONTEXT, links, attributes }, () => work());
 }
 

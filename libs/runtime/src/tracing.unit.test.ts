@@ -14,6 +14,7 @@ import { createLogger } from './logger';
 import {
   contextOf,
   followUnsampledParents,
+  inBatchSpan,
   inSpan,
   linkTo,
   lenderPseudonym,
@@ -244,6 +245,21 @@ describe('spans under a parent not sampled', () => {
     expect(processed!.parentSpanContext?.spanId).toBe(SPAN_ID);
     expect(send!.parentSpanContext?.spanId).toBe(processed!.spanContext().spanId);
     expect(headers).toEqual({ traceparent: `00-${TRACE_ID}-${send!.spanContext().spanId}-01` });
+  });
+
+  it('when the sampler follows parents, then work done for several requests is a span only when one of them is sampled, linked to each', async () => {
+    register(new ParentBasedSampler({ root: new AlwaysOnSampler() }));
+    followUnsampledParents(true);
+    const other = (flags: string) => contextOf({ traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-${flags}` });
+
+    await inBatchSpan('save timelines', [contextOf(record('00')), other('00')], {}, async () => undefined);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+
+    await inBatchSpan('save timelines', [contextOf(record('00')), other('01')], {}, async () => undefined);
+    const [batch, ...rest] = exporter.getFinishedSpans();
+    expect(rest).toEqual([]);
+    expect(batch!.parentSpanContext).toBeUndefined();
+    expect(batch!.links.map((l) => l.context.spanId)).toEqual([SPAN_ID, '2'.repeat(16)]);
   });
 
   it('when the sampler does not follow parents, then the SDK decides for each span, even under a record not sampled', async () => {
