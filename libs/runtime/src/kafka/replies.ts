@@ -65,7 +65,11 @@ export function createReplyPublisher(deps: { kafka: Kafka; codec: Codec; metrics
    */
   function separately(batch: typeof waiting) {
     const byTopic = new Map<string, typeof waiting>();
-    for (const item of batch) byTopic.set(item.topic, [...(byTopic.get(item.topic) ?? []), item]);
+    for (const item of batch) {
+      const items = byTopic.get(item.topic);
+      if (items) items.push(item);
+      else byTopic.set(item.topic, [item]);
+    }
     for (const [topic, items] of byTopic) {
       sendOnce([{ topic, messages: items.flatMap((item) => item.messages) }]).then(
         () => items.forEach((item) => item.settle()),

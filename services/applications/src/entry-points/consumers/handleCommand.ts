@@ -22,7 +22,7 @@ import {
   type PurposeSealer,
 } from '@loan/runtime';
 import type { ApplicationsConfig } from '../../config';
-import type { ApplicationRepository } from '../../data-access/applicationRepository';
+import type { ApplicationRepository, PlainIdentity } from '../../data-access/applicationRepository';
 import { notFound, type Answer, type ApplicationWriter } from '../../data-access/applicationWriter';
 import { openIdentity, sealedApplicant } from '../../data-access/personalData';
 import { applicationIdFor, type Application } from '../../domain/application';
@@ -40,12 +40,7 @@ import { portfolioTally } from '../../domain/portfolio/tally';
 const MAX_CONFLICT_RETRIES = 10;
 
 /** The applicant as the provider's widget greets them. */
-interface Customer {
-  firstName: string;
-  lastName: string;
-  email: string;
-  bvn?: string;
-}
+type Customer = Pick<PlainIdentity, 'firstName' | 'lastName' | 'email' | 'bvn'>;
 
 /**
  * The gateway's commands (`loan.applications.commands`): carries each out and answers on the
@@ -120,7 +115,6 @@ export function createCommandHandler(deps: {
     const applicant = sealedApplicant(sealer, request, bvnSealed);
     // What it was sealed from: for the provider and the search tokens, nothing opened again.
     const identity = { ...request, bvn: bvnSealed ? request.bvn : null };
-    const customer: Customer = { ...identity, bvn: identity.bvn ?? undefined };
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       // Most keys are new: the first attempt inserts without looking the key up, and a key
       // already taken (a retry, a resume, another lender's key) makes the insert collide; the
@@ -132,7 +126,7 @@ export function createCommandHandler(deps: {
         if ('ok' in check) return { ok: false as const, code: check.code, message: check.message };
         const widgetUrl = await widgetFor(
           { applicationId: existing.state.applicationId, loan: request },
-          customer,
+          identity,
           cmd.providerKey,
           cmd.lenderName,
         );
@@ -152,7 +146,7 @@ export function createCommandHandler(deps: {
         continue;
       }
       const applicationId = applicationIdFor(request.idempotencyKey);
-      const widgetUrl = await widgetFor({ applicationId, loan: request }, customer, cmd.providerKey, cmd.lenderName);
+      const widgetUrl = await widgetFor({ applicationId, loan: request }, identity, cmd.providerKey, cmd.lenderName);
       const outcome = openApplication({
         applicationId,
         applicantId: randomUUID(),
