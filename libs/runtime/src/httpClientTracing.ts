@@ -1,12 +1,4 @@
-import {
-  SpanKind,
-  SpanStatusCode,
-  TraceFlags,
-  context,
-  isSpanContextValid,
-  propagation,
-  trace,
-} from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
 import type { Attributes, Context, Span, TextMapSetter } from '@opentelemetry/api';
 import { isTracingSuppressed } from '@opentelemetry/core';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
@@ -33,8 +25,9 @@ const onRequest: TextMapSetter<ClientRequest> = {
  * sends the broker). Here a request outside a sampled trace costs a look at the active span:
  * - in a sampled trace, a span named by the method, `url.full` with every query value redacted,
  *   its status from the response, ended when the response has been read or the request failed;
- * - in a trace not sampled, no span, and the request carries that trace's `traceparent`, sampled
- *   flag off, so that a service called follows the decision rather than starting a trace;
+ * - in a trace not sampled, no span (with a `parentbased_*` sampler, the default), and the
+ *   request carries that trace's `traceparent`, sampled flag off, so that a service called
+ *   follows the decision rather than starting a trace;
  * - outside any trace (the registry's client, the lag probe) or where tracing is suppressed (the
  *   exporter's own requests), nothing.
  *
@@ -48,13 +41,15 @@ export function traceOutgoingRequests(): () => void {
     const active = context.active();
     const ids = trace.getSpan(active)?.spanContext();
     if (!ids || !isSpanContextValid(ids) || isTracingSuppressed(active)) return;
-    if (!(ids.traceFlags & TraceFlags.SAMPLED)) return inject(active, request);
+    // Under a parent not sampled, `startSpan` gives that parent's span back (or, with a sampler
+    // that does not follow parents, lets the SDK decide): the request then carries the parent's
+    // context and no span is kept open for it.
     const span = startSpan(
       request.method,
       { kind: SpanKind.CLIENT, attributes: () => requestAttributes(request) },
       active,
     );
-    open.set(request, span);
+    if (span.isRecording()) open.set(request, span);
     inject(withSpan(active, span), request);
   };
   const end = (request: ClientRequest) => {
