@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, type Attributes } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, type Attributes } from '@opentelemetry/api';
 import express, { type Express, type Request, type Response, type NextFunction, type Router } from 'express';
 import { errorBody } from '@loan/contracts';
 import { timingSafeEqual } from 'node:crypto';
@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
-import { startSpan, withSpan } from './tracing';
+import { contextOf, startSpan, withSpan } from './tracing';
 import { OPS_PATHS, REDACTED_SERVER_QUERY_PARAMS } from './tracingSdk';
 
 export type ReadinessCheck = () => boolean | Promise<boolean>;
@@ -87,7 +87,7 @@ export function traceRequests() {
   return (req: Request, res: Response, next: NextFunction) => {
     const path = (req.originalUrl ?? req.url ?? '/').split('?')[0] ?? '/';
     if (OPS_PATHS.has(path)) return next();
-    const parent = req.headers.traceparent ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
+    const parent = contextOf(req.headers);
     const method = KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
     const span = startSpan(
       method,

@@ -3,7 +3,7 @@ import type { Attributes, Context, Span, TextMapSetter } from '@opentelemetry/ap
 import { isTracingSuppressed } from '@opentelemetry/core';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import { startSpan, withSpan } from './tracing';
+import { startSpan, traceparentKept, withSpan } from './tracing';
 
 /** The http module's channels of a request made: created (headers not yet sent), answered, failed. */
 const CREATED = 'http.client.request.created';
@@ -91,7 +91,9 @@ export function traceOutgoingRequests(): () => void {
 
 function inject(ctx: Context, request: ClientRequest): void {
   try {
-    propagation.inject(ctx, request, onRequest);
+    const kept = traceparentKept(ctx);
+    if (kept) onRequest.set(request, 'traceparent', kept);
+    else propagation.inject(ctx, request, onRequest);
   } catch {
     // Headers given as a raw array are sent as given: the request goes on without a context.
   }

@@ -12,7 +12,7 @@ import express from 'express';
 import { get, request } from 'node:http';
 import { traceOutgoingRequests } from './httpClientTracing';
 import { listen, traceRequests } from './http';
-import { followUnsampledParents, inSpan } from './tracing';
+import { contextOf, followUnsampledParents, inSpan, keepUnsampledTraceparents } from './tracing';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const SPAN_ID = 'b7ad6b7169203331';
@@ -195,6 +195,17 @@ describe('the spans of HTTP requests', () => {
 
   it('when a request goes out in a trace not sampled, then it gets no span, and the service called is given that trace, sampled flag off', async () => {
     expect(await echo(traceWith(TraceFlags.NONE))).toBe(`00-${TRACE_ID}-${SPAN_ID}-00`);
+    expect(await finished(1)).toEqual([]);
+  });
+
+  it('when a request goes out under a record not sampled whose traceparent was kept, then it carries that traceparent as it came, and nothing is recorded on either side', async () => {
+    const traceparent = `00-${TRACE_ID}-${SPAN_ID}-00`;
+    keepUnsampledTraceparents(true);
+    try {
+      expect(await echo(contextOf({ traceparent }))).toBe(traceparent);
+    } finally {
+      keepUnsampledTraceparents(false);
+    }
     expect(await finished(1)).toEqual([]);
   });
 

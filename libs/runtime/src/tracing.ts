@@ -16,6 +16,7 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
+import { isTracingSuppressed } from '@opentelemetry/core';
 
 /**
  * Spans of our own (Kafka hops, webhook attempts, deadline firings) and the trace context on
@@ -109,7 +110,9 @@ export function followUnsampledParents(on: boolean): void {
 function unsampledParentOf(parent: Context): Span | undefined {
   if (!unsampledParentsDecide) return undefined;
   const span = trace.getSpan(parent);
-  if (!span || span.isRecording()) return undefined;
+  if (!span) return undefined;
+  if (traceparentRead.has(span)) return span;
+  if (span.isRecording()) return undefined;
   const ids = span.spanContext();
   return ids.traceFlags & TraceFlags.SAMPLED || !isSpanContextValid(ids) ? undefined : span;
 }
@@ -164,15 +167,64 @@ export function withTraceContext(
   headers?: Record<string, string>,
   ctx: Context = context.active(),
 ): Record<string, string> | undefined {
+  const kept = traceparentKept(ctx);
+  if (kept) return { ...headers, traceparent: kept };
   const carrier: Record<string, string> = {};
   propagation.inject(ctx, carrier);
   if (Object.keys(carrier).length === 0) return headers;
   return { ...headers, ...carrier };
 }
 
-/** The context a record's headers carry (the root context when they carry none). */
-export function contextOf(headers: Record<string, string> | undefined): Context {
-  return headers?.traceparent ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
+let unsampledTraceparentsKept = false;
+
+/**
+ * Whether a `traceparent` of a trace not sampled is read and carried on by the short way: set by
+ * `startTracing` when the sampler follows parents and W3C trace context is the only propagator
+ * (the defaults). Nearly every record and request is of a trace not sampled (nine in ten at the
+ * default sampling), and for each of them the propagator's extract and inject, through the API's
+ * globals, were most of what tracing still cost a message handled. Read by the short way, such a
+ * context's span remembers the header it came from, and what the work under it sends on (an
+ * outbox entry, a record, an outgoing request) carries that header as it was. Anything else (a
+ * sampled trace, another version or flags, a `tracestate`) goes through the propagator.
+ */
+export function keepUnsampledTraceparents(on: boolean): void {
+  unsampledTraceparentsKept = on;
+}
+
+/** The header each span of a context read by the short way came from. */
+const traceparentRead = new WeakMap<Span, string>();
+
+/** Version 00, valid ids (not all zeros), flags 00: a trace not sampled, nothing else said. */
+const UNSAMPLED_TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})([0-9a-f]{16})-00$/;
+
+/** The context a record's (or a request's) headers carry (the root context when they carry none). */
+export function contextOf(headers: Record<string, string | string[] | undefined> | undefined): Context {
+  const traceparent = headers?.traceparent;
+  if (!traceparent) return ROOT_CONTEXT;
+  if (unsampledTraceparentsKept && typeof traceparent === 'string' && headers.tracestate === undefined) {
+    const ids = UNSAMPLED_TRACEPARENT.exec(traceparent);
+    if (ids) {
+      const span = trace.wrapSpanContext({
+        traceId: ids[1]!,
+        spanId: ids[2]!,
+        traceFlags: TraceFlags.NONE,
+        isRemote: true,
+      });
+      traceparentRead.set(span, traceparent);
+      return trace.setSpan(ROOT_CONTEXT, span);
+    }
+  }
+  return propagation.extract(ROOT_CONTEXT, headers);
+}
+
+/**
+ * The `traceparent` to carry for work in `ctx` when its span is one read by the short way (see
+ * `keepUnsampledTraceparents`): the header it came from. Undefined otherwise, for the propagator.
+ */
+export function traceparentKept(ctx: Context): string | undefined {
+  if (!unsampledTraceparentsKept) return undefined;
+  const span = trace.getSpan(ctx);
+  return span && !isTracingSuppressed(ctx) ? traceparentRead.get(span) : undefined;
 }
 
 /** A link to the span the headers' context names, or none. */

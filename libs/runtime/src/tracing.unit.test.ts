@@ -15,6 +15,7 @@ import {
   contextOf,
   followUnsampledParents,
   inBatchSpan,
+  keepUnsampledTraceparents,
   inSpan,
   linkTo,
   lenderPseudonym,
@@ -260,6 +261,78 @@ describe('spans under a parent not sampled', () => {
     expect(rest).toEqual([]);
     expect(batch!.parentSpanContext).toBeUndefined();
     expect(batch!.links.map((l) => l.context.spanId)).toEqual([SPAN_ID, '2'.repeat(16)]);
+  });
+
+  const withoutFactType = ({ 'x-fact-type': _type, ...rest }: Record<string, string>) => rest;
+  it.each([
+    [`00-${TRACE_ID}-${SPAN_ID}-00`, undefined],
+    [`00-${TRACE_ID}-${SPAN_ID}-01`, undefined],
+    [`00-${TRACE_ID}-${SPAN_ID}-00`, 'vendor=1'],
+    [`00-${TRACE_ID}-${SPAN_ID}-02`, undefined],
+    [`01-${TRACE_ID}-${SPAN_ID}-00-extra`, undefined],
+    [`00-${'0'.repeat(32)}-${SPAN_ID}-00`, undefined],
+    [`00-${TRACE_ID}-${'0'.repeat(16)}-00`, undefined],
+    [`00-${TRACE_ID.toUpperCase()}-${SPAN_ID}-00`, undefined],
+    [` 00-${TRACE_ID}-${SPAN_ID}-00`, undefined],
+    ['garbage', undefined],
+  ])(
+    'when traceparents not sampled are kept, then %j (tracestate %j) is read as the propagator reads it, and carried on as the propagator writes it',
+    async (traceparent, tracestate) => {
+      register(new ParentBasedSampler({ root: new AlwaysOnSampler() }));
+      const headers: Record<string, string> = { traceparent, ...(tracestate ? { tracestate } : {}) };
+      const expected = propagation.extract(context.active(), headers);
+      const expectedHeaders = withTraceContext({ 'x-fact-type': 'AccountLinked' }, expected);
+      followUnsampledParents(true);
+      keepUnsampledTraceparents(true);
+      try {
+        const parent = contextOf(headers);
+        const read = (ctx: typeof parent) => {
+          const ids = trace.getSpanContext(ctx);
+          return ids && { ...ids, traceState: ids.traceState?.serialize() };
+        };
+        expect(read(parent)).toEqual(read(expected));
+        expect(withTraceContext({ 'x-fact-type': 'AccountLinked' }, parent)).toEqual(expectedHeaders);
+        const sent = await inSpan('process loan.applications.facts', { parent }, async () =>
+          startProducerSpan('loan.events.v1', { value: {} }),
+        );
+        sent.span.end();
+        const recorded = exporter.getFinishedSpans();
+        // Not sampled: no span anywhere, and the record names the trace as it came. Sampled, or no
+        // trace read at all (a new one, which this sampler samples): the SDK's spans.
+        const ids = trace.getSpanContext(expected);
+        if (ids && !(ids.traceFlags & TraceFlags.SAMPLED)) {
+          expect(recorded).toEqual([]);
+          expect(sent.headers).toEqual(expectedHeaders?.traceparent ? withoutFactType(expectedHeaders) : undefined);
+        } else expect(recorded.length).toBeGreaterThan(0);
+      } finally {
+        keepUnsampledTraceparents(false);
+      }
+    },
+  );
+
+  it('when traceparents not sampled are kept, then a record not sampled and what it sends on ask the propagator nothing; a sampled one still does', async () => {
+    register(new ParentBasedSampler({ root: new AlwaysOnSampler() }));
+    const w3c = new W3CTraceContextPropagator();
+    const asked: string[] = [];
+    propagation.disable();
+    propagation.setGlobalPropagator({
+      inject: (ctx, carrier, setter) => void (asked.push('inject'), w3c.inject(ctx, carrier, setter)),
+      extract: (ctx, carrier, getter) => (asked.push('extract'), w3c.extract(ctx, carrier, getter)),
+      fields: () => w3c.fields(),
+    });
+    followUnsampledParents(true);
+    keepUnsampledTraceparents(true);
+    try {
+      const carried = withTraceContext({}, contextOf(record('00')));
+      expect(carried).toEqual({ traceparent: record('00').traceparent });
+      expect(asked).toEqual([]);
+      withTraceContext({}, contextOf(record('01')));
+      expect(asked).toEqual(['extract', 'inject']);
+    } finally {
+      keepUnsampledTraceparents(false);
+      propagation.disable();
+      propagation.setGlobalPropagator(w3c);
+    }
   });
 
   it('when the sampler does not follow parents, then the SDK decides for each span, even under a record not sampled', async () => {

@@ -1,5 +1,5 @@
 import { traceOutgoingRequests } from './httpClientTracing';
-import { followUnsampledParents, setTracePseudonymKey } from './tracing';
+import { followUnsampledParents, keepUnsampledTraceparents, setTracePseudonymKey } from './tracing';
 
 /** What a started SDK needs at shutdown. */
 let running: { shutdown(): Promise<void> } | null = null;
@@ -99,7 +99,9 @@ export function startTracing(env: Record<string, string | undefined> = process.e
   if (running || !tracingWanted(env)) return false;
   applyTracingDefaults(env);
   setTracePseudonymKey(env.ANALYTICS_KEY);
-  followUnsampledParents(samplerFollowsUnsampledParents(env.OTEL_TRACES_SAMPLER));
+  const followsParents = samplerFollowsUnsampledParents(env.OTEL_TRACES_SAMPLER);
+  followUnsampledParents(followsParents);
+  keepUnsampledTraceparents(followsParents && env.OTEL_PROPAGATORS?.trim().toLowerCase() === 'tracecontext');
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const { MongoDBInstrumentation } =
@@ -145,5 +147,6 @@ export async function stopTracing(): Promise<void> {
   const sdk = running;
   running = null;
   followUnsampledParents(false);
+  keepUnsampledTraceparents(false);
   await sdk?.shutdown();
 }
