@@ -13,6 +13,7 @@ import {
   type Context,
   type Link,
   type Span,
+  type SpanContext,
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
@@ -111,7 +112,7 @@ function unsampledParentOf(parent: Context): Span | undefined {
   if (!unsampledParentsDecide) return undefined;
   const span = trace.getSpan(parent);
   if (!span) return undefined;
-  if (traceparentRead.has(span)) return span;
+  if (traceparentReadOf(span)) return span;
   if (span.isRecording()) return undefined;
   const ids = span.spanContext();
   return ids.traceFlags & TraceFlags.SAMPLED || !isSpanContextValid(ids) ? undefined : span;
@@ -183,7 +184,7 @@ let unsampledTraceparentsKept = false;
  * (the defaults). Nearly every record and request is of a trace not sampled (nine in ten at the
  * default sampling), and for each of them the propagator's extract and inject, through the API's
  * globals, were most of what tracing still cost a message handled. Read by the short way, such a
- * context's span remembers the header it came from, and what the work under it sends on (an
+ * context's ids keep the header they came from, and what the work under it sends on (an
  * outbox entry, a record, an outgoing request) carries that header as it was. Anything else (a
  * sampled trace, another version or flags, a `tracestate`) goes through the propagator.
  */
@@ -191,8 +192,10 @@ export function keepUnsampledTraceparents(on: boolean): void {
   unsampledTraceparentsKept = on;
 }
 
-/** The header each span of a context read by the short way came from. */
-const traceparentRead = new WeakMap<Span, string>();
+/** Where the ids of a context read by the short way keep the header they came from. */
+const TRACEPARENT_READ = Symbol('traceparent read');
+type IdsRead = SpanContext & { [TRACEPARENT_READ]?: string };
+const traceparentReadOf = (span: Span): string | undefined => (span.spanContext() as IdsRead)[TRACEPARENT_READ];
 
 /** Version 00, valid ids (not all zeros), flags 00: a trace not sampled, nothing else said. */
 const UNSAMPLED_TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})([0-9a-f]{16})-00$/;
@@ -204,14 +207,14 @@ export function contextOf(headers: Record<string, string | string[] | undefined>
   if (unsampledTraceparentsKept && typeof traceparent === 'string' && headers.tracestate === undefined) {
     const ids = UNSAMPLED_TRACEPARENT.exec(traceparent);
     if (ids) {
-      const span = trace.wrapSpanContext({
+      const read: IdsRead = {
         traceId: ids[1]!,
         spanId: ids[2]!,
         traceFlags: TraceFlags.NONE,
         isRemote: true,
-      });
-      traceparentRead.set(span, traceparent);
-      return trace.setSpan(ROOT_CONTEXT, span);
+        [TRACEPARENT_READ]: traceparent,
+      };
+      return trace.setSpanContext(ROOT_CONTEXT, read);
     }
   }
   return propagation.extract(ROOT_CONTEXT, headers);
@@ -224,7 +227,7 @@ export function contextOf(headers: Record<string, string | string[] | undefined>
 export function traceparentKept(ctx: Context): string | undefined {
   if (!unsampledTraceparentsKept) return undefined;
   const span = trace.getSpan(ctx);
-  return span && !isTracingSuppressed(ctx) ? traceparentRead.get(span) : undefined;
+  return span && !isTracingSuppressed(ctx) ? traceparentReadOf(span) : undefined;
 }
 
 /** A link to the span the headers' context names, or none. */

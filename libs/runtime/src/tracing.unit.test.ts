@@ -288,7 +288,9 @@ describe('spans under a parent not sampled', () => {
         const parent = contextOf(headers);
         const read = (ctx: typeof parent) => {
           const ids = trace.getSpanContext(ctx);
-          return ids && { ...ids, traceState: ids.traceState?.serialize() };
+          if (!ids) return ids;
+          const { traceId, spanId, traceFlags, isRemote, traceState } = ids;
+          return { traceId, spanId, traceFlags, isRemote, traceState: traceState?.serialize() };
         };
         expect(read(parent)).toEqual(read(expected));
         expect(withTraceContext({ 'x-fact-type': 'AccountLinked' }, parent)).toEqual(expectedHeaders);
