@@ -274,6 +274,8 @@ function report() {
         'reported',
       );
     }
+    if (e.unscraped?.length)
+      row(bench, 'services whose counters could not be read', e.unscraped.join(', '), 'none', false);
     if (e.dbOpsPerApplication !== undefined && e.dbOpsPerApplication !== null) {
       const db = e.dbOpsPerApplication;
       row(bench, 'database operations per decided application', db, '<= 25', db <= 25);
@@ -835,6 +837,7 @@ async function runSoak() {
         },
         dbOpsPerApplication: run.dbOpsPerApplication,
         kafkaRequestsPerApplication: run.kafkaRequestsPerApplication,
+        ...(run.unscraped?.length ? { unscraped: run.unscraped } : {}),
         peakRssMiB: Object.fromEntries(Object.entries(run.processes).map(([name, p]) => [name, p.peakRssMiB])),
         database: sizes,
         slowestSweepQueryMs: Math.max(

@@ -9,16 +9,26 @@ function parseLabels(text) {
   return labels;
 }
 
-/** { `${histogram} ${detail}` -> { sum, count } } of one service. */
+/** Attempts at a service's endpoint, each given this long, before it counts as not scraped. */
+const SCRAPE_ATTEMPTS = 3;
+const SCRAPE_TIMEOUT_MS = 10_000;
+
+/**
+ * { `${histogram} ${detail}` -> { sum, count } } of one service, or null when its endpoint did
+ * not answer: a snapshot without a service must not read as a service that sent nothing (the
+ * difference would drop it, or count everything it ever sent).
+ */
 export async function scrape(url) {
   const out = {};
   let text;
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-    if (!res.ok) return out;
-    text = await res.text();
-  } catch {
-    return out;
+  for (let attempt = 1; text === undefined; attempt++) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(SCRAPE_TIMEOUT_MS) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      text = await res.text();
+    } catch {
+      if (attempt >= SCRAPE_ATTEMPTS) return null;
+    }
   }
   for (const line of text.split('\n')) {
     const c = /^(kafka_requests_total|mongo_commands_total)\{([^}]*)\}\s+(\S+)/.exec(line);
@@ -56,13 +66,20 @@ export async function scrapeAll(processes) {
   return result;
 }
 
+/** The services (`name:port`) one of the two snapshots has no figures of. */
+export function unscraped(before, after) {
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((s) => !before[s] || !after[s]).sort();
+}
+
 /**
  * Requests each service sent to Kafka and to the database between two snapshots, by API or
- * command, divided by `per` (the applications completed).
+ * command, divided by `per` (the applications completed); a service missing from either
+ * snapshot is left out (see `unscraped`).
  */
 export function requests(before, after, per) {
   const rows = [];
   for (const [service, entries] of Object.entries(after)) {
+    if (!entries || !before[service]) continue;
     for (const [detail, a] of Object.entries(entries)) {
       if (!detail.startsWith('requests ')) continue;
       const count = a.count - (before[service]?.[detail]?.count ?? 0);
@@ -84,6 +101,7 @@ export function requests(before, after, per) {
 export function diff(before, after) {
   const rows = [];
   for (const [service, entries] of Object.entries(after)) {
+    if (!entries || !before[service]) continue;
     for (const [detail, a] of Object.entries(entries)) {
       if (detail.startsWith('requests ')) continue;
       const b = before[service]?.[detail] ?? { sum: 0, count: 0 };

@@ -37,6 +37,9 @@ export const configShape = {
   JANITOR_GAUGE_SCAN_INTERVAL: durationMs('5m').describe(
     'How often the janitor_deadlines_armed gauge counts the armed deadlines in the database (a read of every timeline with one armed, the 90-day bank-data retentions included); a scrape in between reports the last counts',
   ),
+  JANITOR_GAUGE_SCRAPE_WAIT: durationMs('2s').describe(
+    'How long a scrape of /metrics waits for a count of the armed deadlines under way; a longer count goes on in the background and the scrape reports the last counts (none before the first), so that a large history never makes the scraper time out',
+  ),
   JANITOR_BATCH_SIZE: z.coerce.number().int().positive().default(100).describe('Deadlines claimed per scheduler pass'),
   JANITOR_PUBLISH_LEASE: durationMs('30s').describe(
     'How long the replica that fired a deadline has to publish it before another replica publishes it instead',

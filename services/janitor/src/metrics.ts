@@ -38,10 +38,12 @@ export function createJanitorMetrics(registry: Registry, gauges: DeadlineGauges,
     labelNames: ['kind'] as const,
     registers: [registry],
     // Counted from the database at most every JANITOR_GAUGE_SCAN_INTERVAL (a scrape in between
-    // reports the last counts): every replica reports the shared total.
+    // reports the last counts, and one during a long scan does not wait for it): every replica
+    // reports the shared total. Nothing until a first scan has finished.
     async collect() {
       const counts = await gauges.armedByKind();
-      for (const kind of KINDS) this.set({ kind }, counts[kind]);
+      if (!counts) this.reset();
+      else for (const kind of KINDS) this.set({ kind }, counts[kind]);
     },
   });
   new Gauge({

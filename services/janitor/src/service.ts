@@ -27,6 +27,7 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
     deadlines,
     clock,
     armedScanIntervalMs: config.JANITOR_GAUGE_SCAN_INTERVAL,
+    scrapeWaitMs: config.JANITOR_GAUGE_SCRAPE_WAIT,
   });
   const timelines = createTimelineRepository(models, runtime.bulkLane);
   const metrics = createJanitorMetrics(runtime.metrics.registry, gauges, () => clock.now());

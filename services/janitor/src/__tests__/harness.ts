@@ -67,6 +67,8 @@ export async function startJanitor(
       JANITOR_POLL_INTERVAL: '50ms',
       // Tests poll the armed counts (`gauges.countArmed`): every call counts them again.
       JANITOR_GAUGE_SCAN_INTERVAL: '0ms',
+      // And a scrape reports what that count finds, however slow the machine.
+      JANITOR_GAUGE_SCRAPE_WAIT: '1m',
       ...options.env,
     },
     configShape,

@@ -18,19 +18,24 @@ const noneArmed = (): ArmedCounts => Object.fromEntries(DeadlineKind.options.map
  * Counting the armed deadlines reads every timeline with one armed, and every decided
  * application keeps its bank-data retention armed for 90 days, so that scan is made at most
  * once every `armedScanIntervalMs` (0: at every call) and a scrape in between reports the last
- * counts. The overdue deadlines are those the scheduler holds and should have fired, which it
- * keeps in memory anyway (`DeadlineRepository.countOverdue`).
+ * counts. Nor does a scrape wait for a scan longer than `scrapeWaitMs`: on a large history the
+ * scan takes longer than a scraper waits (Prometheus gives up after 10 s by default, and then
+ * has none of the process's metrics), so past that it goes on in the background and the scrape
+ * reports the counts of the last scan that finished (none before the first). The overdue
+ * deadlines are those the scheduler holds and should have fired, which it keeps in memory
+ * anyway (`DeadlineRepository.countOverdue`).
  */
 /** Timelines the armed scan reads per batch. */
 const SCAN_BATCH = 500;
-
 export function createDeadlineGauges(options: {
   models: Pick<JanitorModels, 'timelineHeads' | 'deadlines' | 'outcomes'>;
   deadlines: Pick<DeadlineRepository, 'countOverdue'>;
   clock: Clock;
   armedScanIntervalMs: number;
+  /** How long a scrape waits for a scan under way (`JANITOR_GAUGE_SCRAPE_WAIT`); 0: not at all. */
+  scrapeWaitMs: number;
 }) {
-  const { models, deadlines, clock, armedScanIntervalMs } = options;
+  const { models, deadlines, clock, armedScanIntervalMs, scrapeWaitMs } = options;
   const heads = rawCollection<TimelineDoc>(models.timelineHeads);
   const legacy = createLegacyDeadlines(models);
 
@@ -55,20 +60,50 @@ export function createDeadlineGauges(options: {
    * failed is made again at the next call. A clock that went back (tests set it) scans again.
    */
   let lastScan: { at: number; counts: Promise<ArmedCounts> } | null = null;
+  /** The counts of the last scan that finished. */
+  let finished: ArmedCounts | null = null;
   function armedCounts(): Promise<ArmedCounts> {
     const now = clock.now().getTime();
     if (lastScan && now >= lastScan.at && now - lastScan.at < armedScanIntervalMs) return lastScan.counts;
     const scan = { at: now, counts: scanArmed() };
     lastScan = scan;
-    scan.counts.catch(() => {
-      if (lastScan === scan) lastScan = null;
-    });
+    scan.counts.then(
+      (counts) => {
+        if (lastScan === scan) finished = counts;
+      },
+      () => {
+        if (lastScan === scan) lastScan = null;
+      },
+    );
     return scan.counts;
   }
 
   return {
-    /** Armed deadlines by kind, as of the last scan (at most `armedScanIntervalMs` old). */
-    armedByKind: armedCounts,
+    /**
+     * Armed deadlines by kind, as of the last scan (at most `armedScanIntervalMs` old), waiting
+     * at most `scrapeWaitMs` for a scan under way: past that, the counts of the last scan that
+     * finished, or null before the first. A scan that failed is thrown when none finished before.
+     */
+    async armedByKind(): Promise<ArmedCounts | null> {
+      const scan = armedCounts();
+      if (scrapeWaitMs <= 0) {
+        scan.catch(() => undefined);
+        return finished;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), scrapeWaitMs);
+        timer.unref();
+      });
+      try {
+        return (await Promise.race([scan, waited])) ?? finished;
+      } catch (error) {
+        if (finished) return finished;
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
 
     async countArmed(kind: DeadlineKind): Promise<number> {
       return (await armedCounts())[kind];

@@ -3,7 +3,7 @@ import type { Connection } from 'mongoose';
 import { Counter, Registry } from 'prom-client';
 import { Topics } from '@loan/contracts';
 import { connectMongo, createLogger, syncIndexes, type InboundMessage } from '@loan/runtime';
-import { uniqueName } from '@testing/helpers';
+import { uniqueName, waitFor } from '@testing/helpers';
 import { factsOf } from '../__tests__/facts';
 import { type DeadlineTtls, hourOf } from '../domain/deadline';
 import { fireDeadline } from '../domain/fireDeadline/decide';
@@ -56,7 +56,7 @@ describe('deadlines in their timeline, against the real database', () => {
    * A process of the janitor: its own repositories, memory and metrics, on the shared database.
    * `scrape` reads one of its metrics as Prometheus would.
    */
-  function replica(options: { armedScanIntervalMs?: number } = {}) {
+  function replica(options: { armedScanIntervalMs?: number; scrapeWaitMs?: number } = {}) {
     const models = janitorModels(db);
     const clock = { now: () => now };
     const deadlines = createDeadlineRepository(models);
@@ -66,6 +66,7 @@ describe('deadlines in their timeline, against the real database', () => {
       deadlines,
       clock,
       armedScanIntervalMs: options.armedScanIntervalMs ?? 0,
+      scrapeWaitMs: options.scrapeWaitMs ?? 60_000,
     });
     const registry = new Registry();
     const handle = createFactHandler({
@@ -77,7 +78,7 @@ describe('deadlines in their timeline, against the real database', () => {
       logger: createLogger('janitor-test', 'silent'),
     });
     const scrape = (name: string) => registry.getSingleMetricAsString(name);
-    return { deadlines, handle, scrape };
+    return { deadlines, gauges, handle, scrape };
   }
 
   /** The value of an unlabelled gauge in a scrape, or null when the scrape has none. */
@@ -366,6 +367,23 @@ describe('deadlines in their timeline, against the real database', () => {
       }),
     ).toEqual(['find deadlines', 'find timeline_heads']);
     expect(kindSampleOf(third, 'no_link')).toBe(noLinks + 1);
+  });
+
+  it('when a scrape does not wait for the count of the armed deadlines, then it reports none until a count has finished, and then that count, while the count goes on without it', async () => {
+    const base = t0 + 300 * DAY;
+    const r = replica({ armedScanIntervalMs: 5 * MINUTE, scrapeWaitMs: 0 });
+    now = new Date(base);
+    await r.handle(message(factsOf().opened(new Date(base).toISOString())));
+
+    // The scrape returns before the count (begun by it) has read anything.
+    expect(await r.scrape('janitor_deadlines_armed')).not.toMatch(/kind="no_link"/);
+    const counted = await r.gauges.countArmed('no_link');
+    expect(counted).toBeGreaterThanOrEqual(1);
+    let text = '';
+    await waitFor(async () => /kind="no_link"/.test((text = await r.scrape('janitor_deadlines_armed'))), {
+      what: 'the finished count scraped',
+    });
+    expect(kindSampleOf(text, 'no_link')).toBe(counted);
   });
 
   it('when a fact cancels a deadline while replicas fire it, then either it fired exactly once or it was cancelled and never fires', async () => {
