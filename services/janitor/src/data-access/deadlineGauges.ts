@@ -27,6 +27,7 @@ const noneArmed = (): ArmedCounts => Object.fromEntries(DeadlineKind.options.map
  */
 /** Timelines the armed scan reads per batch. */
 const SCAN_BATCH = 500;
+
 export function createDeadlineGauges(options: {
   models: Pick<JanitorModels, 'timelineHeads' | 'deadlines' | 'outcomes'>;
   deadlines: Pick<DeadlineRepository, 'countOverdue'>;
@@ -56,22 +57,26 @@ export function createDeadlineGauges(options: {
   }
 
   /**
-   * The last scan, by clock time when it began; callers in between share it, and one that
-   * failed is made again at the next call. A clock that went back (tests set it) scans again.
+   * The last scan, by clock time when it began; callers in between, and callers while it is
+   * still under way, share it; one that failed is made again at the next call. A clock that went
+   * back (tests set it) scans again.
    */
-  let lastScan: { at: number; counts: Promise<ArmedCounts> } | null = null;
-  /** The counts of the last scan that finished. */
-  let finished: ArmedCounts | null = null;
+  let lastScan: { at: number; counts: Promise<ArmedCounts>; running: boolean } | null = null;
+  /** The counts of the latest-begun scan that finished. */
+  let finished: { at: number; counts: ArmedCounts } | null = null;
   function armedCounts(): Promise<ArmedCounts> {
     const now = clock.now().getTime();
-    if (lastScan && now >= lastScan.at && now - lastScan.at < armedScanIntervalMs) return lastScan.counts;
-    const scan = { at: now, counts: scanArmed() };
+    if (lastScan && (lastScan.running || (now >= lastScan.at && now - lastScan.at < armedScanIntervalMs)))
+      return lastScan.counts;
+    const scan = { at: now, counts: scanArmed(), running: true };
     lastScan = scan;
     scan.counts.then(
       (counts) => {
-        if (lastScan === scan) finished = counts;
+        scan.running = false;
+        if (!finished || finished.at <= scan.at) finished = { at: scan.at, counts };
       },
       () => {
+        scan.running = false;
         if (lastScan === scan) lastScan = null;
       },
     );
@@ -88,7 +93,7 @@ export function createDeadlineGauges(options: {
       const scan = armedCounts();
       if (scrapeWaitMs <= 0) {
         scan.catch(() => undefined);
-        return finished;
+        return finished?.counts ?? null;
       }
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<null>((resolve) => {
@@ -96,9 +101,9 @@ export function createDeadlineGauges(options: {
         timer.unref();
       });
       try {
-        return (await Promise.race([scan, waited])) ?? finished;
+        return (await Promise.race([scan, waited])) ?? finished?.counts ?? null;
       } catch (error) {
-        if (finished) return finished;
+        if (finished) return finished.counts;
         throw error;
       } finally {
         clearTimeout(timer);

@@ -386,6 +386,18 @@ describe('deadlines in their timeline, against the real database', () => {
     expect(kindSampleOf(text, 'no_link')).toBe(counted);
   });
 
+  it('when scrapes come while a count of the armed deadlines is under way, then they share it rather than each begin another, even past the scan interval', async () => {
+    const r = replica({ armedScanIntervalMs: 0, scrapeWaitMs: 0 });
+    now = new Date(t0 + 301 * DAY);
+    expect(
+      await commandsOf(async () => {
+        await r.scrape('janitor_deadlines_armed');
+        await r.scrape('janitor_deadlines_armed');
+        await r.gauges.countArmed('no_link');
+      }),
+    ).toEqual(['find deadlines', 'find timeline_heads']);
+  });
+
   it('when a fact cancels a deadline while replicas fire it, then either it fired exactly once or it was cancelled and never fires', async () => {
     const outcomes = { fired: 0, cancelled: 0 };
     for (let round = 0; round < 12; round++) {
