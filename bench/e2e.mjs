@@ -458,6 +458,8 @@ export async function runE2E({
 
     const completed = results.filter((r) => r.ok);
     const requestRows = requests(before, after, Math.max(1, completed.length));
+    // A service whose counters could not be read at the start or the end: the totals are not worked out.
+    const notRead = unscraped(before, after);
     const lastDecision = Math.max(...completed.map((r) => r.marks.decision), startedAt);
     const wallSeconds = (finishedAt - startedAt) / 1000;
     const throughputSeconds = (lastDecision - startedAt) / 1000;
@@ -526,14 +528,9 @@ export async function runE2E({
             cpuMsPerApplicationAboveIdle: cpuPerApplication(aboveIdle(usage, idle), completed.length),
           }
         : {}),
-      // Not worked out when a service's counters could not be read at the start or the end.
-      unscraped: unscraped(before, after).map((s) => s.split(':')[0]),
-      dbOpsPerApplication: unscraped(before, after).length
-        ? null
-        : perApplicationTotal(requestRows, 'db', completed.length),
-      kafkaRequestsPerApplication: unscraped(before, after).length
-        ? null
-        : perApplicationTotal(requestRows, 'kafka', completed.length),
+      unscraped: notRead.map((s) => s.split(':')[0]),
+      dbOpsPerApplication: notRead.length ? null : perApplicationTotal(requestRows, 'db', completed.length),
+      kafkaRequestsPerApplication: notRead.length ? null : perApplicationTotal(requestRows, 'kafka', completed.length),
       loadAverageDuringRun: { atStart: loadAtStart, atEnd: os.loadavg().map((v) => round(v, 2)) },
       handlers: diff(before, after).slice(0, 20),
       requests: requestRows,

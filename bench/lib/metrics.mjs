@@ -82,7 +82,7 @@ export function requests(before, after, per) {
     if (!entries || !before[service]) continue;
     for (const [detail, a] of Object.entries(entries)) {
       if (!detail.startsWith('requests ')) continue;
-      const count = a.count - (before[service]?.[detail]?.count ?? 0);
+      const count = a.count - (before[service][detail]?.count ?? 0);
       if (count <= 0) continue;
       const [, to, ...what] = detail.split(' ');
       rows.push({
@@ -104,7 +104,7 @@ export function diff(before, after) {
     if (!entries || !before[service]) continue;
     for (const [detail, a] of Object.entries(entries)) {
       if (detail.startsWith('requests ')) continue;
-      const b = before[service]?.[detail] ?? { sum: 0, count: 0 };
+      const b = before[service][detail] ?? { sum: 0, count: 0 };
       const count = a.count - b.count;
       if (count <= 0) continue;
       const totalMs = (a.sum - b.sum) * 1000;
