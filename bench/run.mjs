@@ -515,7 +515,7 @@ function report() {
       row(
         'soak',
         `applications ${t.applications}: per minute; CPU ms per application (services / all); database MiB; slowest sweep query ms`,
-        `${t.applicationsPerMinute}; ${t.cpuMsPerApplication.services} / ${t.cpuMsPerApplication.all}; ${t.database?.totalMiB ?? '?'}; ${t.slowestSweepQueryMs}`,
+        `${t.applicationsPerMinute}; ${t.cpuMsPerApplication.services} / ${t.cpuMsPerApplication.all}; ${t.database?.totalMiB ?? '?'}; ${t.slowestSweepQueryMs}${t.slowestSweep ? ` (${t.slowestSweep.service}.${t.slowestSweep.collection}, ${t.slowestSweep.documents} documents)` : ''}`,
         'reported',
       );
     }
@@ -824,6 +824,11 @@ async function runSoak() {
         warmUp: done === 0 ? 2 : 0,
       });
       const sizes = await databaseSizes(dbPrefix).catch((e) => ({ error: String(e.message) }));
+      // Which collection's sweep query was the slowest, and how many documents it held.
+      const slowestSweep =
+        (Array.isArray(run.databases) ? run.databases : [])
+          .filter((d) => d.sweepQueryMs !== null)
+          .sort((a, b) => b.sweepQueryMs - a.sweepQueryMs)[0] ?? null;
       const row = {
         applications: `${done + 1}-${done + apps}`,
         decided: run.completed,
@@ -840,10 +845,8 @@ async function runSoak() {
         ...(run.unscraped?.length ? { unscraped: run.unscraped } : {}),
         peakRssMiB: Object.fromEntries(Object.entries(run.processes).map(([name, p]) => [name, p.peakRssMiB])),
         database: sizes,
-        slowestSweepQueryMs: Math.max(
-          0,
-          ...(Array.isArray(run.databases) ? run.databases : []).map((d) => d.sweepQueryMs),
-        ),
+        slowestSweepQueryMs: slowestSweep?.sweepQueryMs ?? 0,
+        slowestSweep,
         duplicates: run.duplicates,
         stuck: run.stuck ?? null,
       };
