@@ -8,7 +8,7 @@ import { newLender, toDecision } from './lender';
  * An SRE's first `docker compose up`, run for real: docker-compose.yml with the override that
  * swaps the three third-party images for the local ones (deploy/docker-compose.local-images.yml),
  * `up --wait` until every service is healthy and the topics job has completed (the health checks
- * asked every second: deploy/docker-compose.probe-every-second.yml), one application
+ * asked every 1 to 5 s: deploy/docker-compose.probe-every-second.yml), one application
  * through the README's flow against it, then `down -v`. A project name of its own and free host
  * ports, so a developer's compose project and the shared infrastructure are not touched.
  *
@@ -19,12 +19,14 @@ const skipped = process.env.LOAN_CONTAINERS_SKIP;
 if (skipped) console.warn(`[compose] skipped: ${skipped}`);
 const describeCompose = skipped ? describe.skip : describe;
 
-// The third file only asks compose's own health checks every second instead of every 10 s.
+// The third file only asks compose's own health checks every 1 to 5 s instead of every 10 s.
 const FILES = [
   ...['-f', 'docker-compose.yml', '-f', 'deploy/docker-compose.local-images.yml'],
   ...['-f', 'deploy/docker-compose.probe-every-second.yml'],
 ];
 const project = `loan-compose-${Date.now().toString(36)}`;
+/** Our own services, whose logs say why a step failed. */
+const NODE_SERVICES = ['gateway', 'applications', 'enrichment', 'scoring', 'notifier', 'janitor', 'sandbox'];
 
 describeCompose('docker compose up, with the local images', () => {
   const env: Record<string, string | undefined> = { ...process.env };
@@ -113,6 +115,12 @@ describeCompose('docker compose up, with the local images', () => {
       expect(lender.signed(decision)).toBe(true);
       const read = await lender.api('GET', `/api/applications/${applicationId}`);
       expect(read.body).toMatchObject({ status: 'COMPLETED' });
+    } catch (error) {
+      // What the services said, before `down` removes them.
+      const ps = compose('ps', '-a', '--format', 'table {{.Service}}\t{{.State}}\t{{.Status}}');
+      const logs = compose('logs', '--no-color', '--tail', '40', ...NODE_SERVICES);
+      console.error(`[compose] the flow failed:\n${ps.out}\n${logs.out}`);
+      throw error;
     } finally {
       await lender.receiver.close();
     }
