@@ -6,6 +6,22 @@ export const configShape = {
   SERVICE_NAME: z.string().default('janitor').describe('Service name'),
   CONSUMER_GROUP: z.string().min(1).default('janitor').describe('Kafka consumer group of the fact consumers'),
   CONSUMER_CONCURRENCY: z.coerce.number().int().positive().default(3).describe('Partitions handled concurrently'),
+  CONSUMER_KEY_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(8)
+    .describe(
+      "Facts of one partition tracked at once, of different applications (each application's in order; 1: one at a time); their timeline writes go to the database together",
+    ),
+  JANITOR_FETCH_MIN_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1_048_576)
+    .describe(
+      "How many bytes of facts a fetch of the janitor's waits at the broker to gather, for at most a second, before it returns (Kafka's fetch.min.bytes; 1: at once). No applicant or lender waits on the janitor's view of a timeline, and the applications service checks every deadline the janitor fires against the application's state, so its facts are read in fewer, larger fetches: fewer Kafka requests, and more timeline writes coalesced into one bulk write",
+    ),
   NO_LINK_TTL: durationMs('24h').describe('Time an application may wait for its first linked account (spec: 24 hours)'),
   NO_ANALYZE_TTL: durationMs('7d').describe(
     'Time from the first linked account to analyze before abandonment (spec: 7 days)',

@@ -91,6 +91,8 @@ export function createJanitorService(deps: { runtime: ServiceRuntime; config: Ja
         topics: Object.keys(handlers),
         types: TRACKED_FACT_TYPES,
         partitionsConsumedConcurrently: config.CONSUMER_CONCURRENCY,
+        keyConcurrency: config.CONSUMER_KEY_CONCURRENCY,
+        fetchMinBytes: config.JANITOR_FETCH_MIN_BYTES,
         handle: async (message) => handlers[message.topic]?.(message),
       });
       // A publish that fails right after firing is retried every few seconds by this process;

@@ -47,6 +47,7 @@ export async function startConsumer(deps: {
     heartbeatInterval: 3_000,
     rebalanceTimeout: 20_000,
     maxWaitTimeInMs: deps.fetchWaitMs,
+    minBytes: options.fetchMinBytes ?? 1,
     retry: { initialRetryTime: 200, retries: 10 },
     allowAutoTopicCreation: false,
   });

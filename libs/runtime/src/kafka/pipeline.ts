@@ -28,6 +28,13 @@ export interface ConsumeOptions {
    * the header is decoded and handed over as always.
    */
   types?: Partial<Record<string, readonly string[]>>;
+  /**
+   * How many bytes of records a fetch waits at the broker to gather before it returns, for at
+   * most the fetch wait (1 s by default); 1 by default: it returns as soon as any record is
+   * there. Kafka's `fetch.min.bytes`. A consumer nobody waits on (the janitor's) gathers more
+   * records per fetch: fewer Kafka requests, and larger batches for its writes to coalesce.
+   */
+  fetchMinBytes?: number;
   handle: (message: InboundMessage) => Promise<void>;
 }
 
