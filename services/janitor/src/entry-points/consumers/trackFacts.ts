@@ -1,5 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ServiceError, withTraceContext, type Clock, type InboundMessage, type Logger } from '@loan/runtime';
+import {
+  ServiceError,
+  createKeyedLock,
+  withTraceContext,
+  type Clock,
+  type InboundMessage,
+  type Logger,
+} from '@loan/runtime';
 import { LRUCache } from 'lru-cache';
 import type { DeadlineRepository, OutcomeHeld } from '../../data-access/deadlineRepository';
 import type { StoredTimeline, TimelineRepository } from '../../data-access/timelineRepository';
@@ -37,6 +44,10 @@ const sameIds = (a: DeadlineRef[], b: DeadlineRef[]) =>
  * without reading it: the write is conditional on that revision, so a timeline another replica
  * (or a firing) changed since makes it miss, and the fact is handled again on a fresh read. So
  * is a fact that would change nothing, since an outdated timeline could be the reason.
+ * The facts of one application this process handles at once (from different topics, or
+ * partitions handled side by side) go one after the other, in the order they came: each
+ * starts from the timeline the one before stored, instead of both writing on one revision and
+ * the loser reading it again.
  * (The bus has already decoded and validated the message against the topic's schema.)
  */
 export function createFactHandler(deps: {
@@ -55,8 +66,14 @@ export function createFactHandler(deps: {
     else remembered.set(stored.timeline.applicationId, stored);
   };
 
-  return async function handleFact(message: InboundMessage): Promise<void> {
+  const oneAtATime = createKeyedLock();
+
+  return function handleFact(message: InboundMessage): Promise<void> {
     const fact = message.value as TrackedFact;
+    return oneAtATime(fact.applicationId, () => track(fact));
+  };
+
+  async function track(fact: TrackedFact): Promise<void> {
     // The head alone first (one lookup); after a conflict, and before acting on a timeline the
     // fact does not change (a redelivery), the revisions earlier versions wrote after it too.
     let headOnly = true;
@@ -121,5 +138,5 @@ export function createFactHandler(deps: {
       return;
     }
     throw new ServiceError(`Timeline of application ${fact.applicationId} kept changing under us`, { retriable: true });
-  };
+  }
 }

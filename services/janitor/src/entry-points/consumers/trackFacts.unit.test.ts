@@ -216,6 +216,18 @@ describe('handling facts: crashes and concurrency', () => {
     }
   });
 
+  it('when facts of one application from both topics come to one process at once, then they go one after the other: none loses its write and reads the timeline again', async () => {
+    const app = factsOf();
+    const [a, b] = [randomUUID(), randomUUID()];
+    const facts = [app.linked(a, at(HOUR)), app.linked(b, at(HOUR + 1)), app.enriched(a, 1, at(HOUR + 60_000))];
+    const store = fakeStore();
+    const handle = store.handler();
+    await handle(message(app.opened(at(0))));
+    await Promise.all(facts.map((fact) => handle(message(fact))));
+    expect(store.reads()).toBe(0);
+    expect(store.armed()).toEqual(await sequentially([app.opened(at(0)), ...facts]));
+  });
+
   it('when an application is closed, then its timeline is no longer held in memory: a late fact reads it, and is decided on it', async () => {
     const app = factsOf();
     const a = randomUUID();
