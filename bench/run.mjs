@@ -278,7 +278,7 @@ function report() {
       row(bench, 'services whose counters could not be read', e.unscraped.join(', '), 'none', false);
     if (e.dbOpsPerApplication !== undefined && e.dbOpsPerApplication !== null) {
       const db = e.dbOpsPerApplication;
-      row(bench, 'database operations per decided application', db, '<= 25', db <= 25);
+      row(bench, 'database operations per decided application', db, '<= 22', db <= 22);
       row(
         bench,
         'Kafka requests per decided application',
