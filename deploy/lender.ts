@@ -40,6 +40,7 @@ export async function newLender(
 export type Lender = Awaited<ReturnType<typeof newLender>>;
 
 type Answer = Awaited<ReturnType<Lender['api']>>;
+type Retried = Answer & { retried: boolean };
 
 /**
  * A call made as the error guide tells a lender to make it: a 500 (the platform took too long,
@@ -48,7 +49,7 @@ type Answer = Awaited<ReturnType<Lender['api']>>;
  * step already taken answers what the spec says of a repeat. Returns the last answer and
  * whether an earlier one was a 500 (the step may have been taken by it).
  */
-async function retried(call: () => Promise<Answer>, what: string): Promise<Answer & { retried: boolean }> {
+async function retried(call: () => Promise<Answer>, what: string): Promise<Retried> {
   for (let attempt = 1; ; attempt += 1) {
     const answer = await call();
     if (answer.status !== 500 || attempt === 3) return { ...answer, retried: attempt > 1 };
@@ -58,7 +59,7 @@ async function retried(call: () => Promise<Answer>, what: string): Promise<Answe
 }
 
 /** Fails with the step's answer in the message, so that a failure says what the platform said. */
-function expectStatus(answer: Answer & { retried: boolean }, what: string, accepted: (a: Answer) => boolean) {
+function expectStatus(answer: Retried, what: string, accepted: (a: Retried) => boolean) {
   if (!accepted(answer)) throw new Error(`${what} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
 }
 
@@ -75,7 +76,7 @@ export async function toDecision(lender: Lender, sandboxUrl: string) {
   const body = applicant({ bvn: '22200000001' });
   const start = await retried(() => api('POST', '/api/applications/initiate', body), 'initiate');
   // 201 opens it; after a 500 the same key may find it opened already (200, resumed).
-  expectStatus(start, 'initiate', (a) => a.status === 201 || (start.retried && a.status === 200));
+  expectStatus(start, 'initiate', (a) => a.status === 201 || (a.retried && a.status === 200));
   const { applicationId, widgetUrl } = start.body as { applicationId: string; widgetUrl: string };
   const linked = await fetch(`${sandboxUrl}/sandbox/link`, {
     method: 'POST',
@@ -101,9 +102,7 @@ export async function toDecision(lender: Lender, sandboxUrl: string) {
   expectStatus(
     analyzed,
     'analyze',
-    (a) =>
-      a.status === 200 ||
-      (analyzed.retried && a.status === 400 && /PROCESSING|COMPLETED/.test(String(a.body?.message))),
+    (a) => a.status === 200 || (a.retried && a.status === 400 && /PROCESSING|COMPLETED/.test(String(a.body?.message))),
   );
   const decisions = await waitFor(
     () => events(applicationId, 'application.decision').length > 0 && events(applicationId, 'application.decision'),
